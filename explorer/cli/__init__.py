@@ -1,0 +1,25 @@
+"""The ``explorer`` command line: a thin click layer over the library.
+
+Commands live in one module per pipeline stage and are registered here explicitly.
+"""
+
+from __future__ import annotations
+
+import click
+
+from explorer.cli import core
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(package_name="explorer")
+def main() -> None:
+    """Explore impartial games: Sprague-Grundy values, outcomes, game graphs.
+
+    \b
+    Example:
+      explorer solve nim 3,4,5
+    """
+
+
+for command in core.COMMANDS:
+    main.add_command(command)

@@ -1,0 +1,46 @@
+"""What every command shares: turning library errors into one-line CLI errors, JSON output."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+from rich.console import Console
+
+from explorer.errors import ExplorerError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+console = Console(highlight=False, soft_wrap=True)
+
+
+def reports_errors(func: F) -> F:
+    """Print ``Error: ...`` and exit 1 on an `ExplorerError`; anything else keeps its traceback."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except ExplorerError as error:
+            click.echo(f"Error: {error}", err=True)
+            sys.exit(1)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def print_json(data: object) -> None:
+    """One JSON document on standard output."""
+    click.echo(json.dumps(data, ensure_ascii=False))
+
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+max_states_option = click.option(
+    "--max-states",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Largest game graph to build in memory (default 200,000 states).",
+)

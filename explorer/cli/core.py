@@ -1,0 +1,206 @@
+"""Commands over games and positions: games, solve, explain, sequence, table."""
+
+from __future__ import annotations
+
+import click
+from rich.table import Table
+
+from explorer.analysis import explain, solve, value_table
+from explorer.cli.common import (
+    console,
+    json_option,
+    max_states_option,
+    print_json,
+    reports_errors,
+)
+from explorer.games import families, load_game
+from explorer.graph import DEFAULT_MAX_STATES
+from explorer.sequences import value_sequence
+
+
+@click.command("games")
+@json_option
+def games_command(as_json: bool) -> None:
+    """List the game families, their parameters and position syntax.
+
+    \b
+    Example:
+      explorer games
+    """
+    rows = [
+        {
+            "name": name,
+            "parameters": cls.parameters,
+            "position": cls.position_syntax,
+            "example": f"{cls.example[0]} {cls.example[1]}",
+            "summary": cls.summary,
+        }
+        for name, cls in families()
+    ]
+    if as_json:
+        print_json(rows)
+        return
+    table = Table(title="game families (aliases: kayles = octal:0.77, dawson = octal:0.07)")
+    for column in ("name", "parameters", "position", "example"):
+        table.add_column(column)
+    for row in rows:
+        table.add_row(row["name"], row["parameters"], row["position"], row["example"])
+    console.print(table)
+
+
+@click.command("solve")
+@click.argument("spec")
+@click.argument("position")
+@click.option(
+    "--method",
+    type=click.Choice(["auto", "graph", "decompose"]),
+    default="auto",
+    show_default=True,
+    help="graph: whole game graph (gives remoteness); decompose: from the parts.",
+)
+@max_states_option
+@json_option
+@reports_errors
+def solve_command(
+    spec: str, position: str, method: str, max_states: int | None, as_json: bool
+) -> None:
+    """Grundy value, outcome, remoteness and winning moves of a POSITION of the game SPEC.
+
+    \b
+    Examples:
+      explorer solve nim 3,4,5
+      explorer solve "nim + kayles" "3,4 + 7" --json
+    """
+    game = load_game(spec)
+    result = solve(
+        game,
+        game.parse(position),
+        method=method,  # type: ignore[arg-type]
+        max_states=max_states or DEFAULT_MAX_STATES,
+    )
+    if as_json:
+        print_json(result.to_dict())
+        return
+    outcome = "P (the player to move loses)" if result.outcome == "P" else (
+        "N (the player to move wins)"
+    )
+    console.print(f"game        {result.game}")
+    console.print(f"position    {result.position}")
+    console.print(f"grundy      {result.grundy}")
+    console.print(f"outcome     {outcome}")
+    if result.remoteness is not None:
+        console.print(f"remoteness  {result.remoteness}")
+    console.print(f"method      {result.method}" + (f" ({result.note})" if result.note else ""))
+    if result.winning_moves:
+        shown = result.winning_moves[:20]
+        more = len(result.winning_moves) - len(shown)
+        console.print("winning moves:")
+        for move in shown:
+            console.print(f"  -> {move}")
+        if more:
+            console.print(f"  ... and {more} more (use --json for all)")
+
+
+@click.command("explain")
+@click.argument("spec")
+@click.argument("position")
+@max_states_option
+@json_option
+@reports_errors
+def explain_command(spec: str, position: str, max_states: int | None, as_json: bool) -> None:
+    """Show how a POSITION's Grundy value arises: the mex of its successors, or a XOR of parts.
+
+    \b
+    Example:
+      explorer explain subtraction:1,2,3 5
+    """
+    game = load_game(spec)
+    result = explain(game, game.parse(position), max_states=max_states or DEFAULT_MAX_STATES)
+    if as_json:
+        print_json(result.to_dict())
+        return
+    console.print(f"{result.game} at {result.position}")
+    if result.parts:
+        console.print(f"{result.note}:")
+        table = Table("part", "game", "grundy")
+        for game_spec, text, value in result.parts:
+            table.add_row(text, game_spec, str(value))
+        console.print(table)
+        xor = " XOR ".join(str(v) for _, _, v in result.parts)
+        console.print(f"G = {xor} = {result.grundy}")
+    else:
+        table = Table("move to", "grundy")
+        for text, value in result.successors:
+            table.add_row(text, str(value))
+        if result.successors:
+            console.print(table)
+        values = sorted({v for _, v in result.successors})
+        listed = ", ".join(map(str, values))
+        console.print(f"G = mex{{{listed}}} = {result.grundy}")
+    verdict = "P: every move goes to an N-position" if result.outcome == "P" else (
+        "N: some move goes to a P-position (value 0)"
+    )
+    console.print(verdict)
+
+
+@click.command("sequence")
+@click.argument("spec")
+@click.option("--upto", type=click.IntRange(min=0), default=100, show_default=True,
+              help="Compute G(0) .. G(UPTO).")
+@json_option
+@reports_errors
+def sequence_command(spec: str, upto: int, as_json: bool) -> None:
+    """The values G(0..N) of one heap (or strip, or coin) of a game, and their period.
+
+    \b
+    Example:
+      explorer sequence kayles --upto 2000
+    """
+    result = value_sequence(load_game(spec), upto)
+    if as_json:
+        print_json(result.to_dict())
+        return
+    console.print(f"{result.game}: G(0..{upto})")
+    for start in range(0, len(result.values), 20):
+        chunk = " ".join(f"{v:>3}" for v in result.values[start : start + 20])
+        console.print(f"{start:>6}: {chunk}")
+    if result.period is None:
+        console.print("no period found in these values")
+    else:
+        status = "proven (Guy-Smith theorem)" if result.proven else "observed, not proven"
+        console.print(
+            f"period {result.period}, preperiod {result.preperiod}: {status}"
+        )
+
+
+@click.command("table")
+@click.argument("spec")
+@click.option("--rows", type=click.IntRange(min=1), default=10, show_default=True)
+@click.option("--cols", type=click.IntRange(min=1), default=10, show_default=True)
+@max_states_option
+@json_option
+@reports_errors
+def table_command(
+    spec: str, rows: int, cols: int, max_states: int | None, as_json: bool
+) -> None:
+    """The value table G(r, c) of a two-coordinate game (wythoff, ferguson, two heaps).
+
+    \b
+    Example:
+      explorer table wythoff --rows 8 --cols 8
+    """
+    game = load_game(spec)
+    values = value_table(game, rows, cols, max_states=max_states or DEFAULT_MAX_STATES)
+    if as_json:
+        print_json({"game": game.spec, "values": values})
+        return
+    table = Table(title=f"{game.spec}: G(row, column)")
+    table.add_column("")
+    for c in range(cols):
+        table.add_column(str(c), justify="right")
+    for r, row in enumerate(values):
+        table.add_row(str(r), *("·" if v is None else str(v) for v in row))
+    console.print(table)
+
+
+COMMANDS = [games_command, solve_command, explain_command, sequence_command, table_command]

@@ -1,0 +1,63 @@
+"""Chomp: a grid of cells with a poisoned corner; a move eats a cell and everything above-right."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from explorer.errors import PositionError
+from explorer.games.base import Game, Position, no_parameters, parse_int_list
+
+Rows = tuple[int, ...]
+
+
+class Chomp(Game):
+    """Chomp; a position is its non-increasing row lengths, row 1 holding the poisoned cell.
+
+    A move picks a remaining cell (a, b) other than (1, 1) and removes every cell (x, y) with
+    x >= a and y >= b. The player left with only the poisoned cell cannot move and loses.
+    """
+
+    family = "chomp"
+    position_syntax = "non-increasing row lengths 4,4,3, or RxC for a full rectangle"
+    example = ("chomp", "3x4")
+    summary = "Chomp: eat a cell and all cells above and right of it"
+
+    @property
+    def spec(self) -> str:
+        return "chomp"
+
+    def parse(self, text: str) -> Rows:
+        rectangle = re.fullmatch(r"\s*(\d+)\s*[xX×]\s*(\d+)\s*", text)
+        if rectangle:
+            rows = [int(rectangle[2])] * int(rectangle[1])
+        else:
+            rows = parse_int_list(text, what=self.position_syntax, game=self.spec)
+        while rows and rows[-1] == 0:
+            rows.pop()
+        if not rows:
+            raise PositionError(
+                f"bad position {text!r} for chomp: the poisoned cell (1,1) must remain"
+            )
+        if any(a < b for a, b in zip(rows, rows[1:])):
+            raise PositionError(
+                f"bad position {text!r} for chomp: row lengths must not increase (like 4,4,3)"
+            )
+        return tuple(rows)
+
+    def format(self, position: Position) -> str:
+        return ",".join(map(str, position))  # type: ignore[call-overload]
+
+    def successors(self, position: Position) -> Iterator[Rows]:
+        rows: Rows = position  # type: ignore[assignment]
+        for a, length in enumerate(rows):
+            for b in range(length):
+                if a == 0 and b == 0:
+                    continue
+                eaten = rows[:a] + tuple(min(r, b) for r in rows[a:])
+                yield tuple(r for r in eaten if r)
+
+    @classmethod
+    def from_parameters(cls, parameters: str | None) -> Chomp:
+        no_parameters("chomp", parameters)
+        return cls()

@@ -1,0 +1,395 @@
+"""Heap games: Nim, octal games (Kayles, Dawson's Kayles, Bash, subtraction games), Lasker's Nim,
+Grundy's game and take-at-least-half.
+
+A position is a sorted tuple of positive heap sizes; it is the sum of its single heaps, whose
+values come from a table extended on demand (vectorised with numpy for the splitting games).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from typing import ClassVar
+
+import numpy as np
+
+from explorer.errors import GraphTooLargeError, SpecError
+from explorer.games.base import (
+    Decomposition,
+    Game,
+    Part,
+    Position,
+    no_parameters,
+    parse_int_list,
+)
+
+Heaps = tuple[int, ...]
+
+#: Largest heap whose value is tabulated (a table of 10^7 int64 values takes 80 MB).
+MAX_TABLE = 10_000_000
+
+
+def lowest_missing(mask: int) -> int:
+    """The mex of a set of small non-negative integers given as a bit mask."""
+    return (~mask & (mask + 1)).bit_length() - 1
+
+
+def _mask_of(values: np.ndarray) -> int:
+    """Bit mask of the distinct values in a non-negative integer array."""
+    if values.size == 0:
+        return 0
+    mask = 0
+    for v in np.flatnonzero(np.bincount(values)):
+        mask |= 1 << int(v)
+    return mask
+
+
+def split_mask(table: np.ndarray, total: int, *, unequal: bool = False) -> int:
+    """Mask of G(a) XOR G(total - a) over the splits of `total` into two non-empty heaps."""
+    half = (total - 1) // 2 if unequal else total // 2
+    if half < 1:
+        return 0
+    left = table[1 : half + 1]
+    right = table[total - half : total][::-1]
+    return _mask_of(left ^ right)
+
+
+class HeapGame(Game):
+    """A game played on heaps where a move changes one heap into zero, one or more heaps."""
+
+    position_syntax: ClassVar[str] = "heap sizes, e.g. 3,4,5 (0 for no heap)"
+    _table: np.ndarray
+
+    def __init__(self) -> None:
+        self._table = np.zeros(1, dtype=np.int64)
+
+    # rules ---------------------------------------------------------------
+    def heap_moves(self, heap: int) -> Iterator[Heaps]:
+        """Yield what one heap of size `heap` can become (heaps of size 0 omitted)."""
+        raise NotImplementedError
+
+    def _table_extend(self, table: np.ndarray, start: int) -> None:
+        """Fill table[start:] in place, by default from `heap_moves` and the mex rule."""
+        for n in range(start, len(table)):
+            mask = 0
+            for result in self.heap_moves(n):
+                value = 0
+                for h in result:
+                    value ^= int(table[h])
+                mask |= 1 << value
+            table[n] = lowest_missing(mask)
+
+    # positions -----------------------------------------------------------
+    def parse(self, text: str) -> Heaps:
+        heaps = parse_int_list(text, what=self.position_syntax, game=self.spec)
+        return tuple(sorted(h for h in heaps if h > 0))
+
+    def format(self, position: Position) -> str:
+        heaps: Heaps = position  # type: ignore[assignment]
+        return ",".join(map(str, heaps)) if heaps else "0"
+
+    def successors(self, position: Position) -> Iterator[Heaps]:
+        heaps: Heaps = position  # type: ignore[assignment]
+        for i, h in enumerate(heaps):
+            if i and heaps[i - 1] == h:
+                continue
+            rest = heaps[:i] + heaps[i + 1 :]
+            for result in self.heap_moves(h):
+                yield tuple(sorted(rest + tuple(x for x in result if x > 0)))
+
+    def decompose(self, position: Position) -> Decomposition | None:
+        heaps: Heaps = position  # type: ignore[assignment]
+        if len(heaps) < 2:
+            return None
+        return Decomposition(
+            parts=tuple(Part(self, (h,)) for h in heaps),
+            rebuild=_join_heaps,
+            note="a position of several heaps is the sum of its single heaps",
+        )
+
+    def known_value(self, position: Position) -> int | None:
+        heaps: Heaps = position  # type: ignore[assignment]
+        value = 0
+        for h in heaps:
+            value ^= self.heap_value(h)
+        return value
+
+    # values --------------------------------------------------------------
+    def heap_value(self, heap: int) -> int:
+        """The Grundy value of a single heap."""
+        return int(self.heap_values(heap)[heap])
+
+    def heap_values(self, upto: int) -> np.ndarray:
+        """The values G(0), ..., G(upto) of single heaps, as an int64 array."""
+        known = len(self._table)
+        if upto > MAX_TABLE:
+            raise GraphTooLargeError(
+                f"heap {upto} too large to tabulate {self.spec} values (at most {MAX_TABLE:,})",
+                MAX_TABLE,
+            )
+        if upto >= known:
+            table = np.zeros(max(upto + 1, 2 * known), dtype=np.int64)
+            table[:known] = self._table
+            self._table_extend(table, known)
+            self._table = table
+        return self._table[: upto + 1]
+
+
+def _join_heaps(parts: Sequence[Position]) -> Heaps:
+    return tuple(sorted(h for part in parts for h in part))  # type: ignore[attr-defined]
+
+
+class Nim(HeapGame):
+    """Nim: remove any positive number of tokens from one heap."""
+
+    family = "nim"
+    example = ("nim", "3,4,5")
+    summary = "Nim: take any number from one heap"
+
+    @property
+    def spec(self) -> str:
+        return "nim"
+
+    def heap_moves(self, heap: int) -> Iterator[Heaps]:
+        for k in range(heap):
+            yield (k,) if k else ()
+
+    def heap_value(self, heap: int) -> int:
+        return heap  # Bouton: a single Nim heap of n is *n (checked against the table in tests)
+
+    def known_value(self, position: Position) -> int | None:
+        value = 0
+        for h in position:  # type: ignore[attr-defined]
+            value ^= h
+        return value
+
+    def moves_to_value(self, position: Position, target: int) -> list[Position] | None:
+        (heap,) = position  # type: ignore[misc]
+        return [(target,) if target else ()] if target < heap else []
+
+    @classmethod
+    def from_parameters(cls, parameters: str | None) -> Nim:
+        no_parameters("nim", parameters)
+        return cls()
+
+
+class OctalGame(HeapGame):
+    """An octal game d0.d1d2...: digit dk says what removing k tokens may leave."""
+
+    family = "octal"
+    parameters = "an octal code d0.d1d2... with d0 in {0, 4} and digits 0-7, e.g. 0.77"
+    example = ("octal:0.137", "10,7")
+    summary = "octal games (Kayles 0.77, Dawson's Kayles 0.07, Dawson's chess 0.137, ...)"
+
+    def __init__(self, code: str) -> None:
+        super().__init__()
+        match = re.fullmatch(r"([0-7])\.([0-7]*)", code.strip())
+        if not match:
+            raise SpecError(
+                f"bad octal code {code!r} (expected digits 0-7 like 0.77, 0.137 or 4.07)"
+            )
+        first, rest = match.groups()
+        if first not in "04":
+            raise SpecError(f"bad octal code {code!r}: the digit before the point must be 0 or 4")
+        self.splits_without_removal = first == "4"
+        self.digits = tuple(int(d) for d in rest.rstrip("0"))
+
+    @property
+    def code(self) -> str:
+        return ("4." if self.splits_without_removal else "0.") + (
+            "".join(map(str, self.digits)) or "0"
+        )
+
+    @property
+    def spec(self) -> str:
+        return f"octal:{self.code}"
+
+    @property
+    def max_removal(self) -> int:
+        """The largest number of tokens a move removes (the k of the Guy-Smith theorem)."""
+        return len(self.digits)
+
+    def heap_moves(self, heap: int) -> Iterator[Heaps]:
+        if self.splits_without_removal:
+            yield from ((a, heap - a) for a in range(1, heap // 2 + 1))
+        for k, digit in enumerate(self.digits, start=1):
+            rest = heap - k
+            if rest < 0:
+                break
+            if digit & 1 and rest == 0:
+                yield ()
+            if digit & 2 and rest > 0:
+                yield (rest,)
+            if digit & 4 and rest >= 2:
+                yield from ((a, rest - a) for a in range(1, rest // 2 + 1))
+
+    def _table_extend(self, table: np.ndarray, start: int) -> None:
+        split_cache: dict[int, int] = {}
+
+        def splits(total: int) -> int:
+            if total not in split_cache:
+                split_cache[total] = split_mask(table, total)
+            return split_cache[total]
+
+        for n in range(start, len(table)):
+            mask = splits(n) if self.splits_without_removal else 0
+            for k, digit in enumerate(self.digits, start=1):
+                rest = n - k
+                if rest < 0:
+                    break
+                if digit & 1 and rest == 0:
+                    mask |= 1
+                if digit & 2 and rest > 0:
+                    mask |= 1 << int(table[rest])
+                if digit & 4 and rest >= 2:
+                    mask |= splits(rest)
+            table[n] = lowest_missing(mask)
+            split_cache.pop(n - len(self.digits) - 1, None)
+
+    @classmethod
+    def from_parameters(cls, parameters: str | None) -> OctalGame:
+        if not parameters:
+            raise SpecError("octal needs a code, e.g. octal:0.77")
+        return cls(parameters)
+
+
+class Bash(OctalGame):
+    """The Bash game: remove 1 to M tokens from a heap (the octal game 0.33...3, M threes)."""
+
+    family = "bash"
+    parameters = "M, the most tokens one move may take (M >= 1)"
+    example = ("bash:3", "10")
+    summary = "Bash game: take 1..M"
+
+    def __init__(self, most: int) -> None:
+        self.most = most
+        super().__init__("0." + "3" * most)
+
+    @property
+    def spec(self) -> str:
+        return f"bash:{self.most}"
+
+    @classmethod
+    def from_parameters(cls, parameters: str | None) -> Bash:
+        text = (parameters or "").strip()
+        if not text.isdigit() or int(text) < 1:
+            raise SpecError(f"bad parameter {parameters!r} for bash (expected M >= 1, e.g. bash:3)")
+        return cls(int(text))
+
+
+class Subtraction(OctalGame):
+    """A subtraction game: remove s tokens from one heap, s in a finite set S."""
+
+    family = "subtraction"
+    parameters = "S, a set of positive integers, e.g. 1,3,4"
+    example = ("subtraction:1,3,4", "10,7")
+    summary = "subtraction game S (S-Nim)"
+
+    def __init__(self, moves: Sequence[int]) -> None:
+        self.moves = tuple(sorted(set(moves)))
+        digits = ["0"] * max(self.moves)
+        for s in self.moves:
+            digits[s - 1] = "3"
+        super().__init__("0." + "".join(digits))
+
+    @property
+    def spec(self) -> str:
+        return "subtraction:" + ",".join(map(str, self.moves))
+
+    @classmethod
+    def from_parameters(cls, parameters: str | None) -> Subtraction:
+        items = [x.strip() for x in (parameters or "").split(",")]
+        if not items or not all(x.isdigit() and int(x) > 0 for x in items):
+            raise SpecError(
+                f"bad subtraction set {parameters!r} (expected positive integers, "
+                "e.g. subtraction:1,3,4)"
+            )
+        return cls([int(x) for x in items])
+
+
+class Lasker(HeapGame):
+    """Lasker's Nim: remove any number from one heap, or split a heap into two non-empty heaps."""
+
+    family = "lasker"
+    example = ("lasker", "4,7")
+    summary = "Lasker's Nim: take any number, or split a heap in two"
+
+    @property
+    def spec(self) -> str:
+        return "lasker"
+
+    def heap_moves(self, heap: int) -> Iterator[Heaps]:
+        for k in range(heap):
+            yield (k,) if k else ()
+        yield from ((a, heap - a) for a in range(1, heap // 2 + 1))
+
+    def _table_extend(self, table: np.ndarray, start: int) -> None:
+        smaller = 0
+        for v in table[:start]:
+            smaller |= 1 << int(v)
+        for n in range(start, len(table)):
+            table[n] = lowest_missing(smaller | split_mask(table, n))
+            smaller |= 1 << int(table[n])
+
+    @classmethod
+    def from_parameters(cls, parameters: str | None) -> Lasker:
+        no_parameters("lasker", parameters)
+        return cls()
+
+
+class GrundyGame(HeapGame):
+    """Grundy's game: split one heap into two unequal non-empty heaps."""
+
+    family = "grundy"
+    example = ("grundy", "7,9")
+    summary = "Grundy's game: split a heap into two unequal heaps"
+
+    @property
+    def spec(self) -> str:
+        return "grundy"
+
+    def heap_moves(self, heap: int) -> Iterator[Heaps]:
+        yield from ((a, heap - a) for a in range(1, (heap - 1) // 2 + 1))
+
+    def _table_extend(self, table: np.ndarray, start: int) -> None:
+        for n in range(start, len(table)):
+            table[n] = lowest_missing(split_mask(table, n, unequal=True))
+
+    @classmethod
+    def from_parameters(cls, parameters: str | None) -> GrundyGame:
+        no_parameters("grundy", parameters)
+        return cls()
+
+
+class TakeHalf(HeapGame):
+    """Take at least half: a heap of x becomes any y with 0 <= y <= x // 2."""
+
+    family = "half"
+    example = ("half", "9")
+    summary = "take at least half of a heap"
+
+    @property
+    def spec(self) -> str:
+        return "half"
+
+    def heap_moves(self, heap: int) -> Iterator[Heaps]:
+        if heap:
+            for y in range(heap // 2 + 1):
+                yield (y,) if y else ()
+
+    def _table_extend(self, table: np.ndarray, start: int) -> None:
+        # options of n are the values of 0..n//2, so keep the mask of every prefix
+        prefix = []
+        mask = 0
+        for v in table[:start]:
+            mask |= 1 << int(v)
+            prefix.append(mask)
+        for n in range(start, len(table)):
+            table[n] = lowest_missing(prefix[n // 2]) if n else 0
+            mask |= 1 << int(table[n])
+            prefix.append(mask)
+
+    @classmethod
+    def from_parameters(cls, parameters: str | None) -> TakeHalf:
+        no_parameters("half", parameters)
+        return cls()

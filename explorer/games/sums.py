@@ -1,0 +1,80 @@
+"""Sums of games: positions of any registered games played side by side.
+
+A sum spec joins component specs with ``+`` (``nim + wythoff``); a sum position joins the
+components' positions the same way (``3,4,5 + 2,3``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from explorer.errors import PositionError
+from explorer.games.base import Decomposition, Game, Part, Position
+
+SEPARATOR = "+"
+
+
+class SumGame(Game):
+    """The disjunctive sum of several games: a move is a move in exactly one component."""
+
+    family = "sum"
+    parameters = "component specs joined by +"
+    position_syntax = "component positions joined by +, in the same order"
+    example = ("nim + wythoff + kayles", "3,4 + 2,3 + 6")
+    summary = "a sum of any games above, played side by side"
+
+    def __init__(self, components: Sequence[Game]) -> None:
+        self.components = tuple(components)
+
+    @property
+    def spec(self) -> str:
+        return f" {SEPARATOR} ".join(g.spec for g in self.components)
+
+    def parse(self, text: str) -> tuple[Position, ...]:
+        pieces = text.split(SEPARATOR)
+        if len(pieces) != len(self.components):
+            raise PositionError(
+                f"bad position {text!r} for {self.spec}: {len(pieces)} part(s) for "
+                f"{len(self.components)} games (join one position per game with '+')"
+            )
+        return tuple(g.parse(piece) for g, piece in zip(self.components, pieces, strict=True))
+
+    def format(self, position: Position) -> str:
+        parts: tuple[Position, ...] = position  # type: ignore[assignment]
+        return f" {SEPARATOR} ".join(
+            g.format(p) for g, p in zip(self.components, parts, strict=True)
+        )
+
+    def successors(self, position: Position) -> Iterator[tuple[Position, ...]]:
+        parts: tuple[Position, ...] = position  # type: ignore[assignment]
+        for i, game in enumerate(self.components):
+            for moved in game.successors(parts[i]):
+                yield parts[:i] + (moved,) + parts[i + 1 :]
+
+    def decompose(self, position: Position) -> Decomposition:
+        """Each component, itself split where its own decomposition is exact."""
+        parts: list[Part] = []
+        spans: list[tuple[int, Decomposition | None]] = []
+        for game, component in zip(self.components, position, strict=True):  # type: ignore[call-overload]
+            inner = game.decompose(component)
+            if inner is not None and inner.exact:
+                spans.append((len(inner.parts), inner))
+                parts.extend(inner.parts)
+            else:
+                spans.append((1, None))
+                parts.append(Part(game, component))
+
+        def rebuild(part_positions: Sequence[Position]) -> tuple[Position, ...]:
+            result = []
+            start = 0
+            for size, inner in spans:
+                chunk = part_positions[start : start + size]
+                result.append(inner.rebuild(chunk) if inner is not None else chunk[0])
+                start += size
+            return tuple(result)
+
+        return Decomposition(
+            parts=tuple(parts),
+            rebuild=rebuild,
+            note="a sum of games: its value is the XOR of the components' values",
+        )

@@ -1,0 +1,53 @@
+"""Wythoff's game: two heaps; take any number from one heap, or the same number from both."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from explorer.errors import PositionError
+from explorer.games.base import Game, Position, no_parameters, parse_int_list
+
+Pair = tuple[int, int]
+
+
+class Wythoff(Game):
+    """Wythoff's game; a position is the pair of heaps, sorted (the game is symmetric)."""
+
+    family = "wythoff"
+    position_syntax = "two heaps x,y"
+    example = ("wythoff", "3,5")
+    summary = "Wythoff's game: take from one heap, or equally from both"
+
+    @property
+    def spec(self) -> str:
+        return "wythoff"
+
+    def parse(self, text: str) -> Pair:
+        heaps = parse_int_list(text, what=self.position_syntax, game=self.spec)
+        if len(heaps) != 2:
+            raise PositionError(
+                f"bad position {text!r} for wythoff: expected two heaps x,y, got {len(heaps)}"
+            )
+        x, y = sorted(heaps)
+        return (x, y)
+
+    def format(self, position: Position) -> str:
+        x, y = position  # type: ignore[misc]
+        return f"{x},{y}"
+
+    def successors(self, position: Position) -> Iterator[Pair]:
+        x, y = position  # type: ignore[misc]
+        for k in range(1, y + 1):
+            yield _pair(x, y - k)
+        for k in range(1, x + 1):
+            yield _pair(x - k, y)
+            yield (x - k, y - k)
+
+    @classmethod
+    def from_parameters(cls, parameters: str | None) -> Wythoff:
+        no_parameters("wythoff", parameters)
+        return cls()
+
+
+def _pair(a: int, b: int) -> Pair:
+    return (a, b) if a <= b else (b, a)

@@ -1,0 +1,87 @@
+"""Game graph generation: every position reachable from a start, as a NetworkX DiGraph.
+
+Breadth-first and iterative, deterministic, and guarded by a state and an edge budget.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from itertools import islice
+
+import networkx as nx
+
+from explorer.errors import GraphTooLargeError
+from explorer.games.base import Game, Position
+
+#: Default guard on the number of states built into one NetworkX graph.
+DEFAULT_MAX_STATES = 200_000
+#: Default guard on the number of edges (moves) generated for one graph.
+DEFAULT_MAX_EDGES = 5_000_000
+
+
+def build_graph(
+    game: Game,
+    position: Position,
+    *,
+    max_states: int = DEFAULT_MAX_STATES,
+    max_edges: int = DEFAULT_MAX_EDGES,
+) -> nx.DiGraph:
+    """Build the game graph of every position reachable from `position`.
+
+    Nodes are positions (hashable objects of the game); an edge p -> q is a move. The graph
+    attributes ``game`` (the spec) and ``root`` (the start position) are set.
+
+    Parameters
+    ----------
+    game : Game
+        The rules.
+    position : Position
+        The start, as returned by ``game.parse``.
+    max_states, max_edges : int
+        Size guards; going past either raises `GraphTooLargeError`.
+
+    Returns
+    -------
+    networkx.DiGraph
+
+    Raises
+    ------
+    GraphTooLargeError
+        When the graph has more states or edges than allowed.
+
+    Examples
+    --------
+    >>> from explorer import load_game
+    >>> nim = load_game("nim")
+    >>> graph = build_graph(nim, nim.parse("1,2"))
+    >>> sorted(nim.format(p) for p in graph)
+    ['0', '1', '1,1', '1,2', '2']
+    """
+    graph = nx.DiGraph(game=game.spec, root=position)
+    graph.add_node(position)
+    queue = deque([position])
+    edges = 0
+    while queue:
+        state = queue.popleft()
+        budget = max_edges - edges
+        moves = list(islice(game.successors(state), budget + 1))
+        if len(moves) > budget:
+            raise GraphTooLargeError(
+                f"position {game.format(position)!r} of {game.spec} is too large: more than "
+                f"{max_edges:,} moves (raise the limit with --max-edges)",
+                max_edges,
+            )
+        targets = list(dict.fromkeys(moves))
+        for target in targets:
+            if target not in graph:
+                if graph.number_of_nodes() >= max_states:
+                    raise GraphTooLargeError(
+                        f"position {game.format(position)!r} of {game.spec} is too large: more "
+                        f"than {max_states:,} states (raise the limit with --max-states)",
+                        max_states,
+                    )
+                graph.add_node(target)
+                queue.append(target)
+        graph.add_edges_from((state, target) for target in targets)
+        edges += len(moves)
+    return graph

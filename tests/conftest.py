@@ -1,0 +1,39 @@
+"""Shared fixtures: a PostgreSQL URL and a Chromium path, which in CI must be there.
+
+Outside CI a missing server or browser skips those tests; with CI set it fails them, so a
+green CI run has really exercised both.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+IN_CI = bool(os.environ.get("CI"))
+
+
+def require(reason: str) -> None:
+    """Skip locally, fail in CI."""
+    if IN_CI:
+        pytest.fail(f"required in CI: {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> str:
+    url = os.environ.get("EXPLORER_TEST_POSTGRES_URL")
+    if not url:
+        require("no PostgreSQL server (set EXPLORER_TEST_POSTGRES_URL)")
+    return url  # type: ignore[return-value]
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    path = os.environ.get("EXPLORER_TEST_CHROMIUM") or shutil.which("chromium") or (
+        "/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None
+    )
+    if not path:
+        require("no headless Chromium (apt-get install chromium)")
+    return path  # type: ignore[return-value]
