@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import asdict, dataclass, field
+from html import escape
 from typing import Literal
 
 import networkx as nx
@@ -44,6 +45,21 @@ class Solution:
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
 
+    def _repr_html_(self) -> str:
+        """A table for Jupyter; positions are escaped, they are data."""
+        shown = self.winning_moves[:HTML_MOVES]
+        moves = " &middot; ".join(escape(m) for m in shown) or "none"
+        if len(self.winning_moves) > len(shown):
+            moves += f" &hellip; and {len(self.winning_moves) - len(shown)} more"
+        rows = [
+            ("Grundy value", str(self.grundy)),
+            ("outcome", escape(_OUTCOME_TEXT[self.outcome])),
+            ("remoteness", "not computed" if self.remoteness is None else str(self.remoteness)),
+            ("winning moves", moves),
+            ("method", escape(self.method + (f" ({self.note})" if self.note else ""))),
+        ]
+        return _html_table(f"{self.game} at {self.position}", rows)
+
 
 @dataclass(frozen=True)
 class Explanation:
@@ -60,6 +76,30 @@ class Explanation:
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
+
+    def _repr_html_(self) -> str:
+        """The parts and their XOR, or the moves and their mex, as a table for Jupyter."""
+        if self.parts:
+            rows = [(escape(f"{text} ({spec})"), str(v)) for spec, text, v in self.parts]
+            xor = " XOR ".join(str(v) for _, _, v in self.parts)
+            rows.append((escape(self.note or "sum"), f"G = {xor} = {self.grundy}"))
+        else:
+            rows = [(escape(f"move to {text}"), str(v)) for text, v in self.successors]
+            listed = ", ".join(str(v) for v in sorted({v for _, v in self.successors}))
+            rows.append(("mex", f"G = mex{{{listed}}} = {self.grundy}"))
+        rows.append(("outcome", escape(_OUTCOME_TEXT[self.outcome])))
+        return _html_table(f"{self.game} at {self.position}", rows)
+
+
+#: Most winning moves listed in a notebook's table of a solution.
+HTML_MOVES = 20
+_OUTCOME_TEXT = {"P": "P: the player to move loses", "N": "N: the player to move wins"}
+
+
+def _html_table(caption: str, rows: list[tuple[str, str]]) -> str:
+    """A two-column HTML table; `rows` are already escaped, the caption is escaped here."""
+    body = "".join(f'<tr><th style="text-align:left">{k}</th><td>{v}</td></tr>' for k, v in rows)
+    return f"<table><caption>{escape(caption)}</caption>{body}</table>"
 
 
 def _cache(game: Game) -> dict[Hashable, int]:
@@ -239,7 +279,10 @@ def _moves_to_value(
 
 
 def _moves_through_parts(parts: Decomposition, total: int, max_states: int) -> list[Position]:
-    """Winning moves of a sum: in part i, move to a position of value v_i XOR total."""
+    """Winning moves of a sum: in part i, move to a position of value v_i XOR total.
+
+    The target may exceed v_i (mex only promises the smaller values), so every part is tried.
+    """
     if total == 0:
         return []
     positions = [p.position for p in parts.parts]
@@ -251,10 +294,8 @@ def _moves_through_parts(parts: Decomposition, total: int, max_states: int) -> l
             continue
         seen.add(key)
         part_value = grundy_value(part.game, part.position, max_states=max_states)
-        target = part_value ^ total
-        if target < part_value:
-            for moved in _moves_to_value(part.game, part.position, target, max_states):
-                moves.append(parts.rebuild(positions[:i] + [moved] + positions[i + 1 :]))
+        for moved in _moves_to_value(part.game, part.position, part_value ^ total, max_states):
+            moves.append(parts.rebuild(positions[:i] + [moved] + positions[i + 1 :]))
     return moves
 
 

@@ -164,8 +164,15 @@ class Nim(HeapGame):
         return value
 
     def moves_to_value(self, position: Position, target: int) -> list[Position] | None:
-        (heap,) = position  # type: ignore[misc]
-        return [(target,) if target else ()] if target < heap else []
+        heaps: Heaps = position  # type: ignore[assignment]
+        change = target ^ self.known_value(heaps)  # type: ignore[operator]
+        moves = []
+        for i, h in enumerate(heaps):
+            if (i and heaps[i - 1] == h) or h ^ change >= h:
+                continue
+            rest = heaps[:i] + heaps[i + 1 :]
+            moves.append(tuple(sorted(rest + ((h ^ change,) if h ^ change else ()))))
+        return moves
 
     @classmethod
     def from_parameters(cls, parameters: str | None) -> Nim:

@@ -1,0 +1,207 @@
+"""Heap games against an independent brute force and against the results in GAMES.md."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from explorer import grundy_value, load_game, solve, value_sequence
+from tests.bruteforce import heap_game_moves, mex_values
+
+# The rules again, written from GAMES.md, independently of explorer/games/heaps.py.
+
+
+def nim(h):
+    return [(h - k,) for k in range(1, h + 1)]
+
+
+def bash(m):
+    return lambda h: [(h - k,) for k in range(1, min(m, h) + 1)]
+
+
+def subtraction(s):
+    return lambda h: [(h - k,) for k in s if k <= h]
+
+
+def half(h):
+    return [(y,) for y in range(h // 2 + 1)] if h else []
+
+
+def lasker(h):
+    return [(h - k,) for k in range(1, h + 1)] + [(a, h - a) for a in range(1, h)]
+
+
+def grundy(h):
+    return [(a, h - a) for a in range(1, h) if a != h - a]
+
+
+def octal(code):
+    d0, digits = code.split(".")
+
+    def moves(h):
+        result = []
+        if d0 == "4":
+            result += [(a, h - a) for a in range(1, h)]
+        for k, d in enumerate(map(int, digits), start=1):
+            r = h - k
+            if r < 0:
+                continue
+            if d & 1 and r == 0:
+                result.append(())
+            if d & 2 and r > 0:
+                result.append((r,))
+            if d & 4:
+                result += [(a, r - a) for a in range(1, r)]
+        return result
+
+    return moves
+
+
+RULES = {
+    "nim": nim,
+    "bash:2": bash(2),
+    "bash:3": bash(3),
+    "subtraction:1,2,3": subtraction([1, 2, 3]),
+    "subtraction:1,3,4": subtraction([1, 3, 4]),
+    "subtraction:2,5": subtraction([2, 5]),
+    "half": half,
+    "lasker": lasker,
+    "grundy": grundy,
+    "kayles": octal("0.77"),
+    "dawson": octal("0.07"),
+    "octal:0.137": octal("0.137"),
+    "octal:0.007": octal("0.007"),
+    "octal:4.07": octal("4.07"),
+    "octal:0.6": octal("0.6"),
+    "octal:0.4": octal("0.4"),
+}
+
+
+#: Games whose heaps split; their brute-force graphs grow fast, so they are checked on less.
+SPLITTING = {"lasker", "grundy", "kayles", "dawson", "octal:0.137", "octal:0.007", "octal:4.07",
+             "octal:0.6", "octal:0.4"}
+
+
+def positions(max_heaps=3, max_heap=9):
+    for count in range(max_heaps + 1):
+        yield from itertools.combinations_with_replacement(range(1, max_heap + 1), count)
+
+
+@pytest.mark.parametrize("spec", sorted(RULES))
+def test_heap_games_agree_with_brute_force(spec):
+    game = load_game(spec)
+    moves = heap_game_moves(RULES[spec])
+    brute: dict = {}
+    for position in positions(max_heap=7 if spec in SPLITTING else 9):
+        if position not in brute:
+            brute.update(mex_values(position, moves))
+        assert grundy_value(game, position) == brute[position], (spec, position)
+
+
+@pytest.mark.parametrize("spec", sorted(RULES))
+def test_graph_and_decomposition_agree_on_values_and_winning_moves(spec):
+    game = load_game(spec)
+    moves = heap_game_moves(RULES[spec])
+    brute: dict = {}
+    for position in positions(max_heaps=3, max_heap=6):
+        if position not in brute:
+            brute.update(mex_values(position, moves))
+        expected_moves = sorted({game.format(q) for q in moves(position) if brute[q] == 0})
+        for method in ("graph", "decompose"):
+            result = solve(game, position, method=method)
+            assert result.grundy == brute[position]
+            assert result.outcome == ("P" if brute[position] == 0 else "N")
+            assert sorted(result.winning_moves) == expected_moves, (spec, position, method)
+
+
+@pytest.mark.parametrize("spec", sorted(RULES))
+def test_single_heap_table_matches_brute_force_far_out(spec):
+    game = load_game(spec)
+    moves = heap_game_moves(RULES[spec])
+    upto = 16 if spec in SPLITTING else 60
+    brute: dict = {(): 0}
+    for n in range(1, upto + 1):
+        brute.update(mex_values((n,), moves))
+    assert value_sequence(game, upto).values == [brute[(n,) if n else ()] for n in range(upto + 1)]
+
+
+def test_nim_is_xor_and_answers_huge_positions_at_once():
+    game = load_game("nim")
+    heaps = [(7919 * i) % 1_000_003 for i in range(1, 1001)]
+    position = game.parse(",".join(map(str, heaps)))
+    result = solve(game, position)
+    xor = 0
+    for h in heaps:
+        xor ^= h
+    assert result.grundy == xor
+    assert result.method == "decomposition"
+    assert result.remoteness is None
+    # every winning move leaves XOR 0, and there is one per heap h with h ^ xor < h
+    assert len(result.winning_moves) == len({h for h in heaps if h ^ xor < h})
+    for move in result.winning_moves[:20]:
+        after = 0
+        for h in game.parse(move):
+            after ^= h
+        assert after == 0
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 5])
+def test_bash_p_positions(m):
+    game = load_game(f"bash:{m}")
+    for n in range(60):
+        assert (grundy_value(game, game.parse(str(n))) == 0) == (n % (m + 1) == 0)
+
+
+def test_subtraction_123_is_n_mod_4():
+    assert value_sequence(load_game("subtraction:1,2,3"), 100).values == [
+        n % 4 for n in range(101)
+    ]
+
+
+def test_take_half_values():
+    values = value_sequence(load_game("half"), 300).values
+    assert values[:9] == [0, 1, 2, 2, 3, 3, 3, 3, 4]
+    assert values == [min(k for k in range(20) if 2**k > x) for x in range(301)]
+
+
+def test_lasker_formula():
+    values = value_sequence(load_game("lasker"), 400).values
+    for n in range(1, 401):
+        expected = {1: n, 2: n, 3: n + 1, 0: n - 1}[n % 4]
+        assert values[n] == expected
+
+
+def test_kayles_period_12_from_71_proven():
+    seq = value_sequence(load_game("kayles"), 2000)
+    assert (seq.period, seq.preperiod, seq.proven) == (12, 71, True)
+    assert seq.values[:12] == [0, 1, 2, 3, 1, 4, 3, 2, 1, 4, 2, 6]
+
+
+def test_dawson_period_34():
+    seq = value_sequence(load_game("dawson"), 1000)
+    assert seq.period == 34 and seq.proven
+    assert seq.preperiod <= 60
+
+
+def test_grundy_game_shows_no_period():
+    seq = value_sequence(load_game("grundy"), 3000)
+    assert seq.period is None and not seq.proven
+    assert seq.values[:12] == [0, 0, 0, 1, 0, 2, 1, 0, 2, 1, 0, 2]
+
+
+def test_nim_and_lasker_are_not_proven_periodic():
+    assert value_sequence(load_game("nim"), 200).period is None
+    assert value_sequence(load_game("lasker"), 200).period is None
+
+
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [("5,3,4", "3,4,5"), ("0", "0"), ("0,0,2", "2"), (" 7 , 1 ", "1,7")],
+)
+def test_heap_positions_round_trip(text, canonical):
+    for spec in RULES:
+        game = load_game(spec)
+        position = game.parse(text)
+        assert game.format(position) == canonical
+        assert game.parse(game.format(position)) == position
