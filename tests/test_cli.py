@@ -1,0 +1,152 @@
+"""The command line: JSON contracts, human output and one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from explorer.cli import main
+from explorer.games import FAMILIES
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def run_json(*args: str) -> object:
+    code, out, err = run(*args, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_solve_json_contract():
+    data = run_json("solve", "nim", "5,3,4")
+    assert data["game"] == "nim"
+    assert data["position"] == "3,4,5"
+    assert data["grundy"] == 2
+    assert data["outcome"] == "N"
+    assert data["remoteness"] == 11
+    assert data["winning_moves"] == ["1,4,5"]
+
+
+def test_solve_a_mixed_sum():
+    data = run_json("solve", "nim + kayles + wythoff", "3 + 4 + 1,2")
+    assert data["game"] == "nim + octal:0.77 + wythoff"
+    assert data["grundy"] == 3 ^ 1 ^ 0
+    assert data["position"] == "3 + 4 + 1,2"
+
+
+def test_solve_huge_nim_by_decomposition():
+    heaps = ",".join(str(10**6 - i) for i in range(1000))
+    data = run_json("solve", "nim", heaps)
+    assert data["remoteness"] is None
+    assert data["method"] == "decomposition"
+    xor = 0
+    for i in range(1000):
+        xor ^= 10**6 - i
+    assert data["grundy"] == xor
+
+
+def test_sequence_kayles_contract():
+    data = run_json("sequence", "kayles", "--upto", "2000")
+    assert data["game"] == "octal:0.77"
+    assert len(data["values"]) == 2001
+    assert (data["period"], data["preperiod"], data["proven"]) == (12, 71, True)
+
+
+def test_sequence_text_says_proven():
+    code, out, _ = run("sequence", "kayles", "--upto", "300")
+    assert code == 0
+    assert "period 12, preperiod 71: proven (Guy-Smith theorem)" in out
+
+
+def test_sequence_of_grundys_game_has_no_period():
+    data = run_json("sequence", "grundy", "--upto", "500")
+    assert data["period"] is None and data["preperiod"] is None and data["proven"] is False
+
+
+def test_table_contract():
+    data = run_json("table", "wythoff", "--rows", "3", "--cols", "4")
+    assert data == {"game": "wythoff", "values": [[0, 1, 2, 3], [1, 2, 0, 4], [2, 0, 1, 5]]}
+    data = run_json("table", "nim", "--rows", "2", "--cols", "3")
+    assert data["values"] == [[0, 1, 2], [1, 0, 3]]
+
+
+def test_games_json_lists_every_family():
+    data = run_json("games")
+    names = [row["name"] for row in data]
+    assert names == [*FAMILIES, "sum"]
+    for row in data:
+        assert set(row) >= {"name", "parameters", "position", "example"}
+
+
+def test_explain_shows_the_mex():
+    code, out, _ = run("explain", "subtraction:1,2,3", "5")
+    assert code == 0
+    assert "G = mex{0, 2, 3} = 1" in out
+
+
+def test_explain_shows_the_xor():
+    code, out, _ = run("explain", "nim", "3,4,5")
+    assert "G = 3 XOR 4 XOR 5 = 2" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["solve", "nimm", "3"], "Error: unknown game 'nimm' (known: bash, chomp, dag, dawson, "
+         "ferguson, grundy, half, kayles, lasker, nim, octal, queens, staircase, subtraction, "
+         "treblecross, turning, wythoff)"),
+        (["solve", "bash:0", "3"], "Error: bad parameter '0' for bash (expected M >= 1, "
+         "e.g. bash:3)"),
+        (["solve", "octal:0.8", "3"], "Error: bad octal code '0.8' (expected digits 0-7 like "
+         "0.77, 0.137 or 4.07)"),
+        (["solve", "octal:1.7", "3"], "Error: bad octal code '1.7': the digit before the point "
+         "must be 0 or 4"),
+        (["solve", "subtraction:1,x", "3"], "Error: bad subtraction set '1,x' (expected "
+         "positive integers, e.g. subtraction:1,3,4)"),
+        (["solve", "nim:3", "3"], "Error: nim takes no parameter, got '3' (use just 'nim')"),
+        (["solve", "nim", "3,x"], "Error: bad position '3,x' for nim: 'x' is not a "
+         "non-negative integer (expected heap sizes, e.g. 3,4,5 (0 for no heap))"),
+        (["solve", "nim + nim", "3"], "Error: bad position '3' for nim + nim: 1 part(s) for 2 "
+         "games (join one position per game with '+')"),
+        (["solve", "nim +", "3"], "Error: bad sum 'nim +': every '+' must join two game specs"),
+        (["solve", "wythoff", "3000,3000"], "Error: position '3000,3000' of wythoff is too "
+         "large: more than 200,000 states (raise the limit with --max-states)"),
+        (["solve", "kayles", "20000000"], "Error: heap 20000000 too large to tabulate "
+         "octal:0.77 values (at most 10,000,000)"),
+        (["sequence", "wythoff"], "Error: wythoff has no one-parameter positions (sequences "
+         "are for heap games, treblecross strips and coin rows)"),
+    ],
+)
+def test_errors_are_one_line(args, message):
+    code, out, err = run(*args)
+    assert code == 1
+    assert err.strip() == message
+    assert out == ""
+
+
+def test_usage_errors_come_from_click():
+    code, _, err = run("sequence", "nim", "--upto", "-1")
+    assert code == 2
+    assert "Invalid value for '--upto'" in err
+
+
+def test_every_command_has_help_with_an_example():
+    for name, command in main.commands.items():
+        code, out, _ = run(name, "--help")
+        assert code == 0, name
+        assert "Example" in out, name
+
+
+def test_python_dash_m_runs_the_cli():
+    result = subprocess.run(
+        [sys.executable, "-m", "explorer", "solve", "nim", "1,2,3", "--json"],
+        capture_output=True, text=True, check=True,
+    )
+    assert json.loads(result.stdout)["outcome"] == "P"

@@ -1,0 +1,46 @@
+"""One conformance test over every registered family (every entry must bring an example)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from explorer import build_graph, load_game, solve
+from explorer.cli import main
+from explorer.games import FAMILIES, families
+
+
+@pytest.mark.parametrize(("name", "cls"), families(), ids=[n for n, _ in families()])
+def test_every_family_conforms(name, cls):
+    spec, text = cls.example
+    assert cls.family == name
+    assert cls.position_syntax and cls.summary and cls.parameters
+    game = load_game(spec)
+    assert load_game(game.spec).spec == game.spec  # canonical spec is a fixed point
+    position = game.parse(text)
+    canonical = game.format(position)
+    assert game.parse(canonical) == position  # parse(format(p)) == p
+    assert game.format(game.parse(canonical)) == canonical
+    hash(position)
+    assert list(game.successors(position)) == list(game.successors(position))
+    graph = build_graph(game, position, max_states=100_000)
+    for node in graph:
+        assert game.parse(game.format(node)) == node
+    whole = solve(game, position, method="graph")
+    fast = solve(game, position)
+    assert whole.outcome == fast.outcome
+    result = CliRunner().invoke(main, ["solve", spec, text, "--json"])
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["position"] == canonical
+
+
+def test_aliases_resolve_to_octal_codes():
+    assert load_game("kayles").spec == "octal:0.77"
+    assert load_game("dawson").spec == "octal:0.07"
+
+
+def test_registry_names_match_classes():
+    for name, cls in FAMILIES.items():
+        assert cls.family == name
