@@ -1,16 +1,230 @@
-"""PLACEHOLDER: being written; replaced by the real module."""
+"""Corner the queen with several pieces (note 002's board game), played as written, and the
+note's reduction of it to a sum of single pieces that never enter row 0, column 0 or the diagonal.
+"""
 
 from __future__ import annotations
 
-from explorer.errors import SpecError
-from explorer.games.base import Game
+from collections.abc import Iterator, Sequence
+
+from explorer.errors import PositionError
+from explorer.games.base import Decomposition, Game, Part, Position, no_parameters
+
+Square = tuple[int, int]
+Board = tuple[Square, ...]
+
+#: Largest coordinate: the note's board is at most 100 x 100. The reduced game of one piece is
+#: solved as a graph of about x*y squares and x*y*(x+y) moves (1.2 million at 99,98).
+MAX_COORDINATE = 99
+
+CORNER: Square = (0, 0)
+
+SQUARES = "squares x,y joined by ';', e.g. 1,3;4,2"
+
+REDUCTION_NOTE = (
+    "note 002's reduction: no piece enters row 0, column 0 or the diagonal (from there the "
+    "opponent reaches (0,0)), so the board is a sum of single pieces (each written with "
+    "x <= y, by symmetry); it keeps the outcome, not the Grundy value"
+)
+
+
+def on_a_line(square: Square) -> bool:
+    """Whether a piece on `square` is on row 0, column 0 or the diagonal.
+
+    From such a square other than (0,0) itself, the piece reaches (0,0) in one move.
+
+    Examples
+    --------
+    >>> on_a_line((0, 5)), on_a_line((3, 3)), on_a_line((1, 2))
+    (True, True, False)
+    """
+    x, y = square
+    return x == 0 or y == 0 or x == y
+
+
+def queen_moves(square: Square) -> Iterator[Square]:
+    """The squares one piece on `square` moves to: left, down or diagonally down-left.
+
+    Parameters
+    ----------
+    square : tuple of int
+        The piece's square ``(x, y)``.
+
+    Returns
+    -------
+    Iterator of squares
+        ``(x-k, y)``, then ``(x, y-k)``, then ``(x-k, y-k)``, for k = 1, 2, ...
+
+    Examples
+    --------
+    >>> list(queen_moves((1, 2)))
+    [(0, 2), (1, 1), (1, 0), (0, 1)]
+    """
+    x, y = square
+    for k in range(1, x + 1):
+        yield (x - k, y)
+    for k in range(1, y + 1):
+        yield (x, y - k)
+    for k in range(1, min(x, y) + 1):
+        yield (x - k, y - k)
+
+
+def parse_square(piece: str, text: str, game: str) -> Square:
+    """Parse one piece ``"x,y"`` of the position `text` into a square on the board.
+
+    Parameters
+    ----------
+    piece : str
+        The piece's text.
+    text, game : str
+        The whole position and the game's spec, for the error message.
+
+    Returns
+    -------
+    tuple of int
+
+    Raises
+    ------
+    PositionError
+        When the piece is not two non-negative integers at most `MAX_COORDINATE`.
+
+    Examples
+    --------
+    >>> parse_square(" 4, 2", "1,3; 4, 2", "queens")
+    (4, 2)
+    """
+    coordinates = [c.strip() for c in piece.split(",")]
+    if len(coordinates) != 2 or not all(c.isdigit() for c in coordinates):
+        raise PositionError(
+            f"bad position {text!r} for {game}: {piece.strip()!r} is not a square x,y "
+            f"(expected {SQUARES})"
+        )
+    x, y = int(coordinates[0]), int(coordinates[1])
+    if max(x, y) > MAX_COORDINATE:
+        raise PositionError(
+            f"bad position {text!r} for {game}: square {x},{y} is off the board "
+            f"(coordinates go from 0 to {MAX_COORDINATE})"
+        )
+    return (x, y)
+
+
+def _reflected(square: Square) -> Square:
+    """The square or its mirror image in the diagonal, whichever has x <= y."""
+    x, y = square
+    return (x, y) if x <= y else (y, x)
+
+
+def _board(squares: Sequence[Position]) -> Board:
+    """The board holding a piece on each square (the parts of a reduction, put back).
+
+    The parts have their pieces mirrored to x <= y, which changes no value: mirroring one
+    piece maps its moves onto themselves and keeps (0,0) in place.
+    """
+    pieces: list[Square] = list(squares)  # type: ignore[arg-type]
+    return tuple(sorted(pieces))
 
 
 class Queens(Game):
+    """Several pieces on a board; a move takes one piece left, down or diagonally down-left.
+
+    A position is the sorted tuple of the pieces' squares (several may share one). Whoever
+    first puts a piece on (0,0) wins: a board with a piece there has no move, so under normal
+    play the player who made the last move won. `decompose` gives note 002's reduction.
+    """
+
     family = "queens"
-    position_syntax = "?"
-    example = ("queens", "?")
+    position_syntax = f"{SQUARES} (0 <= x,y <= {MAX_COORDINATE}; pieces may share a square)"
+    example = ("queens", "1,3;4,2")
+    summary = "corner the queen with several pieces: first to put one on (0,0) wins"
+
+    def __init__(self) -> None:
+        self.reduced = ReducedQueen()
+
+    @property
+    def spec(self) -> str:
+        return "queens"
+
+    def parse(self, text: str) -> Board:
+        if not text.strip():
+            raise PositionError(f"empty position for queens (expected {SQUARES})")
+        return _board([parse_square(piece, text, "queens") for piece in text.split(";")])
+
+    def format(self, position: Position) -> str:
+        board: Board = position  # type: ignore[assignment]
+        return ";".join(f"{x},{y}" for x, y in board)
+
+    def successors(self, position: Position) -> Iterator[Board]:
+        board: Board = position  # type: ignore[assignment]
+        if CORNER in board:
+            return
+        for i, square in enumerate(board):
+            if i and board[i - 1] == square:
+                continue
+            rest = board[:i] + board[i + 1 :]
+            for target in queen_moves(square):
+                yield _board([*rest, target])
+
+    def decompose(self, position: Position) -> Decomposition:
+        """Note 002's reduction: the board as a sum of pieces in the `ReducedQueen` game.
+
+        It decides the outcome (P exactly when the XOR of the parts is 0), not the Grundy
+        value of the board as written. A board with a piece on (0,0) has no parts (value 0);
+        one with a piece that reaches (0,0) at once is that piece alone (value 1).
+        """
+        board: Board = position  # type: ignore[assignment]
+        if CORNER in board:
+            note = "a piece is on (0,0): the game is over and the player to move has lost"
+            return Decomposition((), _board, exact=False, note=note)
+        for square in board:
+            if on_a_line(square):
+                x, y = square
+                note = f"the piece on {x},{y} reaches (0,0) in one move: the player to move wins"
+                alone = (Part(self.reduced, _reflected(square)),)
+                return Decomposition(alone, _board, exact=False, note=note)
+        parts = tuple(Part(self.reduced, _reflected(square)) for square in board)
+        return Decomposition(parts, _board, exact=False, note=REDUCTION_NOTE)
 
     @classmethod
-    def from_parameters(cls, parameters: str | None) -> Game:
-        raise SpecError("queens is not written yet")
+    def from_parameters(cls, parameters: str | None) -> Queens:
+        no_parameters("queens", parameters)
+        return cls()
+
+
+class ReducedQueen(Game):
+    """One piece of the reduced board game of note 002 (not registered: a part of `Queens`).
+
+    From a square off row 0, column 0 and the diagonal the piece moves only to squares off
+    them too, so (1,2) and (2,1) are final; from a square on them its one move is to (0,0),
+    which is final. Its values come from its game graph. The game is symmetric, so a position
+    is the square with its smaller coordinate first: (x,y) and (y,x) share one graph.
+    """
+
+    family = "queens-reduced"
+    position_syntax = "one square x,y"
+    example = ("queens-reduced", "3,5")
+    summary = "one piece of the reduced corner-the-queen game"
+
+    @property
+    def spec(self) -> str:
+        return "queens-reduced"
+
+    def parse(self, text: str) -> Square:
+        return _reflected(parse_square(text, text, self.spec))
+
+    def format(self, position: Position) -> str:
+        square: Square = position  # type: ignore[assignment]
+        x, y = square
+        return f"{x},{y}"
+
+    def successors(self, position: Position) -> Iterator[Square]:
+        square: Square = position  # type: ignore[assignment]
+        if square == CORNER:
+            return
+        if on_a_line(square):
+            yield CORNER
+            return
+        for target in queen_moves(square):
+            if not on_a_line(target):
+                yield _reflected(target)
+
+    def __repr__(self) -> str:
+        return "ReducedQueen()"
