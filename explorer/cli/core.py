@@ -120,13 +120,14 @@ def explain_command(spec: str, position: str, max_states: int | None, as_json: b
         print_json(result.to_dict())
         return
     console.print(f"{result.game} at {result.position}")
-    if result.parts:
-        console.print(f"{result.note}:")
-        table = Table("part", "game", "grundy")
-        for game_spec, text, value in result.parts:
-            table.add_row(text, game_spec, str(value))
-        console.print(table)
-        xor = " XOR ".join(str(v) for _, _, v in result.parts)
+    if result.method in ("decomposition", "reduction"):
+        console.print(f"{result.note}:" if result.parts else result.note)
+        if result.parts:
+            table = Table("part", "game", "grundy")
+            for game_spec, text, value in result.parts:
+                table.add_row(text, game_spec, str(value))
+            console.print(table)
+        xor = " XOR ".join(str(v) for _, _, v in result.parts) or "0 (no parts)"
         console.print(f"G = {xor} = {result.grundy}")
     else:
         table = Table("move to", "grundy")
@@ -134,11 +135,10 @@ def explain_command(spec: str, position: str, max_states: int | None, as_json: b
             table.add_row(text, str(value))
         if result.successors:
             console.print(table)
-        values = sorted({v for _, v in result.successors})
-        listed = ", ".join(map(str, values))
+        listed = ", ".join(map(str, sorted({v for _, v in result.successors})))
         console.print(f"G = mex{{{listed}}} = {result.grundy}")
-    verdict = "P: every move goes to an N-position" if result.outcome == "P" else (
-        "N: some move goes to a P-position (value 0)"
+    verdict = "P: the player to move loses" if result.outcome == "P" else (
+        "N: the player to move wins by moving to a position of value 0"
     )
     console.print(verdict)
 
