@@ -110,9 +110,7 @@ def _cache(game: Game) -> dict[Hashable, int]:
         return game.__dict__.setdefault("_graph_values", {})  # type: ignore[no-any-return]
 
 
-def graph_value(
-    game: Game, position: Position, *, max_states: int = DEFAULT_MAX_STATES
-) -> int:
+def graph_value(game: Game, position: Position, *, max_states: int = DEFAULT_MAX_STATES) -> int:
     """The Grundy value of `position` from its whole game graph (memoised per game)."""
     cache = _cache(game)
     if position not in cache:
@@ -121,9 +119,7 @@ def graph_value(
     return cache[position]
 
 
-def grundy_value(
-    game: Game, position: Position, *, max_states: int = DEFAULT_MAX_STATES
-) -> int:
+def grundy_value(game: Game, position: Position, *, max_states: int = DEFAULT_MAX_STATES) -> int:
     """The Grundy value of a position, from its parts where the game splits it exactly.
 
     Examples
@@ -142,9 +138,7 @@ def grundy_value(
     return graph_value(game, position, max_states=max_states)
 
 
-def reduced_value(
-    game: Game, position: Position, *, max_states: int = DEFAULT_MAX_STATES
-) -> int:
+def reduced_value(game: Game, position: Position, *, max_states: int = DEFAULT_MAX_STATES) -> int:
     """The value of the game's reduction where it has one (zero exactly on P-positions),
     else the Grundy value."""
     parts = game.decompose(position)
@@ -217,9 +211,7 @@ def solve(
     return _solve_decomposed(game, position, parts, max_states)
 
 
-def _solve_graph(
-    game: Game, position: Position, *, max_states: int, max_edges: int
-) -> Solution:
+def _solve_graph(game: Game, position: Position, *, max_states: int, max_edges: int) -> Solution:
     graph = build_graph(game, position, max_states=max_states, max_edges=max_edges)
     values = grundy_values(graph)
     _cache(game).update(values)
@@ -265,9 +257,7 @@ def _solve_decomposed(
     )
 
 
-def _moves_to_value(
-    game: Game, position: Position, target: int, max_states: int
-) -> list[Position]:
+def _moves_to_value(game: Game, position: Position, target: int, max_states: int) -> list[Position]:
     shortcut = game.moves_to_value(position, target)
     if shortcut is not None:
         return shortcut
@@ -299,9 +289,7 @@ def _moves_through_parts(parts: Decomposition, total: int, max_states: int) -> l
     return moves
 
 
-def explain(
-    game: Game, position: Position, *, max_states: int = DEFAULT_MAX_STATES
-) -> Explanation:
+def explain(game: Game, position: Position, *, max_states: int = DEFAULT_MAX_STATES) -> Explanation:
     """Show how a position's value arises: the mex of its successors, or the XOR of its parts.
 
     Examples
@@ -315,8 +303,11 @@ def explain(
     parts = game.decompose(position)
     if parts is not None:
         values = [
-            (p.game.spec, p.game.format(p.position), grundy_value(p.game, p.position,
-                                                                 max_states=max_states))
+            (
+                p.game.spec,
+                p.game.format(p.position),
+                grundy_value(p.game, p.position, max_states=max_states),
+            )
             for p in parts.parts
         ]
         total = 0

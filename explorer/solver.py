@@ -115,8 +115,6 @@ def remoteness(graph: nx.DiGraph, values: dict[Hashable, int] | None = None) -> 
     return result
 
 
-def winning_moves(
-    graph: nx.DiGraph, values: dict[Hashable, int], node: Hashable
-) -> list[Hashable]:
+def winning_moves(graph: nx.DiGraph, values: dict[Hashable, int], node: Hashable) -> list[Hashable]:
     """The successors of `node` that are P-positions (empty when `node` is a P-position)."""
     return [s for s in graph.successors(node) if values[s] == 0]

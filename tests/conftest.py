@@ -31,8 +31,10 @@ def postgres_url() -> str:
 
 @pytest.fixture(scope="session")
 def chromium_path() -> str:
-    path = os.environ.get("EXPLORER_TEST_CHROMIUM") or shutil.which("chromium") or (
-        "/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None
+    path = (
+        os.environ.get("EXPLORER_TEST_CHROMIUM")
+        or shutil.which("chromium")
+        or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
     )
     if not path:
         require("no headless Chromium (apt-get install chromium)")

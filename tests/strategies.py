@@ -14,9 +14,7 @@ def heaps(max_heaps: int = 3, max_heap: int = 6) -> st.SearchStrategy[str]:
 
 
 def pair(low: int = 0, high: int = 6) -> st.SearchStrategy[str]:
-    return st.tuples(st.integers(low, high), st.integers(low, high)).map(
-        lambda p: f"{p[0]},{p[1]}"
-    )
+    return st.tuples(st.integers(low, high), st.integers(low, high)).map(lambda p: f"{p[0]},{p[1]}")
 
 
 def chomp_rows() -> st.SearchStrategy[str]:
@@ -39,8 +37,10 @@ GAMES: list[tuple[str, st.SearchStrategy[str]]] = [
     ("wythoff", pair()),
     ("ferguson", pair(1, 6)),
     ("chomp", chomp_rows()),
-    ("staircase", st.lists(st.integers(0, 3), min_size=1, max_size=3).map(
-        lambda s: ",".join(map(str, s)))),
+    (
+        "staircase",
+        st.lists(st.integers(0, 3), min_size=1, max_size=3).map(lambda s: ",".join(map(str, s))),
+    ),
 ]
 
 

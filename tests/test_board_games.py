@@ -119,15 +119,28 @@ def test_staircase_against_brute_force_and_odd_steps_rule():
     ("spec", "text", "message"),
     [
         ("wythoff", "1,2,3", "bad position '1,2,3' for wythoff: expected two heaps x,y, got 3"),
-        ("wythoff", "-1,2", "bad position '-1,2' for wythoff: '-1' is not a non-negative "
-         "integer (expected two heaps x,y)"),
-        ("ferguson", "0,3", "bad position '0,3' for ferguson: expected two heaps n,m, each at "
-         "least 1"),
-        ("chomp", "2,3", "bad position '2,3' for chomp: row lengths must not increase "
-         "(like 4,4,3)"),
+        (
+            "wythoff",
+            "-1,2",
+            "bad position '-1,2' for wythoff: '-1' is not a non-negative "
+            "integer (expected two heaps x,y)",
+        ),
+        (
+            "ferguson",
+            "0,3",
+            "bad position '0,3' for ferguson: expected two heaps n,m, each at least 1",
+        ),
+        (
+            "chomp",
+            "2,3",
+            "bad position '2,3' for chomp: row lengths must not increase (like 4,4,3)",
+        ),
         ("chomp", "0", "bad position '0' for chomp: the poisoned cell (1,1) must remain"),
-        ("staircase", "", "empty position for staircase (expected coins on steps 1, 2, ..., "
-         "e.g. 3,0,5)"),
+        (
+            "staircase",
+            "",
+            "empty position for staircase (expected coins on steps 1, 2, ..., e.g. 3,0,5)",
+        ),
     ],
 )
 def test_bad_positions(spec, text, message):

@@ -99,29 +99,54 @@ def test_explain_shows_the_xor():
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["solve", "nimm", "3"], "Error: unknown game 'nimm' (known: bash, chomp, dag, dawson, "
-         "ferguson, grundy, half, kayles, lasker, nim, octal, queens, staircase, subtraction, "
-         "treblecross, turning, wythoff)"),
-        (["solve", "bash:0", "3"], "Error: bad parameter '0' for bash (expected M >= 1, "
-         "e.g. bash:3)"),
-        (["solve", "octal:0.8", "3"], "Error: bad octal code '0.8' (expected digits 0-7 like "
-         "0.77, 0.137 or 4.07)"),
-        (["solve", "octal:1.7", "3"], "Error: bad octal code '1.7': the digit before the point "
-         "must be 0 or 4"),
-        (["solve", "subtraction:1,x", "3"], "Error: bad subtraction set '1,x' (expected "
-         "positive integers, e.g. subtraction:1,3,4)"),
+        (
+            ["solve", "nimm", "3"],
+            "Error: unknown game 'nimm' (known: bash, chomp, dag, dawson, "
+            "ferguson, grundy, half, kayles, lasker, nim, octal, queens, staircase, subtraction, "
+            "treblecross, turning, wythoff)",
+        ),
+        (
+            ["solve", "bash:0", "3"],
+            "Error: bad parameter '0' for bash (expected M >= 1, e.g. bash:3)",
+        ),
+        (
+            ["solve", "octal:0.8", "3"],
+            "Error: bad octal code '0.8' (expected digits 0-7 like 0.77, 0.137 or 4.07)",
+        ),
+        (
+            ["solve", "octal:1.7", "3"],
+            "Error: bad octal code '1.7': the digit before the point must be 0 or 4",
+        ),
+        (
+            ["solve", "subtraction:1,x", "3"],
+            "Error: bad subtraction set '1,x' (expected positive integers, e.g. subtraction:1,3,4)",
+        ),
         (["solve", "nim:3", "3"], "Error: nim takes no parameter, got '3' (use just 'nim')"),
-        (["solve", "nim", "3,x"], "Error: bad position '3,x' for nim: 'x' is not a "
-         "non-negative integer (expected heap sizes, e.g. 3,4,5 (0 for no heap))"),
-        (["solve", "nim + nim", "3"], "Error: bad position '3' for nim + nim: 1 part(s) for 2 "
-         "games (join one position per game with '+')"),
+        (
+            ["solve", "nim", "3,x"],
+            "Error: bad position '3,x' for nim: 'x' is not a "
+            "non-negative integer (expected heap sizes, e.g. 3,4,5 (0 for no heap))",
+        ),
+        (
+            ["solve", "nim + nim", "3"],
+            "Error: bad position '3' for nim + nim: 1 part(s) for 2 "
+            "games (join one position per game with '+')",
+        ),
         (["solve", "nim +", "3"], "Error: bad sum 'nim +': every '+' must join two game specs"),
-        (["solve", "wythoff", "3000,3000"], "Error: position '3000,3000' of wythoff is too "
-         "large: more than 200,000 states (raise the limit with --max-states)"),
-        (["solve", "kayles", "20000000"], "Error: heap 20000000 too large to tabulate "
-         "octal:0.77 values (at most 10,000,000)"),
-        (["sequence", "wythoff"], "Error: wythoff has no one-parameter positions (sequences "
-         "are for heap games, treblecross strips and coin rows)"),
+        (
+            ["solve", "wythoff", "3000,3000"],
+            "Error: position '3000,3000' of wythoff is too "
+            "large: more than 200,000 states (raise the limit with --max-states)",
+        ),
+        (
+            ["solve", "kayles", "20000000"],
+            "Error: heap 20000000 too large to tabulate octal:0.77 values (at most 10,000,000)",
+        ),
+        (
+            ["sequence", "wythoff"],
+            "Error: wythoff has no one-parameter positions (sequences "
+            "are for heap games, treblecross strips and coin rows)",
+        ),
     ],
 )
 def test_errors_are_one_line(args, message):
@@ -138,7 +163,7 @@ def test_usage_errors_come_from_click():
 
 
 def test_every_command_has_help_with_an_example():
-    for name, command in main.commands.items():
+    for name, _command in main.commands.items():
         code, out, _ = run(name, "--help")
         assert code == 0, name
         assert "Example" in out, name
@@ -147,6 +172,8 @@ def test_every_command_has_help_with_an_example():
 def test_python_dash_m_runs_the_cli():
     result = subprocess.run(
         [sys.executable, "-m", "explorer", "solve", "nim", "1,2,3", "--json"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     assert json.loads(result.stdout)["outcome"] == "P"

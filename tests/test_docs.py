@@ -65,7 +65,10 @@ def in_memory(command: str) -> bool:
 def test_console_session_output_is_real(command, expected):
     env = dict(os.environ, COLUMNS="100")
     result = subprocess.run(
-        ["bash", "-c", command], capture_output=True, text=True, env=env,
+        ["bash", "-c", command],
+        capture_output=True,
+        text=True,
+        env=env,
         cwd=README.parent,
     )
     assert result.stdout + result.stderr == expected

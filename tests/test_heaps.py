@@ -79,8 +79,17 @@ RULES = {
 
 
 #: Games whose heaps split; their brute-force graphs grow fast, so they are checked on less.
-SPLITTING = {"lasker", "grundy", "kayles", "dawson", "octal:0.137", "octal:0.007", "octal:4.07",
-             "octal:0.6", "octal:0.4"}
+SPLITTING = {
+    "lasker",
+    "grundy",
+    "kayles",
+    "dawson",
+    "octal:0.137",
+    "octal:0.007",
+    "octal:4.07",
+    "octal:0.6",
+    "octal:0.4",
+}
 
 
 def positions(max_heaps=3, max_heap=9):
@@ -154,9 +163,7 @@ def test_bash_p_positions(m):
 
 
 def test_subtraction_123_is_n_mod_4():
-    assert value_sequence(load_game("subtraction:1,2,3"), 100).values == [
-        n % 4 for n in range(101)
-    ]
+    assert value_sequence(load_game("subtraction:1,2,3"), 100).values == [n % 4 for n in range(101)]
 
 
 def test_take_half_values():

@@ -15,7 +15,7 @@ from explorer.errors import ExplorerError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-console = Console(highlight=False, soft_wrap=True)
+console = Console(highlight=False, soft_wrap=True, markup=False, emoji=False)
 
 
 def reports_errors(func: F) -> F:

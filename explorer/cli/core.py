@@ -81,8 +81,8 @@ def solve_command(
     if as_json:
         print_json(result.to_dict())
         return
-    outcome = "P (the player to move loses)" if result.outcome == "P" else (
-        "N (the player to move wins)"
+    outcome = (
+        "P (the player to move loses)" if result.outcome == "P" else ("N (the player to move wins)")
     )
     console.print(f"game        {result.game}")
     console.print(f"position    {result.position}")
@@ -137,16 +137,23 @@ def explain_command(spec: str, position: str, max_states: int | None, as_json: b
             console.print(table)
         listed = ", ".join(map(str, sorted({v for _, v in result.successors})))
         console.print(f"G = mex{{{listed}}} = {result.grundy}")
-    verdict = "P: the player to move loses" if result.outcome == "P" else (
-        "N: the player to move wins by moving to a position of value 0"
+    verdict = (
+        "P: the player to move loses"
+        if result.outcome == "P"
+        else ("N: the player to move wins by moving to a position of value 0")
     )
     console.print(verdict)
 
 
 @click.command("sequence")
 @click.argument("spec")
-@click.option("--upto", type=click.IntRange(min=0), default=100, show_default=True,
-              help="Compute G(0) .. G(UPTO).")
+@click.option(
+    "--upto",
+    type=click.IntRange(min=0),
+    default=100,
+    show_default=True,
+    help="Compute G(0) .. G(UPTO).",
+)
 @json_option
 @reports_errors
 def sequence_command(spec: str, upto: int, as_json: bool) -> None:
@@ -168,9 +175,7 @@ def sequence_command(spec: str, upto: int, as_json: bool) -> None:
         console.print("no period found in these values")
     else:
         status = "proven (Guy-Smith theorem)" if result.proven else "observed, not proven"
-        console.print(
-            f"period {result.period}, preperiod {result.preperiod}: {status}"
-        )
+        console.print(f"period {result.period}, preperiod {result.preperiod}: {status}")
 
 
 @click.command("table")
@@ -180,9 +185,7 @@ def sequence_command(spec: str, upto: int, as_json: bool) -> None:
 @max_states_option
 @json_option
 @reports_errors
-def table_command(
-    spec: str, rows: int, cols: int, max_states: int | None, as_json: bool
-) -> None:
+def table_command(spec: str, rows: int, cols: int, max_states: int | None, as_json: bool) -> None:
     """The value table G(r, c) of a two-coordinate game (wythoff, ferguson, two heaps).
 
     \b

@@ -6,14 +6,22 @@ name a sum of games.
 
 from __future__ import annotations
 
-
 from explorer.errors import SpecError, UnknownGameError
 from explorer.games.base import Decomposition, Game, Part, Position
 from explorer.games.chomp import Chomp
 from explorer.games.coins import CoinTurning
 from explorer.games.dag import DagGame
 from explorer.games.ferguson import Ferguson
-from explorer.games.heaps import Bash, GrundyGame, HeapGame, Lasker, Nim, OctalGame, Subtraction, TakeHalf
+from explorer.games.heaps import (
+    Bash,
+    GrundyGame,
+    HeapGame,
+    Lasker,
+    Nim,
+    OctalGame,
+    Subtraction,
+    TakeHalf,
+)
 from explorer.games.queens import Queens
 from explorer.games.staircase import Staircase
 from explorer.games.sums import SEPARATOR, SumGame
@@ -109,4 +117,3 @@ __all__ = [
     "families",
     "load_game",
 ]
-

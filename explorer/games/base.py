@@ -113,5 +113,3 @@ def no_parameters(family: str, parameters: str | None) -> None:
     """Refuse a parameter given to a family that takes none."""
     if parameters is not None:
         raise SpecError(f"{family} takes no parameter, got {parameters!r} (use just {family!r})")
-
-

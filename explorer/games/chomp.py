@@ -39,7 +39,7 @@ class Chomp(Game):
             raise PositionError(
                 f"bad position {text!r} for chomp: the poisoned cell (1,1) must remain"
             )
-        if any(a < b for a, b in zip(rows, rows[1:])):
+        if any(a < b for a, b in zip(rows, rows[1:], strict=False)):
             raise PositionError(
                 f"bad position {text!r} for chomp: row lengths must not increase (like 4,4,3)"
             )

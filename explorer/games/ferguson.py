@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import cast
 
 from explorer.errors import PositionError
 from explorer.games.base import Game, Position, no_parameters, parse_int_list
@@ -32,11 +33,11 @@ class Ferguson(Game):
         return (n, m)
 
     def format(self, position: Position) -> str:
-        n, m = position  # type: ignore[misc]
+        n, m = cast(Pair, position)
         return f"{n},{m}"
 
     def successors(self, position: Position) -> Iterator[Pair]:
-        n, m = position  # type: ignore[misc]
+        n, m = cast(Pair, position)
         for keep in dict.fromkeys((m, n)):  # empty the other heap, split this one
             for a in range(1, keep // 2 + 1):
                 yield (a, keep - a)

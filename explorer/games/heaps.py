@@ -166,7 +166,7 @@ class Nim(HeapGame):
     def moves_to_value(self, position: Position, target: int) -> list[Position] | None:
         heaps: Heaps = position  # type: ignore[assignment]
         change = target ^ self.known_value(heaps)  # type: ignore[operator]
-        moves = []
+        moves: list[Position] = []
         for i, h in enumerate(heaps):
             if (i and heaps[i - 1] == h) or h ^ change >= h:
                 continue

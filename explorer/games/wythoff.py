@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import cast
 
 from explorer.errors import PositionError
 from explorer.games.base import Game, Position, no_parameters, parse_int_list
@@ -32,11 +33,11 @@ class Wythoff(Game):
         return (x, y)
 
     def format(self, position: Position) -> str:
-        x, y = position  # type: ignore[misc]
+        x, y = cast(Pair, position)
         return f"{x},{y}"
 
     def successors(self, position: Position) -> Iterator[Pair]:
-        x, y = position  # type: ignore[misc]
+        x, y = cast(Pair, position)
         for k in range(1, y + 1):
             yield _pair(x, y - k)
         for k in range(1, x + 1):
