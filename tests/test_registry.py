@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -12,8 +13,12 @@ from explorer.cli import main
 from explorer.games import FAMILIES, families
 
 
+REPO = Path(__file__).resolve().parent.parent
+
+
 @pytest.mark.parametrize(("name", "cls"), families(), ids=[n for n, _ in families()])
-def test_every_family_conforms(name, cls):
+def test_every_family_conforms(name, cls, monkeypatch):
+    monkeypatch.chdir(REPO)  # examples name files under data/
     spec, text = cls.example
     assert cls.family == name
     assert cls.position_syntax and cls.summary and cls.parameters
