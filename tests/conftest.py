@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import os
 import shutil
+from pathlib import Path
 
 import pytest
 
 IN_CI = bool(os.environ.get("CI"))
+REPO = Path(__file__).resolve().parent.parent
 
 
 def require(reason: str) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -11,9 +10,7 @@ from click.testing import CliRunner
 from explorer import build_graph, load_game, solve
 from explorer.cli import main
 from explorer.games import FAMILIES, families
-
-
-REPO = Path(__file__).resolve().parent.parent
+from tests.conftest import REPO
 
 
 @pytest.mark.parametrize(("name", "cls"), families(), ids=[n for n, _ in families()])

@@ -1,0 +1,153 @@
+"""Benchmark: build a game graph of over a million states into SQLite, end to end.
+
+Reports states/s, peak memory, database size, and the bulk-write rate of explorer's writer
+beside raw ``sqlite3.executemany`` on the same rows into the same schema.
+
+    python tests/benchmarks/bench_build.py            # 1,004,731 states, about 6M edges
+    python tests/benchmarks/bench_build.py --quick    # a smaller graph, for a smoke run
+
+Goals (issue 3): at least 100,000 states/s end to end, peak memory under 1.5 GiB, bulk writes
+at least 70 % of the raw rate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sqlite3
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import sqlalchemy as sa
+
+from explorer.storage import open_database
+from explorer.storage.bulk import STATE_COLUMNS, writer_for
+
+#: Subtraction game S = {1, 2} on three heaps of 180: every multiset of three heaps <= 180.
+SPEC, POSITION = "subtraction:1,2", "180,180,180"
+QUICK_POSITION = "60,60,60"
+ROWS_PER_TRANSACTION = 300_000
+
+
+def megabytes(path: Path) -> float:
+    return sum(p.stat().st_size for p in path.parent.glob(path.name + "*")) / 2**20
+
+
+def build(path: Path, position: str) -> dict[str, float]:
+    started = time.perf_counter()
+    with open_database(str(path)) as db:
+        report = db.build(SPEC, position)
+    seconds = time.perf_counter() - started
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB -> GiB
+    assert report.status == "complete" and report.grundy is not None
+    return {
+        "states": report.states_new,
+        "edges": report.edges_new,
+        "seconds": seconds,
+        "peak_gib": peak,
+        "db_mib": megabytes(path),
+    }
+
+
+def read_rows(path: Path) -> tuple[list[tuple], list[tuple]]:
+    with sqlite3.connect(path) as conn:
+        states = conn.execute(
+            f"SELECT {', '.join(STATE_COLUMNS)} FROM states ORDER BY game_id, id"
+        ).fetchall()
+        edges = conn.execute("SELECT game_id, src, dst FROM edges ORDER BY game_id, src").fetchall()
+    return states, edges
+
+
+def empty_copy(source: Path, target: Path) -> None:
+    """A database with the same schema and build row as `source`, and no states or edges."""
+    with open_database(str(target)) as db, db.engine.begin() as conn:
+        for table in ("games", "builds"):
+            rows = sqlite3.connect(source).execute(f"SELECT * FROM {table}").fetchall()
+            marks = ", ".join("?" * len(rows[0]))
+            conn.exec_driver_sql(f"INSERT INTO {table} VALUES ({marks})", rows)
+
+
+def explorer_writes(path: Path, states: list[tuple], edges: list[tuple]) -> float:
+    """Seconds explorer's bulk writer takes for the rows, in transactions of the same size."""
+    src = np.array([e[1] for e in edges], dtype=np.int64)
+    dst = np.array([e[2] for e in edges], dtype=np.int64)
+    game_id = edges[0][0]
+    with open_database(str(path)) as db:
+        started = time.perf_counter()
+        for i in range(0, len(states), ROWS_PER_TRANSACTION):
+            with db.engine.begin() as conn:
+                writer_for(conn).insert_states(states[i : i + ROWS_PER_TRANSACTION])
+        for i in range(0, len(edges), ROWS_PER_TRANSACTION):
+            with db.engine.begin() as conn:
+                part = slice(i, i + ROWS_PER_TRANSACTION)
+                writer_for(conn).insert_edges(game_id, src[part], dst[part])
+        return time.perf_counter() - started
+
+
+def raw_writes(path: Path, states: list[tuple], edges: list[tuple]) -> float:
+    """Seconds plain sqlite3.executemany takes for the same rows into the same schema."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    for pragma in ("synchronous = NORMAL", "cache_size = -262144", "temp_store = MEMORY"):
+        conn.execute(f"PRAGMA {pragma}")
+    marks = ", ".join("?" * len(STATE_COLUMNS))
+    started = time.perf_counter()
+    for i in range(0, len(states), ROWS_PER_TRANSACTION):
+        conn.execute("BEGIN")
+        conn.executemany(
+            f"INSERT INTO states ({', '.join(STATE_COLUMNS)}) VALUES ({marks})",
+            states[i : i + ROWS_PER_TRANSACTION],
+        )
+        conn.execute("COMMIT")
+    for i in range(0, len(edges), ROWS_PER_TRANSACTION):
+        conn.execute("BEGIN")
+        conn.executemany(
+            "INSERT INTO edges (game_id, src, dst) VALUES (?, ?, ?)",
+            edges[i : i + ROWS_PER_TRANSACTION],
+        )
+        conn.execute("COMMIT")
+    seconds = time.perf_counter() - started
+    conn.close()
+    return seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help=f"build {QUICK_POSITION} instead")
+    args = parser.parse_args()
+    position = QUICK_POSITION if args.quick else POSITION
+    load = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory() as tmp:
+        built = Path(tmp) / "built.db"
+        result = build(built, position)
+        rate = result["states"] / result["seconds"]
+        print(f"build {SPEC} {position} into SQLite (load average {load:.1f}, "
+              f"{os.cpu_count()} cores)")
+        print(f"  states       {result['states']:>12,.0f}")
+        print(f"  edges        {result['edges']:>12,.0f}")
+        print(f"  time         {result['seconds']:>12.1f} s")
+        print(f"  rate         {rate:>12,.0f} states/s end to end   (goal 100,000)")
+        print(f"  peak memory  {result['peak_gib']:>12.2f} GiB             (goal < 1.5)")
+        print(f"  database     {result['db_mib']:>12.0f} MiB")
+
+        states, edges = read_rows(built)
+        rows = len(states) + len(edges)
+        ours_db, raw_db = Path(tmp) / "ours.db", Path(tmp) / "raw.db"
+        empty_copy(built, ours_db)
+        empty_copy(built, raw_db)
+        ours = explorer_writes(ours_db, states, edges)
+        raw = raw_writes(raw_db, states, edges)
+        with sa.create_engine(f"sqlite:///{ours_db}").connect() as conn:
+            stored = conn.exec_driver_sql("SELECT COUNT(*) FROM edges").scalar()
+        assert stored == len(edges)
+        print(f"bulk writes of the same {rows:,} rows (states then edges, "
+              f"{ROWS_PER_TRANSACTION:,} per transaction)")
+        print(f"  explorer     {rows / ours:>12,.0f} rows/s")
+        print(f"  raw sqlite3  {rows / raw:>12,.0f} rows/s")
+        print(f"  ratio        {raw / ours:>12.0%}                 (goal >= 70 %)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,436 @@
+"""Imports and edits of stored graphs, on SQLite and PostgreSQL: every stored value after every
+edit equals a solve from scratch, the cutoff re-examines only what it must, and a refused import
+or edit leaves the database file byte for byte as it was."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import networkx as nx
+import pytest
+import sqlalchemy as sa
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from explorer.cli import main
+from explorer.errors import CyclicGraphError
+from explorer.games.dag import DagGame
+from explorer.incremental import Edit, EditError, StateValue
+from explorer.storage import Database, NotStoredError, open_database
+from explorer.storage.edits import edit_game, import_graph, solve_stored
+from tests.test_incremental import from_scratch, random_dags, random_edit
+
+_names = itertools.count()
+
+
+@pytest.fixture(
+    scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
+)
+def database(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Database]:
+    """A new database: a SQLite file, or a PostgreSQL database made for this module and dropped
+    after it (so built games such as ``subtraction:1,2`` start fresh on every run)."""
+    if request.param == "sqlite":
+        with open_database(str(tmp_path_factory.mktemp("sqlite") / "edits.db")) as db:
+            yield db
+        return
+    server = sa.make_url(request.getfixturevalue("postgres_url"))
+    name = f"explorer_incremental_{uuid.uuid4().hex[:12]}"
+    admin = sa.create_engine(server, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    try:
+        with open_database(server.set(database=name).render_as_string(False)) as db:
+            yield db
+    finally:
+        with admin.connect() as conn:
+            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}"')
+        admin.dispose()
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("graphs")
+
+
+def write_graph(folder: Path, graph: nx.DiGraph) -> Path:
+    """The graph as a JSON file with a name never used before (so a new game)."""
+    path = folder / f"g{next(_names)}.json"
+    path.write_text(json.dumps({"vertices": list(graph.nodes), "edges": list(graph.edges)}))
+    return path
+
+
+def stored(db: Database, spec: str) -> tuple[nx.DiGraph, dict[str, tuple[object, ...]]]:
+    """The stored graph and, per state: grundy, outcome, remoteness, height, value_build_id."""
+    with db.engine.connect() as conn:
+        game = conn.execute(sa.text("SELECT id FROM games WHERE spec = :s"), {"s": spec}).scalar()
+        rows = conn.execute(
+            sa.text(
+                "SELECT key, grundy, outcome, remoteness, height, value_build_id, depth, id "
+                "FROM states WHERE game_id = :g"
+            ),
+            {"g": game},
+        ).all()
+        edges = conn.execute(
+            sa.text(
+                "SELECT a.key, b.key FROM edges AS e "
+                "JOIN states AS a ON a.game_id = e.game_id AND a.id = e.src "
+                "JOIN states AS b ON b.game_id = e.game_id AND b.id = e.dst "
+                "WHERE e.game_id = :g"
+            ),
+            {"g": game},
+        ).all()
+    graph = nx.DiGraph()
+    graph.add_nodes_from(r[0] for r in rows)
+    graph.add_edges_from(tuple(e) for e in edges)
+    return graph, {r[0]: tuple(r[1:]) for r in rows}
+
+
+def builds(db: Database) -> list[tuple[object, ...]]:
+    with db.engine.connect() as conn:
+        return [tuple(r) for r in conn.execute(sa.text("SELECT * FROM builds ORDER BY id"))]
+
+
+def assert_solved(db: Database, spec: str, expected_graph: nx.DiGraph) -> dict[str, tuple]:
+    graph, rows = stored(db, spec)
+    assert sorted(graph.nodes) == sorted(expected_graph.nodes)
+    assert sorted(graph.edges) == sorted(expected_graph.edges)
+    expected = from_scratch(expected_graph)
+    for key, (grundy, outcome, far, _, _, _, _) in rows.items():
+        assert StateValue(grundy, far) == expected[key], key
+        assert outcome == ("P" if grundy == 0 else "N")
+    for v, w in graph.edges:
+        assert rows[v][3] > rows[w][3], (v, w)
+    return rows
+
+
+# --- the property: random edits to random stored DAGs ------------------------------------------
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.data(), graph=random_dags(max_states=10))
+def test_random_edits_to_a_stored_dag_match_a_solve_from_scratch(
+    database: Database, files: Path, data: st.DataObject, graph: nx.DiGraph
+) -> None:
+    report = import_graph(database.engine, str(write_graph(files, graph)))
+    spec = report.game
+    mirror = graph.copy()
+    assert_solved(database, spec, mirror)
+    for step in range(data.draw(st.integers(min_value=1, max_value=6), label="edits")):
+        edit = random_edit(data.draw, mirror, fresh=f"n{step}_")
+        if not edit:
+            continue
+        trial = mirror.copy()
+        trial.remove_edges_from(edit.remove_edges)
+        trial.remove_nodes_from(edit.remove_states)
+        trial.add_nodes_from(edit.add_states)
+        trial.add_edges_from(edit.add_edges)
+        before = stored(database, spec)
+        if not nx.is_directed_acyclic_graph(trial):
+            with pytest.raises(CyclicGraphError):
+                edit_game(database.engine, spec, edit)
+            after = stored(database, spec)
+            assert sorted(after[0].edges) == sorted(before[0].edges)
+            assert after[1] == before[1]
+            continue
+        result = edit_game(database.engine, spec, edit)
+        mirror = trial
+        rows = assert_solved(database, spec, mirror)
+        # provenance: exactly the changed values point to this edit's build row
+        old_rows = before[1]
+        for key, row in rows.items():
+            old = old_rows.get(key)
+            if old is None or (old[0], old[2]) != (row[0], row[2]):
+                assert row[4] == result.build_id, key
+            else:
+                assert row[4] == old[4], key
+        assert result.changed == len([v for v in result.values])
+
+
+# --- the cutoff, counted ---------------------------------------------------------------------
+
+
+def test_an_edit_whose_effect_dies_out_one_level_up_re_examines_three_states(
+    database: Database, files: Path
+) -> None:
+    # x -> t turns x from 0 into 1; p1 and p2 (moving to x, t and u of value 1) keep the value
+    # 2 and remoteness 1: the change stops there, r1, r2 and top are never read.
+    graph = nx.DiGraph(
+        [
+            ("u", "t"),
+            ("p1", "x"), ("p1", "t"), ("p1", "u"), ("p2", "x"), ("p2", "t"), ("p2", "u"),
+            ("r1", "p1"), ("r2", "p2"), ("top", "r1"), ("top", "r2"),
+        ]
+    )  # fmt: skip
+    imported = import_graph(database.engine, str(write_graph(files, graph)))
+    before = stored(database, imported.game)[1]
+    report = edit_game(database.engine, imported.game, Edit(add_edges=(("x", "t"),)))
+    assert (report.reexamined, report.changed) == (3, 1)
+    assert [(v.position, v.old_grundy, v.grundy) for v in report.values] == [("x", 0, 1)]
+    graph.add_edge("x", "t")
+    rows = assert_solved(database, imported.game, graph)
+    assert rows["x"][4] == report.build_id != imported.build_id
+    assert all(rows[k][4] == imported.build_id for k in rows if k != "x")
+    assert {k: v[:3] for k, v in rows.items() if k != "x"} == {
+        k: v[:3] for k, v in before.items() if k != "x"
+    }
+
+
+def test_a_change_travelling_up_a_chain_is_followed_to_the_top(
+    database: Database, files: Path
+) -> None:
+    graph = nx.DiGraph([(f"c{i + 1}", f"c{i}") for i in range(6)])
+    imported = import_graph(database.engine, str(write_graph(files, graph)))
+    report = edit_game(database.engine, imported.game, Edit(remove_edges=(("c1", "c0"),)))
+    assert (report.reexamined, report.changed) == (6, 6)
+    graph.remove_edge("c1", "c0")
+    assert_solved(database, imported.game, graph)
+
+
+# --- re-import: only the difference ------------------------------------------------------------
+
+
+def test_re_importing_a_changed_file_applies_only_the_difference(
+    database: Database, files: Path
+) -> None:
+    graph = nx.DiGraph([("a", "b"), ("b", "c"), ("d", "c"), ("e", "d")])
+    path = write_graph(files, graph)
+    first = import_graph(database.engine, str(path))
+    assert first.kind == "import" and (first.states, first.edges) == (5, 4)
+    unchanged = import_graph(database.engine, str(path))
+    assert unchanged.kind == "reimport" and unchanged.build_id is None
+    assert unchanged.reexamined == 0
+    count = len(builds(database))
+    # drop the move d -> c and the state e, add f -> d and a -> c
+    changed = nx.DiGraph([("a", "b"), ("b", "c"), ("f", "d"), ("a", "c")])
+    path.write_text(json.dumps({"vertices": list(changed), "edges": list(changed.edges)}))
+    report = import_graph(database.engine, str(path))
+    assert report.kind == "reimport"
+    assert (report.states_added, report.states_removed) == (1, 1)
+    assert (report.edges_added, report.edges_removed) == (2, 1)  # e -> d goes with e
+    # d becomes terminal (0), f above it 1; a gains c (0) beside b (1): a goes 0 -> 2
+    assert {v.position: (v.old_grundy, v.grundy) for v in report.values} == {
+        "d": (1, 0),
+        "f": (None, 1),
+        "a": (0, 2),
+    }
+    assert report.reexamined == 3
+    assert_solved(database, report.game, changed)
+    assert len(builds(database)) == count + 1
+    with database.engine.connect() as conn:
+        kind, method = conn.execute(
+            sa.text("SELECT kind, method FROM builds WHERE id = :b"), {"b": report.build_id}
+        ).one()
+    assert kind == "reimport" and method.startswith(f"re-import of {path}: +1 -1 states")
+
+
+def test_a_full_re_solve_agrees_after_edits(database: Database, files: Path) -> None:
+    graph = nx.gn_graph(60, seed=3)  # a random DAG (edges point to older nodes)
+    graph = nx.relabel_nodes(graph, {n: f"s{n}" for n in graph})
+    imported = import_graph(database.engine, str(write_graph(files, graph)))
+    edit_game(database.engine, imported.game, Edit(add_edges=(("s10", "s50"),)))
+    graph.add_edge("s10", "s50")
+    values = {k: v[:3] for k, v in assert_solved(database, imported.game, graph).items()}
+    assert solve_stored(database.engine, imported.game) == 60
+    rows = assert_solved(database, imported.game, graph)
+    assert {k: v[:3] for k, v in rows.items()} == values
+
+
+# --- edits of built games ----------------------------------------------------------------------
+
+
+def test_editing_a_built_game(database: Database) -> None:
+    spec = "subtraction:1,2"
+    database.build(spec, "6")
+    graph, _ = stored(database, spec)
+    report = edit_game(database.engine, spec, Edit(remove_edges=(("2", "0"),)))
+    graph.remove_edge("2", "0")
+    assert_solved(database, spec, graph)
+    assert report.changed > 1
+
+
+def test_a_state_a_stopped_build_left_unsolved_cannot_be_edited(database: Database) -> None:
+    spec = "subtraction:1,3"
+    database.build(spec, "40", max_states=5)
+    with pytest.raises(EditError) as refused:
+        edit_game(database.engine, spec, Edit(remove_states=("40",)))
+    assert str(refused.value) == (
+        "state '40' has no value yet (a build of the game stopped early): finish "
+        "building it before editing"
+    )
+
+
+def test_an_edit_of_a_game_not_stored(database: Database) -> None:
+    with pytest.raises(NotStoredError) as refused:
+        edit_game(database.engine, "chomp", Edit(add_states=("x",)))
+    assert str(refused.value) == "game 'chomp' is not stored (import or build it first)"
+
+
+# --- the CLI: messages, and the database file untouched by refusals ------------------------------
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.name.startswith("db")}
+
+
+@pytest.fixture()
+def stored_file(tmp_path: Path) -> tuple[Path, Path, str]:
+    """A SQLite database holding the note 003 graph, closed; its folder, file and game spec."""
+    folder = tmp_path / "store"
+    folder.mkdir()
+    graph = tmp_path / "note.json"
+    graph.write_text(
+        json.dumps(
+            {
+                "vertices": ["a", "b", "c", "t1", "t2", "t3", "t4"],
+                "edges": [["a", "t1"], ["a", "t2"], ["a", "t4"], ["b", "a"], ["b", "t3"],
+                          ["c", "a"]],
+            }
+        )
+    )  # fmt: skip
+    db = folder / "db.sqlite"
+    code, out, err = run("import", str(graph), "--db", str(db))
+    assert (code, err) == (0, "")
+    assert out == f"imported dag:{graph} (build 1): 7 states, 6 edges, solved\n"
+    return folder, db, f"dag:{graph}"
+
+
+BAD_FILES = [
+    ("cycle.edges", "a b\nb c\nc a\n", "has a cycle: 'a' -> 'b' -> 'c' -> 'a'"),
+    ("loop.edges", "a b\nb b\n", "has a self-loop on vertex 'b' (a move must change the position)"),
+    ("twice.csv", "source,target\na,b\na,b\n", "lists the edge 'a' -> 'b' twice"),
+    (
+        "undeclared.json",
+        '{"vertices": ["a", "b"], "edges": [["a", "z"]]}',
+        "has an edge 'a' -> 'z' to the undeclared vertex 'z'",
+    ),
+    ("empty.json", "{}", "has no vertices"),
+    ("latin1.edges", "café b\n".encode("latin-1"), "is not UTF-8 text: byte 0xe9 at offset 3"),
+    ("csv.json", "source,target\na,b\n", "holds CSV, not JSON as its extension says"),
+    ("xml.csv", "<graphml/>", "holds XML, not CSV as its extension says"),
+]
+
+
+@pytest.mark.parametrize(("name", "content", "problem"), BAD_FILES, ids=[b[0] for b in BAD_FILES])
+def test_a_rejected_import_says_why_and_leaves_the_database_file_unchanged(
+    stored_file: tuple[Path, Path, str], tmp_path: Path, name: str, content: str | bytes,
+    problem: str,
+) -> None:  # fmt: skip
+    folder, db, _ = stored_file
+    bad = tmp_path / name
+    if isinstance(content, bytes):
+        bad.write_bytes(content)
+    else:
+        bad.write_text(content, encoding="utf-8")
+    before = snapshot(folder)
+    code, out, err = run("import", str(bad), "--db", str(db))
+    assert (code, out) == (1, "")
+    assert err == f"Error: graph file {str(bad)!r} {problem}\n"
+    assert snapshot(folder) == before
+    # and no database is created for a rejected file
+    fresh = folder / "db-new.sqlite"
+    assert run("import", str(bad), "--db", str(fresh))[0] == 1
+    assert not fresh.exists()
+
+
+REFUSED_EDITS = [
+    (["--add-edge", "t1", "c"], "the edit would create a cycle: 'c' -> 'a' -> 't1' -> 'c'"),
+    (["--add-edge", "a", "a"], "self-loop 'a' -> 'a': a move must lead to another state"),
+    (["--add-edge", "b", "a"], "edge 'b' -> 'a' already exists"),
+    (["--add-edge", "a", "zz"], "no state 'zz' in the graph (add it in the same edit)"),
+    (["--remove-edge", "c", "b"], "no edge 'c' -> 'b' in the graph"),
+    (["--remove-state", "zz"], "no state 'zz' in the graph"),
+    (["--add-state", "a"], "state 'a' already exists"),
+    (["--add-state", "x", "--add-state", "x"], "the edit names the state 'x' twice"),
+    (
+        ["--remove-state", "a", "--add-edge", "c", "a"],
+        "edge 'c' -> 'a' uses state 'a', which the edit removes",
+    ),
+    ([], "the edit changes nothing (give states or moves to add or remove)"),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), REFUSED_EDITS)
+def test_a_refused_edit_says_why_and_leaves_the_database_file_unchanged(
+    stored_file: tuple[Path, Path, str], args: list[str], message: str
+) -> None:
+    folder, db, spec = stored_file
+    before = snapshot(folder)
+    code, out, err = run("edit", spec, *args, "--db", str(db))
+    assert (code, out, err) == (1, "", f"Error: {message}\n")
+    assert snapshot(folder) == before
+
+
+def test_an_edit_of_a_game_that_is_not_stored_changes_nothing(
+    stored_file: tuple[Path, Path, str],
+) -> None:
+    folder, db, _ = stored_file
+    before = snapshot(folder)
+    code, _, err = run("edit", "nim", "--add-state", "1", "--db", str(db))
+    assert (code, err) == (1, "Error: game 'nim' is not stored (import or build it first)\n")
+    assert snapshot(folder) == before
+
+
+def test_the_edit_command_reports_counts_and_changed_values(
+    stored_file: tuple[Path, Path, str],
+) -> None:
+    _, db, spec = stored_file
+    # c -> t3 gives c a terminal follower beside a (value 1): c goes from 0 to 2, and nothing
+    # moves to c, so the change stops at once.
+    code, out, err = run("edit", spec, "--add-edge", "c", "t3", "--db", str(db))
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    assert lines[0] == f"edited {spec} (build 2): add edge c -> t3"
+    assert lines[1] == "re-examined 1 state, 1 value changed, 0 heights raised"
+    assert any("c" in line and "0 -> 2" in line and "P -> N" in line for line in lines)
+    code, out, _ = run(
+        "edit", spec, "--add-state", "z", "--add-edge", "z", "c", "--json", "--db", str(db)
+    )
+    data = json.loads(out)
+    assert data["kind"] == "edit" and data["build_id"] == 3
+    assert data["description"] == "add state z; add edge z -> c"
+    assert data["values"] == [
+        {
+            "position": "z",
+            "old_grundy": None,
+            "old_outcome": None,
+            "old_remoteness": None,
+            "grundy": 0,
+            "outcome": "P",
+            "remoteness": 2,
+        }
+    ]
+    with open_database(str(db)) as database:
+        assert stored(database, spec)[1]["z"][:3] == (0, "P", 2)
+
+
+def test_import_cli_json_and_re_import(stored_file: tuple[Path, Path, str]) -> None:
+    _, db, spec = stored_file
+    path = spec.removeprefix("dag:")
+    code, out, _ = run("import", path, "--db", str(db), "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert (data["kind"], data["build_id"], data["changed"]) == ("reimport", None, 0)
+    code, out, _ = run("import", path, "--db", str(db))
+    assert out == f"{spec}: the stored graph already matches the file; no change\n"
+
+
+def test_the_game_file_read_once_is_what_gets_stored(tmp_path: Path) -> None:
+    path = tmp_path / "g.edges"
+    path.write_text("a -> b\n")
+    game = DagGame(str(path))
+    path.write_text("a -> b\nb -> c\n")  # changed after reading: the game read is imported
+    with open_database("sqlite://") as db:
+        report = import_graph(db.engine, game)
+        assert (report.states, report.edges) == (2, 1)

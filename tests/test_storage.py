@@ -1,0 +1,481 @@
+"""The graph database: builds checked against a brute force, reuse, resumption at --max-states,
+queries, statistics, NetworkX subgraphs, export, and one-line errors, on SQLite and PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sqlite3
+from collections import deque
+from collections.abc import Callable, Hashable, Iterable
+from pathlib import Path
+
+import networkx as nx
+import pytest
+from bruteforce import heap_game_moves, mex_values
+from storage_support import dump, run, run_json
+
+from explorer.games import load_game
+from explorer.storage import NotStoredError, open_database
+from explorer.storage.expansion import HeapIndex
+from explorer.storage.database import ENV_VAR
+
+Moves = Callable[[Hashable], Iterable[Hashable]]
+
+# The rules again, from GAMES.md: Nim takes any number from one heap; S = {1, 2} takes 1 or 2.
+nim_moves = heap_game_moves(lambda h: ((k,) for k in range(h)))
+take_1_2_moves = heap_game_moves(lambda h: ((h - s,) for s in (1, 2) if s <= h))
+
+pytest_plugins = ["storage_fixtures"]  # db_url, other_db_url, pg_url
+
+
+def heaps(text: str) -> tuple[int, ...]:
+    return tuple(sorted(int(x) for x in text.split(",") if int(x)))
+
+
+def fmt(position: tuple[int, ...]) -> str:
+    return ",".join(map(str, position)) if position else "0"
+
+
+def game_graph(
+    start: Hashable, moves: Moves
+) -> tuple[set[Hashable], set[tuple[Hashable, Hashable]]]:
+    """Every position reachable from `start`, and every move between them (breadth first)."""
+    seen, edges, queue = {start}, set(), deque([start])
+    while queue:
+        p = queue.popleft()
+        for q in set(moves(p)):
+            edges.add((p, q))
+            if q not in seen:
+                seen.add(q)
+                queue.append(q)
+    return seen, edges
+
+
+def brute_remoteness(start: Hashable, moves: Moves, values: dict) -> dict:
+    """Remoteness by its definition: the winner hurries to a P-position, the loser delays."""
+    result: dict = {}
+    stack = [start]
+    while stack:
+        p = stack[-1]
+        if p in result:
+            stack.pop()
+            continue
+        options = set(moves(p))
+        todo = [q for q in options if q not in result]
+        if todo:
+            stack.extend(todo)
+            continue
+        stack.pop()
+        if not options:
+            result[p] = 0
+        elif values[p]:
+            result[p] = 1 + min(result[q] for q in options if values[q] == 0)
+        else:
+            result[p] = 1 + max(result[q] for q in options)
+    return result
+
+
+def stored_by_key(url: str, spec: str) -> tuple[dict[str, tuple], set[tuple[str, str]]]:
+    rows = dump(url, spec)
+    keys = {s[0]: s[1] for s in rows["states"]}
+    states = {s[1]: (s[4], s[5], s[6], s[3]) for s in rows["states"]}
+    edges = {(keys[a], keys[b]) for a, b in rows["edges"]}
+    return states, edges
+
+
+@pytest.mark.parametrize(
+    ("spec", "position", "moves", "batch"),
+    [
+        ("nim", "3,4,5", nim_moves, 7),
+        ("nim", "2,3,5,6", nim_moves, 1000),
+        ("subtraction:1,2", "5,6,7,8", take_1_2_moves, 33),
+    ],
+)
+def test_build_stores_every_state_edge_and_value_of_the_brute_force(
+    db_url, spec, position, moves, batch
+):
+    with open_database(db_url) as db:
+        report = db.build(spec, position, batch_states=batch)
+    start = heaps(position)
+    positions, edges = game_graph(start, moves)
+    values = mex_values(start, moves)
+    far = brute_remoteness(start, moves, values)
+    states, stored_edges = stored_by_key(db_url, spec)
+    assert report.status == "complete"
+    assert report.states_new == len(positions) == len(states)
+    assert report.edges_new == len(edges)
+    assert stored_edges == {(fmt(a), fmt(b)) for a, b in edges}
+    assert states == {
+        fmt(p): (values[p], "P" if values[p] == 0 else "N", far[p], True) for p in positions
+    }
+    assert (report.grundy, report.remoteness) == (values[start], far[start])
+
+
+def test_larger_position_reuses_stored_states_and_matches_a_fresh_build(db_url, other_db_url):
+    first = run_json("build", "nim", "3,4,5", "--db", db_url)
+    second = run_json("build", "nim", "6,4,3", "--db", db_url)
+    fresh = run_json("build", "nim", "3,4,6", "--db", other_db_url)
+    small, _ = game_graph((3, 4, 5), nim_moves)
+    large, _ = game_graph((3, 4, 6), nim_moves)
+    assert first["states_new"] == len(small) and first["states_reused"] == 0
+    assert second["states_reused"] == len(small & large) > 0
+    assert second["states_new"] == len(large - small)
+    assert fresh["states_new"] == len(large)
+    assert second["grundy"] == fresh["grundy"] == 3 ^ 4 ^ 6
+    states, edges = stored_by_key(db_url, "nim")
+    fresh_states, fresh_edges = stored_by_key(other_db_url, "nim")
+    assert {k: states[k][:3] for k in fresh_states} == {k: v[:3] for k, v in fresh_states.items()}
+    assert fresh_edges <= edges
+    again = run_json("build", "nim", "3,4,6", "--db", db_url)
+    assert (again["states_new"], again["states_reused"], again["edges_new"]) == (
+        0,
+        len(large),
+        0,
+    )
+
+
+def test_max_states_stops_cleanly_and_the_same_command_continues(db_url, other_db_url):
+    command = ["build", "subtraction:1,2", "4,5,6,7", "--db", db_url, "--max-states", "40"]
+    reports = [run_json(*command)]
+    while reports[-1]["status"] == "stopped":
+        # a state's moves are stored together: at most 8 moves past the limit here
+        assert 40 <= reports[-1]["states_new"] < 40 + 8
+        assert reports[-1]["frontier"] > 0
+        reports.append(run_json(*command))
+        assert len(reports) < 100
+    assert len(reports) > 3
+    run_json("build", "subtraction:1,2", "4,5,6,7", "--db", other_db_url)
+    assert dump(db_url, "subtraction:1,2") == dump(other_db_url, "subtraction:1,2")
+    stats = run_json("stats", "subtraction:1,2", "--db", db_url)
+    assert [b["status"] for b in stats["builds"]] == ["stopped"] * (len(reports) - 1) + ["complete"]
+    assert sum(b["states_new"] for b in stats["builds"]) == stats["states"]
+
+
+def test_human_build_output_names_counts_and_value(db_url):
+    code, out, _ = run("build", "nim", "1,2", "--db", db_url)
+    assert code == 0
+    assert "complete" in out
+    assert "5 new, 0 reused" in out
+    assert "grundy 3, outcome N, remoteness 3" in out
+
+
+def test_query_a_position_gives_value_moves_and_winning_moves(db_url):
+    run_json("build", "nim", "3,4,5", "--db", db_url)
+    data = run_json("query", "nim", "5,4,3", "--db", db_url)
+    start = (3, 4, 5)
+    values = mex_values(start, nim_moves)
+    moves = set(nim_moves(start))
+    assert data["position"] == "3,4,5"
+    assert (data["grundy"], data["outcome"]) == (2, "N")
+    assert data["moves"] == len(moves)
+    assert {s["position"]: s["grundy"] for s in data["successors"]} == {
+        fmt(q): values[q] for q in moves
+    }
+    assert data["winning_moves"] == [fmt(q) for q in moves if values[q] == 0] == ["1,4,5"]
+    code, out, _ = run("query", "nim", "3,4,5", "--db", db_url)
+    assert code == 0 and "outcome     N" in out and "1,4,5" in out
+
+
+def test_query_pages_through_filtered_states_and_predecessors(db_url):
+    run_json("build", "nim", "3,4,5", "--db", db_url)
+    positions, edges = game_graph((3, 4, 5), nim_moves)
+    values = mex_values((3, 4, 5), nim_moves)
+    p_positions = {fmt(p) for p in positions if values[p] == 0}
+    seen: list[str] = []
+    offset = 0
+    while True:
+        page = run_json(
+            "query",
+            "nim",
+            "--outcome",
+            "P",
+            "--limit",
+            "3",
+            "--offset",
+            str(offset),
+            "--db",
+            db_url,
+        )
+        assert page["total"] == len(p_positions)
+        if not page["states"]:
+            break
+        seen += [s["position"] for s in page["states"]]
+        offset += 3
+    assert sorted(seen) == sorted(p_positions)
+    twos = run_json(
+        "query", "nim", "--grundy", "2", "--depth", "1", "--db", db_url, "--limit", "100"
+    )
+    assert {s["position"] for s in twos["states"]} == {
+        fmt(q) for q in set(nim_moves((3, 4, 5))) if values[q] == 2
+    }
+    into = run_json("query", "nim", "1,2", "--predecessors", "--limit", "100", "--db", db_url)
+    assert {s["position"] for s in into["states"]} == {fmt(a) for a, b in edges if b == (1, 2)}
+    assert into["total"] == len(into["states"])
+    out_page = run_json("query", "nim", "1,2", "--successors", "--db", db_url)
+    assert {s["position"] for s in out_page["states"]} == {"2", "1", "1,1"}
+
+
+def test_stats_count_by_outcome_value_and_depth_and_list_builds(db_url):
+    run_json("build", "nim", "2,3,5", "--db", db_url)
+    run_json("build", "nim", "1,1", "--db", db_url)
+    data = run_json("stats", "nim", "--db", db_url)
+    positions, edges = game_graph((2, 3, 5), nim_moves)
+    values = mex_values((2, 3, 5), nim_moves)
+    assert data["states"] == len(positions) and data["edges"] == len(edges)
+    assert data["by_outcome"] == {
+        "N": sum(1 for p in positions if values[p]),
+        "P": sum(1 for p in positions if not values[p]),
+    }
+    by_value: dict[str, int] = {}
+    for p in positions:
+        by_value[str(values[p])] = by_value.get(str(values[p]), 0) + 1
+    assert data["by_grundy"] == by_value
+    assert data["max_grundy"] == max(values.values())
+    assert sum(data["by_depth"].values()) == len(positions)
+    assert [(b["position"], b["states_new"]) for b in data["builds"]] == [
+        ("2,3,5", len(positions)),
+        ("1,1", 0),
+    ]
+    listing = run_json("stats", "--db", db_url)
+    assert listing == [{"game": "nim", "states": len(positions), "edges": len(edges)}]
+    code, out, _ = run("stats", "nim", "--db", db_url)
+    assert code == 0 and "by Grundy value" in out and "2,3,5" in out
+
+
+def within(start, moves, depth):
+    found, frontier = {start}, {start}
+    for _ in range(depth):
+        frontier = {q for p in frontier for q in moves(p)} - found
+        found |= frontier
+    return found
+
+
+@pytest.mark.parametrize("depth", [0, 1, 2])
+def test_neighbourhood_is_the_states_within_depth_with_their_values(db_url, depth):
+    with open_database(db_url) as db:
+        db.build("nim", "3,4,5")
+        graph = db.neighbourhood("nim", "5,3,4", depth)
+        backwards = db.neighbourhood("nim", "1,2", depth, direction="in")
+        both = db.neighbourhood("nim", "1,2,4", depth, direction="both")
+        whole = db.subgraph("nim", 10_000)
+        top = db.subgraph("nim", 5)
+    positions, edges = game_graph((3, 4, 5), nim_moves)
+    values = mex_values((3, 4, 5), nim_moves)
+    near = within((3, 4, 5), nim_moves, depth)
+    assert set(graph) == {fmt(p) for p in near}
+    assert set(graph.edges) == {(fmt(a), fmt(b)) for a, b in edges if a in near and b in near}
+    for p in near:
+        assert graph.nodes[fmt(p)]["grundy"] == values[p]
+        assert graph.nodes[fmt(p)]["outcome"] == ("P" if values[p] == 0 else "N")
+        assert {"remoteness", "depth"} <= set(graph.nodes[fmt(p)])
+    parents: dict = {}
+    for a, b in edges:
+        parents.setdefault(b, set()).add(a)
+    assert set(backwards) == {fmt(p) for p in within((1, 2), lambda p: parents.get(p, ()), depth)}
+    either = lambda p: set(nim_moves(p)) | parents.get(p, set())  # noqa: E731
+    assert set(both) == {fmt(p) for p in within((1, 2, 4), either, depth)}
+    assert set(whole) == {fmt(p) for p in positions}
+    assert whole.number_of_edges() == len(edges)
+    assert top.number_of_nodes() == 5 and "3,4,5" in top
+
+
+@pytest.mark.parametrize("fmt_name", ["graphml", "gexf", "json", "csv"])
+def test_export_writes_files_other_tools_read(db_url, tmp_path, fmt_name):
+    run_json("build", "nim", "2,3", "--db", db_url)
+    target = tmp_path / f"nim.{fmt_name}"
+    data = run_json("export", "nim", "-o", str(target), "--db", db_url)
+    positions, edges = game_graph((2, 3), nim_moves)
+    values = mex_values((2, 3), nim_moves)
+    expected_edges = {(fmt(a), fmt(b)) for a, b in edges}
+    if fmt_name == "graphml":
+        graph = nx.read_graphml(target)
+    elif fmt_name == "gexf":
+        graph = nx.read_gexf(target)
+    elif fmt_name == "json":
+        graph = nx.node_link_graph(json.loads(target.read_text()), edges="edges")
+    else:
+        nodes_file, edges_file = (Path(f) for f in data["files"])
+        graph = nx.DiGraph()
+        with nodes_file.open() as file:
+            for row in csv.DictReader(file):
+                graph.add_node(row["position"], grundy=int(row["grundy"]))
+        with edges_file.open() as file:
+            graph.add_edges_from((r["source"], r["target"]) for r in csv.DictReader(file))
+    assert set(graph) == {fmt(p) for p in positions}
+    assert set(graph.edges) == expected_edges
+    assert {n: int(d["grundy"]) for n, d in graph.nodes(data=True)} == {
+        fmt(p): values[p] for p in positions
+    }
+    assert data["states"] == len(positions) and data["edges"] == len(edges)
+
+
+def test_export_a_neighbourhood(db_url, tmp_path):
+    run_json("build", "nim", "3,4,5", "--db", db_url)
+    target = tmp_path / "near.graphml"
+    data = run_json(
+        "export", "nim", "--around", "3,4,5", "--depth", "1", "-o", str(target), "--db", db_url
+    )
+    graph = nx.read_graphml(target)
+    assert set(graph) == {fmt(p) for p in within((3, 4, 5), nim_moves, 1)}
+    assert data["states"] == graph.number_of_nodes()
+
+
+def test_sqlite_file_is_readable_with_plain_sqlite(tmp_path):
+    path = tmp_path / "games.db"
+    run_json("build", "nim", "1,2", "--db", str(path))
+    with sqlite3.connect(path) as conn:
+        row = conn.execute(
+            "SELECT grundy, outcome, remoteness FROM state_values "
+            "WHERE game = 'nim' AND position = '1,2'"
+        ).fetchone()
+        moves = conn.execute(
+            "SELECT move_to FROM moves WHERE game = 'nim' AND position = '1,2' ORDER BY move_to"
+        ).fetchall()
+    assert row == (3, "N", 3)
+    assert [m for (m,) in moves] == ["1", "1,1", "2"]
+
+
+def test_default_database_is_explorer_db_or_the_environment_variable(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    run_json("build", "nim", "1,2")
+    assert (tmp_path / "explorer.db").exists()
+    monkeypatch.setenv(ENV_VAR, str(tmp_path / "other.db"))
+    run_json("build", "nim", "2,2")
+    assert run_json("query", "nim", "2,2")["grundy"] == 0
+    code, _, err = run("query", "nim", "2,2", "--db", "explorer.db")
+    assert code == 1 and "position '2,2' of nim is not stored" in err
+
+
+# -- errors: one line, exit 1, the database untouched ---------------------------------------
+
+
+def snapshot(path: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(path.parent.glob(path.name + "*"))}
+
+
+def assert_one_line_error(args: list[str], message: str) -> None:
+    code, out, err = run(*args)
+    assert code == 1, (out, err)
+    assert err.startswith("Error: ") and err.count("\n") == 1, err
+    assert message in err, err
+
+
+def test_unknown_url_scheme_is_a_one_line_error():
+    assert_one_line_error(
+        ["build", "nim", "1,2", "--db", "mongodb://localhost/games"],
+        "Error: unknown database URL scheme 'mongodb'",
+    )
+
+
+def test_unreachable_server_is_a_one_line_error():
+    assert_one_line_error(
+        ["query", "nim", "1,2", "--db", "postgresql://explorer@127.0.0.1:1/none"],
+        "cannot open database 'postgresql+psycopg://explorer@127.0.0.1:1/none'",
+    )
+
+
+def test_missing_or_unwritable_directory_is_a_one_line_error(tmp_path):
+    assert_one_line_error(
+        ["build", "nim", "1,2", "--db", str(tmp_path / "nowhere" / "games.db")],
+        "does not exist",
+    )
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    assert_one_line_error(
+        ["build", "nim", "1,2", "--db", str(blocker / "games.db")], "does not exist"
+    )
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        code, _, err = run("build", "nim", "1,2", "--db", str(locked / "games.db"))
+        assert code == 1 and err.startswith("Error: cannot ") and err.count("\n") == 1, err
+        assert list(locked.iterdir()) == []
+    except AssertionError:
+        import os
+
+        if os.geteuid() != 0:  # root writes anywhere; the check above is for everyone else
+            raise
+    finally:
+        locked.chmod(0o700)
+
+
+def test_read_only_database_file_is_a_one_line_error(tmp_path):
+    path = tmp_path / "games.db"
+    run_json("build", "nim", "1,2", "--db", str(path))
+    before = snapshot(path)
+    assert_one_line_error(["build", "nim", "1,2", "--db", str(tmp_path)], "is a directory")
+    assert snapshot(path) == before
+
+
+def test_a_file_that_is_not_a_database_is_refused_unchanged(tmp_path):
+    path = tmp_path / "notes.db"
+    path.write_bytes(b"these are my notes, not a database\n" * 100)
+    before = path.read_bytes()
+    assert_one_line_error(["build", "nim", "1,2", "--db", str(path)], "is not a SQLite database")
+    assert_one_line_error(["stats", "--db", str(path)], "is not a SQLite database")
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.db"]
+
+
+def test_a_foreign_sqlite_database_is_refused_unchanged(tmp_path):
+    path = tmp_path / "other.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)")
+    before = snapshot(path)
+    assert_one_line_error(["build", "nim", "1,2", "--db", str(path)], "is not an explorer database")
+    assert snapshot(path) == before
+
+
+def test_querying_what_is_not_stored_is_a_one_line_error(db_url, tmp_path):
+    run_json("build", "nim", "1,2", "--db", db_url)
+    before = dump(db_url, "nim")
+    assert_one_line_error(["query", "kayles", "3", "--db", db_url], "game 'octal:0.77' is not")
+    assert_one_line_error(["stats", "wythoff", "--db", db_url], "game 'wythoff' is not stored")
+    assert_one_line_error(
+        ["query", "nim", "7,7", "--db", db_url], "position '7,7' of nim is not stored"
+    )
+    assert_one_line_error(
+        ["query", "nim", "7,7", "--predecessors", "--db", db_url], "'7,7' of nim is not stored"
+    )
+    assert_one_line_error(
+        ["export", "nim", "--around", "9", "-o", str(tmp_path / "x.gexf"), "--db", db_url],
+        "position '9' of nim is not stored",
+    )
+    assert_one_line_error(
+        ["export", "nim", "-o", str(tmp_path / "x.txt"), "--db", db_url],
+        "unknown export format 'txt'",
+    )
+    assert_one_line_error(["query", "nim", "1,x", "--db", db_url], "bad position '1,x'")
+    assert dump(db_url, "nim") == before
+    with open_database(db_url) as db, pytest.raises(NotStoredError):
+        db.neighbourhood("nim", "9,9", 1)
+
+
+@pytest.mark.parametrize(
+    ("spec", "positions"),
+    [("nim", ["3,4,5", "2,6,6"]), ("subtraction:1,2", ["5,7,8", "9,9"]), ("bash:3", ["12"])],
+)
+def test_numpy_expansion_of_heap_games_writes_the_rows_of_the_generic_one(
+    tmp_path, monkeypatch, spec, positions
+):
+    vectorised, generic = str(tmp_path / "numpy.db"), str(tmp_path / "generic.db")
+    for position in positions:
+        with open_database(vectorised) as db:
+            assert isinstance(db.build(spec, position, batch_states=9).states_new, int)
+    with monkeypatch.context() as patch:
+        patch.setattr(HeapIndex, "suits", classmethod(lambda cls, game, positions: None))
+        for position in positions:
+            with open_database(generic) as db:
+                db.build(spec, position, batch_states=9)
+    assert dump(vectorised, load_game(spec).spec) == dump(generic, load_game(spec).spec)
+
+
+def test_heap_index_is_used_for_non_splitting_heap_games_only():
+    nim, kayles = load_game("nim"), load_game("kayles")
+    assert isinstance(HeapIndex.suits(nim, [(3, 4, 5)]), HeapIndex)
+    assert HeapIndex.suits(kayles, [(3, 4, 5)]) is None
+    assert HeapIndex.suits(load_game("wythoff"), [(3, 4)]) is None

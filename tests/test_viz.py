@@ -1,0 +1,724 @@
+"""The graph page, the condensed view and the plots, checked without a browser: values against a
+brute force written here, the cut and the neighbourhood, the page's safety, the CLI."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import struct
+import subprocess
+import sys
+import xml.etree.ElementTree as ElementTree
+from collections import Counter, deque
+from pathlib import Path
+
+import networkx as nx
+import pytest
+from click.testing import CliRunner
+
+from explorer.analysis import explain, solve, value_table
+from explorer.cli import main
+from explorer.errors import GraphTooLargeError, PositionError
+from explorer.games import load_game
+from explorer.sequences import value_sequence
+from explorer.storage import open_database
+from explorer.viz import (
+    GraphPage,
+    OutputFileError,
+    condense,
+    draw_condensed,
+    draw_game,
+    draw_graph,
+    draw_stored,
+    game_graph,
+    plot_p_positions,
+    plot_sequence,
+    plot_table,
+)
+from tests.bruteforce import mex_values
+
+pytest_plugins = ["storage_fixtures"]  # db_url: a fresh SQLite file or PostgreSQL schema
+
+REPO = Path(__file__).resolve().parent.parent
+HOSTILE_FILE = REPO / "data" / "hostile-labels.json"
+HOSTILE = "<img src=x onerror=alert(1)>"
+# labels that try every way out of the page: markup, the end of the script holding the JSON,
+# pyvis' switch to an innerHTML popup ("href"), template syntax, a line break
+NASTY = [
+    HOSTILE,
+    "</script><script>alert(2)</script>",
+    '<a href="javascript:alert(3)">x</a>',
+    "{{ 7 * 7 }}",
+    "line\nbreak",
+    "émoji 🎲",
+]
+
+
+# --- an independent brute force (the rules of GAMES.md, solved by the mex definition) ---------
+
+
+def nim_moves(position: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """Remove any positive number of tokens from one heap (empty heaps vanish, heaps sorted)."""
+    result = []
+    for i, heap in enumerate(position):
+        rest = position[:i] + position[i + 1 :]
+        for left in range(heap):
+            result.append(tuple(sorted(rest + ((left,) if left else ()))))
+    return list(dict.fromkeys(result))
+
+
+def brute_nim(start: tuple[int, ...]) -> tuple[dict, dict, dict[tuple, list[tuple]]]:
+    """Grundy values, remoteness and moves of every position reachable from `start`."""
+    values = mex_values(start, nim_moves)
+    moves = {p: nim_moves(p) for p in values}
+    # every move removes tokens, so fewer tokens first is a sinks-first order
+    far: dict[tuple, int] = {}
+    for p in sorted(values, key=sum):
+        if not moves[p]:
+            far[p] = 0
+        elif values[p]:
+            far[p] = 1 + min(far[q] for q in moves[p] if values[q] == 0)
+        else:
+            far[p] = 1 + max(far[q] for q in moves[p])
+    return values, far, moves
+
+
+def distances(moves: dict, start, *, both_ways: bool) -> dict:
+    """Moves needed from `start` to each position (following moves backward too if asked)."""
+    neighbours = {p: list(qs) for p, qs in moves.items()}
+    if both_ways:
+        for p, qs in moves.items():
+            for q in qs:
+                neighbours[q].append(p)
+    seen = {start: 0}
+    queue = deque([start])
+    while queue:
+        p = queue.popleft()
+        for q in neighbours[p]:
+            if q not in seen:
+                seen[q] = seen[p] + 1
+                queue.append(q)
+    return seen
+
+
+def longest_from(moves: dict, start) -> dict:
+    """The longest line of play from `start` to each position (by relaxing until stable)."""
+    best = {start: 0}
+    changed = True
+    while changed:
+        changed = False
+        for p in list(best):
+            for q in moves[p]:
+                if best.get(q, -1) < best[p] + 1:
+                    best[q] = best[p] + 1
+                    changed = True
+    return best
+
+
+# --- reading a page back ---------------------------------------------------------------------
+
+
+def page_data(page: str) -> tuple[list[dict], list[dict]]:
+    """The node and edge lists the page hands to vis-network."""
+    decoder = json.JSONDecoder()
+    found = []
+    for name in ("nodes", "edges"):
+        marker = f"{name} = new vis.DataSet("
+        found.append(decoder.raw_decode(page, page.index(marker) + len(marker))[0])
+    return found[0], found[1]
+
+
+def outside_scripts(page: str) -> str:
+    return re.sub(r"<script(?:\s[^>]*)?>.*?</script>", "", page, flags=re.DOTALL)
+
+
+# --- the page --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("start", ["1,2,3", "2,2,3", "4", "1,1,1,2"])
+def test_page_values_equal_the_brute_force(start):
+    nim = load_game("nim")
+    values, far, moves = brute_nim(nim.parse(start))
+    page = draw_game(nim, nim.parse(start))
+    nodes, edges = page_data(page.html)
+    assert (page.nodes, page.edges, page.cut) == (len(values), sum(map(len, moves.values())), False)
+    by_id = {}
+    for node in nodes:
+        position = nim.parse(node["position"])
+        by_id[node["id"]] = position
+        g = values[position]
+        assert (node["grundy"], node["outcome"]) == (g, "P" if g == 0 else "N")
+        assert node["tooltip"].split("\n") == [
+            f"position: {node['position']}",
+            f"Grundy value: {g}",
+            "outcome: "
+            + ("P (the player to move loses)" if g == 0 else "N (the player to move wins)"),
+            f"remoteness: {far[position]}",
+            f"moves: {len(moves[position])}",
+        ]
+        assert node["label"] == f"{node['position']}\nG {g}"
+        assert "title" not in node  # set in the browser from "tooltip", see page.py
+    assert sorted(by_id.values()) == sorted(values)
+    drawn = {(by_id[e["from"]], by_id[e["to"]]) for e in edges}
+    assert drawn == {(p, q) for p, qs in moves.items() for q in qs}
+
+
+def test_p_positions_and_winning_moves_stand_out():
+    nim = load_game("nim")
+    values, _, _ = brute_nim((1, 2, 3))
+    page = draw_game(nim, nim.parse("1,2,3")).html
+    nodes, edges = page_data(page)
+    groups = json.loads(re.search(r"var options = (\{.*?\});\n", page).group(1))["groups"]
+    for node in nodes:
+        assert node["group"] == ("P" if node["grundy"] == 0 else f"G{node['grundy']}")
+    assert groups["P"]["shape"] == "box" and groups["P"]["borderWidth"] == 3
+    assert groups["P"]["color"]["background"] == "#b2182b"
+    assert groups["P"]["font"] == {"color": "#ffffff", "bold": True}
+    fills = [groups[f"G{v}"]["color"]["background"] for v in range(1, 11)]
+    assert len(set(fills + ["#b2182b"])) == 11  # one colour per value, none like P's
+    assert all(groups[f"G{v}"]["shape"] == "ellipse" for v in range(1, 11))
+    start = next(n for n in nodes if n["position"] == "1,2,3")
+    assert start["borderWidth"] == 5 and start["color"]["border"] == "#1f4e9e"
+    grundy = {n["id"]: n["grundy"] for n in nodes}
+    for edge in edges:
+        winning = grundy[edge["to"]] == 0
+        assert ("width" in edge and edge["width"] > 3) == winning
+        assert ("winning move" in edge.get("title", "")) == winning
+    assert sum(grundy[e["to"]] == 0 for e in edges) == sum(
+        1 for p in values for q in nim_moves(p) if values[q] == 0
+    )
+
+
+def test_legend_lists_the_values_on_the_page():
+    nim = load_game("nim")
+    page = draw_game(nim, nim.parse("1,2,3")).html
+    legend = re.search(r'<ul class="explorer-legend">(.*?)</ul>', page).group(1)
+    assert "P-position, Grundy value 0" in legend
+    assert [int(v) for v in re.findall(r"N-position, G = (\d+)", legend)] == [1, 2, 3]
+    assert "winning move" in legend and "where the drawing starts" in legend
+
+
+@pytest.mark.parametrize("start", ["1,2,3", "3,3"])
+def test_layout_is_layered_top_to_bottom(start):
+    nim = load_game("nim")
+    _, _, moves = brute_nim(nim.parse(start))
+    longest = longest_from(moves, nim.parse(start))
+    nodes, edges = page_data(draw_game(nim, nim.parse(start)).html)
+    by_id = {n["id"]: n for n in nodes}
+    for node in nodes:
+        assert node["level"] == longest[nim.parse(node["position"])]
+        assert node["y"] == pytest.approx(110.0 * node["level"])
+    for edge in edges:
+        assert by_id[edge["to"]]["y"] > by_id[edge["from"]]["y"]
+    rows = Counter(n["level"] for n in nodes)
+    for level, count in rows.items():
+        xs = sorted(n["x"] for n in nodes if n["level"] == level)
+        assert len(set(xs)) == count  # no two states on top of each other
+        assert xs[0] == pytest.approx(-xs[-1])  # rows centred
+    root = next(n for n in nodes if n["position"] == start)
+    assert root["level"] == 0 and root["borderWidth"] == 5
+
+
+def test_page_is_offline_and_locked_down():
+    nim = load_game("nim")
+    page = draw_game(nim, nim.parse("2,3")).html
+    markup = outside_scripts(page)
+    assert not re.search(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", markup, re.I)
+    assert "cdn.jsdelivr" not in page and "bootstrap" not in page.lower()
+    policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]*)"', page).group(1)
+    assert "default-src 'none'" in policy and "unsafe-inline" not in policy.split("script-src")[1]
+    # every script on the page is allowed by its hash, and nothing else
+    scripts = re.findall(r"<script(?:\s[^>]*)?>(.*?)</script>", page, re.DOTALL)
+    assert len(re.findall(r"'sha256-", policy)) == len(set(scripts)) == len(scripts) == 4
+    assert page.count("<h1>") == 1 and "<!--" not in markup
+
+
+def nasty_graph() -> nx.DiGraph:
+    graph = nx.DiGraph(game="hand-made", root=NASTY[0])
+    for i, label in enumerate(NASTY):
+        graph.add_node(label, grundy=0, outcome="P", remoteness=0)
+        if i:
+            graph.add_edge(NASTY[0], label)
+    graph.nodes[NASTY[0]].update(grundy=1, outcome="N", remoteness=1)
+    return graph
+
+
+def test_hostile_labels_reach_the_page_only_as_data():
+    page = draw_graph(nasty_graph()).html
+    nodes, _ = page_data(page)
+    assert sorted(n["position"] for n in nodes) == sorted(NASTY)
+    markup = outside_scripts(page)
+    assert "<img" not in page and "<a " not in page
+    assert page.count("</script>") == 4 and "alert(2)</script>" not in page
+    assert "popup.innerHTML" not in page  # pyvis' HTML popup stays off, even with "href"
+    assert "{{" not in markup
+    assert f"<h1>hand-made from {html.escape(HOSTILE)}</h1>" in page
+
+
+@pytest.mark.skipif(not HOSTILE_FILE.exists(), reason="data/hostile-labels.json not written yet")
+def test_hostile_dag_file_is_drawn_as_text():
+    game = load_game(f"dag:{HOSTILE_FILE}")
+    vertices = json.loads(HOSTILE_FILE.read_text(encoding="utf-8"))
+    page = draw_game(game, game.parse(HOSTILE))
+    nodes, edges = page_data(page.html)
+    assert sorted(n["position"] for n in nodes) == sorted(vertices["vertices"])
+    assert len(edges) == len(vertices["edges"])
+    assert "<img" not in page.html and "<script>alert" not in page.html
+
+
+def test_budget_keeps_the_nearest_states_and_says_so():
+    nim = load_game("nim")
+    start = nim.parse("5,6,7")
+    values, _, moves = brute_nim(start)
+    page = draw_game(nim, start, budget=50)
+    assert (page.nodes, page.states, page.cut) == (50, len(values), True)
+    assert page.note == (
+        f"The graph was cut: showing the 50 states nearest the start out of {len(values):,}. "
+        "Raise --budget, draw a neighbourhood (--around POSITION --depth K) "
+        "or a condensed view (--condensed grundy)."
+    )
+    assert html.escape(page.note) in page.html
+    nodes, edges = page_data(page.html)
+    kept = {nim.parse(n["position"]) for n in nodes}
+    far = distances(moves, start, both_ways=False)
+    assert max(far[p] for p in kept) <= min(far[p] for p in values if p not in kept)
+    by_id = {n["id"]: nim.parse(n["position"]) for n in nodes}
+    assert {(by_id[e["from"]], by_id[e["to"]]) for e in edges} == {
+        (p, q) for p in kept for q in moves[p] if q in kept
+    }
+    for node in nodes:  # values come from the whole graph, and cut moves are counted
+        p = nim.parse(node["position"])
+        assert node["grundy"] == values[p]
+        hidden = len([q for q in moves[p] if q not in kept])
+        assert node["tooltip"].endswith(
+            f"moves: {len(moves[p])}" + (f" ({hidden} not drawn)" if hidden else "")
+        )
+
+
+@pytest.mark.parametrize(("around", "depth"), [("2,3", 1), ("1,3", 2), ("3,4", 0), ("0", 3)])
+def test_neighbourhood_is_every_state_within_depth(around, depth):
+    nim = load_game("nim")
+    start = nim.parse("3,4")
+    values, _, moves = brute_nim(start)
+    graph = game_graph(nim, start, around=nim.parse(around), depth=depth)
+    near = distances(moves, nim.parse(around), both_ways=True)
+    expected = {p for p, d in near.items() if d <= depth}
+    assert {nim.parse(n) for n in graph} == expected
+    assert {(nim.parse(a), nim.parse(b)) for a, b in graph.edges} == {
+        (p, q) for p in expected for q in moves[p] if q in expected
+    }
+    assert all(graph.nodes[n]["grundy"] == values[nim.parse(n)] for n in graph)
+
+
+def test_condensed_by_value_counts_states_and_moves():
+    nim = load_game("nim")
+    values, _, moves = brute_nim((2, 3, 5))
+    page = draw_game(nim, nim.parse("2,3,5"), condensed="grundy")
+    nodes, edges = page_data(page.html)
+    assert {n["group_key"]: n["states"] for n in nodes} == dict(Counter(values.values()))
+    by_id = {n["id"]: n["group_key"] for n in nodes}
+    counted = Counter((values[p], values[q]) for p in moves for q in moves[p])
+    assert {(by_id[e["from"]], by_id[e["to"]]): e["title"] for e in edges} == {
+        k: f"{n:,} move{'s' if n > 1 else ''} from {k[0]} to {k[1]}" for k, n in counted.items()
+    }
+    assert page.states == len(values)
+    # the mex rule, visible: each value reaches every lower value and never its own
+    assert all((g, h) in counted for g in by_id.values() for h in range(g))
+    assert not any(a == b for a, b in counted)
+
+
+def test_condensed_by_depth_counts_the_fewest_moves_from_the_start():
+    nim = load_game("nim")
+    values, _, moves = brute_nim((2, 4))
+    depth = distances(moves, (2, 4), both_ways=False)
+    page = draw_game(nim, nim.parse("2,4"), condensed="depth")
+    nodes, edges = page_data(page.html)
+    assert {n["group_key"]: (n["states"], n["p_positions"]) for n in nodes} == {
+        d: (
+            sum(1 for p in depth if depth[p] == d),
+            sum(1 for p in depth if depth[p] == d and values[p] == 0),
+        )
+        for d in set(depth.values())
+    }
+    by_id = {n["id"]: n["group_key"] for n in nodes}
+    between = Counter((depth[p], depth[q]) for p in moves for q in moves[p])
+    within = {d: between.pop((d, d), 0) for d in set(depth.values())}
+    assert {(by_id[e["from"]], by_id[e["to"]]) for e in edges} == set(between)
+    for node in nodes:
+        assert f"moves within this depth: {within[node['group_key']]}" in node["tooltip"]
+
+
+def test_condense_takes_any_solved_graph():
+    graph = nx.DiGraph([("a", "b"), ("b", "c"), ("a", "c")])
+    for node, g in {"a": 2, "b": 1, "c": 0}.items():
+        graph.nodes[node].update(grundy=g, outcome="P" if g == 0 else "N", remoteness=None)
+    groups = condense(graph)
+    assert dict(groups.nodes(data="states")) == {0: 1, 1: 1, 2: 1}
+    assert sorted(groups.edges(data="moves")) == [(1, 0, 1), (2, 0, 1), (2, 1, 1)]
+    page = draw_condensed(groups)
+    assert (page.nodes, page.edges) == (3, 3)
+    nodes, _ = page_data(draw_graph(graph).html)
+    assert {n["position"]: n["tooltip"].split("\n")[3] for n in nodes}["a"] == (
+        "remoteness: unknown"
+    )
+
+
+def test_graph_page_shows_inline_in_a_notebook(tmp_path):
+    nim = load_game("nim")
+    page = draw_game(nim, nim.parse("1,2"))
+    frame = page._repr_html_()
+    srcdoc = re.fullmatch(
+        r'<iframe srcdoc="([^"]*)" sandbox="allow-scripts" [^>]*></iframe>', frame
+    ).group(1)
+    assert html.unescape(srcdoc) == page.html
+    assert page.save(tmp_path / "nim.html").read_text(encoding="utf-8") == page.html
+
+
+def test_page_output_errors(tmp_path):
+    page = GraphPage("<html></html>", 0, 0, 0, False)
+    with pytest.raises(
+        OutputFileError,
+        match=r"^cannot write 'x\.png': expected a \.html or "
+        r"\.htm file$",
+    ):
+        page.save("x.png")
+    missing = tmp_path / "no" / "x.html"
+    with pytest.raises(OutputFileError, match=r"No such file or directory"):
+        page.save(missing)
+
+
+def test_drawing_imports_pyvis_and_matplotlib_only_when_needed():
+    code = (
+        "import sys, explorer.cli, explorer.viz\n"
+        "assert 'pyvis' not in sys.modules and 'matplotlib' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# --- from the database -------------------------------------------------------------------------
+
+
+def stored_nim(url: str, start: str) -> None:
+    with open_database(url) as database:
+        database.build("nim", start)
+
+
+@pytest.mark.parametrize(("around", "depth"), [("2,3", 1), ("1,3", 2), ("3,4", 3), ("0", 1)])
+def test_stored_neighbourhood_is_exactly_the_states_within_depth(db_url, around, depth):
+    nim = load_game("nim")
+    stored_nim(db_url, "3,4")
+    values, far, moves = brute_nim((3, 4))
+    near = distances(moves, nim.parse(around), both_ways=True)
+    expected = {p for p, d in near.items() if d <= depth}
+    with open_database(db_url) as database:
+        page = draw_stored(database, "nim", around, depth=depth)
+    nodes, edges = page_data(page.html)
+    by_id = {n["id"]: nim.parse(n["position"]) for n in nodes}
+    assert set(by_id.values()) == expected and len(nodes) == len(expected)
+    assert {(by_id[e["from"]], by_id[e["to"]]) for e in edges} == {
+        (p, q) for p in expected for q in moves[p] if q in expected
+    }
+    for node in nodes:
+        p = by_id[node["id"]]
+        assert (node["grundy"], node["outcome"]) == (values[p], "P" if values[p] == 0 else "N")
+        lines = node["tooltip"].split("\n")
+        assert lines[3] == f"remoteness: {far[p]}"
+        drawn = sum(1 for q in moves[p] if q in expected)
+        # inside the neighbourhood every move is there; on its rim some may lie beyond
+        assert lines[4] == (
+            f"moves: {len(moves[p])}"
+            if near[p] < depth
+            else f"moves: {drawn} drawn, maybe more beyond the drawing"
+        )
+    assert f"<h1>nim around {around}, within " in page.html
+
+
+def test_stored_page_is_cut_to_the_budget(db_url):
+    nim = load_game("nim")
+    stored_nim(db_url, "5,6,7")
+    _, _, moves = brute_nim((5, 6, 7))
+    near = distances(moves, (5, 6, 7), both_ways=True)
+    with open_database(db_url) as database:
+        page = draw_stored(database, "nim", "5,6,7", depth=3, budget=30)
+    nodes, _ = page_data(page.html)
+    kept = {nim.parse(n["position"]) for n in nodes}
+    assert (len(kept), page.cut, page.states) == (30, True, sum(d <= 3 for d in near.values()))
+    assert max(near[p] for p in kept) <= min(d for p, d in near.items() if p not in kept)
+
+
+def test_stored_game_condensed_equals_the_game_condensed(db_url):
+    nim = load_game("nim")
+    stored_nim(db_url, "2,3,5")
+    with open_database(db_url) as database:
+        for by in ("grundy", "depth"):
+            stored = page_data(draw_stored(database, "nim", "2,3,5", condensed=by).html)
+            fresh = page_data(draw_game(nim, nim.parse("2,3,5"), condensed=by).html)
+            assert stored == fresh
+        count = len(brute_nim((2, 3, 5))[0])
+        with pytest.raises(
+            GraphTooLargeError,
+            match=rf"^nim has {count} stored states, more "
+            r"than 10 to condense \(raise the limit ",
+        ):
+            draw_stored(database, "nim", "2,3,5", condensed="grundy", max_states=10)
+
+
+def test_cli_viz_from_the_database(tmp_path):
+    url = str(tmp_path / "games.db")
+    stored_nim(url, "3,4")
+    out = tmp_path / "near.html"
+    code, stdout, _ = run(
+        "viz",
+        "nim",
+        "3,4",
+        "--db",
+        url,
+        "--around",
+        "2,3",
+        "--depth",
+        "1",
+        "-o",
+        str(out),
+        "--json",
+    )
+    near = distances(brute_nim((3, 4))[2], (2, 3), both_ways=True)
+    assert code == 0 and json.loads(stdout)["drawn_states"] == sum(d <= 1 for d in near.values())
+    assert {load_game("nim").parse(n["position"]) for n in page_data(out.read_text())[0]} == {
+        p for p, d in near.items() if d <= 1
+    }
+    code, stdout, _ = run("viz", "nim", "3,4", "--db", url, "--condensed", "grundy", "-o", str(out))
+    values = brute_nim((3, 4))[0]
+    assert stdout == f"wrote {out}: {len(values)} states in {len(set(values.values()))} groups\n"
+    code, _, stderr = run("viz", "nim", "9,9", "--db", url, "-o", str(out))
+    assert (code, stderr) == (
+        1,
+        f"Error: position '9,9' of nim is not stored in {url!r} "
+        "(build it first: explorer build 'nim' '9,9')\n",
+    )
+
+
+# --- plots -----------------------------------------------------------------------------------
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">II", data[16:24])
+
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def svg_group(path: Path, gid: str) -> ElementTree.Element:
+    """The group matplotlib wrote for the artist with this gid."""
+    found = ElementTree.parse(path).getroot().findall(f".//{SVG}g[@id='{gid}']")
+    assert len(found) == 1, gid
+    return found[0]
+
+
+def svg_markers(path: Path, gid: str) -> int:
+    """The number of markers a scatter drew."""
+    return sum(1 for _ in svg_group(path, gid).iter(f"{SVG}use"))
+
+
+def test_sequence_plot_marks_every_value(tmp_path):
+    kayles = load_game("kayles")
+    sequence = value_sequence(kayles, 90)
+    values = sequence.values
+    plot_sequence(sequence, tmp_path / "k.svg")
+    assert svg_markers(tmp_path / "k.svg", "n-positions") == sum(1 for v in values if v)
+    assert svg_markers(tmp_path / "k.svg", "p-positions") == values.count(0) == 1
+    width, height = png_size(plot_sequence(sequence, tmp_path / "k.png"))
+    assert width > 1000 and height > 400
+
+
+def test_table_plot_writes_the_values(tmp_path):
+    import matplotlib
+
+    table = value_table(load_game("wythoff"), 6, 6)
+    with matplotlib.rc_context({"svg.fonttype": "none"}):
+        plot_table("wythoff", table, tmp_path / "w.svg")
+    for r, row in enumerate(table):
+        for c, value in enumerate(row):
+            assert svg_group(tmp_path / "w.svg", f"cell-{r}-{c}").find(f"{SVG}text").text == (
+                str(value)
+            )
+    assert "wythoff: G(row, column)" in (tmp_path / "w.svg").read_text()
+    png_size(plot_table("wythoff", value_table(load_game("wythoff"), 40, 40), tmp_path / "w.png"))
+
+
+def test_p_positions_plot_marks_each_p_position(tmp_path):
+    # Wythoff's P-positions, by the mex rule on the (sorted) pair of heaps
+    def moves(p):
+        x, y = p
+        result = {tuple(sorted((x, y - k))) for k in range(1, y + 1)}
+        result |= {tuple(sorted((x - k, y))) for k in range(1, x + 1)}
+        result |= {(x - k, y - k) for k in range(1, x + 1)}
+        return result
+
+    values = mex_values((19, 19), moves)
+    zeros = [(r, c) for r in range(20) for c in range(20) if values[tuple(sorted((r, c)))] == 0]
+    table = value_table(load_game("wythoff"), 20, 20)
+    plot_p_positions("wythoff", table, tmp_path / "p.svg")
+    assert svg_markers(tmp_path / "p.svg", "p-positions") == len(zeros)
+    golden = (1 + 5**0.5) / 2  # the classic answer: (floor(k phi), floor(k phi^2)) and mirrors
+    pairs = {(int(k * golden), int(k * golden * golden)) for k in range(20)}
+    assert set(zeros) == {p for a, b in pairs for p in ((a, b), (b, a)) if max(p) < 20}
+
+
+def test_plot_output_errors(tmp_path):
+    sequence = value_sequence(load_game("nim"), 5)
+    with pytest.raises(
+        OutputFileError,
+        match=r"^cannot write 'a\.jpg': expected a \.png or "
+        r"\.svg file$",
+    ):
+        plot_sequence(sequence, "a.jpg")
+
+
+# --- the command line -------------------------------------------------------------------------
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args))
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_cli_viz(tmp_path):
+    out = tmp_path / "nim.html"
+    code, stdout, _ = run("viz", "nim", "1,2,3", "-o", str(out))
+    assert (code, stdout) == (0, f"wrote {out}: 14 states and 38 moves drawn\n")
+    nodes, edges = page_data(out.read_text(encoding="utf-8"))
+    assert (len(nodes), len(edges)) == (14, 38)
+
+
+def test_cli_viz_json_and_cut(tmp_path):
+    out = tmp_path / "nim.html"
+    code, stdout, _ = run("viz", "nim", "5,6,7", "--budget", "40", "-o", str(out), "--json")
+    assert code == 0
+    assert json.loads(stdout) == {
+        "file": str(out),
+        "game": "nim",
+        "position": "5,6,7",
+        "drawn_states": 40,
+        "drawn_moves": json.loads(stdout)["drawn_moves"],
+        "states": 110,
+        "cut": True,
+    }
+    code, stdout, _ = run("viz", "nim", "5,6,7", "--budget", "40", "-o", str(out))
+    assert stdout.splitlines()[1].startswith("The graph was cut: showing the 40 states nearest")
+
+
+def test_cli_viz_around_and_condensed(tmp_path):
+    out = tmp_path / "n.html"
+    code, stdout, _ = run("viz", "nim", "3,4", "--around", "2,3", "--depth", "1", "-o", str(out))
+    near = distances(brute_nim((3, 4))[2], (2, 3), both_ways=True)
+    assert (code, len(page_data(out.read_text())[0])) == (0, sum(d <= 1 for d in near.values()))
+    code, _, _ = run("viz", "nim", "3,4", "--depth", "1", "-o", str(out))
+    assert len(page_data(out.read_text())[0]) == 1 + len(nim_moves((3, 4)))
+    code, _, _ = run("viz", "nim", "3,4", "--condensed", "grundy", "-o", str(out))
+    values, _, _ = brute_nim((3, 4))
+    assert len(page_data(out.read_text())[0]) == len(set(values.values()))
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (
+            ["viz", "nim", "1,2", "-o", "x.png"],
+            2,
+            "Error: Invalid value for '-o' / '--output': cannot write 'x.png': expected a .html or "
+            ".htm file",
+        ),
+        (
+            ["viz", "nim", "1,2", "--around", "3,3", "-o", "x.html"],
+            1,
+            "Error: position '3,3' cannot be reached from '1,2' in nim",
+        ),
+        (
+            ["plot", "table", "wythoff", "-o", "w.jpg"],
+            2,
+            "Error: Invalid value for '-o' / '--output': cannot write 'w.jpg': expected a .png or "
+            ".svg file",
+        ),
+        (
+            ["plot", "sequence", "wythoff", "-o", "w.png"],
+            1,
+            "Error: wythoff has no one-parameter positions (sequences are for heap games, "
+            "treblecross strips and coin rows)",
+        ),
+    ],
+)
+def test_cli_errors(tmp_path, monkeypatch, args, code, message):
+    """Our own messages, exactly."""
+    monkeypatch.chdir(tmp_path)
+    exit_code, _, stderr = run(*args)
+    assert (exit_code, stderr.strip().splitlines()[-1]) == (code, message)
+    assert not list(tmp_path.iterdir())
+
+
+def test_cli_reports_library_errors(tmp_path, monkeypatch):
+    """Errors raised below the CLI come out as one line, exit code 1, and no file."""
+    monkeypatch.chdir(tmp_path)
+    nim = load_game("nim")
+    with pytest.raises(PositionError) as bad:
+        nim.parse("1,x")
+    with pytest.raises(GraphTooLargeError) as big:
+        draw_game(nim, nim.parse("9,9,9"), max_states=10)
+    for args, error in [
+        (["viz", "nim", "1,x", "-o", "x.html"], bad.value),
+        (["viz", "nim", "9,9,9", "--max-states", "10", "-o", "x.html"], big.value),
+        (["plot", "table", "wythoff", "--max-states", "10", "-o", "x.png"], None),
+    ]:
+        code, stdout, stderr = run(*args)
+        assert (code, stdout) == (1, "")
+        assert stderr.count("\n") == 1 and stderr.startswith("Error: ")
+        if error is not None:
+            assert stderr == f"Error: {error}\n"
+    assert not list(tmp_path.iterdir())
+
+
+def test_cli_plots(tmp_path):
+    for args, name in [
+        (["plot", "sequence", "kayles", "--upto", "80"], "s.png"),
+        (["plot", "table", "wythoff", "--rows", "12", "--cols", "12"], "t.svg"),
+        (["plot", "p-positions", "nim", "--rows", "8", "--cols", "8"], "p.svg"),
+    ]:
+        out = tmp_path / name
+        code, stdout, _ = run(*args, "-o", str(out), "--json")
+        assert code == 0 and json.loads(stdout)["file"] == str(out)
+        assert out.stat().st_size > 1000
+    assert svg_markers(tmp_path / "p.svg", "p-positions") == 8  # nim's: the diagonal
+
+
+# --- notebooks -------------------------------------------------------------------------------
+
+
+def test_solutions_and_sequences_show_as_html():
+    nim = load_game("nim")
+    shown = solve(nim, nim.parse("1,2,4"))._repr_html_()
+    assert "<caption>nim at 1,2,4</caption>" in shown and "<td>7</td>" in shown
+    assert "<td>1,2,3</td>" in shown  # the one winning move
+    shown = explain(nim, nim.parse("1,2,4"))._repr_html_()
+    assert "G = 1 XOR 2 XOR 4 = 7" in shown
+    sub = load_game("subtraction:1,2,3")
+    assert "G = mex{0, 2, 3} = 1" in explain(sub, sub.parse("5"))._repr_html_()
+    shown = value_sequence(sub, 21)._repr_html_()
+    cells = re.findall(r"<td[^>]*>(?:<b>)?(\d+)", shown)
+    assert cells == [str(n % 4) for n in range(22)]
+    assert shown.count("<b>0</b>") == 6 and shown.count("<tr>") == 2
+    assert "period 4, preperiod 0: proven" in shown
+
+
+@pytest.mark.skipif(not HOSTILE_FILE.exists(), reason="data/hostile-labels.json not written yet")
+def test_notebook_html_escapes_positions():
+    game = load_game(f"dag:{HOSTILE_FILE}")
+    for shown in (
+        solve(game, game.parse(HOSTILE))._repr_html_(),
+        explain(game, game.parse(HOSTILE))._repr_html_(),
+    ):
+        assert "<img" not in shown and "<script" not in shown
+        assert html.escape(HOSTILE) in shown

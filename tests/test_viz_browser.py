@@ -1,0 +1,280 @@
+"""The graph pages in headless Chromium (Debian's, through Playwright): they load offline without
+errors, show every state and move, give the right values on hover, and never run a label."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+import pytest
+
+from explorer.games import load_game
+from explorer.storage import open_database
+from explorer.viz import GraphPage, draw_game, draw_graph, draw_stored, game_graph
+from tests.test_viz import HOSTILE, HOSTILE_FILE, NASTY, brute_nim, distances, page_data
+
+pytestmark = pytest.mark.browser
+pytest_plugins = ["storage_fixtures"]  # db_url: a fresh SQLite file or PostgreSQL schema
+
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="module")
+def browser(chromium_path: str) -> Iterator[Any]:
+    playwright = pytest.importorskip("playwright.sync_api")
+    with playwright.sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=chromium_path, args=CHROMIUM_FLAGS)
+        yield launched
+        launched.close()
+
+
+@dataclass
+class Loaded:
+    """A page opened in the browser, and everything it did on the way."""
+
+    page: Any
+    url: str
+    requests: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    dialogs: list[str] = field(default_factory=list)
+
+    def check_clean(self) -> None:
+        assert self.errors == [] and self.failed == [] and self.dialogs == []
+        assert self.requests == [self.url]  # the file itself, nothing else
+
+    def count(self, expression: str) -> Any:
+        return self.page.evaluate(expression)
+
+
+@pytest.fixture
+def open_page(browser: Any, tmp_path: Path) -> Iterator[Any]:
+    contexts = []
+
+    def opener(drawn: GraphPage, name: str = "page.html") -> Loaded:
+        path = drawn.save(tmp_path / name)
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        contexts.append(context)
+        page = context.new_page()
+        loaded = Loaded(page, path.as_uri())
+        page.on("request", lambda r: loaded.requests.append(r.url))
+        page.on("requestfailed", lambda r: loaded.failed.append(r.url))
+        page.on("pageerror", lambda e: loaded.errors.append(str(e)))
+        page.on(
+            "console",
+            lambda m: (
+                m.type in ("error", "warning") and loaded.errors.append(f"{m.type}: {m.text}")
+            ),
+        )
+
+        def dialog(d: Any) -> None:
+            loaded.dialogs.append(d.message)
+            d.dismiss()
+
+        page.on("dialog", dialog)
+        page.goto(loaded.url)
+        page.wait_for_function("typeof window.explorerFirstDraw === 'number'", timeout=30_000)
+        return loaded
+
+    yield opener
+    for context in contexts:
+        context.close()
+
+
+def hover(loaded: Loaded, node_id: int, position: str) -> str:
+    """Move the mouse onto a node and return its tooltip's text."""
+    page = loaded.page
+    where = page.evaluate(
+        """(id) => {
+            const dom = network.canvasToDOM(network.getPositions([id])[id]);
+            const box = document.getElementById('mynetwork').getBoundingClientRect();
+            return {x: box.left + dom.x, y: box.top + dom.y};
+        }""",
+        node_id,
+    )
+    page.mouse.move(5, 5)
+    page.mouse.move(where["x"], where["y"], steps=4)
+    page.wait_for_function(
+        """(first) => {
+            const tip = document.querySelector('div.vis-tooltip');
+            return tip && tip.style.visibility !== 'hidden' && tip.innerText.startsWith(first);
+        }""",
+        arg=f"position: {position}",
+        timeout=5_000,
+    )
+    return page.inner_text("div.vis-tooltip")
+
+
+def test_page_loads_offline_with_every_state_and_move(open_page):
+    nim = load_game("nim")
+    values, _, moves = brute_nim((1, 2, 3))
+    loaded = open_page(draw_game(nim, nim.parse("1,2,3")))
+    loaded.check_clean()
+    expected = (len(values), sum(len(qs) for qs in moves.values()))
+    assert (loaded.count("nodes.length"), loaded.count("edges.length")) == expected
+    # what vis-network actually drew, not only what it was given
+    assert loaded.count("[network.body.nodeIndices.length, network.body.edgeIndices.length]") == (
+        list(expected)
+    )
+    assert loaded.count("network.physics.options.enabled") is False
+    assert loaded.page.is_visible("ul.explorer-legend")
+
+
+def test_hovering_shows_each_states_values(open_page):
+    nim = load_game("nim")
+    values, far, moves = brute_nim((1, 2, 3))
+    drawn = draw_game(nim, nim.parse("1,2,3"))
+    loaded = open_page(drawn)
+    nodes, _ = page_data(drawn.html)
+    for node in nodes:
+        p = nim.parse(node["position"])
+        g = values[p]
+        assert hover(loaded, node["id"], node["position"]).split("\n") == [
+            f"position: {node['position']}",
+            f"Grundy value: {g}",
+            "outcome: "
+            + ("P (the player to move loses)" if g == 0 else "N (the player to move wins)"),
+            f"remoteness: {far[p]}",
+            f"moves: {len(moves[p])}",
+        ]
+    loaded.check_clean()
+
+
+def nasty_graph() -> nx.DiGraph:
+    labels = [
+        *NASTY,
+        '<img src=x onerror="window.pwned = 1">',
+        "</script><script>window.pwned = 2</script>",
+    ]
+    graph = nx.DiGraph(game="<b>hand-made</b>", root=labels[0])
+    graph.add_node(labels[0], grundy=1, outcome="N", remoteness=1)
+    for label in labels[1:]:
+        graph.add_node(label, grundy=0, outcome="P", remoteness=0)
+        graph.add_edge(labels[0], label)
+    return graph
+
+
+def check_inert(loaded: Loaded) -> None:
+    """Nothing a label says became markup or ran."""
+    loaded.check_clean()
+    assert loaded.count("typeof window.pwned") == "undefined"
+    assert loaded.count("document.querySelectorAll('img, a, b, iframe, object').length") == 0
+    assert loaded.count("document.scripts.length") == 4
+
+
+def test_hostile_labels_are_shown_as_text_and_never_run(open_page):
+    graph = nasty_graph()
+    drawn = draw_graph(graph)
+    loaded = open_page(drawn)
+    check_inert(loaded)
+    assert loaded.page.inner_text("h1") == f"<b>hand-made</b> from {HOSTILE}"
+    nodes, _ = page_data(drawn.html)
+    for node in nodes:
+        text = hover(loaded, node["id"], node["position"])
+        value = graph.nodes[node["position"]]["grundy"]
+        assert text.startswith(f"position: {node['position']}\nGrundy value: {value}\n")
+        # the tooltip holds text and line breaks only
+        assert loaded.count("document.querySelectorAll('div.vis-tooltip *:not(br)').length") == 0
+    assert loaded.count("nodes.get().map(n => n.label)") == [n["label"] for n in nodes]
+    check_inert(loaded)
+
+
+@pytest.mark.skipif(not HOSTILE_FILE.exists(), reason="data/hostile-labels.json not written yet")
+def test_hostile_dag_file_is_inert_in_the_browser(open_page):
+    game = load_game(f"dag:{HOSTILE_FILE}")
+    drawn = draw_game(game, game.parse(HOSTILE))
+    loaded = open_page(drawn)
+    check_inert(loaded)
+    vertices = json.loads(HOSTILE_FILE.read_text(encoding="utf-8"))["vertices"]
+    assert sorted(loaded.count("nodes.get().map(n => n.position)")) == sorted(vertices)
+    start = next(n for n in page_data(drawn.html)[0] if n["position"] == HOSTILE)
+    assert hover(loaded, start["id"], HOSTILE).startswith(f"position: {HOSTILE}\nGrundy value: ")
+    check_inert(loaded)
+
+
+def test_cut_page_draws_the_budget_and_says_so(open_page):
+    nim = load_game("nim")
+    drawn = draw_game(nim, nim.parse("5,6,7"), budget=60)
+    loaded = open_page(drawn)
+    loaded.check_clean()
+    assert loaded.count("network.body.nodeIndices.length") == 60
+    assert loaded.page.inner_text(".explorer-note") == drawn.note
+
+
+def test_neighbourhood_page_in_the_browser(open_page):
+    nim = load_game("nim")
+    _, _, moves = brute_nim((3, 4))
+    near = distances(moves, (2, 3), both_ways=True)
+    graph = game_graph(nim, nim.parse("3,4"), around=nim.parse("2,3"), depth=1)
+    loaded = open_page(draw_graph(graph))
+    loaded.check_clean()
+    shown = {nim.parse(p) for p in loaded.count("nodes.get().map(n => n.position)")}
+    assert shown == {p for p, d in near.items() if d <= 1}
+
+
+def test_stored_neighbourhood_page_shows_exactly_that_neighbourhood(open_page, db_url):
+    nim = load_game("nim")
+    with open_database(db_url) as database:
+        database.build("nim", "3,4")
+        drawn = draw_stored(database, "nim", "2,3", depth=2)
+    values, _, moves = brute_nim((3, 4))
+    near = {p for p, d in distances(moves, (2, 3), both_ways=True).items() if d <= 2}
+    loaded = open_page(drawn)
+    loaded.check_clean()
+    shown = loaded.count("nodes.get().map(n => [n.position, n.grundy])")
+    assert {nim.parse(p) for p, _ in shown} == near and len(shown) == len(near)
+    assert all(g == values[nim.parse(p)] for p, g in shown)
+    pairs = loaded.count(
+        "edges.get().map(e => [nodes.get(e.from).position, nodes.get(e.to).position])"
+    )
+    assert {(nim.parse(a), nim.parse(b)) for a, b in pairs} == {
+        (p, q) for p in near for q in moves[p] if q in near
+    }
+    assert loaded.count("network.body.nodeIndices.length") == len(near)
+    centre = next(n for n in page_data(drawn.html)[0] if n["position"] == "2,3")
+    assert hover(loaded, centre["id"], "2,3").startswith(
+        f"position: 2,3\nGrundy value: {values[(2, 3)]}\n"
+    )
+
+
+def test_condensed_page_in_the_browser(open_page):
+    nim = load_game("nim")
+    values, _, _ = brute_nim((4, 5, 6))
+    loaded = open_page(draw_game(nim, nim.parse("4,5,6"), condensed="grundy"))
+    loaded.check_clean()
+    counts = loaded.count("Object.fromEntries(nodes.get().map(n => [n.group_key, n.states]))")
+    expected: dict[str, int] = {}
+    for g in values.values():
+        expected[str(g)] = expected.get(str(g), 0) + 1
+    assert counts == expected
+
+
+def test_page_draws_inside_a_notebook_iframe(browser):
+    nim = load_game("nim")
+    drawn = draw_game(nim, nim.parse("1,2"))
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.set_content(f"<html><body>{drawn._repr_html_()}</body></html>")
+        frame = page.frames[1]
+        frame.wait_for_function("typeof window.explorerFirstDraw === 'number'", timeout=30_000)
+        assert frame.evaluate("network.body.nodeIndices.length") == drawn.nodes == 5
+        assert errors == []
+    finally:
+        context.close()
