@@ -16,7 +16,7 @@ import networkx as nx
 
 from explorer.errors import ExplorerError, GraphTooLargeError
 from explorer.games.base import Decomposition, Game, Position
-from explorer.graph import DEFAULT_MAX_EDGES, DEFAULT_MAX_STATES, build_graph
+from explorer.graph import DEFAULT_MAX_STATES, build_graph
 from explorer.solver import grundy_values, mex, outcomes, remoteness
 
 Method = Literal["auto", "graph", "decompose"]
@@ -203,7 +203,7 @@ def solve(
                 game,
                 position,
                 max_states=AUTO_GRAPH_STATES if small else max_states,
-                max_edges=AUTO_GRAPH_EDGES if small else DEFAULT_MAX_EDGES,
+                max_edges=AUTO_GRAPH_EDGES if small else None,
             )
         except GraphTooLargeError:
             if not small:

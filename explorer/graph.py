@@ -15,8 +15,8 @@ from explorer.games.base import Game, Position
 
 #: Default guard on the number of states built into one NetworkX graph.
 DEFAULT_MAX_STATES = 200_000
-#: Default guard on the number of edges (moves) generated for one graph.
-DEFAULT_MAX_EDGES = 5_000_000
+#: Moves allowed per state allowed: the edge guard follows the state guard.
+EDGES_PER_STATE = 25
 
 
 def build_graph(
@@ -24,7 +24,7 @@ def build_graph(
     position: Position,
     *,
     max_states: int = DEFAULT_MAX_STATES,
-    max_edges: int = DEFAULT_MAX_EDGES,
+    max_edges: int | None = None,
 ) -> nx.DiGraph:
     """Build the game graph of every position reachable from `position`.
 
@@ -38,7 +38,8 @@ def build_graph(
     position : Position
         The start, as returned by ``game.parse``.
     max_states, max_edges : int
-        Size guards; going past either raises `GraphTooLargeError`.
+        Size guards; going past either raises `GraphTooLargeError`. The edge guard defaults
+        to `EDGES_PER_STATE` times the state guard.
 
     Returns
     -------
@@ -57,6 +58,8 @@ def build_graph(
     >>> sorted(nim.format(p) for p in graph)
     ['0', '1', '1,1', '1,2', '2']
     """
+    if max_edges is None:
+        max_edges = EDGES_PER_STATE * max_states
     graph = nx.DiGraph(game=game.spec, root=position)
     graph.add_node(position)
     queue = deque([position])
@@ -68,7 +71,7 @@ def build_graph(
         if len(moves) > budget:
             raise GraphTooLargeError(
                 f"position {game.format(position)!r} of {game.spec} is too large: more than "
-                f"{max_edges:,} moves (raise the limit with --max-edges)",
+                f"{max_edges:,} moves (raise the limit with --max-states)",
                 max_edges,
             )
         targets = list(dict.fromkeys(moves))
