@@ -190,7 +190,7 @@ def solve(
     >>> nim = load_game("nim")
     >>> s = solve(nim, nim.parse("1,2,3"))
     >>> s.grundy, s.outcome, s.remoteness
-    (0, 'P', 4)
+    (0, 'P', 6)
     >>> solve(nim, nim.parse("1000000,1")).winning_moves
     ['1,1']
     """

@@ -45,3 +45,29 @@ def heap_game_moves(heap_moves: Callable[[int], Iterable[tuple[int, ...]]]) -> M
                 yield tuple(sorted(rest + tuple(x for x in result if x > 0)))
 
     return moves
+
+
+def remoteness_values(start: Hashable, moves: Moves) -> dict[Hashable, int]:
+    """Smith's remoteness by its definition: 0 at the end; from a position with a move to an
+    even-remoteness (losing) position, 1 + the least such; otherwise 1 + the greatest."""
+    far: dict[Hashable, int] = {}
+    stack = [start]
+    while stack:
+        position = stack[-1]
+        if position in far:
+            stack.pop()
+            continue
+        options = list(moves(position))
+        pending = [q for q in options if q not in far]
+        if pending:
+            stack.extend(pending)
+            continue
+        stack.pop()
+        even = [far[q] for q in options if far[q] % 2 == 0]
+        if not options:
+            far[position] = 0
+        elif even:
+            far[position] = 1 + min(even)
+        else:
+            far[position] = 1 + max(far[q] for q in options)
+    return far

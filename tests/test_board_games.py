@@ -9,7 +9,7 @@ import pytest
 
 from explorer import grundy_value, load_game, solve, value_table
 from explorer.errors import PositionError
-from tests.bruteforce import mex_values
+from tests.bruteforce import mex_values, remoteness_values
 
 # The rules again, from GAMES.md.
 
@@ -55,6 +55,9 @@ def check_against_brute_force(spec, texts, moves):
     for text in texts:
         position = game.parse(text)
         brute = mex_values(position, moves)
+        assert solve(game, position, method="graph").remoteness == (
+            remoteness_values(position, moves)[position]
+        )
         for method in ("graph", "auto", "decompose"):
             result = solve(game, position, method=method)
             assert result.grundy == brute[position], (spec, text, method)

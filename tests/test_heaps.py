@@ -7,7 +7,7 @@ import itertools
 import pytest
 
 from explorer import grundy_value, load_game, solve, value_sequence
-from tests.bruteforce import heap_game_moves, mex_values
+from tests.bruteforce import heap_game_moves, mex_values, remoteness_values
 
 # The rules again, written from GAMES.md, independently of explorer/games/heaps.py.
 
@@ -117,6 +117,8 @@ def test_graph_and_decomposition_agree_on_values_and_winning_moves(spec):
         if position not in brute:
             brute.update(mex_values(position, moves))
         expected_moves = sorted({game.format(q) for q in moves(position) if brute[q] == 0})
+        far = remoteness_values(position, moves)[position]
+        assert solve(game, position, method="graph").remoteness == far
         for method in ("graph", "decompose"):
             result = solve(game, position, method=method)
             assert result.grundy == brute[position]

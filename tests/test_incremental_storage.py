@@ -113,7 +113,7 @@ def assert_solved(db: Database, spec: str, expected_graph: nx.DiGraph) -> dict[s
 # --- the property: random edits to random stored DAGs ------------------------------------------
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(data=st.data(), graph=random_dags(max_states=10))
 def test_random_edits_to_a_stored_dag_match_a_solve_from_scratch(
     database: Database, files: Path, data: st.DataObject, graph: nx.DiGraph

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import sqlite3
+import subprocess
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable
 from pathlib import Path
@@ -18,8 +20,8 @@ from storage_support import dump, run, run_json
 
 from explorer.games import load_game
 from explorer.storage import NotStoredError, open_database
-from explorer.storage.expansion import HeapIndex
 from explorer.storage.database import ENV_VAR
+from explorer.storage.expansion import HeapIndex
 
 Moves = Callable[[Hashable], Iterable[Hashable]]
 
@@ -389,18 +391,24 @@ def test_missing_or_unwritable_directory_is_a_one_line_error(tmp_path):
     )
     locked = tmp_path / "locked"
     locked.mkdir()
-    locked.chmod(0o500)
+    # root writes anywhere a mode allows nothing; the immutable flag stops root too
+    as_root = os.geteuid() == 0
+    if as_root:
+        subprocess.run(["chattr", "+i", str(locked)], check=True)
+    else:
+        locked.chmod(0o500)
     try:
-        code, _, err = run("build", "nim", "1,2", "--db", str(locked / "games.db"))
-        assert code == 1 and err.startswith("Error: cannot ") and err.count("\n") == 1, err
+        assert_one_line_error(
+            ["build", "nim", "1,2", "--db", str(locked / "games.db")],
+            f"cannot create database 'sqlite:///{locked}/games.db': directory '{locked}' is not "
+            "writable",
+        )
         assert list(locked.iterdir()) == []
-    except AssertionError:
-        import os
-
-        if os.geteuid() != 0:  # root writes anywhere; the check above is for everyone else
-            raise
     finally:
-        locked.chmod(0o700)
+        if as_root:
+            subprocess.run(["chattr", "-i", str(locked)], check=True)
+        else:
+            locked.chmod(0o700)
 
 
 def test_read_only_database_file_is_a_one_line_error(tmp_path):

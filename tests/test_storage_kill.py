@@ -13,7 +13,10 @@ import time
 import pytest
 from storage_support import dump, run_json
 
-SPEC, POSITION = "subtraction:1,2", "6,7,8,9,10"
+from explorer.games import load_game
+
+pytest_plugins = ["storage_fixtures"]  # db_url, other_db_url, pg_url
+
 BATCH = 40  # many small transactions, so kills land between and inside them
 
 BUILDER = """
@@ -25,55 +28,73 @@ db.build(sys.argv[2], sys.argv[3], batch_states=int(sys.argv[4]),
 print("done", flush=True)
 """
 
-pytest_plugins = ["storage_fixtures"]  # db_url, other_db_url, pg_url
 
-
-def start_build(url: str) -> subprocess.Popen[str]:
+def start_build(url: str, spec: str, position: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-c", BUILDER, url, SPEC, POSITION, str(BATCH)],
+        [sys.executable, "-c", BUILDER, url, spec, position, str(BATCH)],
         stdout=subprocess.PIPE,
         text=True,
     )
 
 
-def kill_after_batches(process: subprocess.Popen[str], batches: int, pause: float) -> bool:
-    """SIGKILL once `batches` batches are committed and `pause` seconds more have passed;
-    False when the build finished first."""
+def kill_after_batches(
+    process: subprocess.Popen[str], batches: int, pause: float
+) -> tuple[bool, int]:
+    """SIGKILL once `batches` batches are committed and `pause` seconds more have passed.
+
+    Returns whether it was killed (not finished first) and how many batches it reported.
+    """
     assert process.stdout is not None
     seen = 0
     for line in process.stdout:
         if line.strip() == "done":
             process.wait()
-            return False
+            return False, seen
         seen += 1
         if seen >= batches:
             break
     time.sleep(pause)
     process.send_signal(signal.SIGKILL)
     process.wait()
-    return process.returncode == -signal.SIGKILL
+    seen += len(process.stdout.read().split())  # batches committed during the pause
+    return process.returncode == -signal.SIGKILL, seen
 
 
-def test_sigkill_at_random_points_then_resume_equals_an_uninterrupted_build(db_url, other_db_url):
+@pytest.mark.parametrize(
+    ("spec", "position"),
+    [
+        ("subtraction:1,2", "7,8,9,10,11"),  # heap rows expanded with numpy
+        ("kayles", "4,6,7,8"),  # splits heaps: expanded through game.successors
+    ],
+)
+def test_sigkill_at_random_points_then_resume_equals_an_uninterrupted_build(
+    db_url, other_db_url, spec, position
+):
+    fresh_run = start_build(other_db_url, spec, position).communicate()[0].split()
+    assert fresh_run[-1] == "done"
+    batches = len(fresh_run) - 1
     seed = int.from_bytes(os.urandom(4), "big")
     rng = random.Random(seed)
-    kills = 0
-    for _ in range(5):
-        if kill_after_batches(start_build(db_url), rng.randint(1, 25), rng.uniform(0, 0.05)):
-            kills += 1
-    assert kills >= 3, f"seed {seed}: the build finished before most kills"
-    assert start_build(db_url).communicate()[0].strip().endswith("done")
-    run_json("build", SPEC, POSITION, "--db", other_db_url)
+    # kill points, counted in committed batches of the whole build
+    points = sorted(rng.sample(range(1, batches - 8), 4))
+    kills, done = 0, 0
+    for point in points:
+        process = start_build(db_url, spec, position)
+        killed, seen = kill_after_batches(process, max(1, point - done), rng.uniform(0, 0.005))
+        kills += killed
+        done += seen
+    assert kills == len(points), f"seed {seed}: a build finished before its kill"
+    assert start_build(db_url, spec, position).communicate()[0].split()[-1] == "done"
 
-    resumed, fresh = dump(db_url, SPEC), dump(other_db_url, SPEC)
+    canonical = load_game(spec).spec
+    resumed, fresh = dump(db_url, canonical), dump(other_db_url, canonical)
     assert resumed == fresh, f"seed {seed}"
     keys = [s[1] for s in resumed["states"]]
     assert len(keys) == len(set(keys)) and len(resumed["edges"]) == len(set(resumed["edges"]))
     assert all(s[4] is not None for s in resumed["states"])
-    stats = run_json("stats", SPEC, "--db", db_url)
+    stats = run_json("stats", spec, "--db", db_url)
     statuses = [b["status"] for b in stats["builds"]]
-    assert statuses[-1] == "complete"
-    assert statuses.count("interrupted") >= kills
+    assert statuses == ["interrupted"] * kills + ["complete"]
 
 
 @pytest.mark.parametrize("limit", [1, 7])

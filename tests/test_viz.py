@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import json
 import re
+import shlex
 import struct
 import subprocess
 import sys
@@ -212,10 +213,22 @@ def test_layout_is_layered_top_to_bottom(start):
     for edge in edges:
         assert by_id[edge["to"]]["y"] > by_id[edge["from"]]["y"]
     rows = Counter(n["level"] for n in nodes)
+    step = (
+        min(
+            abs(a["x"] - b["x"])
+            for a in nodes
+            for b in nodes
+            if a is not b and a["level"] == b["level"]
+        )
+        if max(rows.values()) > 1
+        else 1.0
+    )
     for level, count in rows.items():
-        xs = sorted(n["x"] for n in nodes if n["level"] == level)
+        xs = [n["x"] for n in nodes if n["level"] == level]
         assert len(set(xs)) == count  # no two states on top of each other
-        assert xs[0] == pytest.approx(-xs[-1])  # rows centred
+        # a grid whose odd rows are shifted half a step: a move skipping a row straight down
+        # passes between that row's states
+        assert all((x / step - level / 2) % 1 == pytest.approx(0) for x in xs)
     root = next(n for n in nodes if n["position"] == start)
     assert root["level"] == 0 and root["borderWidth"] == 5
 
@@ -450,18 +463,26 @@ def test_stored_page_is_cut_to_the_budget(db_url):
 def test_stored_game_condensed_equals_the_game_condensed(db_url):
     nim = load_game("nim")
     stored_nim(db_url, "2,3,5")
+    count = len(brute_nim((2, 3, 5))[0])
     with open_database(db_url) as database:
         for by in ("grundy", "depth"):
             stored = page_data(draw_stored(database, "nim", "2,3,5", condensed=by).html)
             fresh = page_data(draw_game(nim, nim.parse("2,3,5"), condensed=by).html)
             assert stored == fresh
-        count = len(brute_nim((2, 3, 5))[0])
-        with pytest.raises(
-            GraphTooLargeError,
-            match=rf"^nim has {count} stored states, more "
-            r"than 10 to condense \(raise the limit ",
-        ):
-            draw_stored(database, "nim", "2,3,5", condensed="grundy", max_states=10)
+            # too big to load: the database counts the groups, the moves are left out
+            counted = draw_stored(database, "nim", "2,3,5", condensed=by, max_states=10)
+            nodes, edges = page_data(counted.html)
+            keep = ("group_key", "states", "p_positions")
+            assert [{k: n[k] for k in keep} for n in nodes] == [
+                {k: n[k] for k in keep} for n in fresh[0]
+            ]
+            assert edges == [] and counted.states == count
+            assert counted.note == (
+                f"The {count} stored states are more than --max-states 10: the groups are "
+                "counted in the database and the moves between them are not drawn (raise "
+                "--max-states to draw them)."
+            )
+            assert html.escape(counted.note) in counted.html
 
 
 def test_cli_viz_from_the_database(tmp_path):
@@ -607,7 +628,9 @@ def test_cli_viz_json_and_cut(tmp_path):
         "drawn_moves": json.loads(stdout)["drawn_moves"],
         "states": 110,
         "cut": True,
+        "note": json.loads(stdout)["note"],
     }
+    assert json.loads(stdout)["note"].startswith("The graph was cut: showing the 40 states")
     code, stdout, _ = run("viz", "nim", "5,6,7", "--budget", "40", "-o", str(out))
     assert stdout.splitlines()[1].startswith("The graph was cut: showing the 40 states nearest")
 
@@ -619,9 +642,19 @@ def test_cli_viz_around_and_condensed(tmp_path):
     assert (code, len(page_data(out.read_text())[0])) == (0, sum(d <= 1 for d in near.values()))
     code, _, _ = run("viz", "nim", "3,4", "--depth", "1", "-o", str(out))
     assert len(page_data(out.read_text())[0]) == 1 + len(nim_moves((3, 4)))
-    code, _, _ = run("viz", "nim", "3,4", "--condensed", "grundy", "-o", str(out))
+    code, stdout, _ = run("viz", "nim", "3,4", "--condensed", "grundy", "-o", str(out), "--json")
     values, _, _ = brute_nim((3, 4))
-    assert len(page_data(out.read_text())[0]) == len(set(values.values()))
+    groups = len(set(values.values()))
+    assert len(page_data(out.read_text())[0]) == groups
+    assert json.loads(stdout) == {
+        "file": str(out),
+        "game": "nim",
+        "position": "3,4",
+        "groups": groups,
+        "states": len(values),
+        "cut": False,
+        "note": "",
+    }
 
 
 @pytest.mark.parametrize(
@@ -692,6 +725,47 @@ def test_cli_plots(tmp_path):
         assert code == 0 and json.loads(stdout)["file"] == str(out)
         assert out.stat().st_size > 1000
     assert svg_markers(tmp_path / "p.svg", "p-positions") == 8  # nim's: the diagonal
+
+
+# --- the README's "Seeing games" section --------------------------------------------------------
+
+
+def readme_section() -> str:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    return text.split("## Seeing games", 1)[1].split("\n## ", 1)[0]
+
+
+def test_readme_viz_and_plot_sessions_are_real(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with open_database(str(tmp_path / "explorer.db")) as database:
+        database.build("kayles", "30")  # what `explorer build kayles 30` stores
+    blocks = re.findall(r"```console\n(.*?)```", readme_section(), flags=re.S)
+    commands = 0
+    for block in blocks:
+        for command, expected in re.findall(r"^\$ (explorer .*)\n((?:(?!\$ ).*\n)*)", block, re.M):
+            code, stdout, stderr = run(*shlex.split(command)[1:])
+            assert (code, stdout + stderr) == (0, expected), command
+            commands += 1
+    assert commands >= 8
+
+
+def test_readme_images_are_there():
+    section = readme_section()
+    images = re.findall(r"!\[[^\]]+\]\((data/images/[^)]+\.png)\)", section)
+    assert len(images) >= 3 and "data/images/viz-nim-1-2-3.png" in images
+    for image in images:
+        width, height = png_size(REPO / image)
+        assert width >= 800 and height >= 400
+
+
+@pytest.mark.parametrize("module", ["__init__", "graphs", "page", "output", "plots"])
+def test_docstring_examples_run(module):
+    import doctest
+    import importlib
+
+    name = "explorer.viz" if module == "__init__" else f"explorer.viz.{module}"
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0 and result.attempted > 0
 
 
 # --- notebooks -------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ from explorer.storage.bulk import STATE_COLUMNS, writer_for
 SPEC, POSITION = "subtraction:1,2", "180,180,180"
 QUICK_POSITION = "60,60,60"
 ROWS_PER_TRANSACTION = 300_000
+ROUNDS = 2
 
 
 def megabytes(path: Path) -> float:
@@ -123,8 +124,9 @@ def main() -> None:
         built = Path(tmp) / "built.db"
         result = build(built, position)
         rate = result["states"] / result["seconds"]
-        print(f"build {SPEC} {position} into SQLite (load average {load:.1f}, "
-              f"{os.cpu_count()} cores)")
+        print(
+            f"build {SPEC} {position} into SQLite (load average {load:.1f}, {os.cpu_count()} cores)"
+        )
         print(f"  states       {result['states']:>12,.0f}")
         print(f"  edges        {result['edges']:>12,.0f}")
         print(f"  time         {result['seconds']:>12.1f} s")
@@ -134,16 +136,23 @@ def main() -> None:
 
         states, edges = read_rows(built)
         rows = len(states) + len(edges)
-        ours_db, raw_db = Path(tmp) / "ours.db", Path(tmp) / "raw.db"
-        empty_copy(built, ours_db)
-        empty_copy(built, raw_db)
-        ours = explorer_writes(ours_db, states, edges)
-        raw = raw_writes(raw_db, states, edges)
-        with sa.create_engine(f"sqlite:///{ours_db}").connect() as conn:
-            stored = conn.exec_driver_sql("SELECT COUNT(*) FROM edges").scalar()
-        assert stored == len(edges)
-        print(f"bulk writes of the same {rows:,} rows (states then edges, "
-              f"{ROWS_PER_TRANSACTION:,} per transaction)")
+        ours, raw = float("inf"), float("inf")
+        for attempt in range(ROUNDS):  # alternate, keep the best of each: the machine is shared
+            ours_db, raw_db = Path(tmp) / f"ours{attempt}.db", Path(tmp) / f"raw{attempt}.db"
+            empty_copy(built, ours_db)
+            empty_copy(built, raw_db)
+            ours = min(ours, explorer_writes(ours_db, states, edges))
+            raw = min(raw, raw_writes(raw_db, states, edges))
+            with sa.create_engine(f"sqlite:///{ours_db}").connect() as conn:
+                stored = conn.exec_driver_sql("SELECT COUNT(*) FROM edges").scalar()
+            assert stored == len(edges)
+            for path in (ours_db, raw_db):
+                for file in path.parent.glob(path.name + "*"):
+                    file.unlink()
+        print(
+            f"bulk writes of the same {rows:,} rows (states then edges, "
+            f"{ROWS_PER_TRANSACTION:,} per transaction, best of {ROUNDS})"
+        )
         print(f"  explorer     {rows / ours:>12,.0f} rows/s")
         print(f"  raw sqlite3  {rows / raw:>12,.0f} rows/s")
         print(f"  ratio        {raw / ours:>12.0%}                 (goal >= 70 %)")

@@ -1,0 +1,218 @@
+"""Commands that change or compare games: import (DAG files), edit (stored graphs), diff."""
+
+from __future__ import annotations
+
+import click
+from rich.table import Table
+
+from explorer.cli.common import console, json_option, print_json, reports_errors
+from explorer.cli.storage import db_option
+from explorer.errors import SpecError
+from explorer.games import load_game
+from explorer.games.dag import DagGame
+from explorer.incremental import Edit
+from explorer.storage import open_database
+from explorer.storage.edits import EditReport, edit_game, import_graph
+from explorer.variants import compare_positions, compare_range
+
+#: Changed values listed by ``explorer import`` and ``explorer edit`` (``--json`` has all).
+SHOWN_CHANGES = 20
+
+#: Range compared by ``explorer diff`` when neither --upto nor --position is given.
+DEFAULT_UPTO = 100
+
+
+@click.command("diff")
+@click.argument("spec_a")
+@click.argument("spec_b")
+@click.option(
+    "--upto",
+    type=click.IntRange(min=0),
+    default=None,
+    help=f"Compare one heap (strip, row) of size 0..UPTO [default: {DEFAULT_UPTO}].",
+)
+@click.option(
+    "-p",
+    "--position",
+    "positions",
+    multiple=True,
+    help="Compare this position instead of a range (repeat for several).",
+)
+@json_option
+@reports_errors
+def diff_command(
+    spec_a: str, spec_b: str, upto: int | None, positions: tuple[str, ...], as_json: bool
+) -> None:
+    """The positions where the games SPEC_A and SPEC_B differ in Grundy value or outcome.
+
+    \b
+    Examples:
+      explorer diff subtraction:1,3,4 subtraction:1,4 --upto 30
+      explorer diff nim bash:3 -p 3,4 -p 5 --json
+    """
+    game_a, game_b = load_game(spec_a), load_game(spec_b)
+    if positions and upto is not None:
+        raise SpecError("give --upto or --position, not both")
+    if positions:
+        result = compare_positions(game_a, game_b, positions)
+    else:
+        result = compare_range(game_a, game_b, DEFAULT_UPTO if upto is None else upto)
+    if as_json:
+        print_json(result.to_dict())
+        return
+    console.print(
+        f"{result.game_a} vs {result.game_b}: {len(result.differences)} of {result.compared} "
+        f"positions differ ({result.outcome_differences} in outcome)"
+    )
+    if not result.differences:
+        return
+    table = Table("position", result.game_a, result.game_b, "outcome")
+    for d in result.differences:
+        table.add_row(
+            d.position,
+            f"{d.grundy_a} {d.outcome_a}",
+            f"{d.grundy_b} {d.outcome_b}",
+            "differs" if d.outcome_differs else "same",
+        )
+    console.print(table)
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
+
+
+def _print_edit(report: EditReport) -> None:
+    build = f" (build {report.build_id})" if report.build_id is not None else ""
+    if report.kind == "import":
+        console.print(
+            f"imported {report.game}{build}: {report.states:,} states, {report.edges:,} edges, "
+            "solved"
+        )
+        return
+    if report.kind == "reimport":
+        if report.build_id is None:
+            console.print(f"{report.game}: the stored graph already matches the file; no change")
+            return
+        console.print(
+            f"re-imported {report.game}{build}: states +{report.states_added} "
+            f"-{report.states_removed}, edges +{report.edges_added} -{report.edges_removed}"
+        )
+    else:
+        console.print(f"edited {report.game}{build}: {report.description}")
+    console.print(
+        f"re-examined {_count(report.reexamined, 'state')}, "
+        f"{_count(report.changed, 'value')} changed, "
+        f"{_count(report.reordered, 'height')} raised"
+    )
+    if not report.values:
+        return
+    table = Table("position", "grundy", "outcome", "remoteness")
+    for v in report.values[:SHOWN_CHANGES]:
+        if v.old_grundy is None:
+            table.add_row(v.position, f"new {v.grundy}", f"new {v.outcome}", f"new {v.remoteness}")
+        else:
+            table.add_row(
+                v.position,
+                f"{v.old_grundy} -> {v.grundy}",
+                f"{v.old_outcome} -> {v.outcome}",
+                f"{v.old_remoteness} -> {v.remoteness}",
+            )
+    console.print(table)
+    more = len(report.values) - SHOWN_CHANGES
+    if more > 0:
+        console.print(f"... and {more:,} more (use --json for all)")
+
+
+@click.command("import")
+@click.argument("file")
+@db_option
+@json_option
+@reports_errors
+def import_command(file: str, url: str | None, as_json: bool) -> None:
+    """Store the DAG in FILE as the game dag:FILE, solved; a stored one gets only the difference.
+
+    FILE is JSON, CSV, an edge list (.txt, .edges) or GraphML (see `explorer games`). It is
+    checked before the database is opened: a rejected file changes nothing. Importing a file
+    whose game is stored already applies only what changed in it and re-solves only the
+    values that change.
+
+    \b
+    Examples:
+      explorer import data/note003.json
+      explorer import my_game.csv --db games.db --json
+    """
+    game = DagGame(file)
+    with open_database(url) as database:
+        report = import_graph(database.engine, game)
+    if as_json:
+        print_json(report.to_dict())
+        return
+    _print_edit(report)
+
+
+@click.command("edit")
+@click.argument("spec")
+@click.option("--add-state", "add_states", multiple=True, metavar="STATE", help="Add a state.")
+@click.option(
+    "--remove-state",
+    "remove_states",
+    multiple=True,
+    metavar="STATE",
+    help="Remove a state and its moves.",
+)
+@click.option(
+    "--add-edge",
+    "add_edges",
+    multiple=True,
+    nargs=2,
+    metavar="FROM TO",
+    help="Add the move FROM -> TO.",
+)
+@click.option(
+    "--remove-edge",
+    "remove_edges",
+    multiple=True,
+    nargs=2,
+    metavar="FROM TO",
+    help="Remove the move FROM -> TO.",
+)
+@db_option
+@json_option
+@reports_errors
+def edit_command(
+    spec: str,
+    add_states: tuple[str, ...],
+    remove_states: tuple[str, ...],
+    add_edges: tuple[tuple[str, str], ...],
+    remove_edges: tuple[tuple[str, str], ...],
+    url: str | None,
+    as_json: bool,
+) -> None:
+    """Add or remove states and moves of the stored game SPEC and re-solve what changes.
+
+    States are named by their stored keys (as `explorer query` shows them). Removals happen
+    before additions. Only the states whose moves changed are re-solved, then their
+    predecessors while values keep changing; every changed value records this edit. An edit
+    that would create a cycle, or names a missing state or move, is refused and changes
+    nothing.
+
+    \b
+    Examples:
+      explorer edit dag:data/note003.json --add-edge c t3
+      explorer edit dag:data/note003.json --add-state z --add-edge z b --json
+    """
+    edit = Edit(
+        add_states=add_states,
+        remove_states=remove_states,
+        add_edges=tuple(add_edges),
+        remove_edges=tuple(remove_edges),
+    )
+    with open_database(url) as database:
+        report = edit_game(database.engine, spec, edit)
+    if as_json:
+        print_json(report.to_dict())
+        return
+    _print_edit(report)
+
+
+COMMANDS = [import_command, edit_command, diff_command]

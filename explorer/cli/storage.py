@@ -1,0 +1,406 @@
+"""Commands over the graph database: build, query, stats, export."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
+from rich.table import Table
+
+from explorer.cli.common import console, json_option, print_json, reports_errors
+from explorer.storage import BuildProgress, BuildReport, Database, open_database
+from explorer.storage.export import export_graph
+from explorer.storage.queries import MAX_GRAPH_STATES
+
+db_option = click.option(
+    "--db",
+    "url",
+    metavar="URL",
+    default=None,
+    help="Database file or URL: a path, sqlite:///FILE or postgresql://USER@HOST/DB "
+    "(default: $EXPLORER_DB, else ./explorer.db).",
+)
+
+
+@contextmanager
+def _progress(enabled: bool, total: int | None) -> Iterator[Any]:
+    """A rich progress bar on standard error, updated once per committed batch."""
+    errors = Console(stderr=True)
+    bar = Progress(
+        SpinnerColumn(),
+        TextColumn("building"),
+        BarColumn(),
+        TextColumn("{task.fields[states]:>12,} states"),
+        TextColumn("{task.fields[edges]:>12,} edges"),
+        TextColumn("{task.fields[rate]:>9,.0f} states/s"),
+        TimeElapsedColumn(),
+        console=errors,
+        transient=True,
+        disable=not enabled or not errors.is_terminal,
+    )
+    with bar:
+        task = bar.add_task("build", total=total, states=0, edges=0, rate=0.0)
+
+        def update(step: BuildProgress) -> None:
+            rate = step.states_new / step.seconds if step.seconds else 0.0
+            bar.update(
+                task,
+                completed=step.states_new,
+                states=step.states_new,
+                edges=step.edges_new,
+                rate=rate,
+            )
+
+        yield update
+
+
+def _print_build(report: BuildReport, database: Database, max_states: int | None) -> None:
+    rate = report.states_new / report.seconds if report.seconds else 0.0
+    console.print(f"{report.game} {report.position} -> {database.url}: {report.status}")
+    console.print(
+        f"  states   {report.states_new:,} new, {report.states_reused:,} reused "
+        f"({report.states_stored:,} stored for {report.game})"
+    )
+    console.print(f"  edges    {report.edges_new:,} new")
+    console.print(f"  values   {report.values_computed:,} computed")
+    if report.grundy is not None:
+        console.print(
+            f"  value    grundy {report.grundy}, outcome {report.outcome}, "
+            f"remoteness {report.remoteness}"
+        )
+    console.print(f"  time     {report.seconds:.2f} s ({rate:,.0f} new states/s)")
+    if report.status == "stopped":
+        console.print(
+            f"stopped at --max-states {max_states:,}: {report.frontier:,} states wait to be "
+            "expanded; run the same command again to continue"
+        )
+
+
+@click.command("build")
+@click.argument("spec")
+@click.argument("position")
+@db_option
+@click.option(
+    "--max-states",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Stop cleanly once this many new states are stored (the last state's moves are kept "
+    "together, so a few more may be); the same command continues later.",
+)
+@json_option
+@reports_errors
+def build_command(
+    spec: str, position: str, url: str | None, max_states: int | None, as_json: bool
+) -> None:
+    """Build the game graph of POSITION into the database, with every value solved.
+
+    States already stored are reused, not rebuilt; a build stopped by --max-states or killed
+    continues where it stopped when run again.
+
+    \b
+    Examples:
+      explorer build nim 3,4,5
+      explorer build kayles 40 --db postgresql://me@localhost/games --max-states 100000
+    """
+    with open_database(url) as database, _progress(not as_json, max_states) as update:
+        report = database.build(spec, position, max_states=max_states, progress=update)
+    if as_json:
+        print_json({"database": database.url, **report.to_dict()})
+    else:
+        _print_build(report, database, max_states)
+
+
+def _state_table(states: list[dict[str, Any]], title: str | None = None) -> Table:
+    table = Table(title=title)
+    for column in ("position", "grundy", "outcome", "remoteness", "depth"):
+        table.add_column(column, justify="left" if column == "position" else "right")
+    for s in states:
+        table.add_row(
+            s["position"],
+            *(
+                "·" if s[k] is None else str(s[k])
+                for k in ("grundy", "outcome", "remoteness", "depth")
+            ),
+        )
+    return table
+
+
+def _page_note(total: int, offset: int, shown: int) -> str:
+    if not shown:
+        return f"none shown of {total:,}"
+    note = f"{offset + 1:,}-{offset + shown:,} of {total:,}"
+    if offset + shown < total:
+        note += f" (next page: --offset {offset + shown})"
+    return note
+
+
+@click.command("query")
+@click.argument("spec")
+@click.argument("position", required=False)
+@db_option
+@click.option(
+    "--outcome",
+    type=click.Choice(["P", "N"], case_sensitive=False),
+    help="List only P- or N-positions.",
+)
+@click.option("--grundy", type=click.IntRange(min=0), help="List only states of this value.")
+@click.option("--depth", type=click.IntRange(min=0), help="List only states at this depth.")
+@click.option("--successors", "direction", flag_value="out", help="Page through the moves.")
+@click.option(
+    "--predecessors",
+    "direction",
+    flag_value="in",
+    help="Page through the positions with a move to POSITION.",
+)
+@click.option(
+    "--limit", type=click.IntRange(min=1), default=20, show_default=True, help="States per page."
+)
+@click.option(
+    "--offset",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="States to skip (the page start).",
+)
+@json_option
+@reports_errors
+def query_command(
+    spec: str,
+    position: str | None,
+    url: str | None,
+    outcome: str | None,
+    grundy: int | None,
+    depth: int | None,
+    direction: str | None,
+    limit: int,
+    offset: int,
+    as_json: bool,
+) -> None:
+    """Look up stored states: a POSITION's value and moves, or states filtered by value.
+
+    \b
+    Examples:
+      explorer query nim 3,4,5
+      explorer query nim 3,4,5 --predecessors
+      explorer query nim --outcome P --limit 10
+      explorer query kayles --grundy 0 --depth 2 --json
+    """
+    filtered = outcome is not None or grundy is not None or depth is not None
+    if position is None and direction:
+        raise click.UsageError("--successors and --predecessors need a POSITION")
+    if position is not None and filtered:
+        raise click.UsageError("--outcome, --grundy and --depth list states; give no POSITION")
+    with open_database(url) as database:
+        if position is None:
+            page = database.states(
+                spec, outcome=outcome, grundy=grundy, depth=depth, limit=limit, offset=offset
+            )
+            title = f"{page['game']} states"
+        elif direction:
+            linked = database.successors if direction == "out" else database.predecessors
+            page = linked(spec, position, limit=limit, offset=offset)
+            title = (
+                f"{page['game']} {'moves from' if direction == 'out' else 'moves to'} "
+                f"{page['position']}"
+            )
+        else:
+            state = database.state(spec, position, moves=limit)
+            if as_json:
+                print_json(state)
+                return
+            _print_state(state)
+            return
+    if as_json:
+        print_json(page)
+        return
+    console.print(_state_table(page["states"], title))
+    console.print(_page_note(page["total"], offset, len(page["states"])))
+
+
+def _print_state(state: dict[str, Any]) -> None:
+    console.print(f"game        {state['game']}")
+    console.print(f"position    {state['position']}")
+    if state["grundy"] is None:
+        console.print("grundy      not solved yet (its build has not finished)")
+    else:
+        verdict = (
+            "the player to move loses" if state["outcome"] == "P" else ("the player to move wins")
+        )
+        console.print(f"grundy      {state['grundy']}")
+        console.print(f"outcome     {state['outcome']} ({verdict})")
+        console.print(f"remoteness  {state['remoteness']}")
+    console.print(f"depth       {state['depth']}")
+    console.print(f"moves       {state['moves']:,} (predecessors: {state['predecessors']:,})")
+    if state["successors"]:
+        console.print(_state_table(state["successors"], "moves (P = winning move)"))
+        if state["moves"] > len(state["successors"]):
+            console.print(
+                f"... {state['moves'] - len(state['successors']):,} more: "
+                "use --successors --offset N"
+            )
+
+
+@click.command("stats")
+@click.argument("spec", required=False)
+@db_option
+@json_option
+@reports_errors
+def stats_command(spec: str | None, url: str | None, as_json: bool) -> None:
+    """Counts by outcome, Grundy value and depth, and the build history of a stored game.
+
+    Without SPEC, list the stored games.
+
+    \b
+    Examples:
+      explorer stats
+      explorer stats nim --json
+    """
+    with open_database(url) as database:
+        result: Any = database.stats(spec) if spec else database.games()
+    if as_json:
+        print_json(result)
+        return
+    if spec is None:
+        table = Table("game", "states", "edges", title=f"games in {database.url}")
+        for row in result:
+            table.add_row(row["game"], f"{row['states']:,}", f"{row['edges']:,}")
+        console.print(table)
+        return
+    console.print(f"game            {result['game']}")
+    console.print(
+        f"states          {result['states']:,} ({result['expanded']:,} expanded, "
+        f"{result['solved']:,} solved)"
+    )
+    console.print(f"edges           {result['edges']:,}")
+    outcomes = ", ".join(f"{k} {v:,}" for k, v in result["by_outcome"].items())
+    console.print(f"by outcome      {outcomes}")
+    console.print(f"largest value   {result['max_grundy']}")
+    console.print(f"deepest state   {result['max_depth']}")
+    console.print(f"max remoteness  {result['max_remoteness']}")
+    by_value = Table("grundy", "states", title="by Grundy value")
+    for value, count in result["by_grundy"].items():
+        by_value.add_row(str(value), f"{count:,}")
+    console.print(by_value)
+    by_depth = Table("depth", "states", title="by depth")
+    for value, count in result["by_depth"].items():
+        by_depth.add_row(str(value), f"{count:,}")
+    console.print(by_depth)
+    builds = Table("id", "position", "status", "new", "reused", "edges", "started", title="builds")
+    for b in result["builds"]:
+        builds.add_row(
+            str(b["id"]),
+            str(b["position"]),
+            b["status"],
+            f"{b['states_new']:,}",
+            f"{b['states_reused']:,}",
+            f"{b['edges_new']:,}",
+            b["started_at"][:19],
+        )
+    console.print(builds)
+
+
+@click.command("export")
+@click.argument("spec")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="File to write (CSV writes FILE.nodes.csv and FILE.edges.csv).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["graphml", "gexf", "json", "csv"]),
+    help="Default: the file suffix.",
+)
+@click.option("--around", metavar="POSITION", help="Export the neighbourhood of POSITION.")
+@click.option(
+    "--depth",
+    type=click.IntRange(min=0),
+    default=2,
+    show_default=True,
+    help="Moves from --around to include.",
+)
+@click.option(
+    "--direction",
+    type=click.Choice(["out", "in", "both"]),
+    default="out",
+    show_default=True,
+    help="Follow moves forwards, backwards or both from --around.",
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=MAX_GRAPH_STATES,
+    show_default=True,
+    help="Most states to export.",
+)
+@db_option
+@json_option
+@reports_errors
+def export_command(
+    spec: str,
+    output: Path,
+    fmt: str | None,
+    around: str | None,
+    depth: int,
+    direction: str,
+    limit: int,
+    url: str | None,
+    as_json: bool,
+) -> None:
+    """Write a stored game graph, or a neighbourhood, as GraphML, GEXF, JSON or CSV.
+
+    \b
+    Examples:
+      explorer export nim -o nim.graphml
+      explorer export nim --around 3,4,5 --depth 1 -o near.gexf
+    """
+    with open_database(url) as database:
+        if around is None:
+            graph = database.subgraph(spec, limit)
+            stored = database.stats(spec)["states"]
+        else:
+            graph = database.neighbourhood(
+                spec,
+                around,
+                depth,
+                direction,  # type: ignore[arg-type]
+                max_states=limit,
+            )
+            stored = graph.number_of_nodes()
+    written = export_graph(graph, output, fmt)
+    result = {
+        "game": graph.graph["game"],
+        "states": graph.number_of_nodes(),
+        "edges": graph.number_of_edges(),
+        "stored_states": stored,
+        "files": [str(p) for p in written],
+    }
+    if as_json:
+        print_json(result)
+        return
+    cut = (
+        f" (the first {result['states']:,} of {stored:,}: raise --limit)"
+        if (stored > result["states"])
+        else ""
+    )
+    console.print(
+        f"wrote {result['states']:,} states and {result['edges']:,} edges of "
+        f"{result['game']}{cut} to {', '.join(result['files'])}"
+    )
+
+
+COMMANDS = [build_command, query_command, stats_command, export_command]

@@ -1,0 +1,261 @@
+"""Commands that draw: viz (an interactive HTML page of a game graph) and plot (PNG or SVG)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from explorer.analysis import value_table
+from explorer.cli.common import console, json_option, max_states_option, print_json, reports_errors
+from explorer.errors import ExplorerError
+from explorer.games import load_game
+from explorer.graph import DEFAULT_MAX_STATES
+from explorer.sequences import value_sequence
+from explorer.storage import open_database
+from explorer.viz import (
+    DEFAULT_BUDGET,
+    DEFAULT_DEPTH,
+    GraphPage,
+    draw_game,
+    draw_stored,
+    plot_p_positions,
+    plot_sequence,
+    plot_table,
+)
+from explorer.viz.output import check_suffix
+from explorer.viz.plots import IMAGE_SUFFIXES
+
+
+class OutputFile(click.ParamType):
+    """A file name with one of the given suffixes (checked before any work is done)."""
+
+    name = "file"
+
+    def __init__(self, suffixes: tuple[str, ...]) -> None:
+        self.suffixes = suffixes
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Path:
+        try:
+            check_suffix(value, self.suffixes)
+        except ExplorerError as error:
+            self.fail(str(error), param, ctx)
+        return Path(value)
+
+
+def _report(page: GraphPage, path: Path, as_json: bool, **extra: object) -> None:
+    if page.condensed:
+        drawn = {"groups": page.nodes, "states": page.states}
+        line = f"wrote {path}: {page.states:,} states in {page.nodes:,} groups"
+    else:
+        drawn = {"drawn_states": page.nodes, "drawn_moves": page.edges, "states": page.states}
+        line = f"wrote {path}: {page.nodes:,} states and {page.edges:,} moves drawn"
+    if as_json:
+        print_json({"file": str(path), **extra, **drawn, "cut": page.cut, "note": page.note})
+        return
+    console.print(line)
+    if page.note:
+        console.print(page.note)
+
+
+@click.command("viz")
+@click.argument("spec")
+@click.argument("position")
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=OutputFile((".html", ".htm")),
+    help="The HTML page to write (it works offline).",
+)
+@click.option(
+    "--budget",
+    type=click.IntRange(min=1),
+    default=DEFAULT_BUDGET,
+    show_default=True,
+    help="Most states drawn; the ones nearest the start are kept.",
+)
+@click.option(
+    "--around",
+    metavar="POSITION",
+    help="Draw the neighbourhood of this position (default depth 2).",
+)
+@click.option(
+    "--depth",
+    type=click.IntRange(min=0),
+    help="Neighbourhood radius in moves, forward and backward (around POSITION "
+    "unless --around is given).",
+)
+@click.option(
+    "--condensed",
+    type=click.Choice(["grundy", "depth"]),
+    help="Draw groups of states (by Grundy value or by depth) with counts.",
+)
+@click.option(
+    "--db",
+    "url",
+    metavar="URL",
+    help="Draw from this database (a path, sqlite:///FILE or postgresql://...) "
+    "instead of generating the game: a neighbourhood (default depth 2), or with "
+    "--condensed the whole stored game.",
+)
+@max_states_option
+@json_option
+@reports_errors
+def viz_command(
+    spec: str,
+    position: str,
+    output: Path,
+    budget: int,
+    around: str | None,
+    depth: int | None,
+    condensed: str | None,
+    url: str | None,
+    max_states: int | None,
+    as_json: bool,
+) -> None:
+    """Draw the game graph of SPEC from POSITION as an interactive HTML page.
+
+    Colour shows the outcome and the Grundy value (P-positions are dark red boxes), red arrows
+    are winning moves, hovering a state shows its values; layers run top to bottom.
+
+    \b
+    Examples:
+      explorer viz nim 1,2,3 -o nim.html
+      explorer viz kayles 20 --around 10 --depth 2 -o kayles.html
+      explorer viz nim 6,7,8,9 --condensed grundy -o nim-groups.html
+      explorer viz kayles 30 --db kayles.db --around 12 --depth 1 -o near.html
+    """
+    shown = spec
+    if url is not None:
+        with open_database(url) as database:
+            page = draw_stored(
+                database,
+                spec,
+                around or position,
+                depth=DEFAULT_DEPTH if depth is None else depth,
+                budget=budget,
+                condensed=condensed,  # type: ignore[arg-type]
+                max_states=max_states or DEFAULT_MAX_STATES,
+            )
+    else:
+        game = load_game(spec)
+        shown = game.spec
+        page = draw_game(
+            game,
+            game.parse(position),
+            around=None if around is None else game.parse(around),
+            depth=depth,
+            budget=budget,
+            condensed=condensed,  # type: ignore[arg-type]
+            max_states=max_states or DEFAULT_MAX_STATES,
+        )
+    path = page.save(output)
+    _report(page, path, as_json, game=shown, position=position)
+
+
+image_option = click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=OutputFile(IMAGE_SUFFIXES),
+    help="The image to write: .png or .svg.",
+)
+
+
+@click.group("plot")
+def plot_group() -> None:
+    """Pictures of values as PNG or SVG: value sequences, value tables, P-positions.
+
+    \b
+    Examples:
+      explorer plot sequence kayles --upto 200 -o kayles.png
+      explorer plot table wythoff --rows 40 --cols 40 -o wythoff.png
+      explorer plot p-positions wythoff --rows 100 --cols 100 -o wythoff-p.svg
+    """
+
+
+def _wrote(path: Path, as_json: bool, **facts: object) -> None:
+    if as_json:
+        print_json({"file": str(path), **facts})
+    else:
+        console.print(f"wrote {path}")
+
+
+@plot_group.command("sequence")
+@click.argument("spec")
+@click.option(
+    "--upto",
+    type=click.IntRange(min=0),
+    default=100,
+    show_default=True,
+    help="Plot G(0) .. G(UPTO).",
+)
+@image_option
+@json_option
+@reports_errors
+def plot_sequence_command(spec: str, upto: int, output: Path, as_json: bool) -> None:
+    """Scatter the values G(0..N) of one heap (or strip, or coin) of SPEC.
+
+    \b
+    Example:
+      explorer plot sequence kayles --upto 200 -o kayles.png
+    """
+    sequence = value_sequence(load_game(spec), upto)
+    path = plot_sequence(sequence, output)
+    _wrote(path, as_json, game=sequence.game, period=sequence.period, preperiod=sequence.preperiod)
+
+
+table_options = [
+    click.option("--rows", type=click.IntRange(min=1), default=30, show_default=True),
+    click.option("--cols", type=click.IntRange(min=1), default=30, show_default=True),
+    max_states_option,
+    image_option,
+    json_option,
+]
+
+
+def _with_table_options(command: Any) -> Any:
+    for option in reversed(table_options):
+        command = option(command)
+    return command
+
+
+@plot_group.command("table")
+@click.argument("spec")
+@_with_table_options
+@reports_errors
+def plot_table_command(
+    spec: str, rows: int, cols: int, max_states: int | None, output: Path, as_json: bool
+) -> None:
+    """Heat map of the value table G(row, column) of a two-coordinate game.
+
+    \b
+    Example:
+      explorer plot table wythoff --rows 40 --cols 40 -o wythoff.png
+    """
+    game = load_game(spec)
+    table = value_table(game, rows, cols, max_states=max_states or DEFAULT_MAX_STATES)
+    _wrote(plot_table(game.spec, table, output), as_json, game=game.spec)
+
+
+@plot_group.command("p-positions")
+@click.argument("spec")
+@_with_table_options
+@reports_errors
+def plot_p_positions_command(
+    spec: str, rows: int, cols: int, max_states: int | None, output: Path, as_json: bool
+) -> None:
+    """The P-positions (G = 0) of a two-heap game on its (row, column) grid.
+
+    \b
+    Example:
+      explorer plot p-positions wythoff --rows 100 --cols 100 -o wythoff-p.svg
+    """
+    game = load_game(spec)
+    table = value_table(game, rows, cols, max_states=max_states or DEFAULT_MAX_STATES)
+    _wrote(plot_p_positions(game.spec, table, output), as_json, game=game.spec)
+
+
+COMMANDS = [viz_command, plot_group]

@@ -1,0 +1,634 @@
+"""Building game graphs into a database: batch by batch, resumable, reusing stored states.
+
+A build expands states in increasing id order (ids are numbered by us, in discovery order),
+writes each batch's new states, edges and values in one transaction, and solves a state as
+soon as all of its successors have values, from compact numpy arrays rather than a NetworkX
+graph. Because expansion order depends only on what is stored, a build killed at any moment
+and run again ends with exactly the rows an uninterrupted build writes.
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+from explorer import __version__
+from explorer.games import load_game
+from explorer.games.base import Game as GameRules
+from explorer.games.base import Position
+from explorer.storage.bulk import StateRow, ValueRow, read_int_columns, writer_for
+from explorer.storage.expansion import PositionIndex, position_index, ranges
+from explorer.storage.models import Build, Game
+
+#: States expanded per transaction: large enough for bulk rates, small enough to lose little.
+BATCH_STATES = 50_000
+
+UNKNOWN = -1
+
+
+@dataclass(frozen=True)
+class BuildProgress:
+    """Where a running build is, reported after every committed batch."""
+
+    states_new: int
+    edges_new: int
+    values_computed: int
+    frontier: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class BuildReport:
+    """What a build did (see `to_dict` for the JSON form).
+
+    ``status`` is ``complete`` when every state reachable from the position is stored and
+    solved, ``stopped`` when ``max_states`` cut it short (building again continues).
+    """
+
+    game: str
+    position: str
+    build_id: int
+    status: str
+    states_new: int
+    states_reused: int
+    edges_new: int
+    values_computed: int
+    frontier: int
+    states_stored: int
+    grundy: int | None
+    outcome: str | None
+    remoteness: int | None
+    seconds: float
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def _now() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+class _Frontier:
+    """States waiting to be expanded, always taken smallest id first.
+
+    New states get ids above every stored one, so they queue in order; stored states reached
+    again (from an earlier, unfinished build) and states put back go into a small heap.
+    """
+
+    def __init__(self) -> None:
+        self.fresh: deque[int] = deque()
+        self.stored: list[int] = []
+
+    def __len__(self) -> int:
+        return len(self.fresh) + len(self.stored)
+
+    def push_stored(self, ids: np.ndarray) -> None:
+        for i in ids.tolist():
+            heapq.heappush(self.stored, i)
+
+    def pop_many(self, most: int) -> np.ndarray:
+        """Up to `most` states, smallest ids first."""
+        fresh, stored = self.fresh, self.stored
+        if not stored:
+            taken = [fresh.popleft() for _ in range(min(most, len(fresh)))]
+        else:
+            taken = []
+            while len(taken) < most and (fresh or stored):
+                if stored and (not fresh or stored[0] < fresh[0]):
+                    taken.append(heapq.heappop(stored))
+                else:
+                    taken.append(fresh.popleft())
+        return np.array(taken, dtype=np.int64)
+
+
+class _Growable:
+    """A numpy array with amortised appends and id-indexed growth."""
+
+    def __init__(self, dtype: type, fill: int) -> None:
+        self.data: np.ndarray = np.full(1024, fill, dtype=dtype)
+        self.fill = fill
+        self.size = 0
+
+    def reserve(self, size: int) -> None:
+        if size > len(self.data):
+            grown = np.full(max(size, 2 * len(self.data)), self.fill, dtype=self.data.dtype)
+            grown[: len(self.data)] = self.data
+            self.data = grown
+        self.size = max(self.size, size)
+
+    def extend(self, values: np.ndarray) -> None:
+        start = self.size
+        self.reserve(start + len(values))
+        self.data[start : start + len(values)] = values
+
+
+def mex_by_group(counts: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """The mex of each group of `values`, groups given by their sizes `counts`, in order.
+
+    Examples
+    --------
+    >>> mex_by_group(np.array([3, 0, 2]), np.array([0, 1, 3, 1, 2])).tolist()
+    [2, 0, 0]
+    """
+    groups = len(counts)
+    result = np.zeros(groups, dtype=np.int64)
+    if values.size == 0:
+        return result
+    width = int(values.max()) + 2
+    group_of = np.repeat(np.arange(groups, dtype=np.int64), counts)
+    keys = np.unique(group_of * width + values)
+    g, v = keys // width, keys % width
+    first = np.searchsorted(g, np.arange(groups))
+    rank = np.arange(len(keys)) - first[g]
+    result[:] = np.bincount(g, minlength=groups)  # no gap: mex = number of distinct values
+    gaps = np.flatnonzero(v != rank)
+    if gaps.size:
+        gapped, where = np.unique(g[gaps], return_index=True)
+        result[gapped] = rank[gaps[where]]
+    return result
+
+
+class _Waiting:
+    """Edges p -> q whose end q has no value yet, found by q: who to tell when q is solved.
+
+    Kept as a few blocks sorted by q (one per batch), merged when there are too many.
+    """
+
+    MAX_BLOCKS = 12
+
+    def __init__(self) -> None:
+        self.blocks: list[tuple[np.ndarray, np.ndarray]] = []
+
+    def add(self, dst: np.ndarray, src: np.ndarray, solved: np.ndarray) -> None:
+        if dst.size:
+            order = np.argsort(dst, kind="stable")
+            self.blocks.append((dst[order], src[order]))
+        if len(self.blocks) > self.MAX_BLOCKS:
+            dst = np.concatenate([b[0] for b in self.blocks])
+            src = np.concatenate([b[1] for b in self.blocks])
+            keep = ~solved[dst]
+            dst, src = dst[keep], src[keep]
+            order = np.argsort(dst, kind="stable")
+            self.blocks = [(dst[order], src[order])]
+
+    def sources(self, solved_now: np.ndarray) -> np.ndarray:
+        """The p of every waiting edge p -> q with q in `solved_now` (sorted ids)."""
+        found = []
+        for dst, src in self.blocks:
+            lo = np.searchsorted(dst, solved_now, "left")
+            hi = np.searchsorted(dst, solved_now, "right")
+            found.append(src[ranges(lo, hi - lo)])
+        return np.concatenate(found) if found else np.empty(0, dtype=np.int64)
+
+
+class GraphBuilder:
+    """One build of a position of a game into a database (see `build_position`)."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        game: GameRules,
+        root: Position,
+        *,
+        max_states: int | None = None,
+        batch_states: int = BATCH_STATES,
+        progress: Callable[[BuildProgress], None] | None = None,
+    ) -> None:
+        self.engine = engine
+        self.game = game
+        self.root = root
+        self.root_key = game.format(root)
+        self.max_states = max_states
+        self.batch_states = batch_states
+        self.progress = progress
+        # per-state arrays, indexed by state id
+        self.present = _Growable(np.bool_, 0)
+        self.depth = _Growable(np.int64, 0)
+        self.expanded = _Growable(np.bool_, 0)
+        self.grundy = _Growable(np.int64, UNKNOWN)
+        self.remote = _Growable(np.int64, UNKNOWN)
+        self.height = _Growable(np.int64, UNKNOWN)
+        self.pending = _Growable(np.int64, 0)
+        self.reached = _Growable(np.bool_, 0)
+        self.out_start = _Growable(np.int64, 0)
+        self.out_count = _Growable(np.int64, 0)
+        self.edge_dst = _Growable(np.int64, 0)
+        self.states: Any = PositionIndex(game)  # replaced by the best index in _load
+        self.waiting = _Waiting()
+        self.frontier = _Frontier()
+        self.first_new = 0  # ids below this were stored before the build started
+        self.next_id = 0
+        self.edges_new = self.values_computed = 0
+        self.started = time.perf_counter()
+
+    # -- arrays ---------------------------------------------------------------------------
+    def _reserve(self, size: int) -> None:
+        if size <= len(self.present.data):
+            return
+        size = max(size, 2 * len(self.present.data))
+        for array in (
+            self.present,
+            self.depth,
+            self.expanded,
+            self.grundy,
+            self.remote,
+            self.height,
+            self.pending,
+            self.reached,
+            self.out_start,
+            self.out_count,
+        ):
+            array.reserve(size)
+
+    # -- setup ----------------------------------------------------------------------------
+    def _start(self) -> None:
+        """Record the game and the build; mark builds killed earlier as interrupted."""
+        game = self.game
+        with self.engine.begin() as conn:
+            game_id = conn.scalar(sa.select(Game.id).where(Game.spec == game.spec))
+            if game_id is None:
+                parameters = game.spec if game.family == "sum" else game.spec.partition(":")[2]
+                game_id = conn.scalar(
+                    sa.insert(Game)
+                    .values(
+                        spec=game.spec,
+                        family=game.family,
+                        parameters=parameters or None,
+                        created_at=_now(),
+                    )
+                    .returning(Game.id)
+                )
+            conn.execute(
+                sa.update(Build)
+                .where(Build.game_id == game_id, Build.status == "running")
+                .values(status="interrupted")
+            )
+            self.build_id: int = conn.scalar(  # type: ignore[assignment]
+                sa.insert(Build)
+                .values(
+                    game_id=game_id,
+                    kind="build",
+                    root=self.root_key,
+                    status="running",
+                    started_at=_now(),
+                    states_new=0,
+                    states_reused=0,
+                    edges_new=0,
+                    values_computed=0,
+                    max_states=self.max_states,
+                    method=f"mex over stored successors (explorer {__version__})",
+                )
+                .returning(Build.id)
+            )
+        assert game_id is not None and self.build_id is not None
+        self.game_id = int(game_id)
+
+    def _load(self) -> None:
+        """Load the game's stored states and edges into the arrays and the position index."""
+        with self.engine.connect() as conn:
+            ids, depth, expanded, grundy, remote, height = read_int_columns(
+                conn,
+                "SELECT id, depth, CASE WHEN expanded THEN 1 ELSE 0 END, grundy, remoteness, "
+                "height FROM states WHERE game_id = :game ORDER BY id",
+                {"game": self.game_id},
+                6,
+            )
+            parse = self.game.parse
+            rows = conn.execution_options(yield_per=100_000).execute(
+                sa.text("SELECT key FROM states WHERE game_id = :game ORDER BY id"),
+                {"game": self.game_id},
+            )
+            positions = [parse(key) for (key,) in rows]
+            self.states = position_index(self.game, ids.tolist(), positions, self.root)
+            if ids.size == 0:
+                return
+            src, dst = read_int_columns(
+                conn,
+                "SELECT src, dst FROM edges WHERE game_id = :game ORDER BY src, dst",
+                {"game": self.game_id},
+                2,
+            )
+        size = int(ids[-1]) + 1
+        self._reserve(size)
+        self.present.data[ids] = True
+        self.depth.data[ids] = depth
+        self.expanded.data[ids] = expanded.astype(bool)
+        self.grundy.data[ids] = grundy
+        self.remote.data[ids] = remote
+        self.height.data[ids] = height
+        self.first_new = self.next_id = size
+        self.edge_dst.extend(dst)
+        starts = np.searchsorted(src, np.arange(size))
+        self.out_start.data[:size] = starts
+        self.out_count.data[:size] = np.diff(np.append(starts, len(src)))
+        # states expanded but unsolved wait for their unsolved successors
+        unsolved = self.grundy.data[:size] == UNKNOWN
+        waits = unsolved[src] & unsolved[dst]
+        self.pending.data[:size] = np.bincount(src[waits], minlength=size)
+        self.waiting.add(dst[waits], src[waits], ~unsolved)
+
+    def _reach(self, states: list[int]) -> None:
+        """Mark stored states and everything stored below them as reached by this build.
+
+        Unexpanded ones join the frontier; this is how a build reuses stored work.
+        """
+        level = np.array([s for s in states if not self.reached.data[s]], dtype=np.int64)
+        while level.size:
+            self.reached.data[level] = True
+            waiting = level[~self.expanded.data[level]]
+            self.frontier.push_stored(waiting[waiting < self.first_new])
+            inner = level[self.expanded.data[level]]
+            below = self.edge_dst.data[
+                ranges(self.out_start.data[inner], self.out_count.data[inner])
+            ]
+            below = np.unique(below)
+            level = below[~self.reached.data[below]]
+
+    # -- solving --------------------------------------------------------------------------
+    def _solve(self, ready: np.ndarray) -> list[np.ndarray]:
+        """Give values to `ready` states (all successors solved), then to whatever that frees."""
+        solved = []
+        grundy, remote, height = self.grundy.data, self.remote.data, self.height.data
+        while ready.size:
+            ready = np.unique(ready)
+            counts = self.out_count.data[ready]
+            succ = self.edge_dst.data[ranges(self.out_start.data[ready], counts)]
+            g = mex_by_group(counts, grundy[succ])
+            r = np.zeros(len(ready), dtype=np.int64)
+            h = np.zeros(len(ready), dtype=np.int64)
+            moving = counts > 0
+            if succ.size:
+                starts = (np.cumsum(counts) - counts)[moving]
+                succ_remote = remote[succ]
+                to_p = np.where(grundy[succ] == 0, succ_remote, np.iinfo(np.int64).max)
+                fastest = np.minimum.reduceat(to_p, starts)
+                slowest = np.maximum.reduceat(succ_remote, starts)
+                # the winner hurries to a P-position, the loser delays
+                r[moving] = 1 + np.where(g[moving] > 0, fastest, slowest)
+                h[moving] = 1 + np.maximum.reduceat(height[succ], starts)
+            grundy[ready], remote[ready], height[ready] = g, r, h
+            solved.append(ready)
+            freed = self.waiting.sources(ready)
+            if freed.size:
+                freed, times = np.unique(freed, return_counts=True)
+                self.pending.data[freed] -= times
+                ready = freed[self.pending.data[freed] == 0]
+            else:
+                ready = freed
+        self.values_computed += sum(len(s) for s in solved)
+        return solved
+
+    # -- one batch ------------------------------------------------------------------------
+    def _expand_batch(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+        """Expand up to a batch of frontier states, smallest ids first, in rounds.
+
+        Returns the states expanded, their edges, and whether the state limit stopped it.
+        """
+        expanded: list[np.ndarray] = []
+        src: list[np.ndarray] = []
+        dst: list[np.ndarray] = []
+        count = 0
+        stopped = False
+        while self.frontier and count < self.batch_states:
+            budget = None
+            if self.max_states is not None:
+                budget = self.max_states - self.states_new
+                if budget <= 0:
+                    stopped = True
+                    break
+            parents = self.frontier.pop_many(self.batch_states - count)
+            before = self.next_id
+            step = self.states.expand(parents, budget, self.first_new, self.reached.data)
+            if step.done < len(parents):
+                self.frontier.push_stored(parents[step.done :])
+            self.next_id = self.states.next_id
+            if self.next_id > before:
+                self._reserve(self.next_id)
+                self.present.data[before : self.next_id] = True
+                self.reached.data[before : self.next_id] = True
+                # a new state's depth is one more than that of the state that found it
+                found = step.dst >= before
+                new, first = np.unique(step.dst[found], return_index=True)
+                self.depth.data[new] = self.depth.data[step.src[found][first]] + 1
+                self.frontier.fresh.extend(range(before, self.next_id))
+            if self.first_new:
+                old = step.dst[step.dst < self.first_new]
+                self._reach(np.unique(old[~self.reached.data[old]]).tolist())
+            expanded.append(parents[: step.done])
+            src.append(step.src)
+            dst.append(step.dst)
+            count += step.done
+
+        def joined(parts: list[np.ndarray]) -> np.ndarray:
+            return np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
+
+        return joined(expanded), joined(src), joined(dst), stopped
+
+    def _write(
+        self,
+        first_id: int,
+        expanded: np.ndarray,
+        src: np.ndarray,
+        dst: np.ndarray,
+        solved: np.ndarray,
+    ) -> None:
+        """Commit one batch: new states, edges, expanded flags and values, atomically."""
+        build, game_id = self.build_id, self.game_id
+        grundy, remote, height = self.grundy.data, self.remote.data, self.height.data
+        is_expanded, depth = self.expanded.data, self.depth.data
+        new_rows: list[StateRow] = []
+        keys = self.states.keys(range(first_id, self.next_id))
+        for state, key in zip(range(first_id, self.next_id), keys, strict=True):
+            g = int(grundy[state])
+            if g == UNKNOWN:
+                new_rows.append(
+                    (
+                        game_id,
+                        state,
+                        key,
+                        int(depth[state]),
+                        bool(is_expanded[state]),
+                        None,
+                        None,
+                        None,
+                        None,
+                        build,
+                        None,
+                    )
+                )
+            else:
+                new_rows.append(
+                    (
+                        game_id,
+                        state,
+                        key,
+                        int(depth[state]),
+                        True,
+                        g,
+                        "P" if g == 0 else "N",
+                        int(remote[state]),
+                        int(height[state]),
+                        build,
+                        build,
+                    )
+                )
+        old_solved = solved[solved < first_id]
+        value_rows: list[ValueRow] = [
+            (g, "P" if g == 0 else "N", r, h, build, game_id, s)
+            for s, g, r, h in zip(
+                old_solved.tolist(),
+                grundy[old_solved].tolist(),
+                remote[old_solved].tolist(),
+                height[old_solved].tolist(),
+                strict=True,
+            )
+        ]
+        # stored states expanded now and not solved now: flag them by runs of ids
+        flag = np.setdiff1d(expanded[expanded < first_id], old_solved)
+        runs = []
+        if flag.size:
+            breaks = np.flatnonzero(np.diff(flag) != 1)
+            firsts = np.concatenate([[flag[0]], flag[breaks + 1]])
+            lasts = np.concatenate([flag[breaks], [flag[-1]]])
+            runs = list(zip(firsts.tolist(), lasts.tolist(), strict=True))
+        with self.engine.begin() as conn:
+            writer = writer_for(conn)
+            writer.insert_states(new_rows)
+            writer.insert_edges(game_id, src, dst)
+            writer.mark_expanded(game_id, runs)
+            writer.update_values(value_rows)
+            self._record(conn, "running")
+
+    def _record(self, conn: sa.Connection, status: str) -> None:
+        conn.execute(
+            sa.update(Build)
+            .where(Build.id == self.build_id)
+            .values(
+                status=status,
+                states_new=self.states_new,
+                states_reused=self.states_reused,
+                edges_new=self.edges_new,
+                values_computed=self.values_computed,
+                finished_at=None if status == "running" else _now(),
+            )
+        )
+
+    @property
+    def states_new(self) -> int:
+        return self.next_id - self.first_new
+
+    @property
+    def states_reused(self) -> int:
+        return int(self.reached.data[: self.first_new].sum())
+
+    # -- the whole build ------------------------------------------------------------------
+    def run(self) -> BuildReport:
+        self._start()
+        self._load()
+        root = self.states.find(self.root)
+        first_id = self.next_id
+        if root is None:
+            root = self.states.add(self.root)
+            self.next_id = self.states.next_id
+            self._reserve(self.next_id)
+            self.present.data[root] = self.reached.data[root] = True
+            self.frontier.fresh.append(root)
+        else:
+            self._reach([root])
+        # stored states left solvable (by an edit, say) are solved before anything else
+        size = self.first_new
+        leftover = np.flatnonzero(
+            self.expanded.data[:size]
+            & (self.grundy.data[:size] == UNKNOWN)
+            & (self.pending.data[:size] == 0)
+        )
+        stopped = False
+        pending_solved = self._solve(leftover) if leftover.size else []
+        while self.frontier or pending_solved or first_id < self.next_id:
+            batch, src, dst, stopped = self._expand_batch()
+            self._reserve(self.next_id)
+            self.expanded.data[batch] = True
+            counts = (
+                np.bincount(src, minlength=self.next_id)[batch]
+                if src.size
+                else (np.zeros(len(batch), dtype=np.int64))
+            )
+            self.out_start.data[batch] = self.edge_dst.size + np.cumsum(counts) - counts
+            self.out_count.data[batch] = counts
+            self.edge_dst.extend(dst)
+            open_end = self.grundy.data[dst] == UNKNOWN
+            self.pending.data[: self.next_id] += np.bincount(src[open_end], minlength=self.next_id)
+            self.waiting.add(dst[open_end], src[open_end], self.grundy.data != UNKNOWN)
+            solved = self._solve(batch[self.pending.data[batch] == 0])
+            all_solved = (
+                np.concatenate(pending_solved + solved)
+                if (pending_solved or solved)
+                else np.empty(0, dtype=np.int64)
+            )
+            pending_solved = []
+            self.edges_new += len(src)
+            self._write(first_id, batch, src, dst, all_solved)
+            first_id = self.next_id
+            if self.progress is not None:
+                self.progress(
+                    BuildProgress(
+                        self.states_new,
+                        self.edges_new,
+                        self.values_computed,
+                        len(self.frontier),
+                        time.perf_counter() - self.started,
+                    )
+                )
+            if stopped:
+                break
+        status = "stopped" if self.frontier else "complete"
+        with self.engine.begin() as conn:
+            self._record(conn, status)
+        g = int(self.grundy.data[root])
+        return BuildReport(
+            game=self.game.spec,
+            position=self.root_key,
+            build_id=self.build_id,
+            status=status,
+            states_new=self.states_new,
+            states_reused=self.states_reused,
+            edges_new=self.edges_new,
+            values_computed=self.values_computed,
+            frontier=len(self.frontier),
+            states_stored=int(self.present.data[: self.next_id].sum()),
+            grundy=None if g == UNKNOWN else g,
+            outcome=None if g == UNKNOWN else ("P" if g == 0 else "N"),
+            remoteness=None if g == UNKNOWN else int(self.remote.data[root]),
+            seconds=time.perf_counter() - self.started,
+        )
+
+
+def build_position(
+    engine: Engine,
+    spec: str,
+    position: str,
+    *,
+    max_states: int | None = None,
+    batch_states: int = BATCH_STATES,
+    progress: Callable[[BuildProgress], None] | None = None,
+) -> BuildReport:
+    """Build the game graph of a position into a database, reusing whatever is stored.
+
+    Use `explorer.storage.Database.build`, which opens the engine; this is the engine-level
+    entry point.
+    """
+    game = load_game(spec)
+    root = game.parse(position)
+    builder = GraphBuilder(
+        engine, game, root, max_states=max_states, batch_states=batch_states, progress=progress
+    )
+    return builder.run()

@@ -1,0 +1,159 @@
+"""Bulk reads and writes of states and edges: driver executemany on SQLite, COPY on PostgreSQL.
+
+The ORM is kept for small tables; rows by the million go straight to the driver, with ids the
+builder assigned itself, so nothing is ever fetched back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from itertools import chain, repeat
+
+import numpy as np
+import sqlalchemy as sa
+
+#: Columns of a new state row, in the order the writers take them.
+STATE_COLUMNS = (
+    "game_id",
+    "id",
+    "key",
+    "depth",
+    "expanded",
+    "grundy",
+    "outcome",
+    "remoteness",
+    "height",
+    "build_id",
+    "value_build_id",
+)
+#: Columns of a value update row: the new values, then the state's key.
+VALUE_COLUMNS = ("grundy", "outcome", "remoteness", "height", "value_build_id", "game_id", "id")
+
+#: A new state row, in `STATE_COLUMNS` order.
+StateRow = tuple[object, ...]
+#: A value update row, in `VALUE_COLUMNS` order.
+ValueRow = tuple[object, ...]
+
+
+class BulkWriter:
+    """Writes one batch inside the caller's transaction, the fastest way the dialect allows."""
+
+    def __init__(self, connection: sa.Connection) -> None:
+        self.connection = connection
+
+    def insert_states(self, rows: Sequence[StateRow]) -> None:
+        """Insert new state rows (`STATE_COLUMNS` order)."""
+        raise NotImplementedError
+
+    def insert_edges(self, game_id: int, src: np.ndarray, dst: np.ndarray) -> None:
+        """Insert the edges src[i] -> dst[i] of one game."""
+        raise NotImplementedError
+
+    def update_values(self, rows: Sequence[ValueRow]) -> None:
+        """Set the values of stored states (`VALUE_COLUMNS` order); also marks them expanded."""
+        raise NotImplementedError
+
+    def mark_expanded(self, game_id: int, runs: Sequence[tuple[int, int]]) -> None:
+        """Flag the states with ids in each inclusive run ``(first, last)`` as expanded."""
+        if runs:
+            self.connection.execute(
+                sa.text(
+                    "UPDATE states SET expanded = :yes "
+                    "WHERE game_id = :game AND id BETWEEN :first AND :last"
+                ),
+                [{"yes": True, "game": game_id, "first": a, "last": b} for a, b in runs],
+            )
+
+
+class SQLiteWriter(BulkWriter):
+    """executemany straight on the sqlite3 driver (2x the Core insert rate)."""
+
+    def insert_states(self, rows: Sequence[StateRow]) -> None:
+        if rows:
+            marks = ", ".join("?" * len(STATE_COLUMNS))
+            self.connection.exec_driver_sql(
+                f"INSERT INTO states ({', '.join(STATE_COLUMNS)}) VALUES ({marks})", rows
+            )
+
+    def insert_edges(self, game_id: int, src: np.ndarray, dst: np.ndarray) -> None:
+        if len(src):
+            # the driver's cursor, in this transaction, takes an iterator: no list of tuples
+            cursor = self.connection.connection.driver_connection.cursor()  # type: ignore[union-attr]
+            cursor.executemany(
+                "INSERT INTO edges (game_id, src, dst) VALUES (?, ?, ?)",
+                zip(repeat(game_id), src.tolist(), dst.tolist()),
+            )
+            cursor.close()
+
+    def update_values(self, rows: Sequence[ValueRow]) -> None:
+        if rows:
+            self.connection.exec_driver_sql(
+                "UPDATE states SET grundy = ?, outcome = ?, remoteness = ?, height = ?, "
+                "value_build_id = ?, expanded = 1 WHERE game_id = ? AND id = ?",
+                rows,
+            )
+
+
+class PostgresWriter(BulkWriter):
+    """COPY FROM STDIN through psycopg 3 (4x executemany); updates go through a temp table."""
+
+    def _copy(self, table: str, columns: Sequence[str], rows: Iterator[Sequence[object]]) -> None:
+        raw = self.connection.connection.driver_connection
+        with raw.cursor() as cursor:  # type: ignore[union-attr]
+            with cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+
+    def insert_states(self, rows: Sequence[StateRow]) -> None:
+        if rows:
+            self._copy("states", STATE_COLUMNS, iter(rows))
+
+    def insert_edges(self, game_id: int, src: np.ndarray, dst: np.ndarray) -> None:
+        if len(src):
+            self._copy(
+                "edges",
+                ("game_id", "src", "dst"),
+                zip(repeat(game_id), src.tolist(), dst.tolist()),
+            )
+
+    def update_values(self, rows: Sequence[ValueRow]) -> None:
+        if not rows:
+            return
+        self.connection.exec_driver_sql(
+            "CREATE TEMP TABLE IF NOT EXISTS new_values (grundy integer, outcome char(1), "
+            "remoteness integer, height integer, value_build_id integer, game_id integer, "
+            "id integer) ON COMMIT DELETE ROWS"
+        )
+        self._copy("new_values", VALUE_COLUMNS, iter(rows))
+        self.connection.exec_driver_sql(
+            "UPDATE states AS s SET grundy = v.grundy, outcome = v.outcome, "
+            "remoteness = v.remoteness, height = v.height, value_build_id = v.value_build_id, "
+            "expanded = TRUE FROM new_values AS v WHERE s.game_id = v.game_id AND s.id = v.id"
+        )
+
+
+def writer_for(connection: sa.Connection) -> BulkWriter:
+    """The bulk writer for the connection's dialect."""
+    if connection.dialect.name == "postgresql":
+        return PostgresWriter(connection)
+    return SQLiteWriter(connection)
+
+
+def read_int_columns(
+    connection: sa.Connection, sql: str, params: dict[str, object], columns: int
+) -> list[np.ndarray]:
+    """Stream an all-integer query into one int64 array per column (NULL becomes -1).
+
+    Rows are fetched in partitions (``yield_per``), so the same code streams on PostgreSQL.
+    """
+    chunks: list[np.ndarray] = []
+    result = connection.execution_options(yield_per=100_000).execute(sa.text(sql), params)
+    for partition in result.partitions():
+        flat = np.fromiter(
+            (-1 if v is None else v for v in chain.from_iterable(partition)),
+            dtype=np.int64,
+            count=len(partition) * columns,
+        )
+        chunks.append(flat.reshape(-1, columns))
+    table = np.concatenate(chunks) if chunks else np.empty((0, columns), dtype=np.int64)
+    return [np.ascontiguousarray(table[:, i]) for i in range(columns)]

@@ -1,0 +1,695 @@
+"""Importing DAG files into the database and editing stored graphs, re-solving only what changes.
+
+`import_graph` stores a graph file as a game (or, when it is stored already, applies only the
+difference); `edit_game` adds and removes states and moves. Both re-solve through
+`explorer.incremental` over `StoredGraph`, which reads and writes a batch of states at a time,
+so an edit never loads the whole graph. Every value an edit changes records it (its build row).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+from explorer import __version__
+from explorer.errors import CyclicGraphError, ExplorerError
+from explorer.games import load_game
+from explorer.games.dag import DagGame
+from explorer.incremental import (
+    Edit,
+    EditError,
+    EditResult,
+    State,
+    StateValue,
+    apply_edit,
+    edit_between,
+)
+from explorer.storage.building import _now, mex_by_group
+from explorer.storage.bulk import StateRow, read_int_columns, writer_for
+from explorer.storage.database import NotStoredError
+from explorer.storage.expansion import ranges
+from explorer.storage.models import Build, Game
+
+#: Keys sent in one ``IN (...)`` list (well under SQLite's limit on bound parameters).
+CHUNK = 5_000
+
+METHOD = f"incremental re-solve with early cutoff (explorer {__version__})"
+
+
+def _chunks(items: Collection[State]) -> Iterable[list[State]]:
+    listed = list(items)
+    for start in range(0, len(listed), CHUNK):
+        yield listed[start : start + CHUNK]
+
+
+# -- solving a whole graph from its edges ---------------------------------------------------
+
+
+def solve_edges(
+    size: int, src: np.ndarray, dst: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Grundy value, remoteness and height of states ``0 .. size-1`` of a DAG, from its edges.
+
+    Solved level by level from the terminal states, in numpy (the level of a state is its
+    height: the longest sequence of moves from it to the end).
+
+    Raises
+    ------
+    CyclicGraphError
+        When some states never become solvable (the edges have a cycle).
+
+    Examples
+    --------
+    >>> g, r, h = solve_edges(3, np.array([2, 1, 2]), np.array([1, 0, 0]))
+    >>> g.tolist(), r.tolist(), h.tolist()
+    ([0, 1, 2], [0, 1, 1], [0, 1, 2])
+    """
+    src = np.asarray(src, dtype=np.int64)
+    dst = np.asarray(dst, dtype=np.int64)
+    by_src = np.argsort(src, kind="stable")
+    succ_of = dst[by_src]
+    out_count = np.bincount(src, minlength=size)
+    out_start = np.cumsum(out_count) - out_count
+    by_dst = np.argsort(dst, kind="stable")
+    pred_of = src[by_dst]
+    in_count = np.bincount(dst, minlength=size)
+    in_start = np.cumsum(in_count) - in_count
+    grundy = np.full(size, -1, dtype=np.int64)
+    remote = np.zeros(size, dtype=np.int64)
+    height = np.zeros(size, dtype=np.int64)
+    pending = out_count.copy()
+    ready = np.flatnonzero(pending == 0)
+    level = solved = 0
+    while ready.size:
+        counts = out_count[ready]
+        succ = succ_of[ranges(out_start[ready], counts)]
+        g = mex_by_group(counts, grundy[succ])
+        r = np.zeros(len(ready), dtype=np.int64)
+        moving = counts > 0
+        if succ.size:
+            starts = (np.cumsum(counts) - counts)[moving]
+            to_p = np.where(grundy[succ] == 0, remote[succ], np.iinfo(np.int64).max)
+            fastest = np.minimum.reduceat(to_p, starts)
+            slowest = np.maximum.reduceat(remote[succ], starts)
+            # the winner hurries to a P-position, the loser delays
+            r[moving] = 1 + np.where(g[moving] > 0, fastest, slowest)
+        grundy[ready], remote[ready], height[ready] = g, r, level
+        solved += len(ready)
+        above = pred_of[ranges(in_start[ready], in_count[ready])]
+        if not above.size:
+            break
+        above, times = np.unique(above, return_counts=True)
+        pending[above] -= times
+        ready = above[pending[above] == 0]
+        level += 1
+    if solved < size:
+        raise CyclicGraphError(f"the stored graph has a cycle through {size - solved} states")
+    return grundy, remote, height
+
+
+def _depths(size: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """Moves from the nearest state without predecessors (the file's starting points)."""
+    by_src = np.argsort(src, kind="stable")
+    succ_of = dst[by_src]
+    out_count = np.bincount(src, minlength=size)
+    out_start = np.cumsum(out_count) - out_count
+    depth = np.full(size, -1, dtype=np.int64)
+    frontier = np.flatnonzero(np.bincount(dst, minlength=size) == 0)
+    level = 0
+    while frontier.size:
+        depth[frontier] = level
+        below = np.unique(succ_of[ranges(out_start[frontier], out_count[frontier])])
+        frontier = below[depth[below] < 0]
+        level += 1
+    return depth
+
+
+# -- the database as a SolvedGraphStore -----------------------------------------------------
+
+
+class StoredGraph:
+    """One stored game seen as an `explorer.incremental.SolvedGraphStore`, states by key.
+
+    Every state met in a query is remembered with its id, value and height (kept up to date by
+    the writes), so the re-solve of a batch costs three queries: successors, new values,
+    predecessors. Queries go by id (the primary key and the reverse edge index), never by a
+    scan. Reads and writes go through the caller's connection: one transaction for the whole
+    edit. The build row recording the edit is written with the first change, so an edit
+    refused while it is checked writes nothing.
+    """
+
+    _ROW = "{t}.id, {t}.grundy, {t}.remoteness, {t}.height"
+
+    def __init__(self, conn: sa.Connection, game_id: int, kind: str, method: str) -> None:
+        self.conn = conn
+        self.game_id = game_id
+        self.kind = kind
+        self.method = method
+        self.build_id: int | None = None
+        #: key -> [id, grundy, remoteness, height] of every state read or written so far
+        self.rows: dict[State, list[int | None]] = {}
+
+    def _id(self, state: State) -> int:
+        return self.rows[state][0]  # type: ignore[return-value]
+
+    def _by_id(self, sql: str, states: Collection[State]) -> list[sa.Row]:
+        """Rows of `sql` (which filters on ``IN :ids``) for the given stored states."""
+        statement = sa.text(sql).bindparams(sa.bindparam("ids", expanding=True))
+        ids = [self._id(s) for s in self._known(states)]
+        rows: list[sa.Row] = []
+        for chunk in _chunks(ids):
+            rows += self.conn.execute(statement, {"g": self.game_id, "ids": chunk}).all()
+        return rows
+
+    def _known(self, states: Collection[State]) -> list[State]:
+        """The given states that are stored, those not met yet looked up one key at a time.
+
+        One equality per key: with ``key IN (...)`` SQLite, lacking statistics, scans the
+        game's states instead of using the key index.
+        """
+        missing = [s for s in states if s not in self.rows]
+        if missing:
+            lookup = sa.text(
+                f"SELECT {self._ROW.format(t='s')} FROM states AS s "
+                "WHERE s.game_id = :g AND s.key = :k"
+            )
+            for key in missing:
+                found = self.conn.execute(lookup, {"g": self.game_id, "k": key}).one_or_none()
+                if found is not None:
+                    self.rows[key] = list(found)
+        return [s for s in states if s in self.rows]
+
+    def existing(self, states: Collection[State]) -> set[State]:
+        return set(self._known(states))
+
+    def _linked(self, states: Collection[State], this: str, other: str) -> dict[State, list[State]]:
+        rows = self._by_id(
+            f"SELECT e.{this}, b.key, {self._ROW.format(t='b')} FROM edges AS e "
+            f"JOIN states AS b ON b.game_id = e.game_id AND b.id = e.{other} "
+            f"WHERE e.game_id = :g AND e.{this} IN :ids",
+            states,
+        )
+        key_of = {self._id(s): s for s in states if s in self.rows}
+        result: dict[State, list[State]] = {s: [] for s in states}
+        for state, linked, *row in rows:
+            result[key_of[state]].append(linked)
+            self.rows[linked] = row
+        return result
+
+    def successors(self, states: Collection[State]) -> dict[State, list[State]]:
+        return self._linked(states, "src", "dst")
+
+    def predecessors(self, states: Collection[State]) -> dict[State, list[State]]:
+        return self._linked(states, "dst", "src")
+
+    def heights_of(self, states: Collection[State]) -> dict[State, int]:
+        return {s: self.rows[s][3] for s in self._known(states)}  # type: ignore[misc]
+
+    def values_of(self, states: Collection[State]) -> dict[State, StateValue]:
+        rows = ((s, self.rows[s]) for s in self._known(states))
+        return {s: StateValue(r[1], r[2]) for s, r in rows if r[1] is not None}  # type: ignore[arg-type]
+
+    def _record(self) -> int:
+        if self.build_id is None:
+            self.build_id = int(
+                self.conn.execute(
+                    sa.insert(Build)
+                    .values(
+                        game_id=self.game_id,
+                        kind=self.kind,
+                        root=None,
+                        status="running",
+                        started_at=_now(),
+                        states_new=0,
+                        states_reused=0,
+                        edges_new=0,
+                        values_computed=0,
+                        method=self.method,
+                    )
+                    .returning(Build.id)
+                ).scalar_one()
+            )
+        return self.build_id
+
+    def _each(self, sql: str, rows: Sequence[Mapping[str, object]]) -> None:
+        if rows:
+            self.conn.execute(sa.text(sql), rows)
+
+    def change_structure(self, edit: Edit, heights: dict[State, int]) -> None:
+        build = self._record()
+        game, at = self.game_id, self._id
+        self._known({s for e in (*edit.remove_edges, *edit.add_edges) for s in e})
+        self._each(
+            "DELETE FROM edges WHERE game_id = :g AND src = :a AND dst = :b",
+            [{"g": game, "a": at(a), "b": at(b)} for a, b in edit.remove_edges],
+        )
+        gone = [{"g": game, "s": at(s)} for s in edit.remove_states]
+        self._each("DELETE FROM edges WHERE game_id = :g AND src = :s", gone)
+        self._each("DELETE FROM edges WHERE game_id = :g AND dst = :s", gone)
+        self._each("DELETE FROM states WHERE game_id = :g AND id = :s", gone)
+        for s in edit.remove_states:
+            del self.rows[s]
+        if edit.add_states:
+            self._insert_states(edit, heights, build)
+        self._each(
+            "INSERT INTO edges (game_id, src, dst) VALUES (:g, :a, :b)",
+            [{"g": game, "a": at(a), "b": at(b)} for a, b in edit.add_edges],
+        )
+        raised = {s: h for s, h in heights.items() if s not in set(edit.add_states)}
+        self._each(
+            "UPDATE states SET height = :h WHERE game_id = :g AND id = :s",
+            [{"h": h, "g": game, "s": at(s)} for s, h in raised.items()],
+        )
+        for s, h in raised.items():
+            self.rows[s][3] = h
+
+    def _insert_states(self, edit: Edit, heights: dict[State, int], build: int) -> None:
+        """New states get ids above the game's largest and a depth one below their shallowest
+        stored predecessor (0 without one)."""
+        new = set(edit.add_states)
+        first = self.conn.execute(
+            sa.text("SELECT COALESCE(MAX(id), -1) + 1 FROM states WHERE game_id = :g"),
+            {"g": self.game_id},
+        ).scalar_one()
+        preds = {v for v, w in edit.add_edges if w in new and v not in new}
+        depth_of = dict(
+            self._by_id("SELECT key, depth FROM states WHERE game_id = :g AND id IN :ids", preds)
+        )
+        rows: list[StateRow] = []
+        for offset, key in enumerate(edit.add_states):
+            above = [depth_of[v] for v, w in edit.add_edges if w == key and v in depth_of]
+            depth = 1 + min(above) if above else 0
+            self.rows[key] = [first + offset, None, None, heights[key]]
+            rows.append(
+                (self.game_id, first + offset, str(key), depth, True, None, None, None,
+                 heights[key], build, None)
+            )  # fmt: skip
+        writer_for(self.conn).insert_states(rows)
+
+    def write_values(self, values: dict[State, StateValue]) -> None:
+        build = self._record()
+        self._each(
+            "UPDATE states SET grundy = :grundy, outcome = :outcome, remoteness = :far, "
+            "value_build_id = :b WHERE game_id = :g AND id = :s",
+            [
+                {
+                    "grundy": v.grundy,
+                    "outcome": v.outcome,
+                    "far": v.remoteness,
+                    "b": build,
+                    "g": self.game_id,
+                    "s": self._id(s),
+                }
+                for s, v in values.items()
+            ],
+        )
+        for s, v in values.items():
+            self.rows[s][1:3] = [v.grundy, v.remoteness]
+
+    def finish(self, edit: Edit, result: EditResult) -> None:
+        """Close the build row with what the edit did."""
+        if self.build_id is None:
+            return
+        self.conn.execute(
+            sa.update(Build)
+            .where(Build.id == self.build_id)
+            .values(
+                status="complete",
+                finished_at=_now(),
+                states_new=len(edit.add_states),
+                edges_new=len(edit.add_edges),
+                values_computed=result.reexamined,
+            )
+        )
+
+
+# -- reports ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ChangedValue:
+    """One value an edit changed (``old_*`` are None for a new state)."""
+
+    position: str
+    old_grundy: int | None
+    old_outcome: str | None
+    old_remoteness: int | None
+    grundy: int
+    outcome: str
+    remoteness: int
+
+
+@dataclass(frozen=True)
+class EditReport:
+    """What an import or edit did (see `to_dict` for the JSON form).
+
+    ``kind`` is ``import`` (a new game), ``reimport`` (a stored file's difference applied) or
+    ``edit``; ``build_id`` is the row in ``builds`` that the changed values point to (None when
+    nothing changed). ``states`` and ``edges`` count the file's (None for an edit, which does
+    not count the stored graph).
+    """
+
+    game: str
+    kind: str
+    build_id: int | None
+    description: str
+    states: int | None
+    edges: int | None
+    states_added: int
+    states_removed: int
+    edges_added: int
+    edges_removed: int
+    reexamined: int
+    changed: int
+    reordered: int
+    seconds: float
+    values: list[ChangedValue] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def _report(
+    game: str,
+    kind: str,
+    build_id: int | None,
+    edit: Edit,
+    result: EditResult,
+    counts: tuple[int, int] | None,
+    started: float,
+) -> EditReport:
+    values = [
+        ChangedValue(
+            str(s),
+            None if old is None else old.grundy,
+            None if old is None else old.outcome,
+            None if old is None else old.remoteness,
+            new.grundy,
+            new.outcome,
+            new.remoteness,
+        )
+        for s, (old, new) in result.changed.items()
+    ]
+    return EditReport(
+        game=game,
+        kind=kind,
+        build_id=build_id,
+        description=edit.describe(),
+        states=None if counts is None else counts[0],
+        edges=None if counts is None else counts[1],
+        states_added=len(edit.add_states),
+        states_removed=len(edit.remove_states),
+        edges_added=len(edit.add_edges),
+        edges_removed=len(edit.remove_edges),
+        reexamined=result.reexamined,
+        changed=len(result.changed),
+        reordered=result.reordered,
+        seconds=time.perf_counter() - started,
+        values=values,
+    )
+
+
+# -- the entry points ------------------------------------------------------------------------
+
+
+def _game_id(conn: sa.Connection, spec: str) -> int | None:
+    found = conn.execute(sa.text("SELECT id FROM games WHERE spec = :s"), {"s": spec}).scalar()
+    return None if found is None else int(found)
+
+
+def _canonical(spec: str) -> str:
+    """The canonical spelling of a spec, or the spec itself for one that does not load (a
+    graph file changed or gone since it was imported)."""
+    try:
+        return load_game(spec).spec
+    except ExplorerError:
+        return spec.strip()
+
+
+def _apply(
+    conn: sa.Connection, game_id: int, spec: str, kind: str, edit: Edit, method: str
+) -> tuple[EditResult, int | None]:
+    store = StoredGraph(conn, game_id, kind, method)
+    result = apply_edit(store, edit)
+    store.finish(edit, result)
+    return result, store.build_id
+
+
+def edit_game(engine: Engine, spec: str, edit: Edit) -> EditReport:
+    """Apply an edit to a stored game and re-solve the values it changes, in one transaction.
+
+    Parameters
+    ----------
+    engine : sqlalchemy.Engine
+        An open database (`explorer.storage.open_database(...).engine`).
+    spec : str
+        The stored game's spec (``nim``, ``dag:FILE``), canonicalised if not stored as given.
+    edit : Edit
+        States are position keys as stored.
+
+    Returns
+    -------
+    EditReport
+
+    Raises
+    ------
+    NotStoredError
+        When the game is not stored.
+    EditError, CyclicGraphError
+        When the edit is refused (see `explorer.incremental.apply_edit`); nothing is written.
+
+    Examples
+    --------
+    >>> from explorer.storage import open_database
+    >>> db = open_database("sqlite://")
+    >>> _ = db.build("nim", "2")
+    >>> report = edit_game(db.engine, "nim", Edit(remove_edges=(("2", "0"),)))
+    >>> report.reexamined, report.changed, db.state("nim", "2")["grundy"]
+    (1, 1, 0)
+    """
+    started = time.perf_counter()
+    if not edit:
+        raise EditError("the edit changes nothing (give states or moves to add or remove)")
+    method = f"{edit.describe()}; {METHOD}"
+    with engine.begin() as conn:
+        game_id = _game_id(conn, spec)
+        if game_id is None:
+            spec = _canonical(spec)
+            game_id = _game_id(conn, spec)
+        if game_id is None:
+            raise NotStoredError(f"game {spec!r} is not stored (import or build it first)")
+        result, build_id = _apply(conn, game_id, spec, "edit", edit, method)
+    return _report(spec, "edit", build_id, edit, result, None, started)
+
+
+def import_graph(engine: Engine, source: str | DagGame) -> EditReport:
+    """Store a graph file as the game ``dag:PATH``, solved; if stored already, apply the
+    difference between the stored graph and the file and re-solve only what it changes.
+
+    Parameters
+    ----------
+    engine : sqlalchemy.Engine
+    source : str or DagGame
+        The file, or the game already read from it. Read it first (``DagGame(path)``, which
+        checks it) to refuse a bad file before opening the database, as ``explorer import``
+        does: a rejected file then changes nothing, not even by creating a database.
+
+    Returns
+    -------
+    EditReport
+        ``kind`` is ``import`` for a new game, ``reimport`` for a stored one.
+
+    Raises
+    ------
+    GameFileError, CyclicGraphError
+        For a file that cannot be imported (see `explorer.games.dag.read_graph_file`).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from explorer.storage import open_database
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "g.edges"
+    >>> _ = path.write_text("a -> b\\nb -> c\\n")
+    >>> db = open_database("sqlite://")
+    >>> report = import_graph(db.engine, str(path))
+    >>> report.kind, report.states, report.edges, db.state(report.game, "a")["grundy"]
+    ('import', 3, 2, 0)
+    """
+    started = time.perf_counter()
+    game = source if isinstance(source, DagGame) else DagGame(source)
+    path = game.path
+    vertices = game.vertices
+    edges = [(v, w) for v in vertices for w in game.successors(v)]
+    with engine.begin() as conn:
+        game_id = _game_id(conn, game.spec)
+        if game_id is None:
+            build_id = _store_new(conn, game, vertices, edges)
+            return EditReport(
+                game=game.spec,
+                kind="import",
+                build_id=build_id,
+                description=f"import of {game.path}",
+                states=len(vertices),
+                edges=len(edges),
+                states_added=len(vertices),
+                states_removed=0,
+                edges_added=len(edges),
+                edges_removed=0,
+                reexamined=len(vertices),
+                changed=len(vertices),
+                reordered=0,
+                seconds=time.perf_counter() - started,
+            )
+        stored_keys = [
+            k
+            for (k,) in conn.execute(
+                sa.text("SELECT key FROM states WHERE game_id = :g"), {"g": game_id}
+            )
+        ]
+        stored_edges = conn.execute(
+            sa.text(
+                "SELECT a.key, b.key FROM edges AS e "
+                "JOIN states AS a ON a.game_id = e.game_id AND a.id = e.src "
+                "JOIN states AS b ON b.game_id = e.game_id AND b.id = e.dst "
+                "WHERE e.game_id = :g"
+            ),
+            {"g": game_id},
+        ).all()
+        edit = edit_between(stored_keys, map(tuple, stored_edges), vertices, edges)
+        if not edit:
+            return _report(
+                game.spec,
+                "reimport",
+                None,
+                edit,
+                EditResult(0),
+                (len(vertices), len(edges)),
+                started,
+            )
+        summary = (
+            f"re-import of {path}: +{len(edit.add_states)} -{len(edit.remove_states)} states, "
+            f"+{len(edit.add_edges)} -{len(edit.remove_edges)} edges; {METHOD}"
+        )
+        result, reimport_build = _apply(conn, game_id, game.spec, "reimport", edit, summary)
+    return _report(
+        game.spec, "reimport", reimport_build, edit, result, (len(vertices), len(edges)), started
+    )
+
+
+def _store_new(
+    conn: sa.Connection, game: DagGame, vertices: list[str], edges: list[tuple[str, str]]
+) -> int:
+    """Insert a new game with every state and edge, solved from scratch; return the build id."""
+    index = {v: i for i, v in enumerate(vertices)}
+    src = np.fromiter((index[v] for v, _ in edges), dtype=np.int64, count=len(edges))
+    dst = np.fromiter((index[w] for _, w in edges), dtype=np.int64, count=len(edges))
+    grundy, remote, height = solve_edges(len(vertices), src, dst)
+    depth = _depths(len(vertices), src, dst)
+    game_id: int = conn.execute(
+        sa.insert(Game)
+        .values(spec=game.spec, family=game.family, parameters=game.path, created_at=_now())
+        .returning(Game.id)
+    ).scalar_one()
+    build_id: int = conn.execute(
+        sa.insert(Build)
+        .values(
+            game_id=game_id,
+            kind="import",
+            root=None,
+            status="complete",
+            started_at=_now(),
+            finished_at=_now(),
+            states_new=len(vertices),
+            states_reused=0,
+            edges_new=len(edges),
+            values_computed=len(vertices),
+            method=f"import of {game.path}; solved level by level (explorer {__version__})",
+        )
+        .returning(Build.id)
+    ).scalar_one()
+    rows: list[StateRow] = [
+        (game_id, i, key, d, True, g, "P" if g == 0 else "N", r, h, build_id, build_id)
+        for i, (key, d, g, r, h) in enumerate(
+            zip(
+                vertices,
+                depth.tolist(),
+                grundy.tolist(),
+                remote.tolist(),
+                height.tolist(),
+                strict=True,
+            )
+        )
+    ]
+    writer = writer_for(conn)
+    writer.insert_states(rows)
+    writer.insert_edges(int(game_id), src, dst)
+    return int(build_id)
+
+
+def solve_stored(engine: Engine, spec: str) -> int:
+    """Re-solve every state of a stored game from its stored edges (a full re-solve).
+
+    Values and heights are written back; the build row is kind ``solve``. Returns the number
+    of states solved. This is what an edit avoids; the benchmark compares the two.
+
+    Examples
+    --------
+    >>> from explorer.storage import open_database
+    >>> db = open_database("sqlite://")
+    >>> _ = db.build("nim", "2,2")
+    >>> solve_stored(db.engine, "nim"), db.state("nim", "2,2")["grundy"]
+    (6, 0)
+    """
+    # read on a connection of its own: streaming reads leave it set to stream (server-side
+    # cursors on PostgreSQL), which the writes below must not inherit
+    with engine.connect() as conn:
+        game_id = _game_id(conn, spec)
+        if game_id is None:
+            raise NotStoredError(f"game {spec!r} is not stored (import or build it first)")
+        (ids,) = read_int_columns(
+            conn, "SELECT id FROM states WHERE game_id = :g ORDER BY id", {"g": game_id}, 1
+        )
+        src, dst = read_int_columns(
+            conn, "SELECT src, dst FROM edges WHERE game_id = :g", {"g": game_id}, 2
+        )
+    size = int(ids[-1]) + 1 if ids.size else 0
+    grundy, remote, height = solve_edges(size, src, dst)
+    with engine.begin() as conn:
+        build_id = conn.execute(
+            sa.insert(Build)
+            .values(
+                game_id=game_id,
+                kind="solve",
+                root=None,
+                status="complete",
+                started_at=_now(),
+                finished_at=_now(),
+                states_new=0,
+                states_reused=len(ids),
+                edges_new=0,
+                values_computed=len(ids),
+                method=f"full re-solve level by level (explorer {__version__})",
+            )
+            .returning(Build.id)
+        ).scalar_one()
+        outcome = np.where(grundy[ids] == 0, "P", "N")
+        writer_for(conn).update_values(
+            list(
+                zip(
+                    grundy[ids].tolist(),
+                    outcome.tolist(),
+                    remote[ids].tolist(),
+                    height[ids].tolist(),
+                    [build_id] * len(ids),
+                    [game_id] * len(ids),
+                    ids.tolist(),
+                    strict=True,
+                )
+            )
+        )
+    return len(ids)

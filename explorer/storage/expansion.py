@@ -1,0 +1,286 @@
+"""Expanding states for a build: successors of a batch of states, with new states numbered.
+
+Two ways, one contract: `PositionIndex` works for every game through ``game.successors``;
+`HeapIndex` does the same for heap games whose moves never split a heap (Nim, subtraction and
+Bash games), with numpy, from the game's own ``heap_moves``. Both list successors in the order
+``game.successors`` yields them and number new states in order of discovery, so a build gives
+the same ids whichever is used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from explorer.games.base import Game, Position
+from explorer.games.heaps import HeapGame
+
+#: Heap games are expanded with numpy when positions fit in this many heaps ...
+MAX_VECTOR_HEAPS = 16
+#: ... and the mixed-radix code of a position fits in a signed 64-bit integer.
+MAX_CODE = 2**62
+
+
+def ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The concatenation of ``arange(s, s + c)`` for each start s and count c.
+
+    Examples
+    --------
+    >>> ranges(np.array([5, 0]), np.array([2, 3])).tolist()
+    [5, 6, 0, 1, 2]
+    """
+    total = int(counts.sum())
+    if total == 0:
+        return np.empty(0, dtype=np.int64)
+    offsets = np.cumsum(counts) - counts
+    return np.repeat(starts - offsets, counts) + np.arange(total)
+
+
+class Expansion:
+    """The result of expanding a prefix of the states asked for.
+
+    ``done`` states were expanded (the first ones asked); ``src``/``dst`` are their edges, each
+    state's successors in the game's order without repeats.
+    """
+
+    __slots__ = ("done", "src", "dst")
+
+    def __init__(self, done: int, src: np.ndarray, dst: np.ndarray) -> None:
+        self.done, self.src, self.dst = done, src, dst
+
+
+class PositionIndex:
+    """States of one game numbered 0, 1, 2, ... with their positions, for any game."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.positions: list[Position | None] = []
+        self.ids: dict[Position, int] = {}
+
+    @property
+    def next_id(self) -> int:
+        return len(self.positions)
+
+    def load(self, ids: Sequence[int], positions: Sequence[Position]) -> None:
+        """Take stored states: their ids and positions."""
+        size = max(ids) + 1 if len(ids) else 0
+        if size > len(self.positions):
+            self.positions.extend([None] * (size - len(self.positions)))
+        for state, position in zip(ids, positions, strict=True):
+            self.positions[state] = position
+            self.ids[position] = state
+
+    def find(self, position: Position) -> int | None:
+        return self.ids.get(position)
+
+    def add(self, position: Position) -> int:
+        state = len(self.positions)
+        self.positions.append(position)
+        self.ids[position] = state
+        return state
+
+    def keys(self, states: range) -> list[str]:
+        """The canonical texts of states (as ``game.format`` writes them)."""
+        fmt, positions = self.game.format, self.positions
+        return [fmt(positions[s]) for s in states]
+
+    def expand(
+        self, states: np.ndarray, new_budget: int | None, first_new: int, reached: np.ndarray
+    ) -> Expansion:
+        """Expand `states` in order until `new_budget` new states are numbered, or just after
+        a state with a move to a stored state not yet reached (the caller must reach it
+        before going on)."""
+        successors_of, ids, positions = self.game.successors, self.ids, self.positions
+        start = len(positions)
+        src: list[int] = []
+        dst: list[int] = []
+        done = 0
+        for state in states.tolist():
+            if new_budget is not None and len(positions) - start >= new_budget:
+                break
+            targets = []
+            for position in dict.fromkeys(successors_of(positions[state])):
+                target = ids.get(position)
+                if target is None:
+                    target = len(positions)
+                    positions.append(position)
+                    ids[position] = target
+                targets.append(target)
+            src.extend([state] * len(targets))
+            dst.extend(targets)
+            done += 1
+            if first_new and targets and min(targets) < first_new:
+                if any(t < first_new and not reached[t] for t in targets):
+                    break
+        return Expansion(done, np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64))
+
+
+class HeapIndex:
+    """States of a non-splitting heap game as rows of heap sizes, found by integer codes.
+
+    A position is a row of ``width`` heap sizes sorted ascending, zeros first; its code is the
+    row read as digits in base ``base``. Successors come from a table of ``heap_moves``.
+    """
+
+    def __init__(self, game: HeapGame, width: int, base: int) -> None:
+        self.game = game
+        self.width, self.base = width, base
+        self.rows = np.zeros((1024, width), dtype=np.int64)
+        self.size = 0
+        self.powers = base ** np.arange(width - 1, -1, -1, dtype=np.int64)
+        self.codes = np.empty(0, dtype=np.int64)  # sorted
+        self.code_ids = np.empty(0, dtype=np.int64)
+        # moves of a heap of h: move_result[move_start[h] : move_start[h] + move_count[h]]
+        counts, results = [], []
+        for heap in range(base):
+            moves = [sum(result) for result in game.heap_moves(heap)]
+            counts.append(len(moves))
+            results.extend(moves)
+        self.move_count = np.array(counts, dtype=np.int64)
+        self.move_start = np.cumsum(self.move_count) - self.move_count
+        self.move_result = np.array(results, dtype=np.int64)
+
+    @classmethod
+    def suits(cls, game: Game, positions: Sequence[Position]) -> HeapIndex | None:
+        """A heap index for these positions when the game allows one, else None."""
+        if not isinstance(game, HeapGame) or not positions:
+            return None
+        width = max(1, max(len(p) for p in positions))  # type: ignore[arg-type]
+        base = 1 + max((max(p) for p in positions if p), default=0)  # type: ignore[call-overload]
+        if width > MAX_VECTOR_HEAPS or base**width >= MAX_CODE:
+            return None
+        for heap in range(base):
+            if any(len(result) > 1 for result in game.heap_moves(heap)):
+                return None  # a split adds heaps: rows would change width
+        return cls(game, width, base)
+
+    @property
+    def next_id(self) -> int:
+        return self.size
+
+    def _row(self, position: Position) -> np.ndarray:
+        row = np.zeros(self.width, dtype=np.int64)
+        heaps = list(position)  # type: ignore[call-overload]
+        if heaps:
+            row[self.width - len(heaps) :] = heaps
+        return row
+
+    def _append(self, rows: np.ndarray) -> range:
+        start = self.size
+        if start + len(rows) > len(self.rows):
+            grown = np.zeros((max(start + len(rows), 2 * len(self.rows)), self.width), np.int64)
+            grown[:start] = self.rows[:start]
+            self.rows = grown
+        self.rows[start : start + len(rows)] = rows
+        self.size += len(rows)
+        return range(start, self.size)
+
+    def _index(self, codes: np.ndarray, ids: np.ndarray) -> None:
+        codes = np.concatenate([self.codes, codes])
+        ids = np.concatenate([self.code_ids, ids])
+        order = np.argsort(codes, kind="stable")
+        self.codes, self.code_ids = codes[order], ids[order]
+
+    def _lookup(self, codes: np.ndarray) -> np.ndarray:
+        """The id of each code, -1 where unknown."""
+        if not len(self.codes):
+            return np.full(len(codes), -1, dtype=np.int64)
+        at = np.minimum(np.searchsorted(self.codes, codes), len(self.codes) - 1)
+        return np.where(self.codes[at] == codes, self.code_ids[at], -1)
+
+    def load(self, ids: Sequence[int], positions: Sequence[Position]) -> None:
+        if not len(ids):
+            return
+        size = max(ids) + 1
+        rows = np.zeros((size, self.width), dtype=np.int64)
+        for state, position in zip(ids, positions, strict=True):
+            rows[state] = self._row(position)
+        self.size = 0
+        self._append(rows)
+        id_array = np.asarray(ids, dtype=np.int64)
+        self._index(rows[id_array] @ self.powers, id_array)
+
+    def find(self, position: Position) -> int | None:
+        heaps: tuple[int, ...] = position  # type: ignore[assignment]
+        if len(heaps) > self.width or (heaps and max(heaps) >= self.base):
+            return None
+        state = int(self._lookup(np.array([self._row(position) @ self.powers]))[0])
+        return None if state < 0 else state
+
+    def add(self, position: Position) -> int:
+        row = self._row(position)
+        (state,) = self._append(row[None, :])
+        self._index(np.array([row @ self.powers]), np.array([state]))
+        return state
+
+    def keys(self, states: range) -> list[str]:
+        rows = self.rows[states.start : states.stop]
+        empty = (rows == 0).sum(axis=1).tolist()  # rows are sorted: the zeros come first
+        fmt = self.game.format
+        return [fmt(tuple(row[z:])) for row, z in zip(rows.tolist(), empty, strict=True)]
+
+    def expand(
+        self, states: np.ndarray, new_budget: int | None, first_new: int, reached: np.ndarray
+    ) -> Expansion:
+        rows = self.rows[states]
+        # every distinct non-empty heap of each state, in order (successors skips repeats)
+        distinct = rows > 0
+        distinct[:, 1:] &= rows[:, 1:] != rows[:, :-1]
+        parent, column = np.nonzero(distinct)
+        heap = rows[parent, column]
+        counts = self.move_count[heap]
+        parent = np.repeat(parent, counts)
+        column = np.repeat(column, counts)
+        children = rows[parent]
+        children[np.arange(len(parent)), column] = self.move_result[
+            ranges(self.move_start[heap], counts)
+        ]
+        children.sort(axis=1)
+        codes = children @ self.powers
+        # a move reached twice from one state is one edge (the first)
+        order = np.lexsort((codes, parent))
+        repeat = np.zeros(len(codes), dtype=bool)
+        repeat[order[1:]] = (parent[order[1:]] == parent[order[:-1]]) & (
+            codes[order[1:]] == codes[order[:-1]]
+        )
+        keep = ~repeat
+        parent, codes, children = parent[keep], codes[keep], children[keep]
+        ids = self._lookup(codes)
+        unknown = np.flatnonzero(ids < 0)
+        new_codes, first_seen = np.unique(codes[unknown], return_index=True)
+        first_at = unknown[first_seen]  # where each new state is first reached
+        done = len(states)
+        if new_budget is not None and len(first_at):
+            # parents are expanded while fewer than the budget's new states are numbered
+            new_per_parent = np.bincount(parent[first_at], minlength=len(states))
+            before = np.cumsum(new_per_parent) - new_per_parent
+            done = int(np.searchsorted(before, new_budget, side="left"))
+        if first_new:
+            known = ids >= 0
+            stops = known.copy()
+            stops[known] = (ids[known] < first_new) & ~reached[ids[known]]
+            if stops.any():
+                done = min(done, int(parent[np.flatnonzero(stops)[0]]) + 1)
+        if done < len(states):
+            kept = parent < done
+            first_at = first_at[kept[first_at]]
+            parent, codes, children, ids = parent[kept], codes[kept], children[kept], ids[kept]
+            new_codes = codes[first_at]
+        # number new states in order of first discovery
+        by_discovery = np.argsort(first_at, kind="stable")
+        first_at, new_codes = first_at[by_discovery], new_codes[by_discovery]
+        new_ids = np.arange(self.size, self.size + len(first_at), dtype=np.int64)
+        self._append(children[first_at])
+        self._index(new_codes, new_ids)
+        ids = np.where(ids < 0, self._lookup(codes), ids)
+        return Expansion(done, states[parent], ids)
+
+
+def position_index(
+    game: Game, ids: Sequence[int], positions: Sequence[Position], root: Position
+) -> PositionIndex | HeapIndex:
+    """The fastest index able to hold a game's stored states (given parsed) and `root`'s."""
+    index = HeapIndex.suits(game, [root, *positions]) or PositionIndex(game)
+    index.load(ids, positions)
+    return index

@@ -1,0 +1,135 @@
+"""The database schema as SQLAlchemy typed models: games, builds, states and edges.
+
+The tables are created and changed only by the Alembic migrations in ``migrations/``; these
+models are what the migrations must produce (a test checks that they do).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import (
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+#: Constraint names are fixed here so that migrations can refer to them on every database.
+NAMING_CONVENTION = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+#: The view joining every state to its game, for people reading the file with ``sqlite3``.
+STATE_VIEW = "state_values"
+#: The view listing every move as game, position, move_to (text, no ids).
+MOVE_VIEW = "moves"
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class Game(Base):
+    """One game per canonical spec (``nim``, ``subtraction:1,3,4``, ``nim + kayles``)."""
+
+    __tablename__ = "games"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    spec: Mapped[str] = mapped_column(Text, unique=True)
+    family: Mapped[str] = mapped_column(String(40))
+    #: The parameter text after ``family:`` in the spec, NULL for games without one.
+    parameters: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class Build(Base):
+    """One operation that wrote states, edges or values: a build, and later imports and edits.
+
+    Every state records the build that stored it (``states.build_id``) and the one that last
+    set its value (``states.value_build_id``): that is the provenance of each value.
+    """
+
+    __tablename__ = "builds"
+    __table_args__ = (
+        CheckConstraint(
+            "status IN ('running', 'stopped', 'complete', 'interrupted')", name="status"
+        ),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
+    #: ``build`` for `explorer build`; other writers (imports, edits) use their own word.
+    kind: Mapped[str] = mapped_column(String(20))
+    #: The canonical text of the position built from (NULL for operations without one).
+    root: Mapped[str | None] = mapped_column(Text)
+    #: running (or killed while running), stopped (at --max-states), complete, interrupted.
+    status: Mapped[str] = mapped_column(String(20))
+    started_at: Mapped[datetime] = mapped_column(DateTime)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime)
+    states_new: Mapped[int] = mapped_column(Integer, default=0)
+    states_reused: Mapped[int] = mapped_column(Integer, default=0)
+    edges_new: Mapped[int] = mapped_column(Integer, default=0)
+    values_computed: Mapped[int] = mapped_column(Integer, default=0)
+    max_states: Mapped[int | None] = mapped_column(Integer)
+    #: How values were obtained, e.g. ``mex over stored successors (explorer 0.1.0)``.
+    method: Mapped[str] = mapped_column(Text)
+
+
+class State(Base):
+    """A position of a game. ``id`` is numbered per game by the builder, in discovery order.
+
+    Values are NULL until every successor has one. ``depth`` is the number of moves from the
+    root of the build that first reached the state; ``height`` is the longest sequence of moves
+    from the state to the end of the game (so ``height(p) > height(q)`` on every move p -> q).
+    """
+
+    __tablename__ = "states"
+    __table_args__ = (
+        UniqueConstraint("game_id", "key"),
+        CheckConstraint("outcome IN ('P', 'N')", name="outcome"),
+        {"sqlite_with_rowid": False},
+    )
+
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), primary_key=True)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    #: The canonical position text, as ``game.format`` writes it.
+    key: Mapped[str] = mapped_column(Text)
+    depth: Mapped[int] = mapped_column(Integer)
+    #: True once the state's successors (edges) are stored.
+    expanded: Mapped[bool] = mapped_column(Boolean)
+    grundy: Mapped[int | None] = mapped_column(Integer)
+    outcome: Mapped[str | None] = mapped_column(String(1))
+    remoteness: Mapped[int | None] = mapped_column(Integer)
+    height: Mapped[int | None] = mapped_column(Integer)
+    build_id: Mapped[int] = mapped_column(ForeignKey("builds.id"))
+    value_build_id: Mapped[int | None] = mapped_column(ForeignKey("builds.id"))
+
+
+class Edge(Base):
+    """A move from state ``src`` to state ``dst`` of the same game.
+
+    No foreign keys to ``states``: checking two per row halves the bulk write rate, and the
+    builder writes both ends of an edge in the transaction that writes the edge.
+    """
+
+    __tablename__ = "edges"
+    __table_args__ = (
+        Index("ix_edges_game_id_dst_src", "game_id", "dst", "src"),
+        {"sqlite_with_rowid": False},
+    )
+
+    game_id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    src: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    dst: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)

@@ -1,0 +1,493 @@
+"""The Python API over a stored database: a position's value and moves, filtered and paginated
+listings, statistics, and NetworkX subgraphs fetched with recursive SQL.
+
+Everything returns plain data (dicts and lists) or `networkx.DiGraph` objects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
+
+import networkx as nx
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+from explorer.errors import ExplorerError, GraphTooLargeError
+from explorer.games import load_game
+from explorer.storage.building import BATCH_STATES, BuildProgress, BuildReport, build_position
+from explorer.storage.database import NotStoredError, create_engine
+
+Direction = Literal["out", "in", "both"]
+
+#: Largest graph `neighbourhood` and `subgraph` put in memory unless told otherwise.
+MAX_GRAPH_STATES = 200_000
+
+_STATE_FIELDS = "s.id, s.key, s.grundy, s.outcome, s.remoteness, s.depth, s.height, s.expanded"
+
+
+def _state_dict(row: Any) -> dict[str, object]:
+    return {
+        "position": row.key,
+        "grundy": row.grundy,
+        "outcome": row.outcome,
+        "remoteness": row.remoteness,
+        "depth": row.depth,
+        "height": row.height,
+        "expanded": bool(row.expanded),
+    }
+
+
+class Database:
+    """An open explorer database. Use `open_database` to get one; `close` it when done.
+
+    Examples
+    --------
+    >>> db = open_database("sqlite://")  # in memory
+    >>> db.build("nim", "1,2").states_new
+    5
+    >>> db.state("nim", "2,1")["grundy"]
+    3
+    >>> sorted(db.neighbourhood("nim", "1,2", depth=1))
+    ['1', '1,1', '1,2', '2']
+    >>> db.close()
+    """
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.url = engine.url.render_as_string(hide_password=True)
+
+    def close(self) -> None:
+        """Release every connection."""
+        self.engine.dispose()
+
+    def __enter__(self) -> Database:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"open_database({self.url!r})"
+
+    # -- names --------------------------------------------------------------------------
+    def _shown_url(self) -> str:
+        if self.engine.dialect.name == "sqlite":
+            return self.engine.url.database or ":memory:"
+        return self.url
+
+    def _canonical(self, spec: str, position: str | None = None) -> tuple[str, str | None]:
+        """The stored spelling of a spec and position (games that cannot load are taken as is)."""
+        try:
+            game = load_game(spec)
+        except ExplorerError:
+            return spec.strip(), position
+        if position is None:
+            return game.spec, None
+        return game.spec, game.format(game.parse(position))
+
+    def _game_id(self, conn: sa.Connection, spec: str) -> int:
+        game_id = conn.execute(
+            sa.text("SELECT id FROM games WHERE spec = :spec"), {"spec": spec}
+        ).scalar()
+        if game_id is None:
+            raise NotStoredError(
+                f"game {spec!r} is not stored in {self._shown_url()!r} "
+                f"(build a position first: explorer build {spec!r} POSITION)"
+            )
+        return int(game_id)
+
+    def _state_row(self, conn: sa.Connection, game_id: int, spec: str, key: str) -> Any:
+        row = conn.execute(
+            sa.text(f"SELECT {_STATE_FIELDS} FROM states AS s WHERE game_id = :g AND key = :k"),
+            {"g": game_id, "k": key},
+        ).one_or_none()
+        if row is None:
+            raise NotStoredError(
+                f"position {key!r} of {spec} is not stored in {self._shown_url()!r} "
+                f"(build it first: explorer build {spec!r} {key!r})"
+            )
+        return row
+
+    # -- building -----------------------------------------------------------------------
+    def build(
+        self,
+        spec: str,
+        position: str,
+        *,
+        max_states: int | None = None,
+        batch_states: int = BATCH_STATES,
+        progress: Callable[[BuildProgress], None] | None = None,
+    ) -> BuildReport:
+        """Build the game graph of a position into this database (see `build_position`).
+
+        Stored states and values are reused; a build stopped by `max_states` (or killed)
+        continues where it stopped when run again.
+        """
+        return build_position(
+            self.engine,
+            spec,
+            position,
+            max_states=max_states,
+            batch_states=batch_states,
+            progress=progress,
+        )
+
+    # -- single positions ---------------------------------------------------------------
+    def state(self, spec: str, position: str, *, moves: int = 100) -> dict[str, object]:
+        """A stored position: its values, its first `moves` moves, and how many there are.
+
+        Raises
+        ------
+        NotStoredError
+            When the game or the position is not stored.
+        """
+        spec, key = self._canonical(spec, position)
+        assert key is not None
+        with self.engine.connect() as conn:
+            game_id = self._game_id(conn, spec)
+            row = self._state_row(conn, game_id, spec, key)
+            result = {"game": spec, **_state_dict(row)}
+            successors = self._linked(conn, game_id, row.id, "out", moves, 0)
+            result["moves"] = successors["total"]
+            result["successors"] = successors["states"]
+            result["winning_moves"] = [
+                s["position"] for s in successors["states"] if s["outcome"] == "P"
+            ]
+            result["predecessors"] = conn.execute(
+                sa.text("SELECT COUNT(*) FROM edges WHERE game_id = :g AND dst = :s"),
+                {"g": game_id, "s": row.id},
+            ).scalar_one()
+        return result
+
+    def _linked(
+        self,
+        conn: sa.Connection,
+        game_id: int,
+        state: int,
+        direction: Literal["out", "in"],
+        limit: int,
+        offset: int,
+    ) -> dict[str, Any]:
+        near, far = ("src", "dst") if direction == "out" else ("dst", "src")
+        total = conn.execute(
+            sa.text(f"SELECT COUNT(*) FROM edges WHERE game_id = :g AND {near} = :s"),
+            {"g": game_id, "s": state},
+        ).scalar_one()
+        rows = conn.execute(
+            sa.text(
+                f"SELECT {_STATE_FIELDS} FROM edges AS e JOIN states AS s "
+                f"ON s.game_id = e.game_id AND s.id = e.{far} "
+                f"WHERE e.game_id = :g AND e.{near} = :s ORDER BY s.id LIMIT :n OFFSET :o"
+            ),
+            {"g": game_id, "s": state, "n": limit, "o": offset},
+        )
+        return {"total": total, "states": [_state_dict(r) for r in rows]}
+
+    def successors(
+        self, spec: str, position: str, *, limit: int = 20, offset: int = 0
+    ) -> dict[str, Any]:
+        """One page of the stored moves from a position: ``{"total", "states", ...}``."""
+        return self._neighbours(spec, position, "out", limit, offset)
+
+    def predecessors(
+        self, spec: str, position: str, *, limit: int = 20, offset: int = 0
+    ) -> dict[str, Any]:
+        """One page of the stored positions with a move to this one."""
+        return self._neighbours(spec, position, "in", limit, offset)
+
+    def _neighbours(
+        self, spec: str, position: str, direction: Literal["out", "in"], limit: int, offset: int
+    ) -> dict[str, Any]:
+        spec, key = self._canonical(spec, position)
+        with self.engine.connect() as conn:
+            game_id = self._game_id(conn, spec)
+            row = self._state_row(conn, game_id, spec, key or "")
+            page = self._linked(conn, game_id, row.id, direction, limit, offset)
+        return {
+            "game": spec,
+            "position": key,
+            "direction": direction,
+            "offset": offset,
+            "limit": limit,
+            **page,
+        }
+
+    # -- listings -------------------------------------------------------------------------
+    def states(
+        self,
+        spec: str,
+        *,
+        outcome: str | None = None,
+        grundy: int | None = None,
+        depth: int | None = None,
+        limit: int = 20,
+        offset: int = 0,
+    ) -> dict[str, Any]:
+        """One page of a game's stored states, filtered, in discovery order.
+
+        Returns ``{"game", "total", "offset", "limit", "states": [...]}`` where ``total``
+        counts every state matching the filters.
+        """
+        spec, _ = self._canonical(spec)
+        where = ["game_id = :g"]
+        params: dict[str, object] = {"n": limit, "o": offset}
+        if outcome is not None:
+            where.append("outcome = :outcome")
+            params["outcome"] = outcome.upper()
+        if grundy is not None:
+            where.append("grundy = :grundy")
+            params["grundy"] = grundy
+        if depth is not None:
+            where.append("depth = :depth")
+            params["depth"] = depth
+        condition = " AND ".join(where)
+        with self.engine.connect() as conn:
+            params["g"] = self._game_id(conn, spec)
+            total = conn.execute(
+                sa.text(f"SELECT COUNT(*) FROM states WHERE {condition}"), params
+            ).scalar_one()
+            rows = conn.execute(
+                sa.text(
+                    f"SELECT {_STATE_FIELDS} FROM states AS s WHERE {condition} "
+                    "ORDER BY id LIMIT :n OFFSET :o"
+                ),
+                params,
+            )
+            found = [_state_dict(r) for r in rows]
+        return {"game": spec, "total": total, "offset": offset, "limit": limit, "states": found}
+
+    def games(self) -> list[dict[str, Any]]:
+        """Every stored game with its numbers of states and edges."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                sa.text(
+                    "SELECT g.spec, "
+                    "(SELECT COUNT(*) FROM states AS s WHERE s.game_id = g.id) AS states, "
+                    "(SELECT COUNT(*) FROM edges AS e WHERE e.game_id = g.id) AS edges "
+                    "FROM games AS g ORDER BY g.id"
+                )
+            )
+            return [{"game": r.spec, "states": r.states, "edges": r.edges} for r in rows]
+
+    def stats(self, spec: str) -> dict[str, Any]:
+        """Counts by outcome, Grundy value and depth, extremes, and the build history of a game.
+
+        Examples
+        --------
+        >>> db = open_database("sqlite://")
+        >>> _ = db.build("nim", "1,2")
+        >>> db.stats("nim")["by_outcome"]
+        {'N': 3, 'P': 2}
+        >>> db.close()
+        """
+        spec, _ = self._canonical(spec)
+        with self.engine.connect() as conn:
+            game_id = self._game_id(conn, spec)
+            params = {"g": game_id}
+            totals = conn.execute(
+                sa.text(
+                    "SELECT COUNT(*) AS states, "
+                    "COALESCE(SUM(CASE WHEN expanded THEN 1 ELSE 0 END), 0) AS expanded, "
+                    "COUNT(grundy) AS solved, MAX(grundy) AS max_grundy, "
+                    "MAX(depth) AS max_depth, MAX(remoteness) AS max_remoteness, "
+                    "MAX(height) AS max_height FROM states WHERE game_id = :g"
+                ),
+                params,
+            ).one()
+            edges = conn.execute(
+                sa.text("SELECT COUNT(*) FROM edges WHERE game_id = :g"), params
+            ).scalar_one()
+
+            def counts(column: str) -> dict[Any, int]:
+                rows = conn.execute(
+                    sa.text(
+                        f"SELECT {column}, COUNT(*) FROM states WHERE game_id = :g "
+                        f"AND {column} IS NOT NULL GROUP BY {column} ORDER BY {column}"
+                    ),
+                    params,
+                )
+                return {value: n for value, n in rows}
+
+            by_outcome, by_grundy, by_depth = counts("outcome"), counts("grundy"), counts("depth")
+            builds = [
+                {
+                    "id": r.id,
+                    "kind": r.kind,
+                    "position": r.root,
+                    "status": r.status,
+                    "started_at": str(r.started_at),
+                    "finished_at": None if r.finished_at is None else str(r.finished_at),
+                    "states_new": r.states_new,
+                    "states_reused": r.states_reused,
+                    "edges_new": r.edges_new,
+                    "values_computed": r.values_computed,
+                }
+                for r in conn.execute(
+                    sa.text("SELECT * FROM builds WHERE game_id = :g ORDER BY id"), params
+                )
+            ]
+        return {
+            "game": spec,
+            "states": totals.states,
+            "edges": edges,
+            "expanded": int(totals.expanded),
+            "solved": totals.solved,
+            "unsolved": totals.states - totals.solved,
+            "by_outcome": by_outcome,
+            "by_grundy": by_grundy,
+            "by_depth": by_depth,
+            "max_grundy": totals.max_grundy,
+            "max_depth": totals.max_depth,
+            "max_remoteness": totals.max_remoteness,
+            "max_height": totals.max_height,
+            "builds": builds,
+        }
+
+    # -- NetworkX subgraphs ---------------------------------------------------------------
+    def neighbourhood(
+        self,
+        spec: str,
+        position: str,
+        depth: int,
+        direction: Direction = "out",
+        *,
+        max_states: int = MAX_GRAPH_STATES,
+    ) -> nx.DiGraph:
+        """The states within `depth` moves of a position, and the moves among them.
+
+        Fetched by one recursive SQL query, never by loading the whole graph. Nodes are the
+        position texts, with attributes ``grundy``, ``outcome``, ``remoteness``, ``depth``,
+        ``height`` and ``expanded``; graph attributes ``game`` and ``root``.
+
+        Parameters
+        ----------
+        direction : {"out", "in", "both"}
+            Follow moves forwards (successors), backwards (predecessors), or both ways.
+
+        Raises
+        ------
+        NotStoredError
+            When the game or position is not stored.
+        GraphTooLargeError
+            When the neighbourhood has more than `max_states` states.
+        """
+        if direction not in ("out", "in", "both"):
+            raise ValueError(f"direction must be 'out', 'in' or 'both', not {direction!r}")
+        spec, key = self._canonical(spec, position)
+        follow = {
+            "out": ("e.dst", "e.src = n.id"),
+            "in": ("e.src", "e.dst = n.id"),
+            # one join with OR: PostgreSQL allows a single recursive reference
+            "both": (
+                "CASE WHEN e.src = n.id THEN e.dst ELSE e.src END",
+                "(e.src = n.id OR e.dst = n.id)",
+            ),
+        }
+        other_end, joined = follow[direction]
+        step = (
+            f"SELECT {other_end}, n.dist + 1 FROM near AS n JOIN edges AS e "
+            f"ON e.game_id = :g AND {joined} WHERE n.dist < :depth"
+        )
+        near = (
+            "WITH RECURSIVE near(id, dist) AS (SELECT CAST(:root AS INTEGER), 0 UNION "
+            + step
+            + "), "
+            "ids AS (SELECT id, MIN(dist) AS dist FROM near GROUP BY id) "
+        )
+        with self.engine.connect() as conn:
+            game_id = self._game_id(conn, spec)
+            root = self._state_row(conn, game_id, spec, key or "")
+            params = {"g": game_id, "root": root.id, "depth": depth, "n": max_states + 1}
+            rows = conn.execute(
+                sa.text(
+                    near + f"SELECT {_STATE_FIELDS} FROM ids JOIN states AS s "
+                    "ON s.game_id = :g AND s.id = ids.id ORDER BY ids.dist, s.id LIMIT :n"
+                ),
+                params,
+            ).all()
+            self._guard(len(rows), max_states, f"the neighbourhood of {key!r}")
+            edges = conn.execute(
+                sa.text(
+                    near + "SELECT e.src, e.dst FROM edges AS e JOIN ids AS a ON a.id = e.src "
+                    "JOIN ids AS b ON b.id = e.dst WHERE e.game_id = :g"
+                ),
+                params,
+            ).all()
+        return self._graph(spec, key, rows, edges)
+
+    def subgraph(self, spec: str, limit: int = MAX_GRAPH_STATES) -> nx.DiGraph:
+        """The first `limit` stored states of a game (in discovery order) and their moves.
+
+        Builds discover states breadth first, so this is the top of the game graph; with a
+        `limit` at least the number of states it is the whole stored graph. Node attributes
+        are those of `neighbourhood`.
+        """
+        spec, _ = self._canonical(spec)
+        top = "WITH top AS (SELECT id FROM states WHERE game_id = :g ORDER BY id LIMIT :n) "
+        with self.engine.connect() as conn:
+            game_id = self._game_id(conn, spec)
+            params = {"g": game_id, "n": limit}
+            rows = conn.execute(
+                sa.text(
+                    top + f"SELECT {_STATE_FIELDS} FROM top JOIN states AS s "
+                    "ON s.game_id = :g AND s.id = top.id ORDER BY s.id"
+                ),
+                params,
+            ).all()
+            edges = conn.execute(
+                sa.text(
+                    top + "SELECT e.src, e.dst FROM edges AS e JOIN top AS a ON a.id = e.src "
+                    "JOIN top AS b ON b.id = e.dst WHERE e.game_id = :g"
+                ),
+                params,
+            ).all()
+        return self._graph(spec, rows[0].key if rows else None, rows, edges)
+
+    @staticmethod
+    def _guard(found: int, limit: int, what: str) -> None:
+        if found > limit:
+            raise GraphTooLargeError(
+                f"{what} has more than {limit:,} states (ask for fewer moves, or raise the limit)",
+                limit,
+            )
+
+    @staticmethod
+    def _graph(
+        spec: str, root: str | None, rows: Sequence[Any], edges: Sequence[Any]
+    ) -> nx.DiGraph:
+        graph = nx.DiGraph(game=spec, root=root)
+        names = {}
+        for row in rows:
+            names[row.id] = row.key
+            graph.add_node(row.key, **_state_dict(row))
+            del graph.nodes[row.key]["position"]
+        graph.add_edges_from((names[a], names[b]) for a, b in edges)
+        return graph
+
+
+def open_database(url: str | None = None) -> Database:
+    """Open (creating or upgrading as needed) the database a URL or file path names.
+
+    Parameters
+    ----------
+    url : str or None
+        A file path (SQLite), ``sqlite:///FILE``, ``postgresql://USER@HOST/DB``, or None for
+        ``$EXPLORER_DB`` or else ``./explorer.db``. ``sqlite://`` is a database in memory.
+
+    Returns
+    -------
+    Database
+
+    Raises
+    ------
+    DatabaseURLError, DatabaseError, SchemaTooNewError
+        See `explorer.storage.database.create_engine`; nothing is written when they are raised.
+
+    Examples
+    --------
+    >>> with open_database("sqlite://") as db:
+    ...     db.games()
+    []
+    """
+    return Database(create_engine(url))

@@ -1,0 +1,163 @@
+"""Seeing games: interactive graph pages (pyvis) and value plots (matplotlib).
+
+The only place importing pyvis and matplotlib, both lazily, when a page or a plot is made.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import networkx as nx
+
+from explorer.games.base import Game, Position
+from explorer.graph import DEFAULT_MAX_STATES
+from explorer.viz.graphs import (
+    DEFAULT_BUDGET,
+    GroupBy,
+    condense,
+    condensed_graph,
+    cut,
+    game_graph,
+    layers,
+    layout,
+    nearest,
+    solved_graph,
+)
+from explorer.viz.output import OutputFileError
+from explorer.viz.page import GraphPage, draw_condensed, draw_graph
+from explorer.viz.plots import plot_p_positions, plot_sequence, plot_table
+
+if TYPE_CHECKING:
+    from explorer.storage import Database
+
+#: Neighbourhood radius drawn when only a centre is given.
+DEFAULT_DEPTH = 2
+
+__all__ = [
+    "DEFAULT_BUDGET",
+    "DEFAULT_DEPTH",
+    "GraphPage",
+    "OutputFileError",
+    "condense",
+    "condensed_graph",
+    "cut",
+    "draw_condensed",
+    "draw_game",
+    "draw_graph",
+    "draw_stored",
+    "game_graph",
+    "layers",
+    "layout",
+    "nearest",
+    "plot_p_positions",
+    "plot_sequence",
+    "plot_table",
+    "solved_graph",
+]
+
+
+def draw_game(
+    game: Game,
+    position: Position,
+    *,
+    around: Position | None = None,
+    depth: int | None = None,
+    budget: int = DEFAULT_BUDGET,
+    condensed: GroupBy | None = None,
+    max_states: int = DEFAULT_MAX_STATES,
+) -> GraphPage:
+    """The page of a game from `position`, generated and solved in memory.
+
+    Draws the whole graph cut to `budget` states, the neighbourhood of `around` within `depth`
+    moves, or with `condensed` its states grouped by ``"grundy"`` value or ``"depth"``. In a
+    notebook the returned page shows inline; ``page.save("game.html")`` writes it.
+
+    Examples
+    --------
+    >>> from explorer import load_game
+    >>> nim = load_game("nim")
+    >>> page = draw_game(nim, nim.parse("1,2,3"))
+    >>> page.nodes, page.edges, page.cut
+    (14, 38, False)
+    >>> draw_game(nim, nim.parse("1,2,3"), budget=5).note[:22]
+    'The graph was cut: sho'
+    """
+    if condensed is not None:
+        return draw_condensed(condensed_graph(game, position, by=condensed, max_states=max_states))
+    if around is not None and depth is None:
+        depth = DEFAULT_DEPTH
+    if depth is not None and around is None:
+        around = position
+    return draw_graph(
+        game_graph(game, position, around=around, depth=depth, budget=budget, max_states=max_states)
+    )
+
+
+def draw_stored(
+    database: Database,
+    spec: str,
+    position: str,
+    *,
+    depth: int = DEFAULT_DEPTH,
+    budget: int = DEFAULT_BUDGET,
+    condensed: GroupBy | None = None,
+    max_states: int = DEFAULT_MAX_STATES,
+) -> GraphPage:
+    """The page of a stored game: the neighbourhood of `position`, or the game condensed.
+
+    The neighbourhood holds the states within `depth` moves of `position`, forward or
+    backward, fetched from the database alone (nothing is generated), cut to `budget` states.
+    With `condensed`, the stored states are grouped by ``"grundy"`` value or ``"depth"``;
+    a stored game of more than `max_states` states is not loaded: its groups are counted by
+    the database, and the moves between them are left out (the page says so).
+
+    Raises
+    ------
+    NotStoredError
+        When the game or the position is not stored.
+    GraphTooLargeError
+        When the neighbourhood has more than `max_states` states.
+
+    Examples
+    --------
+    >>> from explorer.storage import open_database
+    >>> with open_database("sqlite://") as db:
+    ...     _ = db.build("nim", "1,2,3")
+    ...     page = draw_stored(db, "nim", "1,2", depth=1)
+    >>> page.nodes, page.edges
+    (10, 24)
+    """
+    if condensed is not None:
+        stats = database.stats(spec)
+        if stats["states"] > max_states:
+            return draw_condensed(_counted_groups(database, spec, stats, condensed, max_states))
+        return draw_condensed(condense(database.subgraph(spec, limit=max_states), by=condensed))
+    graph = database.neighbourhood(spec, position, depth, "both", max_states=max_states)
+    return draw_graph(
+        cut(graph, graph.graph["root"], budget=budget, radius=depth, both_ways=True, complete=False)
+    )
+
+
+def _counted_groups(
+    database: Database, spec: str, stats: dict[str, Any], by: GroupBy, max_states: int
+) -> nx.DiGraph:
+    """The groups of a stored game too big to load, counted in the database, without moves."""
+    groups = nx.DiGraph(
+        game=stats["game"],
+        by=by,
+        states=stats["states"],
+        moves=stats["edges"],
+        note=(
+            f"The {stats['states']:,} stored states are more than --max-states "
+            f"{max_states:,}: the groups are counted in the database and the moves between them "
+            "are not drawn (raise --max-states to draw them)."
+        ),
+    )
+    counts = stats["by_grundy"] if by == "grundy" else stats["by_depth"]
+    for key, count in sorted(counts.items()):
+        if by == "grundy":
+            zeros = count if key == 0 else 0
+        else:
+            zeros = database.states(spec, outcome="P", depth=key, limit=0)["total"]
+        groups.add_node(key, states=count, p_positions=zeros)
+    return groups

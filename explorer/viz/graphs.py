@@ -1,0 +1,330 @@
+"""Drawable game graphs: solved graphs cut to a node budget, their layered layout, condensed views.
+
+A drawable graph is a plain DiGraph whose nodes carry ``grundy``, ``outcome`` and ``remoteness``;
+the page builder draws any such graph, from memory or from the database.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from collections.abc import Callable, Hashable, Mapping
+from typing import Literal
+
+import networkx as nx
+
+from explorer.errors import PositionError
+from explorer.games.base import Game, Position
+from explorer.graph import DEFAULT_MAX_STATES, build_graph
+from explorer.solver import grundy_values, outcomes, remoteness, reverse_topological_order
+
+#: Most states drawn on one page: Chromium draws 2,000 in one to two seconds (bench_viz.py).
+DEFAULT_BUDGET = 2_000
+
+GroupBy = Literal["grundy", "depth"]
+
+
+def solved_graph(
+    game: Game, position: Position, *, max_states: int = DEFAULT_MAX_STATES
+) -> nx.DiGraph:
+    """The whole game graph from `position`, each node carrying its values.
+
+    Node attributes: ``grundy``, ``outcome`` (``"P"``/``"N"``), ``remoteness``, ``moves`` (the
+    number of distinct moves) and ``depth`` (the fewest moves from `position`), as the database
+    stores them. Nodes stay position objects; graph attributes ``game`` and ``root`` are those
+    of `explorer.graph.build_graph`.
+
+    Examples
+    --------
+    >>> from explorer import load_game
+    >>> nim = load_game("nim")
+    >>> graph = solved_graph(nim, nim.parse("1,1"))
+    >>> graph.nodes[(1, 1)]
+    {'grundy': 0, 'outcome': 'P', 'remoteness': 2, 'moves': 1, 'depth': 0}
+    """
+    graph = build_graph(game, position, max_states=max_states)
+    values = grundy_values(graph)
+    kinds = outcomes(values)
+    far = remoteness(graph, values)
+    succ = graph._succ
+    depth = nearest(graph, position, graph.number_of_nodes())
+    for node, attrs in graph.nodes.items():
+        attrs.update(
+            grundy=values[node],
+            outcome=kinds[node],
+            remoteness=far[node],
+            moves=len(succ[node]),
+            depth=depth[node],
+        )
+    return graph
+
+
+def nearest(
+    graph: nx.DiGraph,
+    start: Hashable,
+    budget: int,
+    *,
+    radius: int | None = None,
+    both_ways: bool = False,
+) -> dict[Hashable, int]:
+    """Up to `budget` nodes in breadth-first order from `start`, with their distance in moves.
+
+    Follows moves forward, and backward too when `both_ways`; `radius` bounds the distance.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> chain = nx.DiGraph([(3, 2), (2, 1), (1, 0)])
+    >>> nearest(chain, 3, 2), nearest(chain, 2, 10, radius=1, both_ways=True)
+    ({3: 0, 2: 1}, {2: 0, 1: 1, 3: 1})
+    """
+    succ, pred = graph._succ, graph._pred
+    seen = {start: 0}
+    queue = deque([start])
+    while queue and len(seen) < budget:
+        node = queue.popleft()
+        distance = seen[node] + 1
+        if radius is not None and distance > radius:
+            continue
+        neighbours = list(succ[node]) + (list(pred[node]) if both_ways else [])
+        for other in neighbours:
+            if other not in seen:
+                seen[other] = distance
+                queue.append(other)
+                if len(seen) >= budget:
+                    break
+    return seen
+
+
+def cut(
+    graph: nx.DiGraph,
+    start: Hashable,
+    *,
+    budget: int = DEFAULT_BUDGET,
+    radius: int | None = None,
+    both_ways: bool = False,
+    complete: bool = True,
+    label: Callable[[Hashable], str] | None = None,
+) -> nx.DiGraph:
+    """The part of a solved graph to draw: the `budget` nodes nearest `start`.
+
+    The result is a new DiGraph (nodes relabelled through `label`, when given) whose graph
+    attribute ``states`` counts the states that could have been drawn and ``cut`` says whether
+    the budget left some out; ``centre`` is `start` and ``radius`` is `radius`. Nodes keep
+    their attributes, and ``moves`` is filled in where missing, so a node whose moves were cut
+    still says how many it has.
+    When `graph` is itself a neighbourhood of radius `radius` (not `complete`), the states on
+    its rim may have moves it lacks: their ``moves`` is None (unknown).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> graph = nx.DiGraph([("a", "b"), ("b", "c"), ("a", "c")])
+    >>> small = cut(graph, "a", budget=2)
+    >>> list(small.edges), small.graph["states"], small.graph["cut"]
+    ([('a', 'b')], 3, True)
+    >>> rim = cut(graph, "a", radius=1, complete=False)
+    >>> dict(rim.nodes(data="moves"))
+    {'a': 2, 'b': None, 'c': None}
+    """
+    everything = nearest(
+        graph, start, graph.number_of_nodes() + 1, radius=radius, both_ways=both_ways
+    )
+    kept = list(everything)[:budget]
+    name = (lambda node: node) if label is None else label
+    drawn = nx.DiGraph(**graph.graph)
+    drawn.graph.update(
+        states=len(everything), cut=len(everything) > len(kept), centre=name(start), radius=radius
+    )
+    if "root" in graph.graph and graph.graph["root"] in graph:
+        drawn.graph["root"] = name(graph.graph["root"])
+    succ = graph._succ
+    keep = set(kept)
+    for node in kept:
+        attrs = dict(graph.nodes[node])
+        if attrs.get("moves") is None:
+            inside = radius is None or everything[node] < radius
+            known = complete or (inside and attrs.get("expanded", True))
+            attrs["moves"] = len(succ[node]) if known else None
+        drawn.add_node(name(node), **attrs)
+    drawn.add_edges_from((name(a), name(b)) for a in kept for b in succ[a] if b in keep)
+    return drawn
+
+
+def game_graph(
+    game: Game,
+    position: Position,
+    *,
+    around: Position | None = None,
+    depth: int | None = None,
+    budget: int = DEFAULT_BUDGET,
+    max_states: int = DEFAULT_MAX_STATES,
+) -> nx.DiGraph:
+    """A drawable graph of a game from memory: nodes are position texts with their values.
+
+    Parameters
+    ----------
+    game : Game
+    position : Position
+        The start; the whole graph from it is solved, so values are exact.
+    around : Position, optional
+        Draw the neighbourhood of this position (default: `position`) ...
+    depth : int, optional
+        ... within this many moves, forward or backward; without it, everything from `around`
+        forward.
+    budget : int
+        Most states drawn; the nearest ones are kept.
+    max_states : int
+        Size guard for the whole graph.
+
+    Raises
+    ------
+    PositionError
+        When `around` cannot be reached from `position`.
+    GraphTooLargeError
+        When the whole graph is over `max_states`.
+
+    Examples
+    --------
+    >>> from explorer import load_game
+    >>> nim = load_game("nim")
+    >>> graph = game_graph(nim, nim.parse("2,2"), around=nim.parse("1,2"), depth=1)
+    >>> sorted(graph), graph.nodes["1,1"]["grundy"]
+    (['1', '1,1', '1,2', '2', '2,2'], 0)
+    """
+    graph = solved_graph(game, position, max_states=max_states)
+    centre = position if around is None else around
+    if centre not in graph:
+        raise PositionError(
+            f"position {game.format(centre)!r} cannot be reached from "
+            f"{game.format(position)!r} in {game.spec}"
+        )
+    return cut(
+        graph, centre, budget=budget, radius=depth, both_ways=depth is not None, label=game.format
+    )
+
+
+def layers(graph: nx.DiGraph) -> dict[Hashable, int]:
+    """The layer of each node: the longest line of play reaching it from a source of `graph`.
+
+    Every move then goes down at least one layer, so a layered drawing reads top to bottom.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> layers(nx.DiGraph([("a", "b"), ("b", "c"), ("a", "c")]))
+    {'a': 0, 'b': 1, 'c': 2}
+    """
+    pred = graph._pred
+    result: dict[Hashable, int] = {}
+    for node in reversed(reverse_topological_order(graph)):
+        result[node] = max((result[p] + 1 for p in pred[node]), default=0)
+    return result
+
+
+def layout(
+    graph: nx.DiGraph, layer: Mapping[Hashable, int], *, dx: float = 100.0, dy: float = 110.0
+) -> dict[Hashable, tuple[float, float]]:
+    """x, y of each node: one row per layer, each node near the mean x of its parents.
+
+    Rows are swept top to bottom (the barycentre heuristic, which keeps most moves short and
+    uncrossed). Nodes sit on a grid of step `dx` whose odd rows are shifted by half a step, so
+    a move skipping one row passes between the nodes of that row instead of through one.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> g = nx.DiGraph([("a", "b"), ("a", "c"), ("b", "d"), ("c", "d")])
+    >>> layout(g, layers(g))
+    {'a': (0.0, 0.0), 'b': (-50.0, 110.0), 'c': (50.0, 110.0), 'd': (0.0, 220.0)}
+    """
+    rows: dict[int, list[Hashable]] = {}
+    for node in graph:
+        rows.setdefault(layer[node], []).append(node)
+    pred = graph._pred
+    x: dict[Hashable, float] = {}
+    result: dict[Hashable, tuple[float, float]] = {}
+    for level in sorted(rows):
+        shift = dx / 2 if level % 2 else 0.0
+        wanted = {}
+        for node in rows[level]:
+            parents = [x[p] for p in pred[node] if p in x]
+            wanted[node] = sum(parents) / len(parents) if parents else 0.0
+        row = sorted(rows[level], key=wanted.__getitem__)  # stable: ties keep graph order
+        slots: list[int] = []
+        for node in row:
+            slot = round((wanted[node] - shift) / dx)
+            slots.append(max(slot, slots[-1] + 1) if slots else slot)
+        # pushing right drifts the row; move it back by whole steps onto its parents
+        drift = sum(wanted[n] - (k * dx + shift) for n, k in zip(row, slots, strict=True))
+        back = round(drift / len(row) / dx)
+        for node, slot in zip(row, slots, strict=True):
+            x[node] = (slot + back) * dx + shift
+            result[node] = (x[node], level * dy)
+    return result
+
+
+def condense(graph: nx.DiGraph, by: GroupBy = "grundy") -> nx.DiGraph:
+    """Group the states of a solved graph by Grundy value or by depth, with counts.
+
+    Each node of the result is a group (the value, or the depth: the fewest moves from the
+    start, node attribute ``depth``) with attributes ``states`` (how many), ``p_positions``
+    (how many of them are P-positions) and ``inner_moves`` (moves between two states of the
+    group); an edge a -> b has ``moves``, the number of moves from group a to group b. Graph
+    attributes say what the groups are (``by``) and how many states and moves there were;
+    states without a value (``grundy`` None) are left out of a grouping by value and counted
+    in ``unsolved``.
+
+    Examples
+    --------
+    >>> from explorer import load_game
+    >>> nim = load_game("nim")
+    >>> groups = condense(solved_graph(nim, nim.parse("1,2")))
+    >>> dict(groups.nodes(data="states"))
+    {0: 2, 1: 1, 2: 1, 3: 1}
+    >>> sorted(groups.edges)
+    [(0, 1), (1, 0), (2, 0), (2, 1), (3, 0), (3, 1), (3, 2)]
+    """
+    attribute = "grundy" if by == "grundy" else "depth"
+    group = {node: key for node, key in graph.nodes(data=attribute) if key is not None}
+    states = Counter(group.values())
+    zeros = Counter(
+        group[n] for n, value in graph.nodes(data="grundy") if value == 0 and n in group
+    )
+    moves = Counter((group[a], group[b]) for a, b in graph.edges if a in group and b in group)
+    condensed = nx.DiGraph(**graph.graph)
+    condensed.graph.update(
+        by=by,
+        states=graph.number_of_nodes(),
+        moves=graph.number_of_edges(),
+        unsolved=graph.number_of_nodes() - len(group),
+    )
+    for key in sorted(states):
+        condensed.add_node(
+            key, states=states[key], p_positions=zeros[key], inner_moves=moves.pop((key, key), 0)
+        )
+    for (a, b), count in sorted(moves.items()):
+        condensed.add_edge(a, b, moves=count)
+    return condensed
+
+
+def condensed_graph(
+    game: Game,
+    position: Position,
+    *,
+    by: GroupBy = "grundy",
+    max_states: int = DEFAULT_MAX_STATES,
+) -> nx.DiGraph:
+    """`condense` the whole solved graph of a game from `position`.
+
+    Examples
+    --------
+    >>> from explorer import load_game
+    >>> nim = load_game("nim")
+    >>> groups = condensed_graph(nim, nim.parse("3,3"), by="depth")
+    >>> [groups.nodes[k]["states"] for k in groups]
+    [1, 3, 6]
+    """
+    graph = solved_graph(game, position, max_states=max_states)
+    condensed = condense(graph, by)
+    condensed.graph["root"] = game.format(position)
+    return condensed

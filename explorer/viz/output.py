@@ -1,0 +1,55 @@
+"""Writing drawings to files: the file name's suffix must match what is written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from explorer.errors import ExplorerError
+
+
+class OutputFileError(ExplorerError, ValueError):
+    """An output file has the wrong suffix or cannot be written."""
+
+
+def check_suffix(path: str | Path, suffixes: tuple[str, ...]) -> str:
+    """The lower-case suffix of `path`, which must be one of `suffixes`.
+
+    Examples
+    --------
+    >>> check_suffix("kayles.SVG", (".png", ".svg"))
+    '.svg'
+    >>> check_suffix("kayles.jpg", (".png", ".svg"))
+    Traceback (most recent call last):
+    ...
+    explorer.viz.output.OutputFileError: cannot write 'kayles.jpg': expected a .png or .svg file
+    """
+    suffix = Path(path).suffix.lower()
+    if suffix not in suffixes:
+        raise OutputFileError(
+            f"cannot write {str(path)!r}: expected a {' or '.join(suffixes)} file"
+        )
+    return suffix
+
+
+def write_text(path: str | Path, text: str, *, suffixes: tuple[str, ...]) -> Path:
+    """Write `text` to `path` in UTF-8, refusing a suffix outside `suffixes`.
+
+    Raises
+    ------
+    OutputFileError
+        On a wrong suffix, or when the file cannot be written (missing folder, no permission).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> write_text(folder / "page.html", "<p>G = 0</p>", suffixes=(".html",)).read_text()
+    '<p>G = 0</p>'
+    """
+    check_suffix(path, suffixes)
+    target = Path(path)
+    try:
+        target.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise OutputFileError(f"cannot write {str(path)!r}: {error.strerror or error}") from error
+    return target
