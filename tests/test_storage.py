@@ -15,11 +15,13 @@ from pathlib import Path
 
 import networkx as nx
 import pytest
+import sqlalchemy as sa
 from bruteforce import heap_game_moves, mex_values
 from storage_support import dump, run, run_json
 
 from explorer.games import load_game
 from explorer.storage import NotStoredError, open_database
+from explorer.storage.bulk import read_int_columns
 from explorer.storage.database import ENV_VAR
 from explorer.storage.expansion import HeapIndex
 
@@ -419,6 +421,29 @@ def test_read_only_database_file_is_a_one_line_error(tmp_path):
     assert snapshot(path) == before
 
 
+def test_a_database_file_that_cannot_be_written_is_a_one_line_error(tmp_path):
+    path = tmp_path / "games.db"
+    run_json("build", "nim", "1,2", "--db", str(path))
+    before = path.read_bytes()
+    as_root = os.geteuid() == 0
+    if as_root:
+        subprocess.run(["chattr", "+i", str(path)], check=True)
+    else:
+        path.chmod(0o444)
+    try:
+        assert_one_line_error(
+            ["build", "nim", "2,2", "--db", str(path)],
+            f"cannot write to database '{path}': attempt to write a readonly database",
+        )
+        assert run_json("query", "nim", "1,2", "--db", str(path))["grundy"] == 3
+    finally:
+        if as_root:
+            subprocess.run(["chattr", "-i", str(path)], check=True)
+        else:
+            path.chmod(0o644)
+    assert path.read_bytes() == before
+
+
 def test_a_file_that_is_not_a_database_is_refused_unchanged(tmp_path):
     path = tmp_path / "notes.db"
     path.write_bytes(b"these are my notes, not a database\n" * 100)
@@ -487,3 +512,42 @@ def test_heap_index_is_used_for_non_splitting_heap_games_only():
     assert isinstance(HeapIndex.suits(nim, [(3, 4, 5)]), HeapIndex)
     assert HeapIndex.suits(kayles, [(3, 4, 5)]) is None
     assert HeapIndex.suits(load_game("wythoff"), [(3, 4)]) is None
+
+
+def test_streaming_read_leaves_the_connection_able_to_write(db_url):
+    # read_int_columns once switched the caller's connection to server-side cursors for good,
+    # and PostgreSQL then refused the next INSERT on it ("DECLARE CURSOR ... FOR INSERT")
+    run_json("build", "nim", "1,2", "--db", db_url)
+    with open_database(db_url) as db, db.engine.begin() as conn:
+        (ids,) = read_int_columns(conn, "SELECT id FROM games ORDER BY id", {}, 1)
+        assert "yield_per" not in conn.get_execution_options()
+        conn.execute(
+            sa.text(
+                "INSERT INTO games (id, spec, family, created_at) VALUES (:i, 'bash:3', 'bash', "
+                "CURRENT_TIMESTAMP)"
+            ),
+            {"i": int(ids[-1]) + 1},
+        )
+        (after,) = read_int_columns(conn, "SELECT id FROM games ORDER BY id", {}, 1)
+    assert after.tolist() == [*ids.tolist(), int(ids[-1]) + 1]
+
+
+def test_states_an_edit_added_to_a_dag_game_can_be_queried(db_url, tmp_path):
+    graph = tmp_path / "g.edges"
+    graph.write_text("a b\nb c\n")
+    spec = f"dag:{graph}"
+    run_json("build", spec, "a", "--db", db_url)
+    # z is not a vertex of the file: only the database knows it
+    code, _, err = run("edit", spec, "--add-state", "z", "--add-edge", "z", "a", "--db", db_url)
+    assert (code, err) == (0, "")
+    found = run_json("query", spec, "z", "--db", db_url)
+    assert (found["grundy"], found["outcome"], found["winning_moves"]) == (1, "N", [])
+    assert [s["position"] for s in found["successors"]] == ["a"]
+    assert run_json("query", spec, "a", "--predecessors", "--db", db_url)["total"] == 1
+    with open_database(db_url) as db:
+        assert sorted(db.neighbourhood(spec, "z", 2)) == ["a", "b", "z"]
+    assert_one_line_error(
+        ["query", spec, "y", "--db", db_url],
+        f"position 'y' of {spec} is not stored in",
+    )
+    assert_one_line_error(["query", spec, "y", "--db", db_url], "'y' is not a vertex of")

@@ -25,7 +25,7 @@ from explorer import __version__
 from explorer.games import load_game
 from explorer.games.base import Game as GameRules
 from explorer.games.base import Position
-from explorer.storage.bulk import StateRow, ValueRow, read_int_columns, writer_for
+from explorer.storage.bulk import STREAM, StateRow, ValueRow, read_int_columns, writer_for
 from explorer.storage.expansion import PositionIndex, position_index, ranges
 from explorer.storage.models import Build, Game
 
@@ -303,9 +303,10 @@ class GraphBuilder:
                 6,
             )
             parse = self.game.parse
-            rows = conn.execution_options(yield_per=100_000).execute(
+            rows = conn.execute(
                 sa.text("SELECT key FROM states WHERE game_id = :game ORDER BY id"),
                 {"game": self.game_id},
+                execution_options=STREAM,
             )
             positions = [parse(key) for (key,) in rows]
             self.states = position_index(self.game, ids.tolist(), positions, self.root)
@@ -623,8 +624,35 @@ def build_position(
 ) -> BuildReport:
     """Build the game graph of a position into a database, reusing whatever is stored.
 
-    Use `explorer.storage.Database.build`, which opens the engine; this is the engine-level
-    entry point.
+    `explorer.storage.Database.build` is the usual entry point; this one takes an engine made
+    by `explorer.storage.database.create_engine`.
+
+    Parameters
+    ----------
+    engine : sqlalchemy.engine.Engine
+        An open, migrated database.
+    spec, position : str
+        The game and the position, as on the command line.
+    max_states : int, optional
+        Stop once this many new states are stored (a state's moves are stored together).
+    batch_states : int
+        States expanded per transaction.
+    progress : callable, optional
+        Called with a `BuildProgress` after every committed batch.
+
+    Returns
+    -------
+    BuildReport
+
+    Examples
+    --------
+    >>> from explorer.storage.database import create_engine
+    >>> engine = create_engine("sqlite://")
+    >>> report = build_position(engine, "subtraction:1,2", "4,4")
+    >>> report.status, report.states_new, report.grundy
+    ('complete', 15, 0)
+    >>> build_position(engine, "subtraction:1,2", "5,4").states_reused
+    15
     """
     game = load_game(spec)
     root = game.parse(position)

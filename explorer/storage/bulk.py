@@ -29,6 +29,9 @@ STATE_COLUMNS = (
 #: Columns of a value update row: the new values, then the state's key.
 VALUE_COLUMNS = ("grundy", "outcome", "remoteness", "height", "value_build_id", "game_id", "id")
 
+#: Per-statement options that stream a large result in partitions on every dialect.
+STREAM = {"yield_per": 100_000}
+
 #: A new state row, in `STATE_COLUMNS` order.
 StateRow = tuple[object, ...]
 #: A value update row, in `VALUE_COLUMNS` order.
@@ -145,9 +148,19 @@ def read_int_columns(
     """Stream an all-integer query into one int64 array per column (NULL becomes -1).
 
     Rows are fetched in partitions (``yield_per``), so the same code streams on PostgreSQL.
+    The option is given to this statement only: ``Connection.execution_options`` would switch
+    the caller's connection itself to server-side cursors, and PostgreSQL then refuses its
+    next write ("DECLARE CURSOR ... FOR INSERT").
+
+    Examples
+    --------
+    >>> engine = sa.create_engine("sqlite://")
+    >>> with engine.connect() as conn:
+    ...     read_int_columns(conn, "SELECT 1, NULL UNION ALL SELECT 2, 5", {}, 2)[1].tolist()
+    [-1, 5]
     """
     chunks: list[np.ndarray] = []
-    result = connection.execution_options(yield_per=100_000).execute(sa.text(sql), params)
+    result = connection.execute(sa.text(sql), params, execution_options=STREAM)
     for partition in result.partitions():
         flat = np.fromiter(
             (-1 if v is None else v for v in chain.from_iterable(partition)),

@@ -169,17 +169,17 @@ def create_engine(url: str | None = None) -> Engine:
         _check_and_upgrade(engine, shown)
     except sa.exc.OperationalError as error:
         engine.dispose()
-        raise DatabaseError(f"cannot open database {shown!r}: {_reason(error)}") from None
+        raise DatabaseError(f"cannot open database {shown!r}: {reason(error)}") from None
     except sa.exc.DatabaseError as error:
         engine.dispose()
-        raise DatabaseError(f"cannot use database {shown!r}: {_reason(error)}") from None
+        raise DatabaseError(f"cannot use database {shown!r}: {reason(error)}") from None
     except ExplorerError:
         engine.dispose()
         raise
     return engine
 
 
-def _reason(error: sa.exc.DBAPIError) -> str:
+def reason(error: sa.exc.DBAPIError) -> str:
     """The driver's message, first line only and without its SQLAlchemy decorations."""
     lines = str(error.orig).strip().splitlines() or ["unknown error"]
     return lines[-1].strip() if lines[0].startswith("connection failed") else lines[0].strip()

@@ -91,8 +91,11 @@ class State(Base):
     """A position of a game. ``id`` is numbered per game by the builder, in discovery order.
 
     Values are NULL until every successor has one. ``depth`` is the number of moves from the
-    root of the build that first reached the state; ``height`` is the longest sequence of moves
-    from the state to the end of the game (so ``height(p) > height(q)`` on every move p -> q).
+    root of the build that first reached the state. ``height`` orders states for solving: it
+    is always greater than the height of every successor (``height(p) > height(q)`` on every
+    move p -> q), so it is at least the length of the longest sequence of moves from the state
+    to the end of the game. A build stores exactly that length; after an edit (which only
+    raises heights where it must) it may be larger.
     """
 
     __tablename__ = "states"

@@ -16,7 +16,7 @@ from sqlalchemy.engine import Engine
 from explorer.errors import ExplorerError, GraphTooLargeError
 from explorer.games import load_game
 from explorer.storage.building import BATCH_STATES, BuildProgress, BuildReport, build_position
-from explorer.storage.database import NotStoredError, create_engine
+from explorer.storage.database import DatabaseError, NotStoredError, create_engine, reason
 
 Direction = Literal["out", "in", "both"]
 
@@ -76,15 +76,28 @@ class Database:
             return self.engine.url.database or ":memory:"
         return self.url
 
-    def _canonical(self, spec: str, position: str | None = None) -> tuple[str, str | None]:
-        """The stored spelling of a spec and position (games that cannot load are taken as is)."""
+    def _canonical(self, spec: str) -> str:
+        """The stored spelling of a spec (games that cannot load are taken as is)."""
+        try:
+            return load_game(spec).spec
+        except ExplorerError:
+            return spec.strip()
+
+    def _position(self, spec: str, position: str) -> tuple[str, str, str | None]:
+        """The stored spelling of a spec and a position, and why the position did not parse.
+
+        A position the rules refuse may still be stored: an edit adds states to a DAG game
+        that its file does not list. Such a position is looked up as typed, and the reason is
+        kept for the error if it is not stored either.
+        """
         try:
             game = load_game(spec)
         except ExplorerError:
-            return spec.strip(), position
-        if position is None:
-            return game.spec, None
-        return game.spec, game.format(game.parse(position))
+            return spec.strip(), position, None
+        try:
+            return game.spec, game.format(game.parse(position)), None
+        except ExplorerError as error:
+            return game.spec, position, str(error)
 
     def _game_id(self, conn: sa.Connection, spec: str) -> int:
         game_id = conn.execute(
@@ -97,11 +110,17 @@ class Database:
             )
         return int(game_id)
 
-    def _state_row(self, conn: sa.Connection, game_id: int, spec: str, key: str) -> Any:
+    def _state_row(
+        self, conn: sa.Connection, game_id: int, spec: str, key: str, problem: str | None = None
+    ) -> Any:
         row = conn.execute(
             sa.text(f"SELECT {_STATE_FIELDS} FROM states AS s WHERE game_id = :g AND key = :k"),
             {"g": game_id, "k": key},
         ).one_or_none()
+        if row is None and problem is not None:
+            raise NotStoredError(
+                f"position {key!r} of {spec} is not stored in {self._shown_url()!r}: {problem}"
+            )
         if row is None:
             raise NotStoredError(
                 f"position {key!r} of {spec} is not stored in {self._shown_url()!r} "
@@ -123,15 +142,31 @@ class Database:
 
         Stored states and values are reused; a build stopped by `max_states` (or killed)
         continues where it stopped when run again.
+
+        Raises
+        ------
+        DatabaseError
+            When the database refuses the writes (read-only, full, locked, or another build
+            of the same game writing at the same time); what was committed stays consistent.
         """
-        return build_position(
-            self.engine,
-            spec,
-            position,
-            max_states=max_states,
-            batch_states=batch_states,
-            progress=progress,
-        )
+        try:
+            return build_position(
+                self.engine,
+                spec,
+                position,
+                max_states=max_states,
+                batch_states=batch_states,
+                progress=progress,
+            )
+        except sa.exc.IntegrityError:
+            raise DatabaseError(
+                f"another build of {spec!r} wrote to {self._shown_url()!r} at the same time; "
+                "run one build of a game at a time, then run this one again to finish"
+            ) from None
+        except sa.exc.OperationalError as error:
+            raise DatabaseError(
+                f"cannot write to database {self._shown_url()!r}: {reason(error)}"
+            ) from None
 
     # -- single positions ---------------------------------------------------------------
     def state(self, spec: str, position: str, *, moves: int = 100) -> dict[str, object]:
@@ -142,11 +177,10 @@ class Database:
         NotStoredError
             When the game or the position is not stored.
         """
-        spec, key = self._canonical(spec, position)
-        assert key is not None
+        spec, key, problem = self._position(spec, position)
         with self.engine.connect() as conn:
             game_id = self._game_id(conn, spec)
-            row = self._state_row(conn, game_id, spec, key)
+            row = self._state_row(conn, game_id, spec, key, problem)
             result = {"game": spec, **_state_dict(row)}
             successors = self._linked(conn, game_id, row.id, "out", moves, 0)
             result["moves"] = successors["total"]
@@ -199,10 +233,10 @@ class Database:
     def _neighbours(
         self, spec: str, position: str, direction: Literal["out", "in"], limit: int, offset: int
     ) -> dict[str, Any]:
-        spec, key = self._canonical(spec, position)
+        spec, key, problem = self._position(spec, position)
         with self.engine.connect() as conn:
             game_id = self._game_id(conn, spec)
-            row = self._state_row(conn, game_id, spec, key or "")
+            row = self._state_row(conn, game_id, spec, key, problem)
             page = self._linked(conn, game_id, row.id, direction, limit, offset)
         return {
             "game": spec,
@@ -229,7 +263,7 @@ class Database:
         Returns ``{"game", "total", "offset", "limit", "states": [...]}`` where ``total``
         counts every state matching the filters.
         """
-        spec, _ = self._canonical(spec)
+        spec = self._canonical(spec)
         where = ["game_id = :g"]
         params: dict[str, object] = {"n": limit, "o": offset}
         if outcome is not None:
@@ -281,7 +315,7 @@ class Database:
         {'N': 3, 'P': 2}
         >>> db.close()
         """
-        spec, _ = self._canonical(spec)
+        spec = self._canonical(spec)
         with self.engine.connect() as conn:
             game_id = self._game_id(conn, spec)
             params = {"g": game_id}
@@ -374,7 +408,7 @@ class Database:
         """
         if direction not in ("out", "in", "both"):
             raise ValueError(f"direction must be 'out', 'in' or 'both', not {direction!r}")
-        spec, key = self._canonical(spec, position)
+        spec, key, problem = self._position(spec, position)
         follow = {
             "out": ("e.dst", "e.src = n.id"),
             "in": ("e.src", "e.dst = n.id"),
@@ -397,7 +431,7 @@ class Database:
         )
         with self.engine.connect() as conn:
             game_id = self._game_id(conn, spec)
-            root = self._state_row(conn, game_id, spec, key or "")
+            root = self._state_row(conn, game_id, spec, key, problem)
             params = {"g": game_id, "root": root.id, "depth": depth, "n": max_states + 1}
             rows = conn.execute(
                 sa.text(
@@ -423,7 +457,7 @@ class Database:
         `limit` at least the number of states it is the whole stored graph. Node attributes
         are those of `neighbourhood`.
         """
-        spec, _ = self._canonical(spec)
+        spec = self._canonical(spec)
         top = "WITH top AS (SELECT id FROM states WHERE game_id = :g ORDER BY id LIMIT :n) "
         with self.engine.connect() as conn:
             game_id = self._game_id(conn, spec)
