@@ -211,7 +211,9 @@ def solve(
     return _solve_decomposed(game, position, parts, max_states)
 
 
-def _solve_graph(game: Game, position: Position, *, max_states: int, max_edges: int) -> Solution:
+def _solve_graph(
+    game: Game, position: Position, *, max_states: int, max_edges: int | None
+) -> Solution:
     graph = build_graph(game, position, max_states=max_states, max_edges=max_edges)
     values = grundy_values(graph)
     _cache(game).update(values)

@@ -55,8 +55,9 @@ def check_against_brute_force(spec, texts, moves):
     for text in texts:
         position = game.parse(text)
         brute = mex_values(position, moves)
-        assert solve(game, position, method="graph").remoteness == (
-            remoteness_values(position, moves)[position]
+        assert (
+            solve(game, position, method="graph").remoteness
+            == (remoteness_values(position, moves)[position])
         )
         for method in ("graph", "auto", "decompose"):
             result = solve(game, position, method=method)
