@@ -41,3 +41,12 @@ def chromium_path() -> str:
     if not path:
         require("no headless Chromium (apt-get install chromium)")
     return path  # type: ignore[return-value]
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """In CI a skipped test is a failure: a green run must have run every test."""
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    skipped = reporter.stats.get("skipped", []) if reporter is not None else []
+    if IN_CI and skipped and session.exitstatus == 0:
+        reporter.write_line(f"FAILED: {len(skipped)} test(s) skipped in CI", red=True)
+        session.exitstatus = 1

@@ -269,7 +269,6 @@ def test_hostile_labels_reach_the_page_only_as_data():
     assert f"<h1>hand-made from {html.escape(HOSTILE)}</h1>" in page
 
 
-@pytest.mark.skipif(not HOSTILE_FILE.exists(), reason="data/hostile-labels.json not written yet")
 def test_hostile_dag_file_is_drawn_as_text():
     game = load_game(f"dag:{HOSTILE_FILE}")
     vertices = json.loads(HOSTILE_FILE.read_text(encoding="utf-8"))
@@ -787,7 +786,6 @@ def test_solutions_and_sequences_show_as_html():
     assert "period 4, preperiod 0: proven" in shown
 
 
-@pytest.mark.skipif(not HOSTILE_FILE.exists(), reason="data/hostile-labels.json not written yet")
 def test_notebook_html_escapes_positions():
     game = load_game(f"dag:{HOSTILE_FILE}")
     for shown in (
