@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 from rich.table import Table
 
@@ -11,9 +13,10 @@ from explorer.errors import SpecError
 from explorer.games import load_game
 from explorer.games.dag import DagGame
 from explorer.incremental import Edit
-from explorer.storage import open_database
-from explorer.storage.edits import EditReport, edit_game, import_graph
 from explorer.variants import compare_positions, compare_range
+
+if TYPE_CHECKING:  # the database layer is imported by the commands that use it
+    from explorer.storage.edits import EditReport
 
 #: Changed values listed by ``explorer import`` and ``explorer edit`` (``--json`` has all).
 SHOWN_CHANGES = 20
@@ -141,6 +144,9 @@ def import_command(file: str, url: str | None, as_json: bool) -> None:
       explorer import data/note003.json
       explorer import my_game.csv --db games.db --json
     """
+    from explorer.storage import open_database
+    from explorer.storage.edits import import_graph
+
     game = DagGame(file)
     with open_database(url) as database:
         report = import_graph(database.engine, game)
@@ -207,6 +213,9 @@ def edit_command(
         add_edges=tuple(add_edges),
         remove_edges=tuple(remove_edges),
     )
+    from explorer.storage import open_database
+    from explorer.storage.edits import edit_game
+
     with open_database(url) as database:
         report = edit_game(database.engine, spec, edit)
     if as_json:

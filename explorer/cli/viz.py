@@ -13,7 +13,6 @@ from explorer.errors import ExplorerError
 from explorer.games import load_game
 from explorer.graph import DEFAULT_MAX_STATES
 from explorer.sequences import value_sequence
-from explorer.storage import open_database
 from explorer.viz import (
     DEFAULT_BUDGET,
     DEFAULT_DEPTH,
@@ -129,6 +128,8 @@ def viz_command(
     """
     shown = spec
     if url is not None:
+        from explorer.storage import open_database  # only when drawing from a database
+
         with open_database(url) as database:
             page = draw_stored(
                 database,
