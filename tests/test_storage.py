@@ -14,6 +14,7 @@ from collections.abc import Callable, Hashable, Iterable
 from pathlib import Path
 
 import networkx as nx
+import numpy as np
 import pytest
 import sqlalchemy as sa
 from bruteforce import heap_game_moves, mex_values
@@ -21,7 +22,7 @@ from storage_support import dump, run, run_json
 
 from explorer.games import load_game
 from explorer.storage import NotStoredError, open_database
-from explorer.storage.bulk import read_int_columns
+from explorer.storage.bulk import read_int_columns, writer_for
 from explorer.storage.database import ENV_VAR
 from explorer.storage.expansion import HeapIndex
 
@@ -541,7 +542,7 @@ def test_states_an_edit_added_to_a_dag_game_can_be_queried(db_url, tmp_path):
     code, _, err = run("edit", spec, "--add-state", "z", "--add-edge", "z", "a", "--db", db_url)
     assert (code, err) == (0, "")
     found = run_json("query", spec, "z", "--db", db_url)
-    assert (found["grundy"], found["outcome"], found["winning_moves"]) == (1, "N", [])
+    assert (found["grundy"], found["outcome"], found["winning_moves"]) == (1, "N", ["a"])
     assert [s["position"] for s in found["successors"]] == ["a"]
     assert run_json("query", spec, "a", "--predecessors", "--db", db_url)["total"] == 1
     with open_database(db_url) as db:
@@ -551,3 +552,33 @@ def test_states_an_edit_added_to_a_dag_game_can_be_queried(db_url, tmp_path):
         f"position 'y' of {spec} is not stored in",
     )
     assert_one_line_error(["query", spec, "y", "--db", db_url], "'y' is not a vertex of")
+
+
+def test_bulk_writer_round_trips_awkward_keys_and_ids_too_big_to_pack(db_url):
+    run_json("build", "nim", "1", "--db", db_url)
+    keys = ['café "quoted" \\ back', "007", "1,2", "tab\there", "日本"]
+    big = 2**31 + 5  # too big to pack two to a 64-bit integer: written row by row
+    sqlite = "://" not in db_url
+    with open_database(db_url) as db, db.engine.begin() as conn:
+        game_id = conn.execute(sa.text("SELECT id FROM games")).scalar_one()
+        build_id = conn.execute(sa.text("SELECT MAX(id) FROM builds")).scalar_one()
+        writer = writer_for(conn)
+        writer.insert_states(
+            [
+                (game_id, 1000 + i, key, i, i % 2 == 0, None, None, None, None, build_id, None)
+                for i, key in enumerate(keys)
+            ]
+        )
+        writer.insert_edges(game_id, np.array([1000, 1001]), np.array([1001, 1002]))
+        if sqlite:  # PostgreSQL's integer columns stop at 2**31 - 1; SQLite's do not
+            writer.insert_edges(game_id, np.array([big, 7]), np.array([1000, 2**32 + 1]))
+    with open_database(db_url) as db, db.engine.connect() as conn:
+        stored = conn.execute(
+            sa.text("SELECT key, depth, expanded FROM states WHERE id >= 1000 ORDER BY id")
+        ).all()
+        edges = conn.execute(sa.text("SELECT src, dst FROM edges WHERE src >= 1000 OR src = 7"))
+        unpacked = [(7, 2**32 + 1), (big, 1000)] if sqlite else []
+        assert sorted(map(tuple, edges)) == sorted([(1000, 1001), (1001, 1002), *unpacked])
+    assert [(k, d, bool(e)) for k, d, e in stored] == [
+        (key, i, i % 2 == 0) for i, key in enumerate(keys)
+    ]

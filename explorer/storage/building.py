@@ -13,8 +13,10 @@ import heapq
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -129,6 +131,34 @@ class _Growable:
         start = self.size
         self.reserve(start + len(values))
         self.data[start : start + len(values)] = values
+
+
+def _with_nulls(values: np.ndarray, missing: np.ndarray) -> list[object]:
+    """``values`` as Python objects, None where ``missing``."""
+    column = values.astype(object)
+    column[missing] = None
+    return column.tolist()  # type: ignore[no-any-return]
+
+
+_OUTCOME_OF_ZERO = np.array(["N", "P"], dtype=object)
+
+
+def _outcomes(grundy: np.ndarray) -> np.ndarray:
+    """``P`` for Grundy value 0, ``N`` otherwise (as Python strings)."""
+    return _OUTCOME_OF_ZERO[(grundy == 0).astype(np.int64)]
+
+
+@dataclass
+class _Batch:
+    """One batch's rows, built on the main thread and written by the writer thread."""
+
+    new_rows: list[StateRow]
+    src: np.ndarray
+    dst: np.ndarray
+    runs: list[tuple[int, int]]
+    value_rows: list[ValueRow]
+    counts: dict[str, int]
+    progress: BuildProgress
 
 
 def mex_by_group(counts: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -434,65 +464,62 @@ class GraphBuilder:
 
         return joined(expanded), joined(src), joined(dst), stopped
 
-    def _write(
+    def _counts(self) -> dict[str, int]:
+        """The build row's counters as they stand now."""
+        return {
+            "states_new": self.states_new,
+            "states_reused": self.states_reused,
+            "edges_new": self.edges_new,
+            "values_computed": self.values_computed,
+        }
+
+    def _rows(
         self,
         first_id: int,
         expanded: np.ndarray,
         src: np.ndarray,
         dst: np.ndarray,
         solved: np.ndarray,
-    ) -> None:
-        """Commit one batch: new states, edges, expanded flags and values, atomically."""
+    ) -> _Batch:
+        """Everything one batch writes, taken from the arrays as they stand now.
+
+        Rows are built column by column from numpy (as Python ints, strings and None), not
+        state by state.
+        """
         build, game_id = self.build_id, self.game_id
         grundy, remote, height = self.grundy.data, self.remote.data, self.height.data
-        is_expanded, depth = self.expanded.data, self.depth.data
-        new_rows: list[StateRow] = []
-        keys = self.states.keys(range(first_id, self.next_id))
-        for state, key in zip(range(first_id, self.next_id), keys, strict=True):
-            g = int(grundy[state])
-            if g == UNKNOWN:
-                new_rows.append(
-                    (
-                        game_id,
-                        state,
-                        key,
-                        int(depth[state]),
-                        bool(is_expanded[state]),
-                        None,
-                        None,
-                        None,
-                        None,
-                        build,
-                        None,
-                    )
-                )
-            else:
-                new_rows.append(
-                    (
-                        game_id,
-                        state,
-                        key,
-                        int(depth[state]),
-                        True,
-                        g,
-                        "P" if g == 0 else "N",
-                        int(remote[state]),
-                        int(height[state]),
-                        build,
-                        build,
-                    )
-                )
+        new = slice(first_id, self.next_id)
+        g = grundy[new]
+        unsolved = g == UNKNOWN
+        new_rows: list[StateRow] = list(
+            zip(
+                repeat(game_id),
+                range(first_id, self.next_id),
+                self.states.keys(range(first_id, self.next_id)),
+                self.depth.data[new].tolist(),
+                (self.expanded.data[new] | ~unsolved).tolist(),
+                _with_nulls(g, unsolved),
+                _with_nulls(_outcomes(g), unsolved),
+                _with_nulls(remote[new], unsolved),
+                _with_nulls(height[new], unsolved),
+                repeat(build),
+                _with_nulls(np.full(len(g), build, dtype=np.int64), unsolved),
+                strict=False,
+            )
+        )
         old_solved = solved[solved < first_id]
-        value_rows: list[ValueRow] = [
-            (g, "P" if g == 0 else "N", r, h, build, game_id, s)
-            for s, g, r, h in zip(
-                old_solved.tolist(),
+        value_rows: list[ValueRow] = list(
+            zip(
                 grundy[old_solved].tolist(),
+                _outcomes(grundy[old_solved]).tolist(),
                 remote[old_solved].tolist(),
                 height[old_solved].tolist(),
-                strict=True,
+                repeat(build),
+                repeat(game_id),
+                old_solved.tolist(),
+                strict=False,
             )
-        ]
+        )
         # stored states expanded now and not solved now: flag them by runs of ids
         flag = np.setdiff1d(expanded[expanded < first_id], old_solved)
         runs = []
@@ -501,26 +528,37 @@ class GraphBuilder:
             firsts = np.concatenate([[flag[0]], flag[breaks + 1]])
             lasts = np.concatenate([flag[breaks], [flag[-1]]])
             runs = list(zip(firsts.tolist(), lasts.tolist(), strict=True))
+        progress = BuildProgress(
+            self.states_new, self.edges_new, self.values_computed, len(self.frontier), 0.0
+        )
+        return _Batch(new_rows, src, dst, runs, value_rows, self._counts(), progress)
+
+    def _commit(self, batch: _Batch) -> None:
+        """Write one batch in one transaction: new states, edges, expanded flags and values.
+
+        Runs on the writer thread while the next batch is generated; the drivers leave the
+        GIL while the database works.
+        """
         with self.engine.begin() as conn:
             writer = writer_for(conn)
-            writer.insert_states(new_rows)
-            writer.insert_edges(game_id, src, dst)
-            writer.mark_expanded(game_id, runs)
-            writer.update_values(value_rows)
-            self._record(conn, "running")
+            writer.insert_states(batch.new_rows)
+            writer.insert_edges(self.game_id, batch.src, batch.dst)
+            writer.mark_expanded(self.game_id, batch.runs)
+            writer.update_values(batch.value_rows)
+            self._record(conn, "running", batch.counts)
 
-    def _record(self, conn: sa.Connection, status: str) -> None:
+    def _committed(self, pending: tuple[Future[None], _Batch]) -> None:
+        """Wait for a batch's commit (its error is raised here), then report progress."""
+        future, batch = pending
+        future.result()
+        if self.progress is not None:
+            self.progress(replace(batch.progress, seconds=time.perf_counter() - self.started))
+
+    def _record(self, conn: sa.Connection, status: str, counts: dict[str, int]) -> None:
         conn.execute(
             sa.update(Build)
             .where(Build.id == self.build_id)
-            .values(
-                status=status,
-                states_new=self.states_new,
-                states_reused=self.states_reused,
-                edges_new=self.edges_new,
-                values_computed=self.values_computed,
-                finished_at=None if status == "running" else _now(),
-            )
+            .values(status=status, finished_at=None if status == "running" else _now(), **counts)
         )
 
     @property
@@ -554,46 +592,48 @@ class GraphBuilder:
         )
         stopped = False
         pending_solved = self._solve(leftover) if leftover.size else []
-        while self.frontier or pending_solved or first_id < self.next_id:
-            batch, src, dst, stopped = self._expand_batch()
-            self._reserve(self.next_id)
-            self.expanded.data[batch] = True
-            counts = (
-                np.bincount(src, minlength=self.next_id)[batch]
-                if src.size
-                else (np.zeros(len(batch), dtype=np.int64))
-            )
-            self.out_start.data[batch] = self.edge_dst.size + np.cumsum(counts) - counts
-            self.out_count.data[batch] = counts
-            self.edge_dst.extend(dst)
-            open_end = self.grundy.data[dst] == UNKNOWN
-            self.pending.data[: self.next_id] += np.bincount(src[open_end], minlength=self.next_id)
-            self.waiting.add(dst[open_end], src[open_end], self.grundy.data != UNKNOWN)
-            solved = self._solve(batch[self.pending.data[batch] == 0])
-            all_solved = (
-                np.concatenate(pending_solved + solved)
-                if (pending_solved or solved)
-                else np.empty(0, dtype=np.int64)
-            )
-            pending_solved = []
-            self.edges_new += len(src)
-            self._write(first_id, batch, src, dst, all_solved)
-            first_id = self.next_id
-            if self.progress is not None:
-                self.progress(
-                    BuildProgress(
-                        self.states_new,
-                        self.edges_new,
-                        self.values_computed,
-                        len(self.frontier),
-                        time.perf_counter() - self.started,
-                    )
+        # One writer thread commits batch k while batch k + 1 is generated. Batch k + 1 is
+        # submitted only once batch k has committed, so the database never holds a batch
+        # whose predecessor failed, and progress reports committed batches only.
+        with ThreadPoolExecutor(1, thread_name_prefix="explorer-writer") as writer:
+            committing: tuple[Future[None], _Batch] | None = None
+            while self.frontier or pending_solved or first_id < self.next_id:
+                batch, src, dst, stopped = self._expand_batch()
+                self._reserve(self.next_id)
+                self.expanded.data[batch] = True
+                counts = (
+                    np.bincount(src, minlength=self.next_id)[batch]
+                    if src.size
+                    else (np.zeros(len(batch), dtype=np.int64))
                 )
-            if stopped:
-                break
+                self.out_start.data[batch] = self.edge_dst.size + np.cumsum(counts) - counts
+                self.out_count.data[batch] = counts
+                self.edge_dst.extend(dst)
+                open_end = self.grundy.data[dst] == UNKNOWN
+                self.pending.data[: self.next_id] += np.bincount(
+                    src[open_end], minlength=self.next_id
+                )
+                self.waiting.add(dst[open_end], src[open_end], self.grundy.data != UNKNOWN)
+                solved = self._solve(batch[self.pending.data[batch] == 0])
+                all_solved = (
+                    np.concatenate(pending_solved + solved)
+                    if (pending_solved or solved)
+                    else np.empty(0, dtype=np.int64)
+                )
+                pending_solved = []
+                self.edges_new += len(src)
+                rows = self._rows(first_id, batch, src, dst, all_solved)
+                first_id = self.next_id
+                if committing is not None:
+                    self._committed(committing)
+                committing = (writer.submit(self._commit, rows), rows)
+                if stopped:
+                    break
+            if committing is not None:
+                self._committed(committing)
         status = "stopped" if self.frontier else "complete"
         with self.engine.begin() as conn:
-            self._record(conn, status)
+            self._record(conn, status, self._counts())
         g = int(self.grundy.data[root])
         return BuildReport(
             game=self.game.spec,

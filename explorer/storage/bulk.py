@@ -6,6 +6,7 @@ builder assigned itself, so nothing is ever fetched back.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Sequence
 from itertools import chain, repeat
 
@@ -28,6 +29,9 @@ STATE_COLUMNS = (
 )
 #: Columns of a value update row: the new values, then the state's key.
 VALUE_COLUMNS = ("grundy", "outcome", "remoteness", "height", "value_build_id", "game_id", "id")
+
+#: State ids below this are packed two to an integer when edges are written to SQLite.
+PACKED = 2**31
 
 #: Per-statement options that stream a large result in partitions on every dialect.
 STREAM = {"yield_per": 100_000}
@@ -69,24 +73,39 @@ class BulkWriter:
 
 
 class SQLiteWriter(BulkWriter):
-    """executemany straight on the sqlite3 driver (2x the Core insert rate)."""
+    """One ``INSERT ... SELECT FROM json_each(?)`` per batch on the sqlite3 driver.
+
+    The rows go in as one JSON text that SQLite unpacks itself: 2-3x the rate of
+    executemany for edges, and the driver holds the GIL only to hand over the text, so a
+    build generates its next batch while SQLite writes this one.
+    """
 
     def insert_states(self, rows: Sequence[StateRow]) -> None:
         if rows:
-            marks = ", ".join("?" * len(STATE_COLUMNS))
+            picks = ", ".join(f"json_extract(value, '$[{i}]')" for i in range(len(STATE_COLUMNS)))
             self.connection.exec_driver_sql(
-                f"INSERT INTO states ({', '.join(STATE_COLUMNS)}) VALUES ({marks})", rows
+                f"INSERT INTO states ({', '.join(STATE_COLUMNS)}) SELECT {picks} FROM json_each(?)",
+                (json.dumps(rows),),
             )
 
     def insert_edges(self, game_id: int, src: np.ndarray, dst: np.ndarray) -> None:
-        if len(src):
-            # the driver's cursor, in this transaction, takes an iterator: no list of tuples
-            cursor = self.connection.connection.driver_connection.cursor()  # type: ignore[union-attr]
-            cursor.executemany(
-                "INSERT INTO edges (game_id, src, dst) VALUES (?, ?, ?)",
-                zip(repeat(game_id), src.tolist(), dst.tolist()),
+        if not len(src):
+            return
+        if int(src.max()) < PACKED and int(dst.max()) < PACKED:
+            # one integer per edge, src * 2**32 + dst: a third of the JSON to parse
+            self.connection.exec_driver_sql(
+                "INSERT INTO edges (game_id, src, dst) "
+                "SELECT ?, value >> 32, value & 4294967295 FROM json_each(?)",
+                (game_id, json.dumps((src.astype(np.int64) << 32 | dst).tolist())),
             )
-            cursor.close()
+            return
+        # the driver's cursor, in this transaction, takes an iterator: no list of tuples
+        cursor = self.connection.connection.driver_connection.cursor()  # type: ignore[union-attr]
+        cursor.executemany(
+            "INSERT INTO edges (game_id, src, dst) VALUES (?, ?, ?)",
+            zip(repeat(game_id), src.tolist(), dst.tolist()),
+        )
+        cursor.close()
 
     def update_values(self, rows: Sequence[ValueRow]) -> None:
         if rows:
