@@ -177,3 +177,19 @@ def test_python_dash_m_runs_the_cli():
         check=True,
     )
     assert json.loads(result.stdout)["outcome"] == "P"
+
+
+def test_export_limit_is_the_storage_guard():
+    from explorer.cli.storage import EXPORT_LIMIT
+    from explorer.storage.queries import MAX_GRAPH_STATES
+
+    assert EXPORT_LIMIT == MAX_GRAPH_STATES
+
+
+def test_read_commands_leave_no_database_behind(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for args in (["query", "nim", "3"], ["stats"], ["export", "nim", "-o", "x.csv"],
+                 ["build", "nimm", "3"], ["build", "nim", "x"]):
+        code, _, err = run(*args)
+        assert code == 1 and err.startswith("Error: ")
+    assert list(tmp_path.iterdir()) == []

@@ -23,6 +23,7 @@ from explorer.games.dag import DagGame
 from explorer.incremental import Edit, EditError, StateValue
 from explorer.storage import Database, NotStoredError, open_database
 from explorer.storage.edits import edit_game, import_graph, solve_stored
+from tests.conftest import REPO
 from tests.test_incremental import from_scratch, random_dags, random_edit
 
 _names = itertools.count()
@@ -245,23 +246,28 @@ def test_a_full_re_solve_agrees_after_edits(database: Database, files: Path) -> 
 # --- edits of built games ----------------------------------------------------------------------
 
 
-def test_editing_a_built_game(database: Database) -> None:
+def test_a_game_defined_by_rules_cannot_be_edited(database: Database) -> None:
     spec = "subtraction:1,2"
     database.build(spec, "6")
-    graph, _ = stored(database, spec)
-    report = edit_game(database.engine, spec, Edit(remove_edges=(("2", "0"),)))
-    graph.remove_edge("2", "0")
-    assert_solved(database, spec, graph)
-    assert report.changed > 1
+    graph, before = stored(database, spec)
+    with pytest.raises(EditError) as refused:
+        edit_game(database.engine, spec, Edit(remove_edges=(("2", "0"),)))
+    assert str(refused.value) == (
+        "game 'subtraction:1,2' is defined by rules, so its stored graph cannot be edited "
+        "(edit a graph imported from a file: explorer import FILE)"
+    )
+    after_graph, after = stored(database, spec)
+    assert after == before
+    assert set(after_graph.edges) == set(graph.edges)
 
 
 def test_a_state_a_stopped_build_left_unsolved_cannot_be_edited(database: Database) -> None:
-    spec = "subtraction:1,3"
-    database.build(spec, "40", max_states=5)
+    spec = f"dag:{REPO / 'data' / 'subtraction-123-n10.edges'}"
+    database.build(spec, "10", max_states=3)
     with pytest.raises(EditError) as refused:
-        edit_game(database.engine, spec, Edit(remove_states=("40",)))
+        edit_game(database.engine, spec, Edit(remove_states=("10",)))
     assert str(refused.value) == (
-        "state '40' has no value yet (a build of the game stopped early): finish "
+        "state '10' has no value yet (a build of the game stopped early): finish "
         "building it before editing"
     )
 

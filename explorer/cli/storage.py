@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
@@ -19,9 +19,13 @@ from rich.progress import (
 from rich.table import Table
 
 from explorer.cli.common import console, json_option, print_json, reports_errors
-from explorer.storage import BuildProgress, BuildReport, Database, open_database
-from explorer.storage.export import export_graph
-from explorer.storage.queries import MAX_GRAPH_STATES
+from explorer.games import load_game
+
+if TYPE_CHECKING:  # SQLAlchemy and Alembic load only in the commands that open a database
+    from explorer.storage import BuildProgress, BuildReport, Database
+
+#: Default --limit of export (the storage layer's guard on graphs it hands to NetworkX).
+EXPORT_LIMIT = 200_000
 
 db_option = click.option(
     "--db",
@@ -113,6 +117,9 @@ def build_command(
       explorer build nim 3,4,5
       explorer build kayles 40 --db postgresql://me@localhost/games --max-states 100000
     """
+    from explorer.storage import open_database
+
+    load_game(spec).parse(position)  # refuse a bad spec or position before opening a database
     with open_database(url) as database, _progress(not as_json, max_states) as update:
         report = database.build(spec, position, max_states=max_states, progress=update)
     if as_json:
@@ -201,7 +208,9 @@ def query_command(
         raise click.UsageError("--successors and --predecessors need a POSITION")
     if position is not None and filtered:
         raise click.UsageError("--outcome, --grundy and --depth list states; give no POSITION")
-    with open_database(url) as database:
+    from explorer.storage import open_database
+
+    with open_database(url, create=False) as database:
         if position is None:
             page = database.states(
                 spec, outcome=outcome, grundy=grundy, depth=depth, limit=limit, offset=offset
@@ -266,7 +275,9 @@ def stats_command(spec: str | None, url: str | None, as_json: bool) -> None:
       explorer stats
       explorer stats nim --json
     """
-    with open_database(url) as database:
+    from explorer.storage import open_database
+
+    with open_database(url, create=False) as database:
         result: Any = database.stats(spec) if spec else database.games()
     if as_json:
         print_json(result)
@@ -343,7 +354,7 @@ def stats_command(spec: str | None, url: str | None, as_json: bool) -> None:
 @click.option(
     "--limit",
     type=click.IntRange(min=1),
-    default=MAX_GRAPH_STATES,
+    default=EXPORT_LIMIT,
     show_default=True,
     help="Most states to export.",
 )
@@ -368,7 +379,9 @@ def export_command(
       explorer export nim -o nim.graphml
       explorer export nim --around 3,4,5 --depth 1 -o near.gexf
     """
-    with open_database(url) as database:
+    from explorer.storage import open_database
+
+    with open_database(url, create=False) as database:
         if around is None:
             graph = database.subgraph(spec, limit)
             stored = database.stats(spec)["states"]
@@ -381,6 +394,8 @@ def export_command(
                 max_states=limit,
             )
             stored = graph.number_of_nodes()
+    from explorer.storage.export import export_graph
+
     written = export_graph(graph, output, fmt)
     result = {
         "game": graph.graph["game"],

@@ -130,7 +130,7 @@ def viz_command(
     if url is not None:
         from explorer.storage import open_database  # only when drawing from a database
 
-        with open_database(url) as database:
+        with open_database(url, create=False) as database:
             page = draw_stored(
                 database,
                 spec,

@@ -144,7 +144,7 @@ def head_revision() -> str:
     return head
 
 
-def create_engine(url: str | None = None) -> Engine:
+def create_engine(url: str | None = None, *, create: bool = True) -> Engine:
     """Open a database, check its schema, and upgrade it to the newest revision.
 
     This is the only place that connects; `explorer.storage.open_database` wraps it.
@@ -158,11 +158,14 @@ def create_engine(url: str | None = None) -> Engine:
         the database is not an explorer database. Nothing is written in these cases.
     SchemaTooNewError
         When a newer explorer wrote the database; nothing is written.
+
+    With ``create=False`` a SQLite file that does not exist is an error, not a new database:
+    commands that only read must not leave an empty database behind.
     """
     resolved = resolve_url(url)
     shown = _shown(resolved)
     if resolved.get_backend_name() == "sqlite":
-        engine = _sqlite_engine(resolved)
+        engine = _sqlite_engine(resolved, create=create)
     else:
         engine = sa.create_engine(resolved, connect_args={"connect_timeout": 10})
     try:
@@ -185,7 +188,7 @@ def reason(error: sa.exc.DBAPIError) -> str:
     return lines[-1].strip() if lines[0].startswith("connection failed") else lines[0].strip()
 
 
-def _sqlite_engine(url: URL) -> Engine:
+def _sqlite_engine(url: URL, *, create: bool = True) -> Engine:
     path = url.database
     if not path or path == ":memory:":
         # one shared connection, or every checkout would see a new empty database
@@ -193,6 +196,11 @@ def _sqlite_engine(url: URL) -> Engine:
             "sqlite://", poolclass=StaticPool, connect_args={"check_same_thread": False}
         )
     else:
+        if not create and not Path(path).exists():
+            raise DatabaseError(
+                f"no database at {_shown(url)!r} (store a game first: explorer build SPEC "
+                "POSITION, or name another with --db)"
+            )
         _check_sqlite_file(Path(path), _shown(url))
         engine = sa.create_engine(url)
     event.listen(engine, "connect", _sqlite_connect)

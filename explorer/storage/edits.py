@@ -448,7 +448,8 @@ def edit_game(engine: Engine, spec: str, edit: Edit) -> EditReport:
     engine : sqlalchemy.Engine
         An open database (`explorer.storage.open_database(...).engine`).
     spec : str
-        The stored game's spec (``nim``, ``dag:FILE``), canonicalised if not stored as given.
+        The stored game's spec (``dag:FILE``), canonicalised if not stored as given. Games
+        defined by rules (``nim``) are refused: their graph follows from the rules.
     edit : Edit
         States are position keys as stored.
 
@@ -467,10 +468,10 @@ def edit_game(engine: Engine, spec: str, edit: Edit) -> EditReport:
     --------
     >>> from explorer.storage import open_database
     >>> db = open_database("sqlite://")
-    >>> _ = db.build("nim", "2")
-    >>> report = edit_game(db.engine, "nim", Edit(remove_edges=(("2", "0"),)))
-    >>> report.reexamined, report.changed, db.state("nim", "2")["grundy"]
-    (1, 1, 0)
+    >>> game = import_graph(db.engine, "data/note003.json").game
+    >>> report = edit_game(db.engine, game, Edit(remove_edges=(("b", "a"),)))
+    >>> report.reexamined, report.changed, db.state(game, "b")["grundy"]
+    (1, 1, 1)
     """
     started = time.perf_counter()
     if not edit:
@@ -483,6 +484,13 @@ def edit_game(engine: Engine, spec: str, edit: Edit) -> EditReport:
             game_id = _game_id(conn, spec)
         if game_id is None:
             raise NotStoredError(f"game {spec!r} is not stored (import or build it first)")
+        if not spec.startswith("dag:"):
+            # its moves come from rules: an edited copy would disagree with them, and a later
+            # build would reuse the disagreeing values
+            raise EditError(
+                f"game {spec!r} is defined by rules, so its stored graph cannot be edited "
+                "(edit a graph imported from a file: explorer import FILE)"
+            )
         result, build_id = _apply(conn, game_id, spec, "edit", edit, method)
     return _report(spec, "edit", build_id, edit, result, None, started)
 

@@ -500,7 +500,7 @@ class Database:
         return graph
 
 
-def open_database(url: str | None = None) -> Database:
+def open_database(url: str | None = None, *, create: bool = True) -> Database:
     """Open (creating or upgrading as needed) the database a URL or file path names.
 
     Parameters
@@ -508,6 +508,8 @@ def open_database(url: str | None = None) -> Database:
     url : str or None
         A file path (SQLite), ``sqlite:///FILE``, ``postgresql://USER@HOST/DB``, or None for
         ``$EXPLORER_DB`` or else ``./explorer.db``. ``sqlite://`` is a database in memory.
+    create : bool
+        With False, a SQLite file that does not exist is an error (for commands that read).
 
     Returns
     -------
@@ -524,4 +526,4 @@ def open_database(url: str | None = None) -> Database:
     ...     db.games()
     []
     """
-    return Database(create_engine(url))
+    return Database(create_engine(url, create=create))
