@@ -14,7 +14,7 @@ from typing import Literal
 
 import networkx as nx
 
-from explorer.errors import ExplorerError, GraphTooLargeError
+from explorer.errors import ExplorerError, GraphTooLargeError, SpecError
 from explorer.games.base import Decomposition, Game, Position
 from explorer.graph import DEFAULT_MAX_STATES, build_graph
 from explorer.solver import grundy_values, mex, outcomes, remoteness
@@ -26,6 +26,8 @@ AUTO_GRAPH_STATES = 5_000
 AUTO_GRAPH_EDGES = 50_000
 #: ... and has at most this many parts (each move of a long sum costs as much as the sum).
 AUTO_GRAPH_PARTS = 16
+#: Largest value table `value_table` computes.
+MAX_TABLE_CELLS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -234,7 +236,11 @@ def _solve_decomposed(
     game: Game, position: Position, parts: Decomposition | None, max_states: int
 ) -> Solution:
     value = reduced_value(game, position, max_states=max_states)
-    if parts is not None and parts.exact:
+    if value == 0:  # a P-position has no winning move: nothing to search
+        moves: list[Position] = []
+        method = "reduction" if parts is not None and not parts.exact else "decomposition"
+        note = parts.note if parts is not None else ""
+    elif parts is not None and parts.exact:
         moves = _moves_through_parts(parts, value, max_states)
         method, note = "decomposition", parts.note
     elif parts is not None:
@@ -347,6 +353,10 @@ def value_table(
     Works for games whose positions parse from ``"r,c"``: two heaps of a heap game, Wythoff,
     Ferguson. Cells that are not positions of the game (Ferguson's empty heaps) are None.
     """
+    if rows * cols > MAX_TABLE_CELLS:
+        raise SpecError(
+            f"a table of {rows:,} x {cols:,} cells is too large (at most {MAX_TABLE_CELLS:,} cells)"
+        )
     table: list[list[int | None]] = [[None] * cols for _ in range(rows)]
     # largest cells first: one graph from the far corner fills the memo for the rest
     for r in reversed(range(rows)):
@@ -356,6 +366,11 @@ def value_table(
             except ExplorerError:
                 continue
             table[r][c] = grundy_value(game, position, max_states=max_states)
+    if all(v is None for row in table for v in row):
+        raise SpecError(
+            f"{game.spec} has no two-coordinate positions (tables are for wythoff, ferguson "
+            "and two heaps of a heap game)"
+        )
     return table
 
 

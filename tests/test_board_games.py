@@ -63,7 +63,8 @@ def check_against_brute_force(spec, texts, moves):
             result = solve(game, position, method=method)
             assert result.grundy == brute[position], (spec, text, method)
         expected = sorted(game.format(q) for q in set(moves(position)) if brute[q] == 0)
-        assert sorted(solve(game, position).winning_moves) == expected
+        for method in ("auto", "decompose"):
+            assert sorted(solve(game, position, method=method).winning_moves) == expected
 
 
 def test_wythoff_against_brute_force():

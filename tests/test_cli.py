@@ -188,8 +188,13 @@ def test_export_limit_is_the_storage_guard():
 
 def test_read_commands_leave_no_database_behind(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    for args in (["query", "nim", "3"], ["stats"], ["export", "nim", "-o", "x.csv"],
-                 ["build", "nimm", "3"], ["build", "nim", "x"]):
+    for args in (
+        ["query", "nim", "3"],
+        ["stats"],
+        ["export", "nim", "-o", "x.csv"],
+        ["build", "nimm", "3"],
+        ["build", "nim", "x"],
+    ):
         code, _, err = run(*args)
         assert code == 1 and err.startswith("Error: ")
     assert list(tmp_path.iterdir()) == []

@@ -17,6 +17,9 @@ from explorer.games import families, load_game
 from explorer.graph import DEFAULT_MAX_STATES
 from explorer.sequences import value_sequence
 
+#: Moves listed by `explorer explain` before it says how many more there are.
+EXPLAIN_ROWS = 50
+
 
 @click.command("games")
 @json_option
@@ -131,10 +134,13 @@ def explain_command(spec: str, position: str, max_states: int | None, as_json: b
         console.print(f"G = {xor} = {result.grundy}")
     else:
         table = Table("move to", "grundy")
-        for text, value in result.successors:
+        for text, value in result.successors[:EXPLAIN_ROWS]:
             table.add_row(text, str(value))
         if result.successors:
             console.print(table)
+        if len(result.successors) > EXPLAIN_ROWS:
+            more = len(result.successors) - EXPLAIN_ROWS
+            console.print(f"... and {more:,} more moves (use --json for all)")
         listed = ", ".join(map(str, sorted({v for _, v in result.successors})))
         console.print(f"G = mex{{{listed}}} = {result.grundy}")
     verdict = (

@@ -27,6 +27,11 @@ Heaps = tuple[int, ...]
 
 #: Largest heap whose value is tabulated (a table of 10^7 int64 values takes 80 MB).
 MAX_TABLE = 10_000_000
+#: Largest heap for games whose heaps split: each new value costs a pass over the table, so
+#: the work is quadratic (Kayles to 100,000 takes about 6 s, to 300,000 about a minute).
+MAX_SPLIT_TABLE = 300_000
+#: Most digits of an octal code (a Bash or subtraction game's largest move).
+MAX_DIGITS = 10_000
 
 
 def lowest_missing(mask: int) -> int:
@@ -59,6 +64,8 @@ class HeapGame(Game):
 
     position_syntax: ClassVar[str] = "heap sizes, e.g. 3,4,5 (0 for no heap)"
     _table: np.ndarray
+    #: Largest heap this game tabulates.
+    max_table: int = MAX_TABLE
 
     def __init__(self) -> None:
         self._table = np.zeros(1, dtype=np.int64)
@@ -122,10 +129,11 @@ class HeapGame(Game):
     def heap_values(self, upto: int) -> np.ndarray:
         """The values G(0), ..., G(upto) of single heaps, as an int64 array."""
         known = len(self._table)
-        if upto > MAX_TABLE:
+        if upto > self.max_table:
             raise GraphTooLargeError(
-                f"heap {upto} too large to tabulate {self.spec} values (at most {MAX_TABLE:,})",
-                MAX_TABLE,
+                f"heap {upto} too large to tabulate {self.spec} values "
+                f"(at most {self.max_table:,})",
+                self.max_table,
             )
         if upto >= known:
             table = np.zeros(max(upto + 1, 2 * known), dtype=np.int64)
@@ -200,6 +208,12 @@ class OctalGame(HeapGame):
             raise SpecError(f"bad octal code {code!r}: the digit before the point must be 0 or 4")
         self.splits_without_removal = first == "4"
         self.digits = tuple(int(d) for d in rest.rstrip("0"))
+        if len(self.digits) > MAX_DIGITS:
+            raise SpecError(
+                f"octal code of {len(self.digits):,} digits is too long (at most {MAX_DIGITS:,})"
+            )
+        if self.splits_without_removal or any(d & 4 for d in self.digits):
+            self.max_table = MAX_SPLIT_TABLE
 
     @property
     def code(self) -> str:
@@ -238,18 +252,20 @@ class OctalGame(HeapGame):
                 split_cache[total] = split_mask(table, total)
             return split_cache[total]
 
+        # removals leaving one heap are looked up together: one numpy gather per heap size
+        leave_one = np.array([k for k, d in enumerate(self.digits, 1) if d & 2], dtype=np.int64)
+        take_all = {k for k, d in enumerate(self.digits, 1) if d & 1}
+        split_after = [k for k, d in enumerate(self.digits, 1) if d & 4]
         for n in range(start, len(table)):
             mask = splits(n) if self.splits_without_removal else 0
-            for k, digit in enumerate(self.digits, start=1):
-                rest = n - k
-                if rest < 0:
-                    break
-                if digit & 1 and rest == 0:
-                    mask |= 1
-                if digit & 2 and rest > 0:
-                    mask |= 1 << int(table[rest])
-                if digit & 4 and rest >= 2:
-                    mask |= splits(rest)
+            if n in take_all:
+                mask |= 1
+            removals = leave_one[: np.searchsorted(leave_one, n)]
+            if removals.size:
+                mask |= _mask_of(table[n - removals])
+            for k in split_after:
+                if n - k >= 2:
+                    mask |= splits(n - k)
             table[n] = lowest_missing(mask)
             split_cache.pop(n - len(self.digits) - 1, None)
 
@@ -276,11 +292,17 @@ class Bash(OctalGame):
     def spec(self) -> str:
         return f"bash:{self.most}"
 
+    def _table_extend(self, table: np.ndarray, start: int) -> None:
+        # G(n) = n mod (M+1); the octal table agrees (tests), this is only faster for big M
+        table[start:] = np.arange(start, len(table)) % (self.most + 1)
+
     @classmethod
     def from_parameters(cls, parameters: str | None) -> Bash:
         text = (parameters or "").strip()
-        if not text.isdigit() or int(text) < 1:
+        if not text.isdigit() or int(text[:12]) < 1:
             raise SpecError(f"bad parameter {parameters!r} for bash (expected M >= 1, e.g. bash:3)")
+        if len(text) > 9 or int(text) > MAX_DIGITS:
+            raise SpecError(f"bash:{text} takes too many tokens a move (M at most {MAX_DIGITS:,})")
         return cls(int(text))
 
 
@@ -306,16 +328,23 @@ class Subtraction(OctalGame):
     @classmethod
     def from_parameters(cls, parameters: str | None) -> Subtraction:
         items = [x.strip() for x in (parameters or "").split(",")]
-        if not items or not all(x.isdigit() and int(x) > 0 for x in items):
+        if not items or not all(x.isdigit() and int(x[:12]) > 0 for x in items):
             raise SpecError(
                 f"bad subtraction set {parameters!r} (expected positive integers, "
                 "e.g. subtraction:1,3,4)"
+            )
+        if any(len(x) > 9 or int(x) > MAX_DIGITS for x in items):
+            raise SpecError(
+                f"subtraction set {parameters!r} takes too many tokens a move "
+                f"(at most {MAX_DIGITS:,})"
             )
         return cls([int(x) for x in items])
 
 
 class Lasker(HeapGame):
     """Lasker's Nim: remove any number from one heap, or split a heap into two non-empty heaps."""
+
+    max_table = MAX_SPLIT_TABLE // 6  # its values grow like n, so its masks do too
 
     family = "lasker"
     example = ("lasker", "4,7")
@@ -346,6 +375,8 @@ class Lasker(HeapGame):
 
 class GrundyGame(HeapGame):
     """Grundy's game: split one heap into two unequal non-empty heaps."""
+
+    max_table = MAX_SPLIT_TABLE
 
     family = "grundy"
     example = ("grundy", "7,9")

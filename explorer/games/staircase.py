@@ -39,19 +39,40 @@ class Staircase(Game):
         steps: Steps = position  # type: ignore[assignment]
         for i, coins in enumerate(steps):
             for k in range(1, coins + 1):
-                moved = list(steps)
-                moved[i] -= k
-                if i:
-                    moved[i - 1] += k
-                while moved and moved[-1] == 0:
-                    moved.pop()
-                yield tuple(moved)
+                yield self._moved(steps, i, k)
 
     def known_value(self, position: Position) -> int | None:
         value = 0
         for coins in position[0::2]:  # type: ignore[index]
             value ^= coins
         return value
+
+    def moves_to_value(self, position: Position, target: int) -> list[Position] | None:
+        """Change the odd steps' XOR to `target`: take coins off an odd step, or bring coins
+        down onto one from the even step above it."""
+        steps: Steps = position  # type: ignore[assignment]
+        change = target ^ self.known_value(steps)  # type: ignore[operator]
+        if not change:
+            return []
+        moves: list[Position] = []
+        for i in range(0, len(steps), 2):  # index i is step i + 1, an odd step
+            wanted = steps[i] ^ change
+            if wanted < steps[i]:
+                moves.append(self._moved(steps, i, steps[i] - wanted))
+            elif i + 1 < len(steps) and wanted - steps[i] <= steps[i + 1]:
+                moves.append(self._moved(steps, i + 1, wanted - steps[i]))
+        return moves
+
+    @staticmethod
+    def _moved(steps: Steps, index: int, coins: int) -> Steps:
+        """Move `coins` from step index + 1 one step down."""
+        moved = list(steps)
+        moved[index] -= coins
+        if index:
+            moved[index - 1] += coins
+        while moved and moved[-1] == 0:
+            moved.pop()
+        return tuple(moved)
 
     @classmethod
     def from_parameters(cls, parameters: str | None) -> Staircase:
