@@ -140,7 +140,7 @@ def test_explain_shows_the_xor():
         ),
         (
             ["solve", "kayles", "20000000"],
-            "Error: heap 20000000 too large to tabulate octal:0.77 values (at most 10,000,000)",
+            "Error: heap 20000000 too large to tabulate octal:0.77 values (at most 300,000)",
         ),
         (
             ["sequence", "wythoff"],
