@@ -251,6 +251,9 @@ def _plan(store: SolvedGraphStore, edit: Edit) -> tuple[dict[State, int], set[St
     for v, w in edit.add_edges:
         if v == w:
             raise EditError(f"self-loop {v!r} -> {w!r}: a move must lead to another state")
+    for s in (*edit.add_states, *(end for edge in edit.add_edges for end in edge)):
+        if not s:  # an empty name could never be typed as a position again
+            raise EditError("a state needs a non-empty name")
     mentioned = set(edit.add_states) | set(edit.remove_states)
     for v, w in (*edit.add_edges, *edit.remove_edges):
         mentioned.update((v, w))

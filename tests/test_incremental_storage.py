@@ -358,6 +358,7 @@ REFUSED_EDITS = [
     (["--remove-edge", "c", "b"], "no edge 'c' -> 'b' in the graph"),
     (["--remove-state", "zz"], "no state 'zz' in the graph"),
     (["--add-state", "a"], "state 'a' already exists"),
+    (["--add-state", ""], "a state needs a non-empty name"),
     (["--add-state", "x", "--add-state", "x"], "the edit names the state 'x' twice"),
     (
         ["--remove-state", "a", "--add-edge", "c", "a"],
