@@ -12,12 +12,10 @@ from dataclasses import asdict, dataclass, field
 from html import escape
 from typing import Literal
 
-import networkx as nx
-
 from explorer.errors import ExplorerError, GraphTooLargeError, SpecError
 from explorer.games.base import Decomposition, Game, Position
 from explorer.graph import DEFAULT_MAX_STATES, build_graph
-from explorer.solver import grundy_values, mex, outcomes, remoteness
+from explorer.solver import grundy_values, mex, remoteness
 
 Method = Literal["auto", "graph", "decompose"]
 
@@ -236,23 +234,22 @@ def _solve_decomposed(
     game: Game, position: Position, parts: Decomposition | None, max_states: int
 ) -> Solution:
     value = reduced_value(game, position, max_states=max_states)
+    reduction = parts is not None and not parts.exact
+    moves: list[Position]
     if value == 0:  # a P-position has no winning move: nothing to search
-        moves: list[Position] = []
-        method = "reduction" if parts is not None and not parts.exact else "decomposition"
-        note = parts.note if parts is not None else ""
+        moves = []
     elif parts is not None and parts.exact:
         moves = _moves_through_parts(parts, value, max_states)
-        method, note = "decomposition", parts.note
-    elif parts is not None:
+    elif reduction:
         moves = [
             s
             for s in dict.fromkeys(game.successors(position))
             if reduced_value(game, s, max_states=max_states) == 0
         ]
-        method, note = "reduction", parts.note
     else:
         moves = _moves_to_value(game, position, 0, max_states)
-        method, note = "decomposition", ""
+    method = "reduction" if reduction else "decomposition"
+    note = parts.note if parts is not None else ""
     return Solution(
         game=game.spec,
         position=game.format(position),
@@ -372,11 +369,3 @@ def value_table(
             "and two heaps of a heap game)"
         )
     return table
-
-
-def subgraph_values(graph: nx.DiGraph) -> dict[Hashable, tuple[int, str, int]]:
-    """(Grundy value, outcome, remoteness) of every node of a game graph."""
-    values = grundy_values(graph)
-    far = remoteness(graph, values)
-    kinds = outcomes(values)
-    return {n: (values[n], kinds[n], far[n]) for n in graph}

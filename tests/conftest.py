@@ -15,6 +15,20 @@ import pytest
 IN_CI = bool(os.environ.get("CI"))
 REPO = Path(__file__).resolve().parent.parent
 
+#: Headless Chromium on a machine with no network (RECIPES.md): no sandbox as root, no
+#: background requests that the closed network would refuse.
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
 
 def require(reason: str) -> None:
     """Skip locally, fail in CI."""

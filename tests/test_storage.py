@@ -17,7 +17,7 @@ import networkx as nx
 import numpy as np
 import pytest
 import sqlalchemy as sa
-from bruteforce import heap_game_moves, mex_values
+from bruteforce import heap_game_moves, mex_values, remoteness_values
 from storage_support import dump, run, run_json
 
 from explorer.games import load_game
@@ -58,30 +58,6 @@ def game_graph(
     return seen, edges
 
 
-def brute_remoteness(start: Hashable, moves: Moves, values: dict) -> dict:
-    """Remoteness by its definition: the winner hurries to a P-position, the loser delays."""
-    result: dict = {}
-    stack = [start]
-    while stack:
-        p = stack[-1]
-        if p in result:
-            stack.pop()
-            continue
-        options = set(moves(p))
-        todo = [q for q in options if q not in result]
-        if todo:
-            stack.extend(todo)
-            continue
-        stack.pop()
-        if not options:
-            result[p] = 0
-        elif values[p]:
-            result[p] = 1 + min(result[q] for q in options if values[q] == 0)
-        else:
-            result[p] = 1 + max(result[q] for q in options)
-    return result
-
-
 def stored_by_key(url: str, spec: str) -> tuple[dict[str, tuple], set[tuple[str, str]]]:
     rows = dump(url, spec)
     keys = {s[0]: s[1] for s in rows["states"]}
@@ -106,7 +82,7 @@ def test_build_stores_every_state_edge_and_value_of_the_brute_force(
     start = heaps(position)
     positions, edges = game_graph(start, moves)
     values = mex_values(start, moves)
-    far = brute_remoteness(start, moves, values)
+    far = remoteness_values(start, moves)
     states, stored_edges = stored_by_key(db_url, spec)
     assert report.status == "complete"
     assert report.states_new == len(positions) == len(states)

@@ -15,22 +15,11 @@ import pytest
 from explorer.games import load_game
 from explorer.storage import open_database
 from explorer.viz import GraphPage, draw_game, draw_graph, draw_stored, game_graph
+from tests.conftest import CHROMIUM_FLAGS
 from tests.test_viz import HOSTILE, HOSTILE_FILE, NASTY, brute_nim, distances, page_data
 
 pytestmark = pytest.mark.browser
 pytest_plugins = ["storage_fixtures"]  # db_url: a fresh SQLite file or PostgreSQL schema
-
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 @pytest.fixture(scope="module")

@@ -44,3 +44,10 @@ max_states_option = click.option(
     default=None,
     help="Largest game graph to build in memory (default 200,000 states).",
 )
+
+
+def upto_option(help_text: str) -> Callable[[F], F]:
+    """``--upto N`` (default 100): the last n of a value sequence G(0..N)."""
+    return click.option(  # type: ignore[return-value]
+        "--upto", type=click.IntRange(min=0), default=100, show_default=True, help=help_text
+    )

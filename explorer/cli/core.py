@@ -12,6 +12,7 @@ from explorer.cli.common import (
     max_states_option,
     print_json,
     reports_errors,
+    upto_option,
 )
 from explorer.games import families, load_game
 from explorer.graph import DEFAULT_MAX_STATES
@@ -153,13 +154,7 @@ def explain_command(spec: str, position: str, max_states: int | None, as_json: b
 
 @click.command("sequence")
 @click.argument("spec")
-@click.option(
-    "--upto",
-    type=click.IntRange(min=0),
-    default=100,
-    show_default=True,
-    help="Compute G(0) .. G(UPTO).",
-)
+@upto_option("Compute G(0) .. G(UPTO).")
 @json_option
 @reports_errors
 def sequence_command(spec: str, upto: int, as_json: bool) -> None:

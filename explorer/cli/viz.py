@@ -8,7 +8,14 @@ from typing import Any
 import click
 
 from explorer.analysis import value_table
-from explorer.cli.common import console, json_option, max_states_option, print_json, reports_errors
+from explorer.cli.common import (
+    console,
+    json_option,
+    max_states_option,
+    print_json,
+    reports_errors,
+    upto_option,
+)
 from explorer.errors import ExplorerError
 from explorer.games import load_game
 from explorer.graph import DEFAULT_MAX_STATES
@@ -186,13 +193,7 @@ def _wrote(path: Path, as_json: bool, **facts: object) -> None:
 
 @plot_group.command("sequence")
 @click.argument("spec")
-@click.option(
-    "--upto",
-    type=click.IntRange(min=0),
-    default=100,
-    show_default=True,
-    help="Plot G(0) .. G(UPTO).",
-)
+@upto_option("Plot G(0) .. G(UPTO).")
 @image_option
 @json_option
 @reports_errors

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -20,6 +21,9 @@ from typing import Any
 from explorer import load_game
 from explorer.viz import DEFAULT_BUDGET, draw_graph, game_graph
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository, for tests/
+from tests.conftest import CHROMIUM_FLAGS  # noqa: E402  (the browser tests' flags)
+
 CASES = [
     ("subtraction:1,2,3", "8,8,8,8"),  # 495 states
     ("subtraction:1,2,3", "21,21,21"),  # 2,024
@@ -27,17 +31,6 @@ CASES = [
     ("kayles", "18"),  # 490
     ("kayles", "24"),  # 1,958
     ("kayles", "28"),  # 4,565
-]
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
 ]
 
 
@@ -71,7 +64,7 @@ def main() -> None:
         f"{'MB':>6}{'first draw s':>14}"
     )
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=args.chromium, args=FLAGS)
+        browser = p.chromium.launch(executable_path=args.chromium, args=CHROMIUM_FLAGS)
         print(header)
         for spec, text in CASES:
             game = load_game(spec)
