@@ -21,7 +21,7 @@ from bruteforce import heap_game_moves, mex_values, remoteness_values
 from storage_support import dump, run, run_json
 
 from explorer.games import load_game
-from explorer.storage import NotStoredError, open_database
+from explorer.storage import NotStoredError, expansion, open_database
 from explorer.storage.bulk import read_int_columns, writer_for
 from explorer.storage.database import ENV_VAR
 from explorer.storage.expansion import HeapIndex
@@ -469,10 +469,13 @@ def test_querying_what_is_not_stored_is_a_one_line_error(db_url, tmp_path):
     ("spec", "positions"),
     [("nim", ["3,4,5", "2,6,6"]), ("subtraction:1,2", ["5,7,8", "9,9"]), ("bash:3", ["12"])],
 )
+@pytest.mark.parametrize("lookup", ["table", "sorted codes"])
 def test_numpy_expansion_of_heap_games_writes_the_rows_of_the_generic_one(
-    tmp_path, monkeypatch, spec, positions
+    tmp_path, monkeypatch, spec, positions, lookup
 ):
     vectorised, generic = str(tmp_path / "numpy.db"), str(tmp_path / "generic.db")
+    if lookup == "sorted codes":
+        monkeypatch.setattr(expansion, "MAX_DENSE", 0)
     for position in positions:
         with open_database(vectorised) as db:
             assert isinstance(db.build(spec, position, batch_states=9).states_new, int)

@@ -521,7 +521,10 @@ class GraphBuilder:
             )
         )
         # stored states expanded now and not solved now: flag them by runs of ids
-        flag = np.setdiff1d(expanded[expanded < first_id], old_solved)
+        solved_now = np.zeros(first_id, dtype=bool)
+        solved_now[old_solved] = True
+        flag = expanded[expanded < first_id]
+        flag = np.unique(flag[~solved_now[flag]])
         runs = []
         if flag.size:
             breaks = np.flatnonzero(np.diff(flag) != 1)

@@ -7,6 +7,7 @@ builder assigned itself, so nothing is ever fetched back.
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterator, Sequence
 from itertools import chain, repeat
 
@@ -32,6 +33,10 @@ VALUE_COLUMNS = ("grundy", "outcome", "remoteness", "height", "value_build_id", 
 
 #: State ids below this are packed two to an integer when edges are written to SQLite.
 PACKED = 2**31
+
+#: Parameters per multi-row statement at most, whatever the library allows: a statement text
+#: grows with its rows, and SQLite parses each new length once.
+MAX_PARAMETERS = 32_766
 
 #: Per-statement options that stream a large result in partitions on every dialect.
 STREAM = {"yield_per": 100_000}
@@ -73,19 +78,29 @@ class BulkWriter:
 
 
 class SQLiteWriter(BulkWriter):
-    """One ``INSERT ... SELECT FROM json_each(?)`` per batch on the sqlite3 driver.
+    """Few statements per batch on the sqlite3 driver, each doing thousands of rows.
 
-    The rows go in as one JSON text that SQLite unpacks itself: 2-3x the rate of
-    executemany for edges, and the driver holds the GIL only to hand over the text, so a
-    build generates its next batch while SQLite writes this one.
+    States go in as multi-row ``INSERT ... VALUES (...), (...)`` statements, as many rows as
+    the library allows parameters; edges as one ``INSERT ... SELECT FROM json_each(?)``. Both
+    beat executemany (1.7x for states, 2-3x for edges), and the driver leaves the GIL while
+    SQLite works, so a build generates its next batch meanwhile.
     """
 
+    def _rows_per_statement(self, columns: int) -> int:
+        raw = self.connection.connection.driver_connection
+        limit = raw.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)  # type: ignore[union-attr]
+        return max(1, min(limit, MAX_PARAMETERS) // columns)
+
     def insert_states(self, rows: Sequence[StateRow]) -> None:
-        if rows:
-            picks = ", ".join(f"json_extract(value, '$[{i}]')" for i in range(len(STATE_COLUMNS)))
+        if not rows:
+            return
+        per = self._rows_per_statement(len(STATE_COLUMNS))
+        one = "(" + ", ".join("?" * len(STATE_COLUMNS)) + ")"
+        head = f"INSERT INTO states ({', '.join(STATE_COLUMNS)}) VALUES "
+        for start in range(0, len(rows), per):
+            chunk = rows[start : start + per]
             self.connection.exec_driver_sql(
-                f"INSERT INTO states ({', '.join(STATE_COLUMNS)}) SELECT {picks} FROM json_each(?)",
-                (json.dumps(rows),),
+                head + ", ".join(repeat(one, len(chunk))), tuple(chain.from_iterable(chunk))
             )
 
     def insert_edges(self, game_id: int, src: np.ndarray, dst: np.ndarray) -> None:

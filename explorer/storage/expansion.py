@@ -21,6 +21,11 @@ MAX_VECTOR_HEAPS = 16
 #: ... and the mixed-radix code of a position fits in a signed 64-bit integer.
 MAX_CODE = 2**62
 
+#: Codes up to this many are found by direct lookup in a table (64 MiB of address space).
+MAX_DENSE = 2**24
+
+_COMMA = np.array(["", ","], dtype=object)
+
 
 def ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """The concatenation of ``arange(s, s + c)`` for each start s and count c.
@@ -129,7 +134,11 @@ class HeapIndex:
         self.rows = np.zeros((1024, width), dtype=np.int64)
         self.size = 0
         self.powers = base ** np.arange(width - 1, -1, -1, dtype=np.int64)
+        # id + 1 of each code (0: unknown) when codes are few enough for a table: zeroed
+        # pages cost no memory until written. Otherwise sorted codes and their ids.
+        self.dense = np.zeros(base**width, np.uint32) if base**width <= MAX_DENSE else None
         self.codes = np.empty(0, dtype=np.int64)  # sorted
+        self._texts: np.ndarray | None = None  # the decimal text of each heap size, made once
         self.code_ids = np.empty(0, dtype=np.int64)
         # moves of a heap of h: move_result[move_start[h] : move_start[h] + move_count[h]]
         counts, results = [], []
@@ -177,6 +186,9 @@ class HeapIndex:
         return range(start, self.size)
 
     def _index(self, codes: np.ndarray, ids: np.ndarray) -> None:
+        if self.dense is not None:
+            self.dense[codes] = ids + 1
+            return
         codes = np.concatenate([self.codes, codes])
         ids = np.concatenate([self.code_ids, ids])
         order = np.argsort(codes, kind="stable")
@@ -184,6 +196,8 @@ class HeapIndex:
 
     def _lookup(self, codes: np.ndarray) -> np.ndarray:
         """The id of each code, -1 where unknown."""
+        if self.dense is not None:
+            return self.dense[codes].astype(np.int64) - 1
         if not len(self.codes):
             return np.full(len(codes), -1, dtype=np.int64)
         at = np.minimum(np.searchsorted(self.codes, codes), len(self.codes) - 1)
@@ -215,10 +229,25 @@ class HeapIndex:
         return state
 
     def keys(self, states: range) -> list[str]:
+        """The canonical texts of states, joined column by column on object arrays.
+
+        Each heap becomes its decimal text by table lookup (an absent heap, 0, becomes "");
+        a comma goes before a heap when the heap before it is there. This writes what
+        ``game.format`` writes (a test checks) at a fifth of the cost of calling it per state.
+        """
         rows = self.rows[states.start : states.stop]
-        empty = (rows == 0).sum(axis=1).tolist()  # rows are sorted: the zeros come first
-        fmt = self.game.format
-        return [fmt(tuple(row[z:])) for row, z in zip(rows.tolist(), empty, strict=True)]
+        if not len(rows):
+            return []
+        if self._texts is None:
+            self._texts = np.array(["", *map(str, range(1, self.base))], dtype=object)
+        texts = self._texts
+        keys = texts[rows[:, 0]]
+        for column in range(1, self.width):
+            # rows are sorted, zeros first: a heap present means every later one is too
+            keys = keys + _COMMA[(rows[:, column - 1] > 0).astype(np.intp)]
+            keys = keys + texts[rows[:, column]]
+        keys[rows[:, -1] == 0] = self.game.format(())
+        return keys.tolist()  # type: ignore[no-any-return]
 
     def expand(
         self, states: np.ndarray, new_budget: int | None, first_new: int, reached: np.ndarray
