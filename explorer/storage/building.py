@@ -507,7 +507,8 @@ class GraphBuilder:
                 strict=False,
             )
         )
-        old_solved = solved[solved < first_id]
+        # in id order: SQLite updates rows in key order three times faster than at random
+        old_solved = np.sort(solved[solved < first_id])
         value_rows: list[ValueRow] = list(
             zip(
                 grundy[old_solved].tolist(),
