@@ -176,6 +176,26 @@ def writer_for(connection: sa.Connection) -> BulkWriter:
     return SQLiteWriter(connection)
 
 
+def _partitions(
+    connection: sa.Connection, sql: str, params: dict[str, object]
+) -> Iterator[Sequence[Sequence[object]]]:
+    """The rows of a query in lists of `STREAM` size, streamed on every dialect."""
+    size = STREAM["yield_per"]
+    if connection.dialect.name != "sqlite":
+        yield from connection.execute(sa.text(sql), params, execution_options=STREAM).partitions(
+            size
+        )
+        return
+    # the driver's own cursor, in the caller's transaction: SQLAlchemy's rows cost 1 µs each
+    cursor = connection.connection.driver_connection.cursor()  # type: ignore[union-attr]
+    try:
+        cursor.execute(sql, params)
+        while rows := cursor.fetchmany(size):
+            yield rows
+    finally:
+        cursor.close()
+
+
 def read_int_columns(
     connection: sa.Connection, sql: str, params: dict[str, object], columns: int
 ) -> list[np.ndarray]:
@@ -194,13 +214,13 @@ def read_int_columns(
     [-1, 5]
     """
     chunks: list[np.ndarray] = []
-    result = connection.execute(sa.text(sql), params, execution_options=STREAM)
-    for partition in result.partitions():
-        flat = np.fromiter(
-            (-1 if v is None else v for v in chain.from_iterable(partition)),
-            dtype=np.int64,
-            count=len(partition) * columns,
-        )
+    for partition in _partitions(connection, sql, params):
+        count = len(partition) * columns
+        try:
+            flat = np.fromiter(chain.from_iterable(partition), dtype=np.int64, count=count)
+        except TypeError:  # a NULL in this partition
+            values = chain.from_iterable(partition)
+            flat = np.fromiter((-1 if v is None else v for v in values), np.int64, count)
         chunks.append(flat.reshape(-1, columns))
     table = np.concatenate(chunks) if chunks else np.empty((0, columns), dtype=np.int64)
     return [np.ascontiguousarray(table[:, i]) for i in range(columns)]
