@@ -46,6 +46,7 @@ def build(path: Path, position: str) -> dict[str, float]:
     assert report.status == "complete" and report.grundy is not None
     return {
         "states": report.states_new,
+        "reused": report.states_reused,
         "edges": report.edges_new,
         "seconds": seconds,
         "peak_gib": peak,
@@ -133,6 +134,11 @@ def main() -> None:
         print(f"  rate         {rate:>12,.0f} states/s end to end   (goal 100,000)")
         print(f"  peak memory  {result['peak_gib']:>12.2f} GiB             (goal < 1.5)")
         print(f"  database     {result['db_mib']:>12.0f} MiB")
+        again = build(built, position)
+        print(
+            f"  built again  {again['seconds']:>12.1f} s               "
+            f"({again['reused']:,.0f} states reused, {again['states']:,.0f} new)"
+        )
 
         states, edges = read_rows(built)
         rows = len(states) + len(edges)
