@@ -27,7 +27,15 @@ from explorer import __version__
 from explorer.games import load_game
 from explorer.games.base import Game as GameRules
 from explorer.games.base import Position
-from explorer.storage.bulk import STREAM, StateRow, ValueRow, read_int_columns, writer_for
+from explorer.storage.bulk import (
+    STREAM,
+    EdgePayload,
+    StateRow,
+    ValueRow,
+    read_int_columns,
+    writer_class,
+    writer_for,
+)
 from explorer.storage.expansion import PositionIndex, position_index, ranges
 from explorer.storage.models import Build, Game
 
@@ -153,8 +161,7 @@ class _Batch:
     """One batch's rows, built on the main thread and written by the writer thread."""
 
     new_rows: list[StateRow]
-    src: np.ndarray
-    dst: np.ndarray
+    edges: EdgePayload
     runs: list[tuple[int, int]]
     value_rows: list[ValueRow]
     counts: dict[str, int]
@@ -535,7 +542,8 @@ class GraphBuilder:
         progress = BuildProgress(
             self.states_new, self.edges_new, self.values_computed, len(self.frontier), 0.0
         )
-        return _Batch(new_rows, src, dst, runs, value_rows, self._counts(), progress)
+        edges = writer_class(self.engine.dialect.name).edge_payload(src, dst)
+        return _Batch(new_rows, edges, runs, value_rows, self._counts(), progress)
 
     def _commit(self, batch: _Batch) -> None:
         """Write one batch in one transaction: new states, edges, expanded flags and values.
@@ -546,7 +554,7 @@ class GraphBuilder:
         with self.engine.begin() as conn:
             writer = writer_for(conn)
             writer.insert_states(batch.new_rows)
-            writer.insert_edges(self.game_id, batch.src, batch.dst)
+            writer.write_edges(self.game_id, batch.edges)
             writer.mark_expanded(self.game_id, batch.runs)
             writer.update_values(batch.value_rows)
             self._record(conn, "running", batch.counts)

@@ -45,6 +45,8 @@ STREAM = {"yield_per": 100_000}
 StateRow = tuple[object, ...]
 #: A value update row, in `VALUE_COLUMNS` order.
 ValueRow = tuple[object, ...]
+#: Edges ready for a writer: (src, dst) pairs, or on SQLite one JSON text of packed pairs.
+EdgePayload = str | list[tuple[int, int]]
 
 
 class BulkWriter:
@@ -59,6 +61,18 @@ class BulkWriter:
 
     def insert_edges(self, game_id: int, src: np.ndarray, dst: np.ndarray) -> None:
         """Insert the edges src[i] -> dst[i] of one game."""
+        self.write_edges(game_id, self.edge_payload(src, dst))
+
+    @staticmethod
+    def edge_payload(src: np.ndarray, dst: np.ndarray) -> EdgePayload:
+        """The edges src[i] -> dst[i] as `write_edges` sends them.
+
+        Needs no connection, so a build prepares it on its own thread, not the writer's.
+        """
+        return list(zip(src.tolist(), dst.tolist(), strict=True))
+
+    def write_edges(self, game_id: int, payload: EdgePayload) -> None:
+        """Insert edges of one game prepared by `edge_payload`."""
         raise NotImplementedError
 
     def update_values(self, rows: Sequence[ValueRow]) -> None:
@@ -103,24 +117,25 @@ class SQLiteWriter(BulkWriter):
                 head + ", ".join(repeat(one, len(chunk))), tuple(chain.from_iterable(chunk))
             )
 
-    def insert_edges(self, game_id: int, src: np.ndarray, dst: np.ndarray) -> None:
-        if not len(src):
-            return
-        if int(src.max()) < PACKED and int(dst.max()) < PACKED:
+    @staticmethod
+    def edge_payload(src: np.ndarray, dst: np.ndarray) -> EdgePayload:
+        if len(src) and int(src.max()) < PACKED and int(dst.max()) < PACKED:
             # one integer per edge, src * 2**32 + dst: a third of the JSON to parse
+            return json.dumps((src.astype(np.int64) << 32 | dst).tolist())
+        return BulkWriter.edge_payload(src, dst)
+
+    def write_edges(self, game_id: int, payload: EdgePayload) -> None:
+        if isinstance(payload, str):
             self.connection.exec_driver_sql(
                 "INSERT INTO edges (game_id, src, dst) "
                 "SELECT ?, value >> 32, value & 4294967295 FROM json_each(?)",
-                (game_id, json.dumps((src.astype(np.int64) << 32 | dst).tolist())),
+                (game_id, payload),
             )
-            return
-        # the driver's cursor, in this transaction, takes an iterator: no list of tuples
-        cursor = self.connection.connection.driver_connection.cursor()  # type: ignore[union-attr]
-        cursor.executemany(
-            "INSERT INTO edges (game_id, src, dst) VALUES (?, ?, ?)",
-            zip(repeat(game_id), src.tolist(), dst.tolist()),
-        )
-        cursor.close()
+        elif payload:
+            self.connection.exec_driver_sql(
+                "INSERT INTO edges (game_id, src, dst) VALUES (?, ?, ?)",
+                [(game_id, a, b) for a, b in payload],
+            )
 
     def update_values(self, rows: Sequence[ValueRow]) -> None:
         if rows:
@@ -145,13 +160,11 @@ class PostgresWriter(BulkWriter):
         if rows:
             self._copy("states", STATE_COLUMNS, iter(rows))
 
-    def insert_edges(self, game_id: int, src: np.ndarray, dst: np.ndarray) -> None:
-        if len(src):
-            self._copy(
-                "edges",
-                ("game_id", "src", "dst"),
-                zip(repeat(game_id), src.tolist(), dst.tolist()),
-            )
+    def write_edges(self, game_id: int, payload: EdgePayload) -> None:
+        assert not isinstance(payload, str), "JSON payloads are for SQLite"
+        if payload:
+            rows = ((game_id, a, b) for a, b in payload)
+            self._copy("edges", ("game_id", "src", "dst"), rows)
 
     def update_values(self, rows: Sequence[ValueRow]) -> None:
         if not rows:
@@ -169,11 +182,14 @@ class PostgresWriter(BulkWriter):
         )
 
 
+def writer_class(dialect: str) -> type[BulkWriter]:
+    """The bulk writer for a dialect (``sqlite`` or ``postgresql``)."""
+    return PostgresWriter if dialect == "postgresql" else SQLiteWriter
+
+
 def writer_for(connection: sa.Connection) -> BulkWriter:
     """The bulk writer for the connection's dialect."""
-    if connection.dialect.name == "postgresql":
-        return PostgresWriter(connection)
-    return SQLiteWriter(connection)
+    return writer_class(connection.dialect.name)(connection)
 
 
 def _partitions(
