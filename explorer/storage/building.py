@@ -15,7 +15,6 @@ from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
-from datetime import UTC, datetime
 from itertools import repeat
 from typing import Any
 
@@ -37,7 +36,7 @@ from explorer.storage.bulk import (
     writer_for,
 )
 from explorer.storage.expansion import PositionIndex, position_index, ranges
-from explorer.storage.models import Build, Game
+from explorer.storage.models import Build, Game, insert_build, utc_now
 
 #: States expanded per transaction: large enough for bulk rates, small enough to lose little.
 BATCH_STATES = 50_000
@@ -81,10 +80,6 @@ class BuildReport:
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
-
-
-def _now() -> datetime:
-    return datetime.now(UTC).replace(tzinfo=None)
 
 
 class _Frontier:
@@ -300,33 +295,24 @@ class GraphBuilder:
                         spec=game.spec,
                         family=game.family,
                         parameters=parameters or None,
-                        created_at=_now(),
+                        created_at=utc_now(),
                     )
                     .returning(Game.id)
                 )
+            assert game_id is not None
             conn.execute(
                 sa.update(Build)
                 .where(Build.game_id == game_id, Build.status == "running")
                 .values(status="interrupted")
             )
-            self.build_id: int = conn.scalar(  # type: ignore[assignment]
-                sa.insert(Build)
-                .values(
-                    game_id=game_id,
-                    kind="build",
-                    root=self.root_key,
-                    status="running",
-                    started_at=_now(),
-                    states_new=0,
-                    states_reused=0,
-                    edges_new=0,
-                    values_computed=0,
-                    max_states=self.max_states,
-                    method=f"mex over stored successors (explorer {__version__})",
-                )
-                .returning(Build.id)
+            self.build_id = insert_build(
+                conn,
+                game_id=game_id,
+                kind="build",
+                root=self.root_key,
+                max_states=self.max_states,
+                method=f"mex over stored successors (explorer {__version__})",
             )
-        assert game_id is not None and self.build_id is not None
         self.game_id = int(game_id)
 
     def _load(self) -> None:
@@ -570,7 +556,7 @@ class GraphBuilder:
         conn.execute(
             sa.update(Build)
             .where(Build.id == self.build_id)
-            .values(status=status, finished_at=None if status == "running" else _now(), **counts)
+            .values(status=status, finished_at=None if status == "running" else utc_now(), **counts)
         )
 
     @property

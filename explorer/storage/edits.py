@@ -29,11 +29,11 @@ from explorer.incremental import (
     apply_edit,
     edit_between,
 )
-from explorer.storage.building import _now, mex_by_group
+from explorer.storage.building import mex_by_group
 from explorer.storage.bulk import StateRow, read_int_columns, writer_for
 from explorer.storage.database import NotStoredError
 from explorer.storage.expansion import ranges
-from explorer.storage.models import Build, Game
+from explorer.storage.models import Build, Game, insert_build, utc_now
 
 #: Keys sent in one ``IN (...)`` list (well under SQLite's limit on bound parameters).
 CHUNK = 5_000
@@ -216,23 +216,8 @@ class StoredGraph:
 
     def _record(self) -> int:
         if self.build_id is None:
-            self.build_id = int(
-                self.conn.execute(
-                    sa.insert(Build)
-                    .values(
-                        game_id=self.game_id,
-                        kind=self.kind,
-                        root=None,
-                        status="running",
-                        started_at=_now(),
-                        states_new=0,
-                        states_reused=0,
-                        edges_new=0,
-                        values_computed=0,
-                        method=self.method,
-                    )
-                    .returning(Build.id)
-                ).scalar_one()
+            self.build_id = insert_build(
+                self.conn, game_id=self.game_id, kind=self.kind, method=self.method
             )
         return self.build_id
 
@@ -320,7 +305,7 @@ class StoredGraph:
             .where(Build.id == self.build_id)
             .values(
                 status="complete",
-                finished_at=_now(),
+                finished_at=utc_now(),
                 states_new=len(edit.add_states),
                 edges_new=len(edit.add_edges),
                 values_computed=result.reexamined,
@@ -600,26 +585,19 @@ def _store_new(
     depth = _depths(len(vertices), src, dst)
     game_id: int = conn.execute(
         sa.insert(Game)
-        .values(spec=game.spec, family=game.family, parameters=game.path, created_at=_now())
+        .values(spec=game.spec, family=game.family, parameters=game.path, created_at=utc_now())
         .returning(Game.id)
     ).scalar_one()
-    build_id: int = conn.execute(
-        sa.insert(Build)
-        .values(
-            game_id=game_id,
-            kind="import",
-            root=None,
-            status="complete",
-            started_at=_now(),
-            finished_at=_now(),
-            states_new=len(vertices),
-            states_reused=0,
-            edges_new=len(edges),
-            values_computed=len(vertices),
-            method=f"import of {game.path}; solved level by level (explorer {__version__})",
-        )
-        .returning(Build.id)
-    ).scalar_one()
+    build_id = insert_build(
+        conn,
+        game_id=game_id,
+        kind="import",
+        status="complete",
+        states_new=len(vertices),
+        edges_new=len(edges),
+        values_computed=len(vertices),
+        method=f"import of {game.path}; solved level by level (explorer {__version__})",
+    )
     rows: list[StateRow] = [
         (game_id, i, key, d, True, g, "P" if g == 0 else "N", r, h, build_id, build_id)
         for i, (key, d, g, r, h) in enumerate(
@@ -668,23 +646,15 @@ def solve_stored(engine: Engine, spec: str) -> int:
     size = int(ids[-1]) + 1 if ids.size else 0
     grundy, remote, height = solve_edges(size, src, dst)
     with engine.begin() as conn:
-        build_id = conn.execute(
-            sa.insert(Build)
-            .values(
-                game_id=game_id,
-                kind="solve",
-                root=None,
-                status="complete",
-                started_at=_now(),
-                finished_at=_now(),
-                states_new=0,
-                states_reused=len(ids),
-                edges_new=0,
-                values_computed=len(ids),
-                method=f"full re-solve level by level (explorer {__version__})",
-            )
-            .returning(Build.id)
-        ).scalar_one()
+        build_id = insert_build(
+            conn,
+            game_id=game_id,
+            kind="solve",
+            status="complete",
+            states_reused=len(ids),
+            values_computed=len(ids),
+            method=f"full re-solve level by level (explorer {__version__})",
+        )
         outcome = np.where(grundy[ids] == 0, "P", "N")
         writer_for(conn).update_values(
             list(

@@ -6,7 +6,7 @@ models are what the migrations must produce (a test checks that they do).
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 
 from sqlalchemy import (
     Boolean,
@@ -19,7 +19,9 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    insert,
 )
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 #: Constraint names are fixed here so that migrations can refer to them on every database.
@@ -136,3 +138,48 @@ class Edge(Base):
     game_id: Mapped[int] = mapped_column(Integer, primary_key=True)
     src: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     dst: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+
+
+def utc_now() -> datetime:
+    """The time stamps stored: UTC, without a time zone (SQLite keeps none)."""
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def insert_build(
+    conn: Connection,
+    *,
+    game_id: int,
+    kind: str,
+    method: str,
+    status: str = "running",
+    root: str | None = None,
+    max_states: int | None = None,
+    states_new: int = 0,
+    states_reused: int = 0,
+    edges_new: int = 0,
+    values_computed: int = 0,
+) -> int:
+    """Record an operation that writes states, edges or values; returns its build id.
+
+    A build that is not ``running`` is recorded as finished now.
+    """
+    now = utc_now()
+    build_id = conn.execute(
+        insert(Build)
+        .values(
+            game_id=game_id,
+            kind=kind,
+            root=root,
+            status=status,
+            started_at=now,
+            finished_at=None if status == "running" else now,
+            states_new=states_new,
+            states_reused=states_reused,
+            edges_new=edges_new,
+            values_computed=values_computed,
+            max_states=max_states,
+            method=method,
+        )
+        .returning(Build.id)
+    ).scalar_one()
+    return int(build_id)
