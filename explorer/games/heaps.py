@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from itertools import chain
 from typing import ClassVar
 
 import numpy as np
@@ -49,14 +50,29 @@ def _mask_of(values: np.ndarray) -> int:
     return mask
 
 
+def _split_values(table: np.ndarray, total: int, *, unequal: bool) -> np.ndarray:
+    """G(a) XOR G(total - a) for a = 1, 2, ... up to the last split of `total` (a <= total - a)."""
+    half = max((total - 1) // 2 if unequal else total // 2, 0)
+    return table[1 : half + 1] ^ table[total - half : total][::-1]
+
+
 def split_mask(table: np.ndarray, total: int, *, unequal: bool = False) -> int:
     """Mask of G(a) XOR G(total - a) over the splits of `total` into two non-empty heaps."""
-    half = (total - 1) // 2 if unequal else total // 2
-    if half < 1:
-        return 0
-    left = table[1 : half + 1]
-    right = table[total - half : total][::-1]
-    return _mask_of(left ^ right)
+    return _mask_of(_split_values(table, total, unequal=unequal))
+
+
+def _splits_to_value(
+    table: np.ndarray, total: int, target: int, *, unequal: bool = False
+) -> list[Heaps]:
+    """The splits (a, total - a) of `total` worth `target`, by increasing a."""
+    found = np.flatnonzero(_split_values(table, total, unequal=unequal) == target) + 1
+    return [(a, total - a) for a in found.tolist()]
+
+
+def _single_heaps_to_value(table: np.ndarray, upto: int, target: int) -> list[Heaps]:
+    """The single heaps (h,), 1 <= h <= upto, worth `target`, by increasing h."""
+    found = np.flatnonzero(table[1 : upto + 1] == target) + 1
+    return [(h,) for h in found.tolist()]
 
 
 class HeapGame(Game):
@@ -121,6 +137,48 @@ class HeapGame(Game):
             value ^= self.heap_value(h)
         return value
 
+    def moves_to_value(self, position: Position, target: int) -> list[Position] | None:
+        """The successors of `position` worth `target`, in the order of `successors`.
+
+        Each heap is asked for its moves to the value that makes the sum `target`, from the
+        value table, instead of valuing every successor.
+
+        Examples
+        --------
+        >>> from explorer import load_game
+        >>> kayles = load_game("kayles")
+        >>> kayles.moves_to_value((7,), 0)  # knock down one pin or two, splitting the row
+        [(3, 3), (1, 4)]
+        >>> kayles.moves_to_value((1, 7), 0)
+        [(1, 2, 3)]
+        """
+        heaps: Heaps = position  # type: ignore[assignment]
+        total = self.known_value(heaps)
+        assert total is not None  # a heap game knows every value
+        moves: list[Position] = []
+        for i, h in enumerate(heaps):
+            if i and heaps[i - 1] == h:
+                continue
+            rest = heaps[:i] + heaps[i + 1 :]
+            for result in self._heap_moves_to_value(h, target ^ total ^ self.heap_value(h)):
+                moves.append(tuple(sorted(rest + result)) if rest else result)
+        # moves from heaps of different sizes could meet in one position (not in these games)
+        return list(dict.fromkeys(moves))
+
+    def _heap_moves_to_value(self, heap: int, target: int) -> list[Heaps]:
+        """What one heap (>= 1) can become that is worth `target`: distinct, sorted, no zeros,
+        in the order of `heap_moves`; subclasses vectorise it over their value table."""
+        results = [tuple(sorted(h for h in r if h > 0)) for r in self.heap_moves(heap)]
+        table = self.heap_values(max([heap, *(h for r in results for h in r)]))
+        moves = []
+        for result in dict.fromkeys(results):
+            value = 0
+            for h in result:
+                value ^= int(table[h])
+            if value == target:
+                moves.append(result)
+        return moves
+
     # values --------------------------------------------------------------
     def heap_value(self, heap: int) -> int:
         """The Grundy value of a single heap."""
@@ -144,7 +202,7 @@ class HeapGame(Game):
 
 
 def _join_heaps(parts: Sequence[Position]) -> Heaps:
-    return tuple(sorted(h for part in parts for h in part))  # type: ignore[attr-defined]
+    return tuple(sorted(chain.from_iterable(parts)))  # type: ignore[arg-type]
 
 
 class Nim(HeapGame):
@@ -214,6 +272,10 @@ class OctalGame(HeapGame):
             )
         if self.splits_without_removal or any(d & 4 for d in self.digits):
             self.max_table = MAX_SPLIT_TABLE
+        # the removals k by what they may leave: one heap, nothing, or two heaps
+        self._leave_one = np.array([k for k, d in enumerate(self.digits, 1) if d & 2], np.int64)
+        self._take_all = {k for k, d in enumerate(self.digits, 1) if d & 1}
+        self._split_after = [k for k, d in enumerate(self.digits, 1) if d & 4]
 
     @property
     def code(self) -> str:
@@ -253,21 +315,37 @@ class OctalGame(HeapGame):
             return split_cache[total]
 
         # removals leaving one heap are looked up together: one numpy gather per heap size
-        leave_one = np.array([k for k, d in enumerate(self.digits, 1) if d & 2], dtype=np.int64)
-        take_all = {k for k, d in enumerate(self.digits, 1) if d & 1}
-        split_after = [k for k, d in enumerate(self.digits, 1) if d & 4]
+        leave_one = self._leave_one
         for n in range(start, len(table)):
             mask = splits(n) if self.splits_without_removal else 0
-            if n in take_all:
+            if n in self._take_all:
                 mask |= 1
             removals = leave_one[: np.searchsorted(leave_one, n)]
             if removals.size:
                 mask |= _mask_of(table[n - removals])
-            for k in split_after:
+            for k in self._split_after:
                 if n - k >= 2:
                     mask |= splits(n - k)
             table[n] = lowest_missing(mask)
             split_cache.pop(n - len(self.digits) - 1, None)
+
+    def _heap_moves_to_value(self, heap: int, target: int) -> list[Heaps]:
+        table = self.heap_values(heap)
+        moves = _splits_to_value(table, heap, target) if self.splits_without_removal else []
+        if self._split_after:
+            # splits come between the single heaps, removal by removal: keep that order
+            for k, digit in enumerate(self.digits[: heap - 1], start=1):
+                if digit & 2 and table[heap - k] == target:
+                    moves.append((heap - k,))
+                if digit & 4:
+                    moves += _splits_to_value(table, heap - k, target)
+        else:
+            removals = self._leave_one[: np.searchsorted(self._leave_one, heap)]
+            found = removals[table[heap - removals] == target]
+            moves += [(heap - k,) for k in found.tolist()]
+        if heap in self._take_all and target == 0:
+            moves.append(())
+        return moves
 
     @classmethod
     def from_parameters(cls, parameters: str | None) -> OctalGame:
@@ -367,6 +445,15 @@ class Lasker(HeapGame):
             table[n] = lowest_missing(smaller | split_mask(table, n))
             smaller |= 1 << int(table[n])
 
+    def _heap_moves_to_value(self, heap: int, target: int) -> list[Heaps]:
+        table = self.heap_values(heap)
+        emptied: list[Heaps] = [()] if target == 0 else []
+        return (
+            emptied
+            + _single_heaps_to_value(table, heap - 1, target)
+            + _splits_to_value(table, heap, target)
+        )
+
     @classmethod
     def from_parameters(cls, parameters: str | None) -> Lasker:
         no_parameters("lasker", parameters)
@@ -392,6 +479,9 @@ class GrundyGame(HeapGame):
     def _table_extend(self, table: np.ndarray, start: int) -> None:
         for n in range(start, len(table)):
             table[n] = lowest_missing(split_mask(table, n, unequal=True))
+
+    def _heap_moves_to_value(self, heap: int, target: int) -> list[Heaps]:
+        return _splits_to_value(self.heap_values(heap), heap, target, unequal=True)
 
     @classmethod
     def from_parameters(cls, parameters: str | None) -> GrundyGame:
@@ -426,6 +516,11 @@ class TakeHalf(HeapGame):
             table[n] = lowest_missing(prefix[n // 2]) if n else 0
             mask |= 1 << int(table[n])
             prefix.append(mask)
+
+    def _heap_moves_to_value(self, heap: int, target: int) -> list[Heaps]:
+        table = self.heap_values(heap)
+        emptied: list[Heaps] = [()] if target == 0 else []
+        return emptied + _single_heaps_to_value(table, heap // 2, target)
 
     @classmethod
     def from_parameters(cls, parameters: str | None) -> TakeHalf:
