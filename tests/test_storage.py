@@ -117,6 +117,17 @@ def test_larger_position_reuses_stored_states_and_matches_a_fresh_build(db_url, 
     )
 
 
+def test_a_position_stored_solved_is_reported_from_the_stored_graph(db_url):
+    run_json("build", "nim", "3,4,6", "--db", db_url)
+    before = stored_by_key(db_url, "nim")
+    inner = run_json("build", "nim", "5,2,2", "--db", db_url)
+    below, _ = game_graph((2, 2, 5), nim_moves)
+    assert inner["status"] == "complete" and inner["grundy"] == 2 ^ 2 ^ 5
+    assert (inner["states_new"], inner["edges_new"], inner["values_computed"]) == (0, 0, 0)
+    assert inner["states_reused"] == len(below) < inner["states_stored"]
+    assert stored_by_key(db_url, "nim") == before
+
+
 def test_max_states_stops_cleanly_and_the_same_command_continues(db_url, other_db_url):
     command = ["build", "subtraction:1,2", "4,5,6,7", "--db", db_url, "--max-states", "40"]
     reports = [run_json(*command)]

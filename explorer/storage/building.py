@@ -315,8 +315,21 @@ class GraphBuilder:
             )
         self.game_id = int(game_id)
 
-    def _load(self) -> None:
-        """Load the game's stored states and edges into the arrays and the position index."""
+    def _stored_root(self) -> tuple[int | None, bool]:
+        """The root's id if it is stored, and whether it has a value."""
+        with self.engine.connect() as conn:
+            row = conn.execute(
+                sa.text(
+                    "SELECT id, grundy IS NOT NULL FROM states WHERE game_id = :game AND key = :key"
+                ),
+                {"game": self.game_id, "key": self.root_key},
+            ).first()
+        return (None, False) if row is None else (int(row[0]), bool(row[1]))
+
+    def _load(self, positions: bool) -> None:
+        """Load the game's stored states and edges into the arrays, and their positions into
+        the position index when the build may expand states (reading and parsing every key
+        is most of the time a load takes)."""
         with self.engine.connect() as conn:
             ids, depth, expanded, grundy, remote, height = read_int_columns(
                 conn,
@@ -325,14 +338,15 @@ class GraphBuilder:
                 {"game": self.game_id},
                 6,
             )
-            parse = self.game.parse
-            rows = conn.execute(
-                sa.text("SELECT key FROM states WHERE game_id = :game ORDER BY id"),
-                {"game": self.game_id},
-                execution_options=STREAM,
-            )
-            positions = [parse(key) for (key,) in rows]
-            self.states = position_index(self.game, ids.tolist(), positions, self.root)
+            if positions:
+                parse = self.game.parse
+                rows = conn.execute(
+                    sa.text("SELECT key FROM states WHERE game_id = :game ORDER BY id"),
+                    {"game": self.game_id},
+                    execution_options=STREAM,
+                )
+                parsed = [parse(key) for (key,) in rows]
+                self.states = position_index(self.game, ids.tolist(), parsed, self.root)
             if ids.size == 0:
                 return
             src, dst = read_int_columns(
@@ -570,8 +584,9 @@ class GraphBuilder:
     # -- the whole build ------------------------------------------------------------------
     def run(self) -> BuildReport:
         self._start()
-        self._load()
-        root = self.states.find(self.root)
+        root, root_solved = self._stored_root()
+        # below a solved state everything is stored and solved: nothing to expand
+        self._load(positions=not root_solved)
         first_id = self.next_id
         if root is None:
             root = self.states.add(self.root)
