@@ -128,6 +128,15 @@ def test_a_position_stored_solved_is_reported_from_the_stored_graph(db_url):
     assert stored_by_key(db_url, "nim") == before
 
 
+def test_a_solved_position_over_a_damaged_graph_fails_in_one_line(tmp_path):
+    db = str(tmp_path / "damaged.db")
+    run_json("build", "nim", "3,4,6", "--db", db)
+    with sqlite3.connect(db) as conn:  # a stored state below a solved one, not expanded
+        conn.execute("UPDATE states SET expanded = 0 WHERE key = '1'")
+    code, _, err = run("build", "nim", "5,2,2", "--db", db)
+    assert code == 1 and err.count("\n") == 1 and err.startswith("Error: another build")
+
+
 def test_max_states_stops_cleanly_and_the_same_command_continues(db_url, other_db_url):
     command = ["build", "subtraction:1,2", "4,5,6,7", "--db", db_url, "--max-states", "40"]
     reports = [run_json(*command)]

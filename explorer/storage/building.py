@@ -339,14 +339,7 @@ class GraphBuilder:
                 6,
             )
             if positions:
-                parse = self.game.parse
-                rows = conn.execute(
-                    sa.text("SELECT key FROM states WHERE game_id = :game ORDER BY id"),
-                    {"game": self.game_id},
-                    execution_options=STREAM,
-                )
-                parsed = [parse(key) for (key,) in rows]
-                self.states = position_index(self.game, ids.tolist(), parsed, self.root)
+                self._load_positions(conn, ids)
             if ids.size == 0:
                 return
             src, dst = read_int_columns(
@@ -373,6 +366,16 @@ class GraphBuilder:
         waits = unsolved[src] & unsolved[dst]
         self.pending.data[:size] = np.bincount(src[waits], minlength=size)
         self.waiting.add(dst[waits], src[waits], ~unsolved)
+
+    def _load_positions(self, conn: sa.Connection, ids: np.ndarray) -> None:
+        parse = self.game.parse
+        rows = conn.execute(
+            sa.text("SELECT key FROM states WHERE game_id = :game ORDER BY id"),
+            {"game": self.game_id},
+            execution_options=STREAM,
+        )
+        parsed = [parse(key) for (key,) in rows]
+        self.states = position_index(self.game, ids.tolist(), parsed, self.root)
 
     def _reach(self, states: list[int]) -> None:
         """Mark stored states and everything stored below them as reached by this build.
@@ -596,6 +599,9 @@ class GraphBuilder:
             self.frontier.fresh.append(root)
         else:
             self._reach([root])
+            if root_solved and self.frontier:  # only a damaged database gets here
+                with self.engine.connect() as conn:
+                    self._load_positions(conn, np.flatnonzero(self.present.data[: self.next_id]))
         # stored states left solvable (by an edit, say) are solved before anything else
         size = self.first_new
         leftover = np.flatnonzero(

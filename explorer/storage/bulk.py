@@ -202,14 +202,14 @@ def _partitions(
             size
         )
         return
-    # the driver's own cursor, in the caller's transaction: SQLAlchemy's rows cost 1 µs each
-    cursor = connection.connection.driver_connection.cursor()  # type: ignore[union-attr]
+    # the driver's cursor behind a statement that opens the caller's transaction (a bare
+    # driver cursor would read outside it): SQLAlchemy's rows cost 1 µs each
+    result = connection.exec_driver_sql(sql, params)
     try:
-        cursor.execute(sql, params)
-        while rows := cursor.fetchmany(size):
+        while rows := result.cursor.fetchmany(size):
             yield rows
     finally:
-        cursor.close()
+        result.close()
 
 
 def read_int_columns(
