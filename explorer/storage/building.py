@@ -32,6 +32,7 @@ from explorer.storage.bulk import (
     StateRow,
     ValueRow,
     read_int_columns,
+    value_rows,
     writer_class,
     writer_for,
 )
@@ -141,14 +142,6 @@ def _with_nulls(values: np.ndarray, missing: np.ndarray) -> list[object]:
     column = values.astype(object)
     column[missing] = None
     return column.tolist()  # type: ignore[no-any-return]
-
-
-_OUTCOME_OF_ZERO = np.array(["N", "P"], dtype=object)
-
-
-def _outcomes(grundy: np.ndarray) -> np.ndarray:
-    """``P`` for Grundy value 0, ``N`` otherwise (as Python strings)."""
-    return _OUTCOME_OF_ZERO[(grundy == 0).astype(np.int64)]
 
 
 @dataclass
@@ -509,7 +502,7 @@ class GraphBuilder:
                 self.depth.data[new].tolist(),
                 (self.expanded.data[new] | ~unsolved).tolist(),
                 _with_nulls(g, unsolved),
-                _with_nulls(_outcomes(g), unsolved),
+                _with_nulls(np.where(g == 0, "P", "N"), unsolved),
                 _with_nulls(remote[new], unsolved),
                 _with_nulls(height[new], unsolved),
                 repeat(build),
@@ -519,17 +512,13 @@ class GraphBuilder:
         )
         # in id order: SQLite updates rows in key order three times faster than at random
         old_solved = np.sort(solved[solved < first_id])
-        value_rows: list[ValueRow] = list(
-            zip(
-                grundy[old_solved].tolist(),
-                _outcomes(grundy[old_solved]).tolist(),
-                remote[old_solved].tolist(),
-                height[old_solved].tolist(),
-                repeat(build),
-                repeat(game_id),
-                old_solved.tolist(),
-                strict=False,
-            )
+        rows = value_rows(
+            old_solved,
+            grundy,
+            remote,
+            height,
+            build_id=build,
+            game_id=game_id,
         )
         # stored states expanded now and not solved now: flag them by runs of ids
         solved_now = np.zeros(first_id, dtype=bool)
@@ -546,7 +535,7 @@ class GraphBuilder:
             self.states_new, self.edges_new, self.values_computed, len(self.frontier), 0.0
         )
         edges = writer_class(self.engine.dialect.name).edge_payload(src, dst)
-        return _Batch(new_rows, edges, runs, value_rows, self._counts(), progress)
+        return _Batch(new_rows, edges, runs, rows, self._counts(), progress)
 
     def _commit(self, batch: _Batch) -> None:
         """Write one batch in one transaction: new states, edges, expanded flags and values.

@@ -49,6 +49,38 @@ ValueRow = tuple[object, ...]
 EdgePayload = str | list[tuple[int, int]]
 
 
+def value_rows(
+    ids: np.ndarray,
+    grundy: np.ndarray,
+    remoteness: np.ndarray,
+    height: np.ndarray,
+    *,
+    build_id: int,
+    game_id: int,
+) -> list[ValueRow]:
+    """Update rows for the states `ids`, their values taken from arrays indexed by id.
+
+    Examples
+    --------
+    >>> value_rows(np.array([1]), np.array([2, 0]), np.array([1, 0]), np.array([1, 0]),
+    ...            build_id=7, game_id=3)
+    [(0, 'P', 0, 0, 7, 3, 1)]
+    """
+    g = grundy[ids]
+    return list(
+        zip(
+            g.tolist(),
+            np.where(g == 0, "P", "N").tolist(),
+            remoteness[ids].tolist(),
+            height[ids].tolist(),
+            repeat(build_id),
+            repeat(game_id),
+            ids.tolist(),
+            strict=False,
+        )
+    )
+
+
 class BulkWriter:
     """Writes one batch inside the caller's transaction, the fastest way the dialect allows."""
 

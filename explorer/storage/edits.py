@@ -30,7 +30,7 @@ from explorer.incremental import (
     edit_between,
 )
 from explorer.storage.building import mex_by_group
-from explorer.storage.bulk import StateRow, read_int_columns, writer_for
+from explorer.storage.bulk import StateRow, read_int_columns, value_rows, writer_for
 from explorer.storage.database import NotStoredError
 from explorer.storage.expansion import ranges
 from explorer.storage.models import Build, Game, insert_build, utc_now
@@ -655,19 +655,7 @@ def solve_stored(engine: Engine, spec: str) -> int:
             values_computed=len(ids),
             method=f"full re-solve level by level (explorer {__version__})",
         )
-        outcome = np.where(grundy[ids] == 0, "P", "N")
         writer_for(conn).update_values(
-            list(
-                zip(
-                    grundy[ids].tolist(),
-                    outcome.tolist(),
-                    remote[ids].tolist(),
-                    height[ids].tolist(),
-                    [build_id] * len(ids),
-                    [game_id] * len(ids),
-                    ids.tolist(),
-                    strict=True,
-                )
-            )
+            value_rows(ids, grundy, remote, height, build_id=build_id, game_id=game_id)
         )
     return len(ids)
