@@ -1,6 +1,7 @@
 """The exception tree: every error a user can cause is an `ExplorerError`.
 
-Leaves also subclass the matching built-in, so callers may catch either.
+Every error class of the package is here. Leaves also subclass the matching built-in, so callers
+may catch either; the command line prints any `ExplorerError` as one ``Error: ...`` line.
 """
 
 from __future__ import annotations
@@ -10,11 +11,20 @@ class ExplorerError(Exception):
     """Base of every error caused by bad input or an unusable environment."""
 
 
-class UnknownGameError(ExplorerError, LookupError):
-    """A spec names no registered game family."""
+class _Message:
+    """Mixin for built-ins (`LookupError`, `KeyError`) that would repr() the message."""
 
-    def __str__(self) -> str:  # LookupError would repr() the message
+    args: tuple[object, ...]
+
+    def __str__(self) -> str:
         return str(self.args[0]) if self.args else ""
+
+
+# -- games and positions ------------------------------------------------------------------------
+
+
+class UnknownGameError(_Message, ExplorerError, LookupError):
+    """A spec names no registered game family."""
 
 
 class SpecError(ExplorerError, ValueError):
@@ -27,6 +37,9 @@ class PositionError(ExplorerError, ValueError):
 
 class GameFileError(ExplorerError, ValueError):
     """A graph file is missing, unreadable or malformed."""
+
+
+# -- graphs and solving -------------------------------------------------------------------------
 
 
 class CyclicGraphError(ExplorerError, ValueError):
@@ -43,3 +56,37 @@ class GraphTooLargeError(ExplorerError, OverflowError):
     def __init__(self, message: str, limit: int = 0) -> None:
         super().__init__(message)
         self.limit = limit
+
+
+class EditError(ExplorerError, ValueError):
+    """An edit names a state or move that is not there, or adds one that already is."""
+
+
+# -- storage ------------------------------------------------------------------------------------
+
+
+class DatabaseError(ExplorerError, RuntimeError):
+    """A database cannot be opened or used: unreachable, unwritable, not a database, too new."""
+
+
+class DatabaseURLError(ExplorerError, ValueError):
+    """A database URL is malformed or names a database explorer cannot store games in."""
+
+
+class SchemaTooNewError(DatabaseError):
+    """The database was written by a newer explorer whose schema this code does not know."""
+
+
+class NotStoredError(_Message, ExplorerError, LookupError):
+    """A query names a game or a position that the database does not hold."""
+
+
+# -- files written ------------------------------------------------------------------------------
+
+
+class ExportError(ExplorerError, ValueError):
+    """An export was asked in an unknown format or to a file that cannot be written."""
+
+
+class OutputFileError(ExplorerError, ValueError):
+    """An output file has the wrong suffix or cannot be written."""

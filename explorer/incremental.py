@@ -13,15 +13,11 @@ from typing import Protocol
 
 import networkx as nx
 
-from explorer.errors import CyclicGraphError, ExplorerError
+from explorer.errors import CyclicGraphError, EditError
 from explorer.solver import grundy_values, mex, remoteness, reverse_topological_order
 
 State = Hashable
 Edge = tuple[State, State]
-
-
-class EditError(ExplorerError, ValueError):
-    """An edit names a state or move that is not there, or adds one that already is."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ import sqlalchemy as sa
 from click.testing import CliRunner
 
 from explorer.cli import main
-from explorer.storage.database import resolve_url
+from explorer.storage.engine import resolve_url
 
 
 def run(*args: str) -> tuple[int, str, str]:

@@ -181,7 +181,7 @@ def test_python_dash_m_runs_the_cli():
 
 def test_export_limit_is_the_storage_guard():
     from explorer.cli.storage import EXPORT_LIMIT
-    from explorer.storage.queries import MAX_GRAPH_STATES
+    from explorer.storage.database import MAX_GRAPH_STATES
 
     assert EXPORT_LIMIT == MAX_GRAPH_STATES
 

@@ -22,7 +22,6 @@ from explorer.errors import CyclicGraphError
 from explorer.games.dag import DagGame
 from explorer.incremental import Edit, EditError, StateValue
 from explorer.storage import Database, NotStoredError, open_database
-from explorer.storage.edits import edit_game, import_graph, solve_stored
 from tests.conftest import REPO
 from tests.test_incremental import from_scratch, random_dags, random_edit
 
@@ -119,7 +118,7 @@ def assert_solved(db: Database, spec: str, expected_graph: nx.DiGraph) -> dict[s
 def test_random_edits_to_a_stored_dag_match_a_solve_from_scratch(
     database: Database, files: Path, data: st.DataObject, graph: nx.DiGraph
 ) -> None:
-    report = import_graph(database.engine, str(write_graph(files, graph)))
+    report = database.import_graph(str(write_graph(files, graph)))
     spec = report.game
     mirror = graph.copy()
     assert_solved(database, spec, mirror)
@@ -135,12 +134,12 @@ def test_random_edits_to_a_stored_dag_match_a_solve_from_scratch(
         before = stored(database, spec)
         if not nx.is_directed_acyclic_graph(trial):
             with pytest.raises(CyclicGraphError):
-                edit_game(database.engine, spec, edit)
+                database.edit(spec, edit)
             after = stored(database, spec)
             assert sorted(after[0].edges) == sorted(before[0].edges)
             assert after[1] == before[1]
             continue
-        result = edit_game(database.engine, spec, edit)
+        result = database.edit(spec, edit)
         mirror = trial
         rows = assert_solved(database, spec, mirror)
         # provenance: exactly the changed values point to this edit's build row
@@ -169,9 +168,9 @@ def test_an_edit_whose_effect_dies_out_one_level_up_re_examines_three_states(
             ("r1", "p1"), ("r2", "p2"), ("top", "r1"), ("top", "r2"),
         ]
     )  # fmt: skip
-    imported = import_graph(database.engine, str(write_graph(files, graph)))
+    imported = database.import_graph(str(write_graph(files, graph)))
     before = stored(database, imported.game)[1]
-    report = edit_game(database.engine, imported.game, Edit(add_edges=(("x", "t"),)))
+    report = database.edit(imported.game, Edit(add_edges=(("x", "t"),)))
     assert (report.reexamined, report.changed) == (3, 1)
     assert [(v.position, v.old_grundy, v.grundy) for v in report.values] == [("x", 0, 1)]
     graph.add_edge("x", "t")
@@ -187,8 +186,8 @@ def test_a_change_travelling_up_a_chain_is_followed_to_the_top(
     database: Database, files: Path
 ) -> None:
     graph = nx.DiGraph([(f"c{i + 1}", f"c{i}") for i in range(6)])
-    imported = import_graph(database.engine, str(write_graph(files, graph)))
-    report = edit_game(database.engine, imported.game, Edit(remove_edges=(("c1", "c0"),)))
+    imported = database.import_graph(str(write_graph(files, graph)))
+    report = database.edit(imported.game, Edit(remove_edges=(("c1", "c0"),)))
     assert (report.reexamined, report.changed) == (6, 6)
     graph.remove_edge("c1", "c0")
     assert_solved(database, imported.game, graph)
@@ -202,16 +201,16 @@ def test_re_importing_a_changed_file_applies_only_the_difference(
 ) -> None:
     graph = nx.DiGraph([("a", "b"), ("b", "c"), ("d", "c"), ("e", "d")])
     path = write_graph(files, graph)
-    first = import_graph(database.engine, str(path))
+    first = database.import_graph(str(path))
     assert first.kind == "import" and (first.states, first.edges) == (5, 4)
-    unchanged = import_graph(database.engine, str(path))
+    unchanged = database.import_graph(str(path))
     assert unchanged.kind == "reimport" and unchanged.build_id is None
     assert unchanged.reexamined == 0
     count = len(builds(database))
     # drop the move d -> c and the state e, add f -> d and a -> c
     changed = nx.DiGraph([("a", "b"), ("b", "c"), ("f", "d"), ("a", "c")])
     path.write_text(json.dumps({"vertices": list(changed), "edges": list(changed.edges)}))
-    report = import_graph(database.engine, str(path))
+    report = database.import_graph(str(path))
     assert report.kind == "reimport"
     assert (report.states_added, report.states_removed) == (1, 1)
     assert (report.edges_added, report.edges_removed) == (2, 1)  # e -> d goes with e
@@ -234,11 +233,11 @@ def test_re_importing_a_changed_file_applies_only_the_difference(
 def test_a_full_re_solve_agrees_after_edits(database: Database, files: Path) -> None:
     graph = nx.gn_graph(60, seed=3)  # a random DAG (edges point to older nodes)
     graph = nx.relabel_nodes(graph, {n: f"s{n}" for n in graph})
-    imported = import_graph(database.engine, str(write_graph(files, graph)))
-    edit_game(database.engine, imported.game, Edit(add_edges=(("s10", "s50"),)))
+    imported = database.import_graph(str(write_graph(files, graph)))
+    database.edit(imported.game, Edit(add_edges=(("s10", "s50"),)))
     graph.add_edge("s10", "s50")
     values = {k: v[:3] for k, v in assert_solved(database, imported.game, graph).items()}
-    assert solve_stored(database.engine, imported.game) == 60
+    assert database.solve(imported.game) == 60
     rows = assert_solved(database, imported.game, graph)
     assert {k: v[:3] for k, v in rows.items()} == values
 
@@ -251,7 +250,7 @@ def test_a_game_defined_by_rules_cannot_be_edited(database: Database) -> None:
     database.build(spec, "6")
     graph, before = stored(database, spec)
     with pytest.raises(EditError) as refused:
-        edit_game(database.engine, spec, Edit(remove_edges=(("2", "0"),)))
+        database.edit(spec, Edit(remove_edges=(("2", "0"),)))
     assert str(refused.value) == (
         "game 'subtraction:1,2' is defined by rules, so its stored graph cannot be edited "
         "(edit a graph imported from a file: explorer import FILE)"
@@ -265,7 +264,7 @@ def test_a_state_a_stopped_build_left_unsolved_cannot_be_edited(database: Databa
     spec = f"dag:{REPO / 'data' / 'subtraction-123-n10.edges'}"
     database.build(spec, "10", max_states=3)
     with pytest.raises(EditError) as refused:
-        edit_game(database.engine, spec, Edit(remove_states=("10",)))
+        database.edit(spec, Edit(remove_states=("10",)))
     assert str(refused.value) == (
         "state '10' has no value yet (a build of the game stopped early): finish "
         "building it before editing"
@@ -274,7 +273,7 @@ def test_a_state_a_stopped_build_left_unsolved_cannot_be_edited(database: Databa
 
 def test_an_edit_of_a_game_not_stored(database: Database) -> None:
     with pytest.raises(NotStoredError) as refused:
-        edit_game(database.engine, "chomp", Edit(add_states=("x",)))
+        database.edit("chomp", Edit(add_states=("x",)))
     assert str(refused.value) == "game 'chomp' is not stored (import or build it first)"
 
 
@@ -439,5 +438,5 @@ def test_the_game_file_read_once_is_what_gets_stored(tmp_path: Path) -> None:
     game = DagGame(str(path))
     path.write_text("a -> b\nb -> c\n")  # changed after reading: the game read is imported
     with open_database("sqlite://") as db:
-        report = import_graph(db.engine, game)
+        report = db.import_graph(game)
         assert (report.states, report.edges) == (2, 1)

@@ -23,7 +23,7 @@ from storage_support import dump, run, run_json
 from explorer.games import load_game
 from explorer.storage import NotStoredError, expansion, open_database
 from explorer.storage.bulk import read_int_columns, writer_for
-from explorer.storage.database import ENV_VAR
+from explorer.storage.engine import ENV_VAR
 from explorer.storage.expansion import HeapIndex
 
 Moves = Callable[[Hashable], Iterable[Hashable]]

@@ -13,7 +13,7 @@ from alembic.script import ScriptDirectory
 from storage_support import dump, run, run_json
 
 from explorer.storage import SchemaTooNewError, open_database
-from explorer.storage.database import alembic_config, head_revision, migrations_path, resolve_url
+from explorer.storage.engine import alembic_config, head_revision, migrations_path, resolve_url
 from explorer.storage.models import Base
 
 pytest_plugins = ["storage_fixtures"]  # db_url, other_db_url, pg_url

@@ -16,7 +16,7 @@ from explorer.incremental import Edit
 from explorer.variants import compare_positions, compare_range
 
 if TYPE_CHECKING:  # the database layer is imported by the commands that use it
-    from explorer.storage.edits import EditReport
+    from explorer.storage import EditReport
 
 #: Changed values listed by ``explorer import`` and ``explorer edit`` (``--json`` has all).
 SHOWN_CHANGES = 20
@@ -145,11 +145,10 @@ def import_command(file: str, url: str | None, as_json: bool) -> None:
       explorer import my_game.csv --db games.db --json
     """
     from explorer.storage import open_database
-    from explorer.storage.edits import import_graph
 
     game = DagGame(file)
     with open_database(url) as database:
-        report = import_graph(database.engine, game)
+        report = database.import_graph(game)
     if as_json:
         print_json(report.to_dict())
         return
@@ -214,10 +213,9 @@ def edit_command(
         remove_edges=tuple(remove_edges),
     )
     from explorer.storage import open_database
-    from explorer.storage.edits import edit_game
 
     with open_database(url) as database:
-        report = edit_game(database.engine, spec, edit)
+        report = database.edit(spec, edit)
     if as_json:
         print_json(report.to_dict())
         return

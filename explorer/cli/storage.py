@@ -382,28 +382,16 @@ def export_command(
     from explorer.storage import open_database
 
     with open_database(url, create=False) as database:
-        if around is None:
-            graph = database.subgraph(spec, limit)
-            stored = database.stats(spec)["states"]
-        else:
-            graph = database.neighbourhood(
-                spec,
-                around,
-                depth,
-                direction,  # type: ignore[arg-type]
-                max_states=limit,
-            )
-            stored = graph.number_of_nodes()
-    from explorer.storage.export import export_graph
-
-    written = export_graph(graph, output, fmt)
-    result = {
-        "game": graph.graph["game"],
-        "states": graph.number_of_nodes(),
-        "edges": graph.number_of_edges(),
-        "stored_states": stored,
-        "files": [str(p) for p in written],
-    }
+        result = database.export(
+            spec,
+            output,
+            fmt,
+            around=around,
+            depth=depth,
+            direction=direction,  # type: ignore[arg-type]
+            limit=limit,
+        )
+    stored = result["stored_states"]
     if as_json:
         print_json(result)
         return

@@ -24,8 +24,7 @@ from sqlalchemy.engine import Engine
 
 from explorer import __version__
 from explorer.games import load_game
-from explorer.games.base import Game as GameRules
-from explorer.games.base import Position
+from explorer.games.base import Game, Position
 from explorer.storage.bulk import (
     STREAM,
     EdgePayload,
@@ -37,7 +36,13 @@ from explorer.storage.bulk import (
     writer_for,
 )
 from explorer.storage.expansion import PositionIndex, position_index, ranges
-from explorer.storage.models import Build, Game, insert_build, utc_now
+from explorer.storage.records import (
+    BuildCounts,
+    insert_build,
+    interrupt_running,
+    stored_game,
+    update_build,
+)
 
 #: States expanded per transaction: large enough for bulk rates, small enough to lose little.
 BATCH_STATES = 50_000
@@ -152,7 +157,7 @@ class _Batch:
     edges: EdgePayload
     runs: list[tuple[int, int]]
     value_rows: list[ValueRow]
-    counts: dict[str, int]
+    counts: BuildCounts
     progress: BuildProgress
 
 
@@ -221,7 +226,7 @@ class GraphBuilder:
     def __init__(
         self,
         engine: Engine,
-        game: GameRules,
+        game: Game,
         root: Position,
         *,
         max_states: int | None = None,
@@ -277,27 +282,9 @@ class GraphBuilder:
     # -- setup ----------------------------------------------------------------------------
     def _start(self) -> None:
         """Record the game and the build; mark builds killed earlier as interrupted."""
-        game = self.game
         with self.engine.begin() as conn:
-            game_id = conn.scalar(sa.select(Game.id).where(Game.spec == game.spec))
-            if game_id is None:
-                parameters = game.spec if game.family == "sum" else game.spec.partition(":")[2]
-                game_id = conn.scalar(
-                    sa.insert(Game)
-                    .values(
-                        spec=game.spec,
-                        family=game.family,
-                        parameters=parameters or None,
-                        created_at=utc_now(),
-                    )
-                    .returning(Game.id)
-                )
-            assert game_id is not None
-            conn.execute(
-                sa.update(Build)
-                .where(Build.game_id == game_id, Build.status == "running")
-                .values(status="interrupted")
-            )
+            game_id = stored_game(conn, self.game)
+            interrupt_running(conn, game_id)
             self.build_id = insert_build(
                 conn,
                 game_id=game_id,
@@ -306,7 +293,7 @@ class GraphBuilder:
                 max_states=self.max_states,
                 method=f"mex over stored successors (explorer {__version__})",
             )
-        self.game_id = int(game_id)
+        self.game_id = game_id
 
     def _stored_root(self) -> tuple[int | None, bool]:
         """The root's id if it is stored, and whether it has a value."""
@@ -467,14 +454,14 @@ class GraphBuilder:
 
         return joined(expanded), joined(src), joined(dst), stopped
 
-    def _counts(self) -> dict[str, int]:
+    def _counts(self) -> BuildCounts:
         """The build row's counters as they stand now."""
-        return {
-            "states_new": self.states_new,
-            "states_reused": self.states_reused,
-            "edges_new": self.edges_new,
-            "values_computed": self.values_computed,
-        }
+        return BuildCounts(
+            states_new=self.states_new,
+            states_reused=self.states_reused,
+            edges_new=self.edges_new,
+            values_computed=self.values_computed,
+        )
 
     def _rows(
         self,
@@ -495,19 +482,22 @@ class GraphBuilder:
         g = grundy[new]
         unsolved = g == UNKNOWN
         new_rows: list[StateRow] = list(
-            zip(
-                repeat(game_id),
-                range(first_id, self.next_id),
-                self.states.keys(range(first_id, self.next_id)),
-                self.depth.data[new].tolist(),
-                (self.expanded.data[new] | ~unsolved).tolist(),
-                _with_nulls(g, unsolved),
-                _with_nulls(np.where(g == 0, "P", "N"), unsolved),
-                _with_nulls(remote[new], unsolved),
-                _with_nulls(height[new], unsolved),
-                repeat(build),
-                _with_nulls(np.full(len(g), build, dtype=np.int64), unsolved),
-                strict=False,
+            map(
+                StateRow._make,
+                zip(
+                    repeat(game_id),
+                    range(first_id, self.next_id),
+                    self.states.keys(range(first_id, self.next_id)),
+                    self.depth.data[new].tolist(),
+                    (self.expanded.data[new] | ~unsolved).tolist(),
+                    _with_nulls(g, unsolved),
+                    _with_nulls(np.where(g == 0, "P", "N"), unsolved),
+                    _with_nulls(remote[new], unsolved),
+                    _with_nulls(height[new], unsolved),
+                    repeat(build),
+                    _with_nulls(np.full(len(g), build, dtype=np.int64), unsolved),
+                    strict=False,
+                ),
             )
         )
         # in id order: SQLite updates rows in key order three times faster than at random
@@ -549,7 +539,7 @@ class GraphBuilder:
             writer.write_edges(self.game_id, batch.edges)
             writer.mark_expanded(self.game_id, batch.runs)
             writer.update_values(batch.value_rows)
-            self._record(conn, "running", batch.counts)
+            update_build(conn, self.build_id, "running", batch.counts)
 
     def _committed(self, pending: tuple[Future[None], _Batch]) -> None:
         """Wait for a batch's commit (its error is raised here), then report progress."""
@@ -557,13 +547,6 @@ class GraphBuilder:
         future.result()
         if self.progress is not None:
             self.progress(replace(batch.progress, seconds=time.perf_counter() - self.started))
-
-    def _record(self, conn: sa.Connection, status: str, counts: dict[str, int]) -> None:
-        conn.execute(
-            sa.update(Build)
-            .where(Build.id == self.build_id)
-            .values(status=status, finished_at=None if status == "running" else utc_now(), **counts)
-        )
 
     @property
     def states_new(self) -> int:
@@ -641,7 +624,7 @@ class GraphBuilder:
                 self._committed(committing)
         status = "stopped" if self.frontier else "complete"
         with self.engine.begin() as conn:
-            self._record(conn, status, self._counts())
+            update_build(conn, self.build_id, status, self._counts())
         g = int(self.grundy.data[root])
         return BuildReport(
             game=self.game.spec,
@@ -673,7 +656,7 @@ def build_position(
     """Build the game graph of a position into a database, reusing whatever is stored.
 
     `explorer.storage.Database.build` is the usual entry point; this one takes an engine made
-    by `explorer.storage.database.create_engine`.
+    by `explorer.storage.engine.create_engine`.
 
     Parameters
     ----------
@@ -694,7 +677,7 @@ def build_position(
 
     Examples
     --------
-    >>> from explorer.storage.database import create_engine
+    >>> from explorer.storage.engine import create_engine
     >>> engine = create_engine("sqlite://")
     >>> report = build_position(engine, "subtraction:1,2", "4,4")
     >>> report.status, report.states_new, report.grundy

@@ -10,26 +10,10 @@ import json
 import sqlite3
 from collections.abc import Iterator, Sequence
 from itertools import chain, repeat
+from typing import NamedTuple
 
 import numpy as np
 import sqlalchemy as sa
-
-#: Columns of a new state row, in the order the writers take them.
-STATE_COLUMNS = (
-    "game_id",
-    "id",
-    "key",
-    "depth",
-    "expanded",
-    "grundy",
-    "outcome",
-    "remoteness",
-    "height",
-    "build_id",
-    "value_build_id",
-)
-#: Columns of a value update row: the new values, then the state's key.
-VALUE_COLUMNS = ("grundy", "outcome", "remoteness", "height", "value_build_id", "game_id", "id")
 
 #: State ids below this are packed two to an integer when edges are written to SQLite.
 PACKED = 2**31
@@ -41,10 +25,40 @@ MAX_PARAMETERS = 32_766
 #: Per-statement options that stream a large result in partitions on every dialect.
 STREAM = {"yield_per": 100_000}
 
-#: A new state row, in `STATE_COLUMNS` order.
-StateRow = tuple[object, ...]
-#: A value update row, in `VALUE_COLUMNS` order.
-ValueRow = tuple[object, ...]
+
+class StateRow(NamedTuple):
+    """A new state row, in the order the writers take its columns."""
+
+    game_id: int
+    id: int
+    key: str
+    depth: int
+    expanded: bool
+    grundy: int | None
+    outcome: str | None
+    remoteness: int | None
+    height: int | None
+    build_id: int
+    value_build_id: int | None
+
+
+class ValueRow(NamedTuple):
+    """A value update row: the new values, then the state's key."""
+
+    grundy: int
+    outcome: str
+    remoteness: int
+    height: int
+    value_build_id: int
+    game_id: int
+    id: int
+
+
+#: Columns of a new state row, in the order the writers take them.
+STATE_COLUMNS = StateRow._fields
+#: Columns of a value update row.
+VALUE_COLUMNS = ValueRow._fields
+
 #: Edges ready for a writer: (src, dst) pairs, or on SQLite one JSON text of packed pairs.
 EdgePayload = str | list[tuple[int, int]]
 
@@ -64,19 +78,22 @@ def value_rows(
     --------
     >>> value_rows(np.array([1]), np.array([2, 0]), np.array([1, 0]), np.array([1, 0]),
     ...            build_id=7, game_id=3)
-    [(0, 'P', 0, 0, 7, 3, 1)]
+    [ValueRow(grundy=0, outcome='P', remoteness=0, height=0, value_build_id=7, game_id=3, id=1)]
     """
     g = grundy[ids]
     return list(
-        zip(
-            g.tolist(),
-            np.where(g == 0, "P", "N").tolist(),
-            remoteness[ids].tolist(),
-            height[ids].tolist(),
-            repeat(build_id),
-            repeat(game_id),
-            ids.tolist(),
-            strict=False,
+        map(
+            ValueRow._make,
+            zip(
+                g.tolist(),
+                np.where(g == 0, "P", "N").tolist(),
+                remoteness[ids].tolist(),
+                height[ids].tolist(),
+                repeat(build_id),
+                repeat(game_id),
+                ids.tolist(),
+                strict=False,
+            ),
         )
     )
 

@@ -1,289 +1,623 @@
-"""Opening a database: URL resolution, engine and pragmas, schema checks and automatic upgrade.
+"""`Database`, the one way into a stored database: build, import, edit, re-solve and export
+games, and read them back (a position's value and moves, filtered and paginated listings,
+statistics, NetworkX subgraphs fetched with recursive SQL).
 
-A database is a SQLite file (the default ``./explorer.db``, or ``$EXPLORER_DB``) or a PostgreSQL
-server. Opening applies the Alembic migrations it lacks and refuses a schema newer than the code.
+Reads return plain data (dicts and lists) or `networkx.DiGraph` objects; writes return reports.
 """
 
 from __future__ import annotations
 
-import os
-import sqlite3
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
+import networkx as nx
 import sqlalchemy as sa
-from alembic import command
-from alembic.config import Config
-from alembic.script import ScriptDirectory
-from sqlalchemy import event
-from sqlalchemy.engine import URL, Engine, make_url
-from sqlalchemy.pool import StaticPool
+from sqlalchemy.engine import Engine
 
-from explorer.errors import ExplorerError
+from explorer.errors import DatabaseError, ExplorerError, GraphTooLargeError, NotStoredError
+from explorer.games import load_game
+from explorer.storage.building import BATCH_STATES, BuildProgress, BuildReport, build_position
+from explorer.storage.edits import EditReport, edit_game, import_graph, solve_stored
+from explorer.storage.engine import create_engine, reason
+from explorer.storage.export import export_graph
+from explorer.storage.records import canonical_spec, find_game
 
-#: The database used when neither ``--db`` nor the environment variable names one.
-DEFAULT_PATH = "explorer.db"
-#: The environment variable naming the default database (a file path or a URL).
-ENV_VAR = "EXPLORER_DB"
+if TYPE_CHECKING:
+    from explorer.games.dag import DagGame
+    from explorer.incremental import Edit
 
-SQLITE_MAGIC = b"SQLite format 3\x00"
+Direction = Literal["out", "in", "both"]
 
-#: Per-connection SQLite settings: safe with WAL, and fast for bulk writes.
-SQLITE_PRAGMAS = (
-    "foreign_keys = ON",
-    "synchronous = NORMAL",
-    "busy_timeout = 10000",
-    "cache_size = -262144",  # 256 MiB: keeps the key and edge indexes of big builds in memory
-    "temp_store = MEMORY",
-)
+#: Largest graph `neighbourhood` and `subgraph` put in memory unless told otherwise.
+MAX_GRAPH_STATES = 200_000
+
+_STATE_FIELDS = "s.id, s.key, s.grundy, s.outcome, s.remoteness, s.depth, s.height, s.expanded"
 
 
-class DatabaseError(ExplorerError, RuntimeError):
-    """A database cannot be opened or used: unreachable, unwritable, not a database, too new."""
+def _state_dict(row: Any) -> dict[str, object]:
+    return {
+        "position": row.key,
+        "grundy": row.grundy,
+        "outcome": row.outcome,
+        "remoteness": row.remoteness,
+        "depth": row.depth,
+        "height": row.height,
+        "expanded": bool(row.expanded),
+    }
 
 
-class DatabaseURLError(ExplorerError, ValueError):
-    """A database URL is malformed or names a database explorer cannot store games in."""
+class Database:
+    """An open explorer database. Use `open_database` to get one; `close` it when done.
+
+    Examples
+    --------
+    >>> db = open_database("sqlite://")  # in memory
+    >>> db.build("nim", "1,2").states_new
+    5
+    >>> db.state("nim", "2,1")["grundy"]
+    3
+    >>> sorted(db.neighbourhood("nim", "1,2", depth=1))
+    ['1', '1,1', '1,2', '2']
+    >>> db.close()
+    """
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.url = engine.url.render_as_string(hide_password=True)
+
+    def close(self) -> None:
+        """Release every connection."""
+        self.engine.dispose()
+
+    def __enter__(self) -> Database:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"open_database({self.url!r})"
+
+    # -- names --------------------------------------------------------------------------
+    def _shown_url(self) -> str:
+        if self.engine.dialect.name == "sqlite":
+            return self.engine.url.database or ":memory:"
+        return self.url
+
+    def _position(self, spec: str, position: str) -> tuple[str, str, str | None]:
+        """The stored spelling of a spec and a position, and why the position did not parse.
+
+        A position the rules refuse may still be stored: an edit adds states to a DAG game
+        that its file does not list. Such a position is looked up as typed, and the reason is
+        kept for the error if it is not stored either.
+        """
+        try:
+            game = load_game(spec)
+        except ExplorerError:
+            return spec.strip(), position, None
+        try:
+            return game.spec, game.format(game.parse(position)), None
+        except ExplorerError as error:
+            return game.spec, position, str(error)
+
+    def _game_id(self, conn: sa.Connection, spec: str) -> int:
+        game_id = find_game(conn, spec)
+        if game_id is None:
+            raise NotStoredError(
+                f"game {spec!r} is not stored in {self._shown_url()!r} "
+                f"(build a position first: explorer build {spec!r} POSITION)"
+            )
+        return game_id
+
+    def _state_row(
+        self, conn: sa.Connection, game_id: int, spec: str, key: str, problem: str | None = None
+    ) -> Any:
+        row = conn.execute(
+            sa.text(f"SELECT {_STATE_FIELDS} FROM states AS s WHERE game_id = :g AND key = :k"),
+            {"g": game_id, "k": key},
+        ).one_or_none()
+        if row is None and problem is not None:
+            raise NotStoredError(
+                f"position {key!r} of {spec} is not stored in {self._shown_url()!r}: {problem}"
+            )
+        if row is None:
+            raise NotStoredError(
+                f"position {key!r} of {spec} is not stored in {self._shown_url()!r} "
+                f"(build it first: explorer build {spec!r} {key!r})"
+            )
+        return row
+
+    # -- building -----------------------------------------------------------------------
+    def build(
+        self,
+        spec: str,
+        position: str,
+        *,
+        max_states: int | None = None,
+        batch_states: int = BATCH_STATES,
+        progress: Callable[[BuildProgress], None] | None = None,
+    ) -> BuildReport:
+        """Build the game graph of a position into this database (see `build_position`).
+
+        Stored states and values are reused; a build stopped by `max_states` (or killed)
+        continues where it stopped when run again.
+
+        Raises
+        ------
+        DatabaseError
+            When the database refuses the writes (read-only, full, locked, or another build
+            of the same game writing at the same time); what was committed stays consistent.
+        """
+        try:
+            return build_position(
+                self.engine,
+                spec,
+                position,
+                max_states=max_states,
+                batch_states=batch_states,
+                progress=progress,
+            )
+        except sa.exc.IntegrityError:
+            raise DatabaseError(
+                f"another build of {spec!r} wrote to {self._shown_url()!r} at the same time; "
+                "run one build of a game at a time, then run this one again to finish"
+            ) from None
+        except sa.exc.OperationalError as error:
+            raise DatabaseError(
+                f"cannot write to database {self._shown_url()!r}: {reason(error)}"
+            ) from None
+
+    # -- imports, edits, re-solves --------------------------------------------------------
+    def import_graph(self, source: str | DagGame) -> EditReport:
+        """Store a graph file as the game ``dag:PATH``, solved; if it is stored already, apply
+        only the difference and re-solve what it changes (see `explorer.storage.edits`).
+
+        Examples
+        --------
+        >>> db = open_database("sqlite://")
+        >>> report = db.import_graph("data/note003.json")
+        >>> report.kind, db.state(report.game, "b")["grundy"]
+        ('import', 2)
+        >>> db.close()
+        """
+        return import_graph(self.engine, source)
+
+    def edit(self, spec: str, edit: Edit) -> EditReport:
+        """Add and remove states and moves of a stored DAG game, re-solving only what changes.
+
+        Raises
+        ------
+        NotStoredError
+            When the game is not stored.
+        EditError, CyclicGraphError
+            When the edit is refused; nothing is written.
+
+        Examples
+        --------
+        >>> from explorer.incremental import Edit
+        >>> db = open_database("sqlite://")
+        >>> game = db.import_graph("data/note003.json").game
+        >>> report = db.edit(game, Edit(remove_edges=(("b", "a"),)))
+        >>> report.reexamined, report.changed, db.state(game, "b")["grundy"]
+        (1, 1, 1)
+        >>> db.close()
+        """
+        return edit_game(self.engine, spec, edit)
+
+    def solve(self, spec: str) -> int:
+        """Re-solve every stored state of a game from its stored edges; returns how many.
+
+        Examples
+        --------
+        >>> db = open_database("sqlite://")
+        >>> _ = db.build("nim", "2,2")
+        >>> db.solve("nim"), db.state("nim", "2,2")["grundy"]
+        (6, 0)
+        >>> db.close()
+        """
+        return solve_stored(self.engine, spec)
+
+    # -- export ---------------------------------------------------------------------------
+    def export(
+        self,
+        spec: str,
+        path: str | Path,
+        fmt: str | None = None,
+        *,
+        around: str | None = None,
+        depth: int = 2,
+        direction: Direction = "out",
+        limit: int = MAX_GRAPH_STATES,
+    ) -> dict[str, Any]:
+        """Write a stored game graph, or the neighbourhood of the position `around`, to files.
+
+        Formats are those of `explorer.storage.export.export_graph` (GraphML, GEXF, JSON,
+        CSV). Returns ``{"game", "states", "edges", "stored_states", "files"}``: the states
+        and edges written, the states stored (more than written when `limit` cut the graph),
+        and the files written.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> db = open_database("sqlite://")
+        >>> _ = db.build("nim", "1,2")
+        >>> with tempfile.TemporaryDirectory() as tmp:
+        ...     db.export("nim", Path(tmp) / "nim.graphml")["states"]
+        5
+        >>> db.close()
+        """
+        if around is None:
+            graph = self.subgraph(spec, limit)
+            stored = self.stats(spec)["states"]
+        else:
+            graph = self.neighbourhood(spec, around, depth, direction, max_states=limit)
+            stored = graph.number_of_nodes()
+        written = export_graph(graph, path, fmt)
+        return {
+            "game": graph.graph["game"],
+            "states": graph.number_of_nodes(),
+            "edges": graph.number_of_edges(),
+            "stored_states": stored,
+            "files": [str(p) for p in written],
+        }
+
+    # -- single positions ---------------------------------------------------------------
+    def state(self, spec: str, position: str, *, moves: int = 100) -> dict[str, object]:
+        """A stored position: its values, its first `moves` moves, and how many there are.
+
+        Raises
+        ------
+        NotStoredError
+            When the game or the position is not stored.
+        """
+        spec, key, problem = self._position(spec, position)
+        with self.engine.connect() as conn:
+            game_id = self._game_id(conn, spec)
+            row = self._state_row(conn, game_id, spec, key, problem)
+            result = {"game": spec, **_state_dict(row)}
+            successors = self._linked(conn, game_id, row.id, "out", moves, 0)
+            result["moves"] = successors["total"]
+            result["successors"] = successors["states"]
+            result["winning_moves"] = [
+                s["position"] for s in successors["states"] if s["outcome"] == "P"
+            ]
+            result["predecessors"] = conn.execute(
+                sa.text("SELECT COUNT(*) FROM edges WHERE game_id = :g AND dst = :s"),
+                {"g": game_id, "s": row.id},
+            ).scalar_one()
+        return result
+
+    def _linked(
+        self,
+        conn: sa.Connection,
+        game_id: int,
+        state: int,
+        direction: Literal["out", "in"],
+        limit: int,
+        offset: int,
+    ) -> dict[str, Any]:
+        near, far = ("src", "dst") if direction == "out" else ("dst", "src")
+        total = conn.execute(
+            sa.text(f"SELECT COUNT(*) FROM edges WHERE game_id = :g AND {near} = :s"),
+            {"g": game_id, "s": state},
+        ).scalar_one()
+        rows = conn.execute(
+            sa.text(
+                f"SELECT {_STATE_FIELDS} FROM edges AS e JOIN states AS s "
+                f"ON s.game_id = e.game_id AND s.id = e.{far} "
+                f"WHERE e.game_id = :g AND e.{near} = :s ORDER BY s.id LIMIT :n OFFSET :o"
+            ),
+            {"g": game_id, "s": state, "n": limit, "o": offset},
+        )
+        return {"total": total, "states": [_state_dict(r) for r in rows]}
+
+    def successors(
+        self, spec: str, position: str, *, limit: int = 20, offset: int = 0
+    ) -> dict[str, Any]:
+        """One page of the stored moves from a position: ``{"total", "states", ...}``."""
+        return self._neighbours(spec, position, "out", limit, offset)
+
+    def predecessors(
+        self, spec: str, position: str, *, limit: int = 20, offset: int = 0
+    ) -> dict[str, Any]:
+        """One page of the stored positions with a move to this one."""
+        return self._neighbours(spec, position, "in", limit, offset)
+
+    def _neighbours(
+        self, spec: str, position: str, direction: Literal["out", "in"], limit: int, offset: int
+    ) -> dict[str, Any]:
+        spec, key, problem = self._position(spec, position)
+        with self.engine.connect() as conn:
+            game_id = self._game_id(conn, spec)
+            row = self._state_row(conn, game_id, spec, key, problem)
+            page = self._linked(conn, game_id, row.id, direction, limit, offset)
+        return {
+            "game": spec,
+            "position": key,
+            "direction": direction,
+            "offset": offset,
+            "limit": limit,
+            **page,
+        }
+
+    # -- listings -------------------------------------------------------------------------
+    def states(
+        self,
+        spec: str,
+        *,
+        outcome: str | None = None,
+        grundy: int | None = None,
+        depth: int | None = None,
+        limit: int = 20,
+        offset: int = 0,
+    ) -> dict[str, Any]:
+        """One page of a game's stored states, filtered, in discovery order.
+
+        Returns ``{"game", "total", "offset", "limit", "states": [...]}`` where ``total``
+        counts every state matching the filters.
+        """
+        spec = canonical_spec(spec)
+        where = ["game_id = :g"]
+        params: dict[str, object] = {"n": limit, "o": offset}
+        if outcome is not None:
+            where.append("outcome = :outcome")
+            params["outcome"] = outcome.upper()
+        if grundy is not None:
+            where.append("grundy = :grundy")
+            params["grundy"] = grundy
+        if depth is not None:
+            where.append("depth = :depth")
+            params["depth"] = depth
+        condition = " AND ".join(where)
+        with self.engine.connect() as conn:
+            params["g"] = self._game_id(conn, spec)
+            total = conn.execute(
+                sa.text(f"SELECT COUNT(*) FROM states WHERE {condition}"), params
+            ).scalar_one()
+            rows = conn.execute(
+                sa.text(
+                    f"SELECT {_STATE_FIELDS} FROM states AS s WHERE {condition} "
+                    "ORDER BY id LIMIT :n OFFSET :o"
+                ),
+                params,
+            )
+            found = [_state_dict(r) for r in rows]
+        return {"game": spec, "total": total, "offset": offset, "limit": limit, "states": found}
+
+    def games(self) -> list[dict[str, Any]]:
+        """Every stored game with its numbers of states and edges."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                sa.text(
+                    "SELECT g.spec, "
+                    "(SELECT COUNT(*) FROM states AS s WHERE s.game_id = g.id) AS states, "
+                    "(SELECT COUNT(*) FROM edges AS e WHERE e.game_id = g.id) AS edges "
+                    "FROM games AS g ORDER BY g.id"
+                )
+            )
+            return [{"game": r.spec, "states": r.states, "edges": r.edges} for r in rows]
+
+    def stats(self, spec: str) -> dict[str, Any]:
+        """Counts by outcome, Grundy value and depth, extremes, and the build history of a game.
+
+        Examples
+        --------
+        >>> db = open_database("sqlite://")
+        >>> _ = db.build("nim", "1,2")
+        >>> db.stats("nim")["by_outcome"]
+        {'N': 3, 'P': 2}
+        >>> db.close()
+        """
+        spec = canonical_spec(spec)
+        with self.engine.connect() as conn:
+            game_id = self._game_id(conn, spec)
+            params = {"g": game_id}
+            totals = conn.execute(
+                sa.text(
+                    "SELECT COUNT(*) AS states, "
+                    "COALESCE(SUM(CASE WHEN expanded THEN 1 ELSE 0 END), 0) AS expanded, "
+                    "COUNT(grundy) AS solved, MAX(grundy) AS max_grundy, "
+                    "MAX(depth) AS max_depth, MAX(remoteness) AS max_remoteness, "
+                    "MAX(height) AS max_height FROM states WHERE game_id = :g"
+                ),
+                params,
+            ).one()
+            edges = conn.execute(
+                sa.text("SELECT COUNT(*) FROM edges WHERE game_id = :g"), params
+            ).scalar_one()
+
+            def counts(column: str) -> dict[Any, int]:
+                rows = conn.execute(
+                    sa.text(
+                        f"SELECT {column}, COUNT(*) FROM states WHERE game_id = :g "
+                        f"AND {column} IS NOT NULL GROUP BY {column} ORDER BY {column}"
+                    ),
+                    params,
+                )
+                return {value: n for value, n in rows}
+
+            by_outcome, by_grundy, by_depth = counts("outcome"), counts("grundy"), counts("depth")
+            builds = [
+                {
+                    "id": r.id,
+                    "kind": r.kind,
+                    "position": r.root,
+                    "status": r.status,
+                    "started_at": str(r.started_at),
+                    "finished_at": None if r.finished_at is None else str(r.finished_at),
+                    "states_new": r.states_new,
+                    "states_reused": r.states_reused,
+                    "edges_new": r.edges_new,
+                    "values_computed": r.values_computed,
+                }
+                for r in conn.execute(
+                    sa.text("SELECT * FROM builds WHERE game_id = :g ORDER BY id"), params
+                )
+            ]
+        return {
+            "game": spec,
+            "states": totals.states,
+            "edges": edges,
+            "expanded": int(totals.expanded),
+            "solved": totals.solved,
+            "unsolved": totals.states - totals.solved,
+            "by_outcome": by_outcome,
+            "by_grundy": by_grundy,
+            "by_depth": by_depth,
+            "max_grundy": totals.max_grundy,
+            "max_depth": totals.max_depth,
+            "max_remoteness": totals.max_remoteness,
+            "max_height": totals.max_height,
+            "builds": builds,
+        }
+
+    # -- NetworkX subgraphs ---------------------------------------------------------------
+    def neighbourhood(
+        self,
+        spec: str,
+        position: str,
+        depth: int,
+        direction: Direction = "out",
+        *,
+        max_states: int = MAX_GRAPH_STATES,
+    ) -> nx.DiGraph:
+        """The states within `depth` moves of a position, and the moves among them.
+
+        Fetched by one recursive SQL query, never by loading the whole graph. Nodes are the
+        position texts, with attributes ``grundy``, ``outcome``, ``remoteness``, ``depth``,
+        ``height`` and ``expanded``; graph attributes ``game`` and ``root``.
+
+        Parameters
+        ----------
+        direction : {"out", "in", "both"}
+            Follow moves forwards (successors), backwards (predecessors), or both ways.
+
+        Raises
+        ------
+        NotStoredError
+            When the game or position is not stored.
+        GraphTooLargeError
+            When the neighbourhood has more than `max_states` states.
+        """
+        if direction not in ("out", "in", "both"):
+            raise ValueError(f"direction must be 'out', 'in' or 'both', not {direction!r}")
+        spec, key, problem = self._position(spec, position)
+        follow = {
+            "out": ("e.dst", "e.src = n.id"),
+            "in": ("e.src", "e.dst = n.id"),
+            # one join with OR: PostgreSQL allows a single recursive reference
+            "both": (
+                "CASE WHEN e.src = n.id THEN e.dst ELSE e.src END",
+                "(e.src = n.id OR e.dst = n.id)",
+            ),
+        }
+        other_end, joined = follow[direction]
+        step = (
+            f"SELECT {other_end}, n.dist + 1 FROM near AS n JOIN edges AS e "
+            f"ON e.game_id = :g AND {joined} WHERE n.dist < :depth"
+        )
+        near = (
+            "WITH RECURSIVE near(id, dist) AS (SELECT CAST(:root AS INTEGER), 0 UNION "
+            + step
+            + "), "
+            "ids AS (SELECT id, MIN(dist) AS dist FROM near GROUP BY id) "
+        )
+        with self.engine.connect() as conn:
+            game_id = self._game_id(conn, spec)
+            root = self._state_row(conn, game_id, spec, key, problem)
+            params = {"g": game_id, "root": root.id, "depth": depth, "n": max_states + 1}
+            rows = conn.execute(
+                sa.text(
+                    near + f"SELECT {_STATE_FIELDS} FROM ids JOIN states AS s "
+                    "ON s.game_id = :g AND s.id = ids.id ORDER BY ids.dist, s.id LIMIT :n"
+                ),
+                params,
+            ).all()
+            self._guard(len(rows), max_states, f"the neighbourhood of {key!r}")
+            edges = conn.execute(
+                sa.text(
+                    near + "SELECT e.src, e.dst FROM edges AS e JOIN ids AS a ON a.id = e.src "
+                    "JOIN ids AS b ON b.id = e.dst WHERE e.game_id = :g"
+                ),
+                params,
+            ).all()
+        return self._graph(spec, key, rows, edges)
+
+    def subgraph(self, spec: str, limit: int = MAX_GRAPH_STATES) -> nx.DiGraph:
+        """The first `limit` stored states of a game (in discovery order) and their moves.
+
+        Builds discover states breadth first, so this is the top of the game graph; with a
+        `limit` at least the number of states it is the whole stored graph. Node attributes
+        are those of `neighbourhood`.
+        """
+        spec = canonical_spec(spec)
+        top = "WITH top AS (SELECT id FROM states WHERE game_id = :g ORDER BY id LIMIT :n) "
+        with self.engine.connect() as conn:
+            game_id = self._game_id(conn, spec)
+            params = {"g": game_id, "n": limit}
+            rows = conn.execute(
+                sa.text(
+                    top + f"SELECT {_STATE_FIELDS} FROM top JOIN states AS s "
+                    "ON s.game_id = :g AND s.id = top.id ORDER BY s.id"
+                ),
+                params,
+            ).all()
+            edges = conn.execute(
+                sa.text(
+                    top + "SELECT e.src, e.dst FROM edges AS e JOIN top AS a ON a.id = e.src "
+                    "JOIN top AS b ON b.id = e.dst WHERE e.game_id = :g"
+                ),
+                params,
+            ).all()
+        return self._graph(spec, rows[0].key if rows else None, rows, edges)
+
+    @staticmethod
+    def _guard(found: int, limit: int, what: str) -> None:
+        if found > limit:
+            raise GraphTooLargeError(
+                f"{what} has more than {limit:,} states (ask for fewer moves, or raise the limit)",
+                limit,
+            )
+
+    @staticmethod
+    def _graph(
+        spec: str, root: str | None, rows: Sequence[Any], edges: Sequence[Any]
+    ) -> nx.DiGraph:
+        graph = nx.DiGraph(game=spec, root=root)
+        names = {}
+        for row in rows:
+            names[row.id] = row.key
+            graph.add_node(row.key, **_state_dict(row))
+            del graph.nodes[row.key]["position"]
+        graph.add_edges_from((names[a], names[b]) for a, b in edges)
+        return graph
 
 
-class SchemaTooNewError(DatabaseError):
-    """The database was written by a newer explorer whose schema this code does not know."""
-
-
-class NotStoredError(ExplorerError, LookupError):
-    """A query names a game or a position that the database does not hold."""
-
-    def __str__(self) -> str:  # LookupError would repr() the message
-        return str(self.args[0]) if self.args else ""
-
-
-def resolve_url(url: str | None = None) -> URL:
-    """The SQLAlchemy URL of a database named by a URL, a file path, or nothing.
+def open_database(url: str | None = None, *, create: bool = True) -> Database:
+    """Open (creating or upgrading as needed) the database a URL or file path names.
 
     Parameters
     ----------
     url : str or None
-        ``sqlite:///FILE``, ``postgresql://USER@HOST/DB`` or a plain file path. None means the
-        ``EXPLORER_DB`` environment variable, or else ``explorer.db`` in the working directory.
+        A file path (SQLite), ``sqlite:///FILE``, ``postgresql://USER@HOST/DB``, or None for
+        ``$EXPLORER_DB`` or else ``./explorer.db``. ``sqlite://`` is a database in memory.
+    create : bool
+        With False, a SQLite file that does not exist is an error (for commands that read).
 
     Returns
     -------
-    sqlalchemy.engine.URL
-        ``postgresql://`` URLs get the psycopg (version 3) driver.
+    Database
 
     Raises
     ------
-    DatabaseURLError
-        When the URL is malformed or its scheme is neither SQLite nor PostgreSQL.
+    DatabaseURLError, DatabaseError, SchemaTooNewError
+        See `explorer.storage.database.create_engine`; nothing is written when they are raised.
 
     Examples
     --------
-    >>> resolve_url("games.db").render_as_string()
-    'sqlite:///games.db'
-    >>> resolve_url("postgresql://me@localhost/games").drivername
-    'postgresql+psycopg'
+    >>> with open_database("sqlite://") as db:
+    ...     db.games()
+    []
     """
-    text = url or os.environ.get(ENV_VAR) or DEFAULT_PATH
-    if "://" not in text:
-        return URL.create("sqlite", database=text)
-    try:
-        parsed = make_url(text)
-    except sa.exc.ArgumentError:
-        raise DatabaseURLError(
-            f"malformed database URL {text!r} (expected a file path, sqlite:///FILE or "
-            "postgresql://USER@HOST/DATABASE)"
-        ) from None
-    backend, _, driver = parsed.drivername.partition("+")
-    if backend == "postgresql" and driver in ("", "psycopg"):
-        return parsed.set(drivername="postgresql+psycopg")
-    if backend == "sqlite" and driver in ("", "pysqlite"):
-        return parsed.set(drivername="sqlite")
-    raise DatabaseURLError(
-        f"unknown database URL scheme {parsed.drivername!r} in {_shown(parsed)!r} "
-        "(expected a file path, sqlite:///FILE or postgresql://USER@HOST/DATABASE)"
-    )
-
-
-def _shown(url: URL) -> str:
-    return url.render_as_string(hide_password=True)
-
-
-def migrations_path() -> Path:
-    """The Alembic scripts: inside the installed package, else at the repository root."""
-    package = Path(__file__).resolve().parent.parent
-    for candidate in (package / "migrations", package.parent / "migrations"):
-        if (candidate / "env.py").is_file():
-            return candidate
-    raise DatabaseError(f"the database migrations are missing (looked in {package})")
-
-
-def alembic_config(connection: sa.Connection | None = None) -> Config:
-    """An Alembic configuration built in code (there is no alembic.ini).
-
-    Parameters
-    ----------
-    connection : sqlalchemy.Connection, optional
-        The connection the migrations run on (``migrations/env.py`` requires one).
-
-    Examples
-    --------
-    >>> alembic_config().get_main_option("script_location").endswith("migrations")
-    True
-    """
-    config = Config()
-    config.set_main_option("script_location", str(migrations_path()))
-    if connection is not None:
-        config.attributes["connection"] = connection
-    return config
-
-
-def head_revision() -> str:
-    """The newest schema revision this code knows."""
-    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
-    assert head is not None
-    return head
-
-
-def create_engine(url: str | None = None, *, create: bool = True) -> Engine:
-    """Open a database, check its schema, and upgrade it to the newest revision.
-
-    This is the only place that connects; `explorer.storage.open_database` wraps it.
-
-    Raises
-    ------
-    DatabaseURLError
-        For a malformed or unsupported URL.
-    DatabaseError
-        When the server is unreachable, the file cannot be created or is not a database, or
-        the database is not an explorer database. Nothing is written in these cases.
-    SchemaTooNewError
-        When a newer explorer wrote the database; nothing is written.
-
-    With ``create=False`` a SQLite file that does not exist is an error, not a new database:
-    commands that only read must not leave an empty database behind.
-    """
-    resolved = resolve_url(url)
-    shown = _shown(resolved)
-    if resolved.get_backend_name() == "sqlite":
-        engine = _sqlite_engine(resolved, create=create)
-    else:
-        engine = sa.create_engine(resolved, connect_args={"connect_timeout": 10})
-    try:
-        _check_and_upgrade(engine, shown)
-    except sa.exc.OperationalError as error:
-        engine.dispose()
-        raise DatabaseError(f"cannot open database {shown!r}: {reason(error)}") from None
-    except sa.exc.DatabaseError as error:
-        engine.dispose()
-        raise DatabaseError(f"cannot use database {shown!r}: {reason(error)}") from None
-    except ExplorerError:
-        engine.dispose()
-        raise
-    return engine
-
-
-def reason(error: sa.exc.DBAPIError) -> str:
-    """The driver's message, first line only and without its SQLAlchemy decorations."""
-    lines = str(error.orig).strip().splitlines() or ["unknown error"]
-    return lines[-1].strip() if lines[0].startswith("connection failed") else lines[0].strip()
-
-
-def _sqlite_engine(url: URL, *, create: bool = True) -> Engine:
-    path = url.database
-    if not path or path == ":memory:":
-        # one shared connection, or every checkout would see a new empty database
-        engine = sa.create_engine(
-            "sqlite://", poolclass=StaticPool, connect_args={"check_same_thread": False}
-        )
-    else:
-        if not create and not Path(path).exists():
-            raise DatabaseError(
-                f"no database at {_shown(url)!r} (store a game first: explorer build SPEC "
-                "POSITION, or name another with --db)"
-            )
-        _check_sqlite_file(Path(path), _shown(url))
-        engine = sa.create_engine(url)
-    event.listen(engine, "connect", _sqlite_connect)
-    event.listen(engine, "begin", _sqlite_begin)
-    return engine
-
-
-def _check_sqlite_file(path: Path, shown: str) -> None:
-    """Refuse, before SQLite touches anything, paths that cannot hold a database."""
-    if path.is_dir():
-        raise DatabaseError(f"cannot open database {shown!r}: {str(path)!r} is a directory")
-    if path.exists():
-        try:
-            with path.open("rb") as file:
-                head = file.read(len(SQLITE_MAGIC))
-        except OSError as error:
-            raise DatabaseError(f"cannot open database {shown!r}: {error.strerror}") from None
-        if head and head != SQLITE_MAGIC:
-            raise DatabaseError(
-                f"{str(path)!r} is not a SQLite database (expected an explorer database file "
-                "or a new path)"
-            )
-        return
-    directory = path.parent if str(path.parent) else Path(".")
-    if not directory.is_dir():
-        raise DatabaseError(
-            f"cannot create database {shown!r}: directory {str(directory)!r} does not exist"
-        )
-    if not os.access(directory, os.W_OK):
-        raise DatabaseError(
-            f"cannot create database {shown!r}: directory {str(directory)!r} is not writable"
-        )
-
-
-def _sqlite_connect(dbapi_connection: sqlite3.Connection, _record: Any) -> None:
-    # We emit BEGIN ourselves (see _sqlite_begin): the driver's implicit transactions do not
-    # cover DDL, so a failed migration could leave half a schema.
-    dbapi_connection.isolation_level = None
-    cursor = dbapi_connection.cursor()
-    for pragma in SQLITE_PRAGMAS:
-        cursor.execute(f"PRAGMA {pragma}")
-    cursor.close()
-
-
-def _sqlite_begin(connection: sa.Connection) -> None:
-    connection.exec_driver_sql("BEGIN")
-
-
-def _check_and_upgrade(engine: Engine, shown: str) -> None:
-    """Refuse foreign or newer schemas without writing; then migrate to head in one transaction."""
-    script = ScriptDirectory.from_config(alembic_config())
-    head = script.get_current_head()
-    with engine.connect() as connection:
-        tables = set(sa.inspect(connection).get_table_names())
-        current = None
-        if "alembic_version" in tables:
-            current = connection.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
-        elif tables and engine.dialect.name == "sqlite":
-            listed = ", ".join(sorted(tables)[:5])
-            raise DatabaseError(
-                f"{shown!r} is not an explorer database (it has tables {listed} but no explorer "
-                "schema); use a new file"
-            )
-        if current is not None:
-            try:
-                known = script.get_revision(current) is not None
-            except Exception:  # alembic raises several types for an unknown revision
-                known = False
-            if not known:
-                raise SchemaTooNewError(
-                    f"database {shown!r} has schema revision {current!r}, which this explorer "
-                    f"does not know (its newest is {head!r}): it was written by a newer "
-                    "explorer; upgrade explorer to use it"
-                )
-        if current == head:
-            return
-    if engine.dialect.name == "sqlite":
-        # persistent in the file, so set once here, only after the checks above passed, and
-        # outside any transaction (SQLite ignores it inside one)
-        raw = engine.raw_connection()
-        try:
-            raw.cursor().execute("PRAGMA journal_mode = WAL")
-        finally:
-            raw.close()
-    with engine.begin() as connection:
-        command.upgrade(alembic_config(connection), "head")
+    return Database(create_engine(url, create=create))

@@ -1,7 +1,8 @@
 """Importing DAG files into the database and editing stored graphs, re-solving only what changes.
 
 `import_graph` stores a graph file as a game (or, when it is stored already, applies only the
-difference); `edit_game` adds and removes states and moves. Both re-solve through
+difference); `edit_game` adds and removes states and moves; `explorer.storage.Database` offers
+them as ``db.import_graph`` and ``db.edit``. Both re-solve through
 `explorer.incremental` over `StoredGraph`, which reads and writes a batch of states at a time,
 so an edit never loads the whole graph. Every value an edit changes records it (its build row).
 """
@@ -17,12 +18,10 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from explorer import __version__
-from explorer.errors import CyclicGraphError, ExplorerError
-from explorer.games import load_game
+from explorer.errors import CyclicGraphError, EditError, NotStoredError
 from explorer.games.dag import DagGame
 from explorer.incremental import (
     Edit,
-    EditError,
     EditResult,
     State,
     StateValue,
@@ -31,9 +30,15 @@ from explorer.incremental import (
 )
 from explorer.storage.building import mex_by_group
 from explorer.storage.bulk import StateRow, read_int_columns, value_rows, writer_for
-from explorer.storage.database import NotStoredError
 from explorer.storage.expansion import ranges
-from explorer.storage.models import Build, Game, insert_build, utc_now
+from explorer.storage.records import (
+    BuildCounts,
+    add_game,
+    canonical_spec,
+    find_game,
+    insert_build,
+    update_build,
+)
 
 #: Keys sent in one ``IN (...)`` list (well under SQLite's limit on bound parameters).
 CHUNK = 5_000
@@ -271,9 +276,20 @@ class StoredGraph:
             depth = 1 + min(above) if above else 0
             self.rows[key] = [first + offset, None, None, heights[key]]
             rows.append(
-                (self.game_id, first + offset, str(key), depth, True, None, None, None,
-                 heights[key], build, None)
-            )  # fmt: skip
+                StateRow(
+                    game_id=self.game_id,
+                    id=first + offset,
+                    key=str(key),
+                    depth=depth,
+                    expanded=True,
+                    grundy=None,
+                    outcome=None,
+                    remoteness=None,
+                    height=heights[key],
+                    build_id=build,
+                    value_build_id=None,
+                )
+            )
         writer_for(self.conn).insert_states(rows)
 
     def write_values(self, values: dict[State, StateValue]) -> None:
@@ -300,17 +316,12 @@ class StoredGraph:
         """Close the build row with what the edit did."""
         if self.build_id is None:
             return
-        self.conn.execute(
-            sa.update(Build)
-            .where(Build.id == self.build_id)
-            .values(
-                status="complete",
-                finished_at=utc_now(),
-                states_new=len(edit.add_states),
-                edges_new=len(edit.add_edges),
-                values_computed=result.reexamined,
-            )
+        counts = BuildCounts(
+            states_new=len(edit.add_states),
+            edges_new=len(edit.add_edges),
+            values_computed=result.reexamined,
         )
+        update_build(self.conn, self.build_id, "complete", counts)
 
 
 # -- reports ---------------------------------------------------------------------------------
@@ -402,20 +413,6 @@ def _report(
 # -- the entry points ------------------------------------------------------------------------
 
 
-def _game_id(conn: sa.Connection, spec: str) -> int | None:
-    found = conn.execute(sa.text("SELECT id FROM games WHERE spec = :s"), {"s": spec}).scalar()
-    return None if found is None else int(found)
-
-
-def _canonical(spec: str) -> str:
-    """The canonical spelling of a spec, or the spec itself for one that does not load (a
-    graph file changed or gone since it was imported)."""
-    try:
-        return load_game(spec).spec
-    except ExplorerError:
-        return spec.strip()
-
-
 def _apply(
     conn: sa.Connection, game_id: int, spec: str, kind: str, edit: Edit, method: str
 ) -> tuple[EditResult, int | None]:
@@ -463,10 +460,10 @@ def edit_game(engine: Engine, spec: str, edit: Edit) -> EditReport:
         raise EditError("the edit changes nothing (give states or moves to add or remove)")
     method = f"{edit.describe()}; {METHOD}"
     with engine.begin() as conn:
-        game_id = _game_id(conn, spec)
+        game_id = find_game(conn, spec)
         if game_id is None:
-            spec = _canonical(spec)
-            game_id = _game_id(conn, spec)
+            spec = canonical_spec(spec)
+            game_id = find_game(conn, spec)
         if game_id is None:
             raise NotStoredError(f"game {spec!r} is not stored (import or build it first)")
         if not spec.startswith("dag:"):
@@ -519,7 +516,7 @@ def import_graph(engine: Engine, source: str | DagGame) -> EditReport:
     vertices = game.vertices
     edges = [(v, w) for v in vertices for w in game.successors(v)]
     with engine.begin() as conn:
-        game_id = _game_id(conn, game.spec)
+        game_id = find_game(conn, game.spec)
         if game_id is None:
             build_id = _store_new(conn, game, vertices, edges)
             return EditReport(
@@ -583,23 +580,31 @@ def _store_new(
     dst = np.fromiter((index[w] for _, w in edges), dtype=np.int64, count=len(edges))
     grundy, remote, height = solve_edges(len(vertices), src, dst)
     depth = _depths(len(vertices), src, dst)
-    game_id: int = conn.execute(
-        sa.insert(Game)
-        .values(spec=game.spec, family=game.family, parameters=game.path, created_at=utc_now())
-        .returning(Game.id)
-    ).scalar_one()
+    game_id = add_game(conn, game)
     build_id = insert_build(
         conn,
         game_id=game_id,
         kind="import",
         status="complete",
-        states_new=len(vertices),
-        edges_new=len(edges),
-        values_computed=len(vertices),
+        counts=BuildCounts(
+            states_new=len(vertices), edges_new=len(edges), values_computed=len(vertices)
+        ),
         method=f"import of {game.path}; solved level by level (explorer {__version__})",
     )
-    rows: list[StateRow] = [
-        (game_id, i, key, d, True, g, "P" if g == 0 else "N", r, h, build_id, build_id)
+    rows = [
+        StateRow(
+            game_id=game_id,
+            id=i,
+            key=key,
+            depth=d,
+            expanded=True,
+            grundy=g,
+            outcome="P" if g == 0 else "N",
+            remoteness=r,
+            height=h,
+            build_id=build_id,
+            value_build_id=build_id,
+        )
         for i, (key, d, g, r, h) in enumerate(
             zip(
                 vertices,
@@ -613,8 +618,8 @@ def _store_new(
     ]
     writer = writer_for(conn)
     writer.insert_states(rows)
-    writer.insert_edges(int(game_id), src, dst)
-    return int(build_id)
+    writer.insert_edges(game_id, src, dst)
+    return build_id
 
 
 def solve_stored(engine: Engine, spec: str) -> int:
@@ -634,7 +639,7 @@ def solve_stored(engine: Engine, spec: str) -> int:
     # read on a connection of its own: streaming reads leave it set to stream (server-side
     # cursors on PostgreSQL), which the writes below must not inherit
     with engine.connect() as conn:
-        game_id = _game_id(conn, spec)
+        game_id = find_game(conn, spec)
         if game_id is None:
             raise NotStoredError(f"game {spec!r} is not stored (import or build it first)")
         (ids,) = read_int_columns(
@@ -651,8 +656,7 @@ def solve_stored(engine: Engine, spec: str) -> int:
             game_id=game_id,
             kind="solve",
             status="complete",
-            states_reused=len(ids),
-            values_computed=len(ids),
+            counts=BuildCounts(states_reused=len(ids), values_computed=len(ids)),
             method=f"full re-solve level by level (explorer {__version__})",
         )
         writer_for(conn).update_values(

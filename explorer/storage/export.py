@@ -12,16 +12,12 @@ from pathlib import Path
 
 import networkx as nx
 
-from explorer.errors import ExplorerError
+from explorer.errors import ExportError
 
 FORMATS = ("graphml", "gexf", "json", "csv")
 
 #: Node attributes written, in this order (CSV columns after ``position``).
 NODE_ATTRIBUTES = ("grundy", "outcome", "remoteness", "depth", "height", "expanded")
-
-
-class ExportError(ExplorerError, ValueError):
-    """An export was asked in an unknown format or to a file that cannot be written."""
 
 
 def export_format(path: Path, fmt: str | None) -> str:

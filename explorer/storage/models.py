@@ -1,12 +1,14 @@
 """The database schema as SQLAlchemy typed models: games, builds, states and edges.
 
+The classes are named for their tables (``GameTable``), never for the rules' `Game`.
+
 The tables are created and changed only by the Alembic migrations in ``migrations/``; these
 models are what the migrations must produce (a test checks that they do).
 """
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 
 from sqlalchemy import (
     Boolean,
@@ -19,9 +21,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
-    insert,
 )
-from sqlalchemy.engine import Connection
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 #: Constraint names are fixed here so that migrations can refer to them on every database.
@@ -43,7 +43,7 @@ class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
 
 
-class Game(Base):
+class GameTable(Base):
     """One game per canonical spec (``nim``, ``subtraction:1,3,4``, ``nim + kayles``)."""
 
     __tablename__ = "games"
@@ -56,7 +56,7 @@ class Game(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime)
 
 
-class Build(Base):
+class BuildTable(Base):
     """One operation that wrote states, edges or values: a build, and later imports and edits.
 
     Every state records the build that stored it (``states.build_id``) and the one that last
@@ -89,7 +89,7 @@ class Build(Base):
     method: Mapped[str] = mapped_column(Text)
 
 
-class State(Base):
+class StateTable(Base):
     """A position of a game. ``id`` is numbered per game by the builder, in discovery order.
 
     Values are NULL until every successor has one. ``depth`` is the number of moves from the
@@ -122,7 +122,7 @@ class State(Base):
     value_build_id: Mapped[int | None] = mapped_column(ForeignKey("builds.id"))
 
 
-class Edge(Base):
+class EdgeTable(Base):
     """A move from state ``src`` to state ``dst`` of the same game.
 
     No foreign keys to ``states``: checking two per row halves the bulk write rate, and the
@@ -138,48 +138,3 @@ class Edge(Base):
     game_id: Mapped[int] = mapped_column(Integer, primary_key=True)
     src: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     dst: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
-
-
-def utc_now() -> datetime:
-    """The time stamps stored: UTC, without a time zone (SQLite keeps none)."""
-    return datetime.now(UTC).replace(tzinfo=None)
-
-
-def insert_build(
-    conn: Connection,
-    *,
-    game_id: int,
-    kind: str,
-    method: str,
-    status: str = "running",
-    root: str | None = None,
-    max_states: int | None = None,
-    states_new: int = 0,
-    states_reused: int = 0,
-    edges_new: int = 0,
-    values_computed: int = 0,
-) -> int:
-    """Record an operation that writes states, edges or values; returns its build id.
-
-    A build that is not ``running`` is recorded as finished now.
-    """
-    now = utc_now()
-    build_id = conn.execute(
-        insert(Build)
-        .values(
-            game_id=game_id,
-            kind=kind,
-            root=root,
-            status=status,
-            started_at=now,
-            finished_at=None if status == "running" else now,
-            states_new=states_new,
-            states_reused=states_reused,
-            edges_new=edges_new,
-            values_computed=values_computed,
-            max_states=max_states,
-            method=method,
-        )
-        .returning(Build.id)
-    ).scalar_one()
-    return int(build_id)

@@ -4,11 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from explorer.errors import ExplorerError
-
-
-class OutputFileError(ExplorerError, ValueError):
-    """An output file has the wrong suffix or cannot be written."""
+from explorer.errors import OutputFileError
 
 
 def check_suffix(path: str | Path, suffixes: tuple[str, ...]) -> str:
@@ -21,7 +17,7 @@ def check_suffix(path: str | Path, suffixes: tuple[str, ...]) -> str:
     >>> check_suffix("kayles.jpg", (".png", ".svg"))
     Traceback (most recent call last):
     ...
-    explorer.viz.output.OutputFileError: cannot write 'kayles.jpg': expected a .png or .svg file
+    explorer.errors.OutputFileError: cannot write 'kayles.jpg': expected a .png or .svg file
     """
     suffix = Path(path).suffix.lower()
     if suffix not in suffixes:

@@ -23,7 +23,7 @@ import sqlalchemy as sa
 from explorer.incremental import Edit
 from explorer.storage import open_database
 from explorer.storage.bulk import read_int_columns
-from explorer.storage.edits import edit_game, import_graph, solve_edges, solve_stored
+from explorer.storage.edits import solve_edges
 
 
 def write_dag(path: str, states: int, seed: int) -> int:
@@ -83,7 +83,7 @@ def main() -> None:
     print(f"graph file: {args.states:,} states, {edges:,} edges ({seconds:.1f} s)")
 
     db = open_database(url)
-    report = import_graph(db.engine, path)
+    report = db.import_graph(path)
     spec = report.game
     print(f"import: {report.seconds:.1f} s")
     with db.engine.connect() as conn:
@@ -95,7 +95,7 @@ def main() -> None:
         )
 
     started = time.perf_counter()
-    solve_stored(db.engine, spec)
+    db.solve(spec)
     full = time.perf_counter() - started
     started = time.perf_counter()
     solve_edges(args.states, src, dst)
@@ -133,7 +133,7 @@ def main() -> None:
         for _ in range(args.edits):
             edit = random_edit(low, high)
             started = time.perf_counter()
-            result = edit_game(db.engine, spec, edit)
+            result = db.edit(spec, edit)
             times.append(time.perf_counter() - started)
             reexamined.append(result.reexamined)
             print(

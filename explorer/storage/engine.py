@@ -1,0 +1,270 @@
+"""Opening a database: URL resolution, engine and pragmas, schema checks and automatic upgrade.
+
+A database is a SQLite file (the default ``./explorer.db``, or ``$EXPLORER_DB``) or a PostgreSQL
+server. Opening applies the Alembic migrations it lacks and refuses a schema newer than the code.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
+from alembic.script import ScriptDirectory
+from sqlalchemy import event
+from sqlalchemy.engine import URL, Engine, make_url
+from sqlalchemy.pool import StaticPool
+
+from explorer.errors import DatabaseError, DatabaseURLError, ExplorerError, SchemaTooNewError
+
+#: The database used when neither ``--db`` nor the environment variable names one.
+DEFAULT_PATH = "explorer.db"
+#: The environment variable naming the default database (a file path or a URL).
+ENV_VAR = "EXPLORER_DB"
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+#: Per-connection SQLite settings: safe with WAL, and fast for bulk writes.
+SQLITE_PRAGMAS = (
+    "foreign_keys = ON",
+    "synchronous = NORMAL",
+    "busy_timeout = 10000",
+    "cache_size = -262144",  # 256 MiB: keeps the key and edge indexes of big builds in memory
+    "temp_store = MEMORY",
+)
+
+
+def resolve_url(url: str | None = None) -> URL:
+    """The SQLAlchemy URL of a database named by a URL, a file path, or nothing.
+
+    Parameters
+    ----------
+    url : str or None
+        ``sqlite:///FILE``, ``postgresql://USER@HOST/DB`` or a plain file path. None means the
+        ``EXPLORER_DB`` environment variable, or else ``explorer.db`` in the working directory.
+
+    Returns
+    -------
+    sqlalchemy.engine.URL
+        ``postgresql://`` URLs get the psycopg (version 3) driver.
+
+    Raises
+    ------
+    DatabaseURLError
+        When the URL is malformed or its scheme is neither SQLite nor PostgreSQL.
+
+    Examples
+    --------
+    >>> resolve_url("games.db").render_as_string()
+    'sqlite:///games.db'
+    >>> resolve_url("postgresql://me@localhost/games").drivername
+    'postgresql+psycopg'
+    """
+    text = url or os.environ.get(ENV_VAR) or DEFAULT_PATH
+    if "://" not in text:
+        return URL.create("sqlite", database=text)
+    try:
+        parsed = make_url(text)
+    except sa.exc.ArgumentError:
+        raise DatabaseURLError(
+            f"malformed database URL {text!r} (expected a file path, sqlite:///FILE or "
+            "postgresql://USER@HOST/DATABASE)"
+        ) from None
+    backend, _, driver = parsed.drivername.partition("+")
+    if backend == "postgresql" and driver in ("", "psycopg"):
+        return parsed.set(drivername="postgresql+psycopg")
+    if backend == "sqlite" and driver in ("", "pysqlite"):
+        return parsed.set(drivername="sqlite")
+    raise DatabaseURLError(
+        f"unknown database URL scheme {parsed.drivername!r} in {_shown(parsed)!r} "
+        "(expected a file path, sqlite:///FILE or postgresql://USER@HOST/DATABASE)"
+    )
+
+
+def _shown(url: URL) -> str:
+    return url.render_as_string(hide_password=True)
+
+
+def migrations_path() -> Path:
+    """The Alembic scripts: inside the installed package, else at the repository root."""
+    package = Path(__file__).resolve().parent.parent
+    for candidate in (package / "migrations", package.parent / "migrations"):
+        if (candidate / "env.py").is_file():
+            return candidate
+    raise DatabaseError(f"the database migrations are missing (looked in {package})")
+
+
+def alembic_config(connection: sa.Connection | None = None) -> Config:
+    """An Alembic configuration built in code (there is no alembic.ini).
+
+    Parameters
+    ----------
+    connection : sqlalchemy.Connection, optional
+        The connection the migrations run on (``migrations/env.py`` requires one).
+
+    Examples
+    --------
+    >>> alembic_config().get_main_option("script_location").endswith("migrations")
+    True
+    """
+    config = Config()
+    config.set_main_option("script_location", str(migrations_path()))
+    if connection is not None:
+        config.attributes["connection"] = connection
+    return config
+
+
+def head_revision() -> str:
+    """The newest schema revision this code knows."""
+    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    assert head is not None
+    return head
+
+
+def create_engine(url: str | None = None, *, create: bool = True) -> Engine:
+    """Open a database, check its schema, and upgrade it to the newest revision.
+
+    This is the only place that connects; `explorer.storage.open_database` wraps it.
+
+    Raises
+    ------
+    DatabaseURLError
+        For a malformed or unsupported URL.
+    DatabaseError
+        When the server is unreachable, the file cannot be created or is not a database, or
+        the database is not an explorer database. Nothing is written in these cases.
+    SchemaTooNewError
+        When a newer explorer wrote the database; nothing is written.
+
+    With ``create=False`` a SQLite file that does not exist is an error, not a new database:
+    commands that only read must not leave an empty database behind.
+    """
+    resolved = resolve_url(url)
+    shown = _shown(resolved)
+    if resolved.get_backend_name() == "sqlite":
+        engine = _sqlite_engine(resolved, create=create)
+    else:
+        engine = sa.create_engine(resolved, connect_args={"connect_timeout": 10})
+    try:
+        _check_and_upgrade(engine, shown)
+    except sa.exc.OperationalError as error:
+        engine.dispose()
+        raise DatabaseError(f"cannot open database {shown!r}: {reason(error)}") from None
+    except sa.exc.DatabaseError as error:
+        engine.dispose()
+        raise DatabaseError(f"cannot use database {shown!r}: {reason(error)}") from None
+    except ExplorerError:
+        engine.dispose()
+        raise
+    return engine
+
+
+def reason(error: sa.exc.DBAPIError) -> str:
+    """The driver's message, first line only and without its SQLAlchemy decorations."""
+    lines = str(error.orig).strip().splitlines() or ["unknown error"]
+    return lines[-1].strip() if lines[0].startswith("connection failed") else lines[0].strip()
+
+
+def _sqlite_engine(url: URL, *, create: bool = True) -> Engine:
+    path = url.database
+    if not path or path == ":memory:":
+        # one shared connection, or every checkout would see a new empty database
+        engine = sa.create_engine(
+            "sqlite://", poolclass=StaticPool, connect_args={"check_same_thread": False}
+        )
+    else:
+        if not create and not Path(path).exists():
+            raise DatabaseError(
+                f"no database at {_shown(url)!r} (store a game first: explorer build SPEC "
+                "POSITION, or name another with --db)"
+            )
+        _check_sqlite_file(Path(path), _shown(url))
+        engine = sa.create_engine(url)
+    event.listen(engine, "connect", _sqlite_connect)
+    event.listen(engine, "begin", _sqlite_begin)
+    return engine
+
+
+def _check_sqlite_file(path: Path, shown: str) -> None:
+    """Refuse, before SQLite touches anything, paths that cannot hold a database."""
+    if path.is_dir():
+        raise DatabaseError(f"cannot open database {shown!r}: {str(path)!r} is a directory")
+    if path.exists():
+        try:
+            with path.open("rb") as file:
+                head = file.read(len(SQLITE_MAGIC))
+        except OSError as error:
+            raise DatabaseError(f"cannot open database {shown!r}: {error.strerror}") from None
+        if head and head != SQLITE_MAGIC:
+            raise DatabaseError(
+                f"{str(path)!r} is not a SQLite database (expected an explorer database file "
+                "or a new path)"
+            )
+        return
+    directory = path.parent if str(path.parent) else Path(".")
+    if not directory.is_dir():
+        raise DatabaseError(
+            f"cannot create database {shown!r}: directory {str(directory)!r} does not exist"
+        )
+    if not os.access(directory, os.W_OK):
+        raise DatabaseError(
+            f"cannot create database {shown!r}: directory {str(directory)!r} is not writable"
+        )
+
+
+def _sqlite_connect(dbapi_connection: sqlite3.Connection, _record: Any) -> None:
+    # We emit BEGIN ourselves (see _sqlite_begin): the driver's implicit transactions do not
+    # cover DDL, so a failed migration could leave half a schema.
+    dbapi_connection.isolation_level = None
+    cursor = dbapi_connection.cursor()
+    for pragma in SQLITE_PRAGMAS:
+        cursor.execute(f"PRAGMA {pragma}")
+    cursor.close()
+
+
+def _sqlite_begin(connection: sa.Connection) -> None:
+    connection.exec_driver_sql("BEGIN")
+
+
+def _check_and_upgrade(engine: Engine, shown: str) -> None:
+    """Refuse foreign or newer schemas without writing; then migrate to head in one transaction."""
+    script = ScriptDirectory.from_config(alembic_config())
+    head = script.get_current_head()
+    with engine.connect() as connection:
+        tables = set(sa.inspect(connection).get_table_names())
+        current = None
+        if "alembic_version" in tables:
+            current = connection.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
+        elif tables and engine.dialect.name == "sqlite":
+            listed = ", ".join(sorted(tables)[:5])
+            raise DatabaseError(
+                f"{shown!r} is not an explorer database (it has tables {listed} but no explorer "
+                "schema); use a new file"
+            )
+        if current is not None:
+            try:
+                known = script.get_revision(current) is not None
+            except Exception:  # alembic raises several types for an unknown revision
+                known = False
+            if not known:
+                raise SchemaTooNewError(
+                    f"database {shown!r} has schema revision {current!r}, which this explorer "
+                    f"does not know (its newest is {head!r}): it was written by a newer "
+                    "explorer; upgrade explorer to use it"
+                )
+        if current == head:
+            return
+    if engine.dialect.name == "sqlite":
+        # persistent in the file, so set once here, only after the checks above passed, and
+        # outside any transaction (SQLite ignores it inside one)
+        raw = engine.raw_connection()
+        try:
+            raw.cursor().execute("PRAGMA journal_mode = WAL")
+        finally:
+            raw.close()
+    with engine.begin() as connection:
+        command.upgrade(alembic_config(connection), "head")
