@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -406,4 +407,97 @@ def export_command(
     )
 
 
-COMMANDS = [build_command, query_command, stats_command, export_command]
+def _problems(count: int) -> str:
+    return f"{count:,} problem" + ("" if count == 1 else "s")
+
+
+@contextmanager
+def _verify_progress(enabled: bool) -> Iterator[Any]:
+    """A progress bar per game on standard error while `verify` reads it."""
+    errors = Console(stderr=True)
+    bar = Progress(
+        SpinnerColumn(),
+        TextColumn("verifying {task.fields[game]}"),
+        BarColumn(),
+        TextColumn("{task.completed:>12,} of {task.total:,} states"),
+        TimeElapsedColumn(),
+        console=errors,
+        transient=True,
+        disable=not enabled or not errors.is_terminal,
+    )
+    tasks: dict[str, Any] = {}
+    with bar:
+
+        def update(game: str, done: int, total: int) -> None:
+            if game not in tasks:
+                tasks[game] = bar.add_task("verify", total=total, game=game)
+            bar.update(tasks[game], completed=done)
+
+        yield update
+
+
+@click.command("verify")
+@click.argument("spec", required=False)
+@db_option
+@click.option(
+    "--rules/--no-rules",
+    default=True,
+    show_default=True,
+    help="Regenerate every state's moves from the game's rules and compare them.",
+)
+@click.option(
+    "--show",
+    type=click.IntRange(min=0, max=10_000),
+    default=20,
+    show_default=True,
+    help="Mismatches to list (all are counted).",
+)
+@json_option
+@reports_errors
+def verify_command(
+    spec: str | None, url: str | None, rules: bool, show: int, as_json: bool
+) -> None:
+    """Check a stored game (or every stored game) and the database file.
+
+    Recomputes every state's Grundy value, outcome, remoteness and height from its stored
+    successors, regenerates every state's moves from the rules (games imported from a file
+    excepted), and runs SQLite's integrity check (PostgreSQL has none). Prints a summary and the
+    first mismatches; exits 1 if anything is wrong.
+
+    \b
+    Examples:
+      explorer verify
+      explorer verify nim --db games.db --show 5
+    """
+    from explorer.storage import open_database
+    from explorer.storage.verify import verify_database
+
+    with open_database(url, create=False) as database, _verify_progress(not as_json) as update:
+        result = verify_database(database.engine, spec, rules=rules, show=show, progress=update)
+    if as_json:
+        print_json(result.to_dict())
+    else:
+        console.print(f"verified {database.url}")
+        console.print(f"  integrity  {result.integrity}")
+        for problem in result.integrity_problems:
+            console.print(f"    {problem}")
+        for game in result.games:
+            verdict = "ok" if not game.problems else _problems(game.problems)
+            console.print(
+                f"  {game.game}: {game.states:,} states, {game.edges:,} moves "
+                f"({game.rules}): {verdict}"
+            )
+        for m in result.mismatches:
+            console.print(f"  {m.game} {m.position}: {m.check}: {m.detail}")
+    if not result.ok:
+        total = result.problems + len(result.integrity_problems)
+        shown = len(result.mismatches) + len(result.integrity_problems)
+        click.echo(
+            f"Error: {_problems(total)} found in {database.url}"
+            + (f" (the first {shown:,} listed)" if shown < total else ""),
+            err=True,
+        )
+        sys.exit(1)
+
+
+COMMANDS = [build_command, query_command, stats_command, export_command, verify_command]

@@ -1,0 +1,352 @@
+"""Checking a stored database: every value against its successors, every move against the rules.
+
+`verify_database` streams through each stored game a range of state ids at a time (memory stays
+bounded whatever the database's size) and recomputes, independently of the builder, what every
+state's Grundy value, outcome, remoteness and height must be given its stored successors; for
+games defined by rules it regenerates each expanded state's moves and compares them with the
+stored ones. On SQLite it also runs the file's own ``PRAGMA integrity_check``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+from explorer.errors import ExplorerError
+from explorer.games import load_game
+from explorer.games.base import Game as GameRules
+from explorer.storage.database import reason
+
+#: States read per step (with all their moves): bounds the memory a check needs.
+CHUNK_STATES = 20_000
+#: Problems SQLite's integrity check lists at most.
+INTEGRITY_ROWS = 100
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """One thing found wrong: where, which check, and what was expected."""
+
+    game: str
+    position: str
+    check: str
+    detail: str
+
+    def to_dict(self) -> dict[str, str]:
+        return asdict(self)
+
+
+@dataclass
+class GameCheck:
+    """What was checked in one game, and how many problems were found."""
+
+    game: str
+    states: int = 0
+    edges: int = 0
+    rules: str = ""
+    problems: int = 0
+
+
+@dataclass
+class Verification:
+    """The result of `verify_database` (see `to_dict` for the JSON form).
+
+    ``ok`` is true when the integrity check (where there is one) and every game passed.
+    """
+
+    url: str
+    integrity: str
+    integrity_problems: list[str] = field(default_factory=list)
+    games: list[GameCheck] = field(default_factory=list)
+    mismatches: list[Mismatch] = field(default_factory=list)
+    problems: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.problems == 0 and not self.integrity_problems
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "database": self.url,
+            "ok": self.ok,
+            "integrity": self.integrity,
+            "integrity_problems": self.integrity_problems,
+            "problems": self.problems + len(self.integrity_problems),
+            "games": [asdict(g) for g in self.games],
+            "mismatches": [m.to_dict() for m in self.mismatches],
+        }
+
+
+def mex(values: set[int]) -> int:
+    """The least non-negative integer not in `values` (written here again, on purpose: the
+    check must not share code with the solver it checks)."""
+    k = 0
+    while k in values:
+        k += 1
+    return k
+
+
+class _Checker:
+    """The checks of one game, collecting up to `show` mismatches and counting all of them."""
+
+    def __init__(self, result: Verification, check: GameCheck, show: int) -> None:
+        self.result, self.check, self.show = result, check, show
+
+    def fail(self, position: str, kind: str, detail: str) -> None:
+        self.check.problems += 1
+        self.result.problems += 1
+        if len(self.result.mismatches) < self.show:
+            self.result.mismatches.append(Mismatch(self.check.game, position, kind, detail))
+
+    def state(self, row: Any, moves: list[Any], rules: GameRules | None) -> None:
+        """Check one stored state against its stored successors (``moves``) and the rules."""
+        key, grundy = row.key, row.grundy
+        if grundy is None:
+            if row.outcome is not None or row.remoteness is not None or row.height is not None:
+                self.fail(key, "value", "outcome, remoteness or height stored without a value")
+        elif row.outcome != ("P" if grundy == 0 else "N"):
+            self.fail(key, "outcome", f"stored {row.outcome!r}, but its grundy value is {grundy}")
+        if not row.expanded:
+            if moves:
+                self.fail(key, "moves", f"{len(moves)} moves stored for an unexpanded state")
+            if grundy is not None:
+                self.fail(key, "value", "a value stored for an unexpanded state")
+            return
+        missing = [m.dst for m in moves if m.key is None]
+        for dst in missing:
+            self.fail(key, "moves", f"a move to state id {dst}, which is not stored")
+        if missing:
+            return
+        unsolved = [m.key for m in moves if m.grundy is None]
+        if unsolved:
+            if grundy is not None:
+                self.fail(key, "value", f"a value stored although {unsolved[0]!r} has none")
+        else:
+            self._values(row, moves)
+        if rules is not None:
+            self._rules(key, [m.key for m in moves], rules)
+
+    def _values(self, row: Any, moves: list[Any]) -> None:
+        key = row.key
+        values = {m.grundy for m in moves}
+        expected = mex(values)
+        if row.grundy is None:
+            self.fail(
+                key, "value", f"no value stored although every successor has one ({expected})"
+            )
+            return
+        if row.grundy != expected:
+            self.fail(
+                key, "grundy", f"stored {row.grundy}, the mex of its successors is {expected}"
+            )
+        if not moves:
+            remote = 0
+        elif expected:
+            # the winner moves to the nearest P-position (one exists when the mex is above 0)
+            remote = 1 + min((m.remoteness for m in moves if m.grundy == 0), default=-2)
+        else:
+            remote = 1 + max(m.remoteness for m in moves)
+        if row.remoteness != remote:
+            self.fail(key, "remoteness", f"stored {row.remoteness}, its successors give {remote}")
+        below = max((m.height for m in moves), default=-1)
+        if row.height is None or row.height <= below:
+            self.fail(
+                key,
+                "height",
+                f"stored {row.height}, not above its successors' highest ({below})",
+            )
+
+    def _rules(self, key: str, stored: list[str], rules: GameRules) -> None:
+        try:
+            position = rules.parse(key)
+            canonical = rules.format(position)
+        except ExplorerError as error:
+            self.fail(key, "rules", f"the stored text is not a position: {error}")
+            return
+        if canonical != key:
+            self.fail(key, "rules", f"the stored text is not canonical (expected {canonical!r})")
+            return
+        expected = {rules.format(p) for p in rules.successors(position)}
+        have = set(stored)
+        for lost in sorted(expected - have):
+            self.fail(key, "moves", f"the move to {lost!r} is missing")
+        for extra in sorted(have - expected):
+            self.fail(key, "moves", f"a move to {extra!r}, which the rules do not allow")
+
+
+def _ranges(conn: sa.Connection, game_id: int, chunk: int) -> Iterator[tuple[int, int]]:
+    """Ranges of ids covering every stored state and every move's source state."""
+    top = conn.execute(
+        sa.text(
+            "SELECT MAX(m) FROM (SELECT MAX(id) AS m FROM states WHERE game_id = :g "
+            "UNION ALL SELECT MAX(src) FROM edges WHERE game_id = :g) AS both_tables"
+        ),
+        {"g": game_id},
+    ).scalar()
+    for low in range(0, -1 if top is None else int(top) + 1, chunk):
+        yield low, low + chunk
+
+
+def _check_game(
+    conn: sa.Connection,
+    result: Verification,
+    game_id: int,
+    spec: str,
+    *,
+    rules: bool,
+    show: int,
+    chunk: int,
+    progress: Callable[[str, int, int], None] | None,
+) -> GameCheck:
+    check = GameCheck(spec)
+    checker = _Checker(result, check, show)
+    game: GameRules | None = None
+    try:
+        game = load_game(spec)
+    except ExplorerError as error:
+        check.rules = f"moves not checked: the game does not load ({error})"
+    if game is not None and game.family == "dag":
+        # a graph imported from a file is the truth itself, and edits change it on purpose
+        check.rules = "moves not checked: an imported graph's moves are its stored edges"
+        game = None
+    elif game is not None:
+        check.rules = (
+            "moves checked against the rules" if rules else "moves not checked (--no-rules)"
+        )
+    if not rules:
+        game = None
+    total = conn.execute(
+        sa.text("SELECT COUNT(*) FROM states WHERE game_id = :g"), {"g": game_id}
+    ).scalar_one()
+    for low, high in _ranges(conn, game_id, chunk):
+        params = {"g": game_id, "lo": low, "hi": high}
+        states = conn.execute(
+            sa.text(
+                "SELECT id, key, expanded, grundy, outcome, remoteness, height FROM states "
+                "WHERE game_id = :g AND id >= :lo AND id < :hi ORDER BY id"
+            ),
+            params,
+        ).all()
+        moves: dict[int, list[Any]] = {}
+        for move in conn.execute(
+            sa.text(
+                "SELECT e.src, e.dst, d.key, d.grundy, d.remoteness, d.height FROM edges AS e "
+                "LEFT JOIN states AS d ON d.game_id = e.game_id AND d.id = e.dst "
+                "WHERE e.game_id = :g AND e.src >= :lo AND e.src < :hi ORDER BY e.src, e.dst"
+            ),
+            params,
+        ):
+            moves.setdefault(move.src, []).append(move)
+            check.edges += 1
+        for row in states:
+            checker.state(row, moves.pop(row.id, []), game)
+        for src, orphans in moves.items():
+            checker.fail(f"id {src}", "moves", f"{len(orphans)} moves from a state not stored")
+        check.states += len(states)
+        if progress is not None:
+            progress(spec, check.states, total)
+    return check
+
+
+def verify_database(
+    engine: Engine,
+    spec: str | None = None,
+    *,
+    rules: bool = True,
+    show: int = 20,
+    chunk: int = CHUNK_STATES,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> Verification:
+    """Check a stored database: values, outcomes, remoteness and heights, moves, file integrity.
+
+    Every stored state's value is recomputed from its stored successors: the Grundy value is
+    their mex, the outcome P exactly when it is 0, remoteness follows the winner-hurries rule,
+    and the height is above every successor's. A state whose successors are not all solved has
+    no value, and an unexpanded state no moves. For games defined by rules each expanded
+    state's text is parsed and its moves regenerated; they must be exactly the stored moves.
+
+    Parameters
+    ----------
+    engine : sqlalchemy.engine.Engine
+        An open database (`explorer.storage.open_database(...).engine`).
+    spec : str, optional
+        The game to check; every stored game when None.
+    rules : bool
+        Regenerate moves from the rules (the slow part: one ``successors`` call per state).
+    show : int
+        Mismatches kept for the report (all are counted).
+    chunk : int
+        States read per step.
+    progress : callable, optional
+        Called as ``progress(game, states_checked, states_stored)`` after every step.
+
+    Returns
+    -------
+    Verification
+
+    Raises
+    ------
+    NotStoredError
+        When `spec` names a game that is not stored.
+
+    Examples
+    --------
+    >>> from explorer.storage import open_database
+    >>> db = open_database("sqlite://")
+    >>> _ = db.build("nim", "2,2")
+    >>> result = verify_database(db.engine)
+    >>> result.ok, result.games[0].states, result.integrity
+    (True, 6, 'ok')
+    >>> db.close()
+    """
+    from explorer.storage.database import NotStoredError
+
+    url = engine.url.render_as_string(hide_password=True)
+    sqlite = engine.dialect.name == "sqlite"
+    result = Verification(url, "ok" if sqlite else "skipped (PostgreSQL has no integrity_check)")
+    with engine.connect() as conn:
+        if sqlite:
+            try:
+                found = conn.exec_driver_sql(f"PRAGMA integrity_check({INTEGRITY_ROWS})").all()
+                problems = [str(r[0]) for r in found if r[0] != "ok"]
+            except sa.exc.DatabaseError as error:
+                problems = [reason(error)]
+            if problems:
+                result.integrity = "failed"
+                result.integrity_problems = problems
+        try:
+            games = conn.execute(sa.text("SELECT id, spec FROM games ORDER BY id")).all()
+        except sa.exc.DatabaseError as error:
+            result.integrity_problems.append(f"cannot read the games: {reason(error)}")
+            return result
+        if spec is not None:
+            wanted = {spec.strip()}
+            try:
+                wanted.add(load_game(spec).spec)
+            except ExplorerError:
+                pass
+            games = [g for g in games if g.spec in wanted]
+            if not games:
+                raise NotStoredError(f"game {spec!r} is not stored in {url!r}")
+        for game_id, game_spec in games:
+            try:
+                result.games.append(
+                    _check_game(
+                        conn,
+                        result,
+                        game_id,
+                        game_spec,
+                        rules=rules,
+                        show=show,
+                        chunk=chunk,
+                        progress=progress,
+                    )
+                )
+            except sa.exc.DatabaseError as error:
+                result.integrity_problems.append(f"cannot read {game_spec!r}: {reason(error)}")
+                conn.rollback()
+    return result
