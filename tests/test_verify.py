@@ -13,7 +13,7 @@ import pytest
 import sqlalchemy as sa
 from storage_support import run
 
-from explorer.storage.database import resolve_url
+from explorer.storage.engine import resolve_url
 
 pytest_plugins = ["storage_fixtures"]  # db_url, other_db_url, pg_url
 

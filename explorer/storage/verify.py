@@ -16,10 +16,10 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from explorer.errors import ExplorerError
+from explorer.errors import ExplorerError, NotStoredError
 from explorer.games import load_game
 from explorer.games.base import Game as GameRules
-from explorer.storage.database import reason
+from explorer.storage.engine import reason
 
 #: States read per step (with all their moves): bounds the memory a check needs.
 CHUNK_STATES = 20_000
@@ -303,8 +303,6 @@ def verify_database(
     (True, 6, 'ok')
     >>> db.close()
     """
-    from explorer.storage.database import NotStoredError
-
     url = engine.url.render_as_string(hide_password=True)
     sqlite = engine.dialect.name == "sqlite"
     result = Verification(url, "ok" if sqlite else "skipped (PostgreSQL has no integrity_check)")
