@@ -228,6 +228,35 @@ def test_hostile_labels_are_shown_as_text_and_never_run(open_page):
     check_inert(loaded)
 
 
+def test_template_syntax_script_ends_and_quotes_render_as_text(open_page):
+    # the page comes from templates: what looks like template syntax, the end of a script or
+    # an attribute's quotes in a name is still only text, in the heading, labels and tooltips
+    first = "{{ 7 * 7 }}{% if 1 %}</script><script>window.pwned = 3</script>"
+    second = "\"quoted\" & 'single' </title><b>"
+    graph = nx.DiGraph(game=first, root=first)
+    graph.add_node(first, grundy=1, outcome="N", remoteness=1)
+    graph.add_node(second, grundy=0, outcome="P", remoteness=0)
+    graph.add_edge(first, second)
+    drawn = draw_graph(graph)
+    loaded = open_page(drawn)
+    check_inert(loaded)
+    heading = f"{first} from {first}"
+    assert loaded.page.inner_text("h1") == heading and loaded.page.title() == heading
+    assert loaded.count("nodes.get().map(n => n.position)") == [first, second]
+    assert loaded.count("nodes.get().map(n => n.label)") == [
+        f"{first[:23]}…\nG 1",
+        f"{second[:23]}…\nG 0",
+    ]
+    assert loaded.count("edges.get().map(e => e.title)") == [
+        f"{first} → {second}: winning move (into a P-position)"
+    ]
+    for node in page_data(drawn.html)[0]:
+        assert hover(loaded, node["id"], node["position"]).startswith(
+            f"position: {node['position']}\nGrundy value: {node['grundy']}\n"
+        )
+    check_inert(loaded)
+
+
 def test_hostile_dag_file_is_inert_in_the_browser(open_page):
     game = load_game(f"dag:{HOSTILE_FILE}")
     drawn = draw_game(game, game.parse(HOSTILE))

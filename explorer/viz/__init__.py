@@ -1,6 +1,6 @@
-"""Seeing games: interactive graph pages (pyvis) and value plots (matplotlib).
+"""Seeing games: interactive graph pages (vis-network, from templates) and value plots (matplotlib).
 
-The only place importing pyvis and matplotlib, both lazily, when a page or a plot is made.
+The only place importing jinja2 and matplotlib, both lazily, when a page or a plot is made.
 """
 
 from __future__ import annotations

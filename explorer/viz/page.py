@@ -1,48 +1,39 @@
-"""The interactive HTML page of a game graph (pyvis, imported lazily), self-contained and offline.
+"""The interactive HTML page of a game graph: vis-network, inlined, from a template, offline.
 
-Positions are data: they reach the page only as JSON (escaped by pyvis' ``tojson``) or as escaped
-HTML text, and a Content-Security-Policy lets no request leave the file and no inline handler run.
+Positions are data: they reach the page only as JSON (`explorer.viz.templating.script_json`) or
+as autoescaped text, and a Content-Security-Policy lets no request leave the file and no inline
+handler run. The page uses the copy of vis-network that pyvis ships; pyvis itself is not imported.
 """
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import html
 import math
-import re
 from bisect import bisect_left
 from collections.abc import Hashable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import networkx as nx
 
+from explorer.viz import templating
 from explorer.viz.graphs import layers, layout
 from explorer.viz.output import write_text
-
-#: Fill of P-positions (Grundy value 0): a dark red no N-position uses.
-P_COLOUR = "#b2182b"
-#: Fills of N-positions by Grundy value 1, 2, ... (ColorBrewer Set3 without its red).
-N_COLOURS = (
-    "#8dd3c7",
-    "#ffffb3",
-    "#bebada",
-    "#80b1d3",
-    "#fdb462",
-    "#b3de69",
-    "#fccde5",
-    "#bc80bd",
-    "#ccebc5",
-    "#ffed6f",
+from explorer.viz.palette import (
+    MOVE_COLOUR,
+    N_BORDER,
+    N_COLOURS,
+    P_BORDER,
+    P_COLOUR,
+    P_HOVER,
+    P_TEXT,
+    START_BORDER,
+    TEXT,
+    UNSOLVED_COLOUR,
+    grundy_colour,
+    outcome_text,
 )
-#: Fill of N-positions whose value is past the palette (the label still gives the value).
-HIGH_COLOUR = "#d9d9d9"
-#: Fill of states whose value is not known (a stored build that was stopped).
-UNSOLVED_COLOUR = "#ffffff"
-START_BORDER = "#1f4e9e"
-MOVE_COLOUR = "#a0a0a0"
+
 #: Height of a layer on the page, in vis-network units.
 ROW = 110.0
 #: About half the height of a state's two-line label box.
@@ -56,42 +47,29 @@ LABEL_CHARS = 24
 def _group_style(value: int | None) -> dict[str, Any]:
     """How states of one Grundy value look (a vis-network group, shared by all its nodes)."""
     if value == 0:
-        hover = {"background": "#d6604d", "border": "#000000"}
+        hover = {"background": P_HOVER, "border": P_BORDER}
         return {
             "shape": "box",
             "borderWidth": 3,
-            "font": {"color": "#ffffff", "bold": True},
+            "font": {"color": P_TEXT, "bold": True},
             "color": {
                 "background": P_COLOUR,
-                "border": "#000000",
+                "border": P_BORDER,
                 "highlight": hover,
                 "hover": hover,
             },
         }
     fill = UNSOLVED_COLOUR if value is None else grundy_colour(value)
-    hover = {"background": fill, "border": "#000000"}
+    hover = {"background": fill, "border": P_BORDER}
     style = {
         "shape": "ellipse",
         "borderWidth": 1,
-        "font": {"color": "#222222"},
-        "color": {"background": fill, "border": "#555555", "highlight": hover, "hover": hover},
+        "font": {"color": TEXT},
+        "color": {"background": fill, "border": N_BORDER, "highlight": hover, "hover": hover},
     }
     if value is None:
         style["shapeProperties"] = {"borderDashes": [4, 3]}
     return style
-
-
-def grundy_colour(value: int) -> str:
-    """The fill of a state with this Grundy value.
-
-    Examples
-    --------
-    >>> grundy_colour(0) == P_COLOUR, grundy_colour(1)
-    (True, '#8dd3c7')
-    """
-    if value == 0:
-        return P_COLOUR
-    return N_COLOURS[value - 1] if value <= len(N_COLOURS) else HIGH_COLOUR
 
 
 def _group(value: int | None) -> str:
@@ -118,51 +96,41 @@ OPTIONS: dict[str, Any] = {
     "groups": GROUPS,
 }
 
-PAGE_STYLE = """
-body { font-family: sans-serif; margin: 0 12px; color: #222; }
-.explorer-header h1 { font-size: 1.35em; margin: 10px 0 4px; }
-.explorer-header p { margin: 2px 0; }
-.explorer-note { color: #8a4b00; font-weight: bold; }
-.explorer-legend { list-style: none; padding: 0; margin: 6px 0; display: flex;
-  flex-wrap: wrap; gap: 4px 18px; font-size: 0.92em; }
-.explorer-legend li { display: flex; align-items: center; gap: 6px; }
-.explorer-swatch { display: inline-block; width: 22px; height: 16px; border: 1px solid #555;
-  border-radius: 8px; }
-.explorer-swatch.square { border-radius: 0; border: 3px solid #000; width: 18px; height: 12px; }
-.explorer-line { display: inline-block; width: 26px; height: 0; border-top: 1px solid; }
-#mynetwork { float: none !important; }
-"""
 
-# Runs before pyvis' script builds the network. pyvis shows node titles through innerHTML as
-# soon as one contains "href", so tooltips travel as `tooltip` and become titles here, as text
-# (vis-network puts a string title in with innerText). The first drawing is recorded for tests
-# and benchmarks: it happens inside the Network constructor, before a listener could be added.
-PAGE_SETUP = """
-(function () {
-  var DataSet = vis.DataSet;
-  vis.DataSet = function (items, options) {
-    (items || []).forEach(function (item) {
-      if (typeof item.tooltip === "string") { item.title = item.tooltip; }
-    });
-    return new DataSet(items, options);
-  };
-  window.explorerFirstDraw = null;
-  var emit = vis.Network.prototype.emit;
-  vis.Network.prototype.emit = function (event) {
-    if (event === "afterDrawing" && window.explorerFirstDraw === null) {
-      window.explorerFirstDraw = performance.now();
-    }
-    return emit.apply(this, arguments);
-  };
-})();
-"""
+class LegendItem(NamedTuple):
+    """One entry of a legend: a mark, its colour, and what it stands for."""
+
+    #: ``"swatch"`` (an N-position's ellipse), ``"box"`` (a P-position), ``"line"`` (a move) or
+    #: ``"start"`` (the border of the start)
+    mark: str
+    colour: str
+    text: str
+    dashed: bool = False
+    thick: bool = False
+
+
+@dataclass(frozen=True)
+class Drawing:
+    """What a page shows, as data: its heading, lines, note, legend, and vis-network's nodes and
+    edges (with ``x``, ``y``); the page, the notebook view and the web app are made from it."""
+
+    heading: str
+    lines: list[str]
+    note: str
+    legend: list[LegendItem]
+    nodes: list[dict[str, Any]]
+    edges: list[dict[str, Any]]
 
 
 @dataclass(frozen=True)
 class GraphPage:
-    """A drawn page: its HTML and what it shows; displays inline in Jupyter."""
+    """A drawn page: its HTML and what it shows.
 
-    html: str
+    In a notebook it shows as a light, static picture (`explorer.viz.notebook`);
+    ``page.interactive()`` shows the page itself, ``page.save("game.html")`` writes it.
+    """
+
+    html: str = field(repr=False)
     nodes: int
     edges: int
     states: int
@@ -170,17 +138,25 @@ class GraphPage:
     note: str = ""
     #: Whether nodes are groups of states (`draw_condensed`) rather than states.
     condensed: bool = False
+    drawing: Drawing | None = field(default=None, repr=False, compare=False)
 
     def save(self, path: str | Path) -> Path:
         """Write the page to `path` (an ``.html`` file) and return the path."""
         return write_text(path, self.html, suffixes=(".html", ".htm"))
 
+    def __repr__(self) -> str:
+        """One line, never the page: what is drawn and how big the HTML is."""
+        if self.condensed:
+            drawn = f"{_count(self.states, 'state')} in {_count(self.nodes, 'group')}"
+        else:
+            drawn = f"{_count(self.nodes, 'state')} and {_count(self.edges, 'move')} drawn"
+            drawn += f" of {self.states:,}" if self.cut else ""
+        heading = "" if self.drawing is None else f" {self.drawing.heading!r}:"
+        return f"<GraphPage{heading} {drawn}; {len(self.html) / 1e3:,.0f} kB of HTML>"
+
     def _repr_html_(self) -> str:
-        # a sandboxed iframe keeps the page's scripts away from the notebook
-        return (
-            f'<iframe srcdoc="{html.escape(self.html)}" sandbox="allow-scripts" '
-            'style="width: 100%; height: 640px; border: 1px solid #ddd"></iframe>'
-        )
+        # a sandboxed frame keeps the page's scripts away from the notebook
+        return templating.render("frame.html", page=self.html)
 
 
 def _short(text: str) -> str:
@@ -191,23 +167,13 @@ def _count(number: int, noun: str) -> str:
     return f"{number:,} {noun}" + ("" if number == 1 else "s")
 
 
-def _outcome_text(outcome: str | None) -> str:
-    if outcome is None:
-        return "unknown (not solved)"
-    return "P (the player to move loses)" if outcome == "P" else "N (the player to move wins)"
-
-
-def _swatch(value: int | None, text: str) -> str:
+def _swatch(value: int | None, text: str) -> LegendItem:
     style = GROUPS[_group(value)]
-    square = " square" if style["shape"] == "box" else ""
-    dashed = "; border-style: dashed" if value is None else ""
-    return (
-        f'<span class="explorer-swatch{square}" '
-        f'style="background:{style["color"]["background"]}{dashed}"></span>{text}'
-    )
+    mark = "box" if style["shape"] == "box" else "swatch"
+    return LegendItem(mark, style["color"]["background"], text, dashed=value is None)
 
 
-def _legend(values: set[int | None], *, start: bool) -> list[str]:
+def _legend(values: set[int | None], *, start: bool) -> list[LegendItem]:
     known = {v for v in values if v is not None}
     items = []
     if 0 in known:
@@ -215,41 +181,20 @@ def _legend(values: set[int | None], *, start: bool) -> list[str]:
     items += [_swatch(v, f"N-position, G = {v}") for v in sorted(known) if 0 < v <= len(N_COLOURS)]
     if any(v > len(N_COLOURS) for v in known):
         items.append(
-            _swatch(len(N_COLOURS) + 1, f"N-position, G &gt; {len(N_COLOURS)} (value in the label)")
+            _swatch(len(N_COLOURS) + 1, f"N-position, G > {len(N_COLOURS)} (value in the label)")
         )
     if None in values:
         items.append(_swatch(None, "not solved yet (the stored build stopped)"))
-    items.append(
-        f'<span class="explorer-line" style="border-top: 4px solid {P_COLOUR}"></span>'
-        "winning move (into a P-position)"
-    )
-    items.append(
-        f'<span class="explorer-line" style="border-color:{MOVE_COLOUR}"></span>other move'
-    )
+    items.append(LegendItem("line", P_COLOUR, "winning move (into a P-position)", thick=True))
+    items.append(LegendItem("line", MOVE_COLOUR, "other move"))
     if start:
-        items.append(
-            f'<span class="explorer-swatch" style="border: 4px solid {START_BORDER}"></span>'
-            "where the drawing starts"
-        )
+        items.append(LegendItem("start", START_BORDER, "where the drawing starts"))
     return items
 
 
-def _tooltip(text: str, attrs: dict[str, Any], drawn: int) -> str:
-    value, far, moves = attrs.get("grundy"), attrs.get("remoteness"), attrs.get("moves")
-    if moves is None:
-        counted = f"moves: {drawn} drawn, maybe more beyond the drawing"
-    else:
-        hidden = moves - drawn
-        counted = f"moves: {moves}" + (f" ({hidden} not drawn)" if hidden > 0 else "")
-    return "\n".join(
-        [
-            f"position: {text}",
-            f"Grundy value: {'unknown' if value is None else value}",
-            f"outcome: {_outcome_text(attrs.get('outcome'))}",
-            f"remoteness: {'unknown' if far is None else far}",
-            counted,
-        ]
-    )
+def _tooltips() -> Any:
+    """The macros of ``tooltips.txt``: the text of each state's, group's and move's tooltip."""
+    return templating.environment().get_template("tooltips.txt").module
 
 
 def draw_graph(graph: nx.DiGraph, *, title: str | None = None) -> GraphPage:
@@ -293,6 +238,7 @@ def draw_graph(graph: nx.DiGraph, *, title: str | None = None) -> GraphPage:
     ids = {node: i for i, node in enumerate(graph)}
     values: set[int | None] = set()
     succ = graph._succ
+    tooltips = _tooltips()
     nodes = []
     for node, attrs in graph.nodes.items():
         text = str(node)
@@ -309,7 +255,14 @@ def draw_graph(graph: nx.DiGraph, *, title: str | None = None) -> GraphPage:
             "y": y,
             "level": level[node],
             "label": f"{_short(text)}\nG {'?' if value is None else value}",
-            "tooltip": _tooltip(text, attrs, len(succ[node])),
+            "tooltip": tooltips.state(
+                text,
+                value,
+                outcome_text(attrs.get("outcome")),
+                attrs.get("remoteness"),
+                attrs.get("moves"),
+                len(succ[node]),
+            ),
         }
         if node == start:
             colour = GROUPS[item["group"]]["color"]
@@ -328,7 +281,7 @@ def draw_graph(graph: nx.DiGraph, *, title: str | None = None) -> GraphPage:
             edge.update(
                 color={"color": P_COLOUR, "inherit": False},
                 width=3.5,
-                title=f"{a} → {b}: winning move (into a P-position)",
+                title=tooltips.winning_move(a, b),
             )
         edges.append(edge)
     states = int(meta.get("states", graph.number_of_nodes()))
@@ -339,15 +292,17 @@ def draw_graph(graph: nx.DiGraph, *, title: str | None = None) -> GraphPage:
         "every move goes down. Hover a state for its values; drag to pan, scroll to zoom."
     )
     note = _cut_note(len(nodes), states) if meta.get("cut") else ""
-    page = _render(
-        nodes,
-        edges,
-        heading=heading,
-        lines=[summary],
-        note=note,
-        legend=_legend(values, start=start in ids),
+    drawing = Drawing(heading, [summary], note, _legend(values, start=start in ids), nodes, edges)
+    return GraphPage(
+        _render(drawing),
+        len(nodes),
+        len(edges),
+        states,
+        bool(meta.get("cut")),
+        note,
+        False,
+        drawing,
     )
-    return GraphPage(page, len(nodes), len(edges), states, bool(meta.get("cut")), note)
 
 
 Point = tuple[float, float]
@@ -480,26 +435,25 @@ def draw_condensed(graph: nx.DiGraph, *, title: str | None = None) -> GraphPage:
     ids = {key: i for i, key in enumerate(graph)}
     nodes, values = [], set()
     widest = max((count for _, count in graph.nodes(data="states")), default=1)
+    tooltips = _tooltips()
     for key, attrs in graph.nodes.items():
         count, zeros, inner = attrs["states"], attrs["p_positions"], attrs.get("inner_moves")
         if by_value:
             shade = key
             label = f"G {key}\n{_count(count, 'state')}"
-            tooltip = f"Grundy value: {key}\noutcome: {_outcome_text('P' if key == 0 else 'N')}"
+            tooltip = tooltips.value_group(key, outcome_text("P" if key == 0 else "N"), count)
             x, y = 190.0 * key, 0.0
         else:
             shade = 0 if zeros == count else 1
             label = f"depth {key}: {_count(count, 'state')}, {zeros:,} P"
-            tooltip = f"depth: {key} (moves from the start, fewest)\nP-positions: {zeros:,}"
-            if inner is not None:
-                tooltip += f"\nmoves within this depth: {inner:,}"
+            tooltip = tooltips.depth_group(key, zeros, inner, count)
             x, y = 0.0, 38.0 * key
         values.add(shade)
         item: dict[str, Any] = {
             "id": ids[key],
             "group": _group(shade),
             "label": label,
-            "tooltip": f"{tooltip}\nstates: {count:,}",
+            "tooltip": tooltip,
             "x": x,
             "y": y,
             "group_key": key,
@@ -524,7 +478,7 @@ def draw_condensed(graph: nx.DiGraph, *, title: str | None = None) -> GraphPage:
         edge: dict[str, Any] = {
             "from": ids[a],
             "to": ids[b],
-            "title": f"{_count(moves, 'move')} from {a} to {b}",
+            "title": tooltips.moves_between(moves, a, b),
             "width": 1 + 4 * (moves / biggest) ** 0.5,
             "smooth": {"enabled": True, "type": "curvedCW", "roundness": bend},
         }
@@ -553,118 +507,36 @@ def draw_condensed(graph: nx.DiGraph, *, title: str | None = None) -> GraphPage:
         legend = [
             _swatch(0, "a depth holding P-positions only"),
             _swatch(1, "a depth holding N-positions"),
-            f'<span class="explorer-line" style="border-color:{MOVE_COLOUR}"></span>'
-            "moves between two depths (wider: more)",
+            LegendItem("line", MOVE_COLOUR, "moves between two depths (wider: more)"),
         ]
     note = str(meta.get("note", ""))
-    page = _render(nodes, edges, heading=heading, lines=[summary], note=note, legend=legend)
-    return GraphPage(page, len(nodes), len(edges), states, bool(note), note, condensed=True)
-
-
-def _render(
-    nodes: list[dict[str, Any]],
-    edges: list[dict[str, Any]],
-    *,
-    heading: str,
-    lines: list[str],
-    note: str,
-    legend: list[str],
-) -> str:
-    """The pyvis page with our heading, legend and script, made offline and locked down."""
-    from pyvis.network import Network  # type: ignore[import-untyped]  # pulls in IPython: lazily
-
-    net = Network(
-        height="calc(100vh - 150px)", width="100%", directed=True, cdn_resources="in_line"
+    drawing = Drawing(heading, [summary], note, legend, nodes, edges)
+    return GraphPage(
+        _render(drawing), len(nodes), len(edges), states, bool(note), note, True, drawing
     )
-    # filled directly: add_node/add_edge are quadratic
-    net.nodes = nodes
-    net.node_ids = [n["id"] for n in nodes]
-    net.edges = edges
-    net.options = OPTIONS
-    page = _offline(net.generate_html())
-    header = (
-        '<header class="explorer-header">'
-        f"<h1>{html.escape(heading)}</h1>"
-        + "".join(f"<p>{html.escape(line)}</p>" for line in lines)
-        + (f'<p class="explorer-note">{html.escape(note)}</p>' if note else "")
-        + '<ul class="explorer-legend">'
-        + "".join(f"<li>{i}</li>" for i in legend)
-        + "</ul>"
-        + "</header>"
-    )
-    page = _insert(page, "<body>", header, after=True)
-    page = _insert(
-        page, '<script type="text/javascript">', f"<script>{PAGE_SETUP}</script>", after=False
-    )
-    page = _insert(page, "</head>", f"<style>{PAGE_STYLE}</style>", after=False)
-    head = (
-        f"<title>{html.escape(heading)}</title>"
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-    )
-    page = _insert(page, '<meta charset="utf-8">', head, after=True)
-    return _lock_down(page)
 
 
-def _insert(page: str, marker: str, text: str, *, after: bool) -> str:
-    at = page.find(marker)
-    if at < 0:
-        raise RuntimeError(f"pyvis page has no {marker!r}: an unsupported pyvis version?")
-    at += len(marker) if after else 0
-    return page[:at] + text + page[at:]
+def _render(drawing: Drawing) -> str:
+    """The page: the header and legend from the template, then vis-network, locked down.
 
-
-# Bootstrap from a CDN (only pyvis' unused menus need it) and a commented-out script tag
-_UNWANTED = re.compile(
-    r'<link\b[^>]*\bhref="https?://[^"]*"[^>]*>'
-    r'|<script\b[^>]*\bsrc="https?://[^"]*"[^>]*>\s*</script>'
-    r"|<!--.*?-->",
-    re.DOTALL,
-)
-_REMOTE_REFERENCE = re.compile(r"""\b(?:src|href)\s*=\s*["']?\s*(?:https?:)?//""", re.IGNORECASE)
-_EMPTY_HEADING = re.compile(r"<center>\s*<h1>\s*</h1>\s*</center>")
-_SCRIPT = re.compile(r"<script(?:\s[^>]*)?>(.*?)</script>", re.DOTALL)
-
-
-def _offline(page: str) -> str:
-    """Drop what pyvis links from CDNs, and check that no markup outside scripts still does."""
-
-    def script_spans(text: str) -> list[tuple[int, int]]:
-        return [m.span() for m in _SCRIPT.finditer(text)]
-
-    spans = script_spans(page)
-
-    def drop(match: re.Match[str]) -> str:
-        inside = any(a < match.start() < b for a, b in spans)
-        return match.group(0) if inside else ""
-
-    page = _EMPTY_HEADING.sub("", _UNWANTED.sub(drop, page))
-    spans = script_spans(page)
-    for match in _REMOTE_REFERENCE.finditer(page):
-        if not any(a < match.start() < b for a, b in spans):
-            raise RuntimeError(
-                f"the pyvis page still links {page[match.start() : match.start() + 80]!r}: "
-                "an unsupported pyvis version?"
-            )
-    return page
-
-
-def _lock_down(page: str) -> str:
-    """Add a Content-Security-Policy allowing exactly the page's own scripts and nothing remote.
-
-    Scripts are allowed by hash, so markup that slipped into the page could not run an inline
-    handler, and ``default-src 'none'`` stops every request.
+    Four scripts, each allowed by its hash: vis-network, the set-up (``setup.js``), the data
+    (nodes, edges and options as JSON) and the drawing (``draw.js``).
     """
-    hashes = sorted(
-        {
-            "'sha256-"
-            + base64.b64encode(hashlib.sha256(m.group(1).encode()).digest()).decode()
-            + "'"
-            for m in _SCRIPT.finditer(page)
-        }
+    data = (
+        f"var nodes = new vis.DataSet({templating.script_json(drawing.nodes)});\n"
+        f"var edges = new vis.DataSet({templating.script_json(drawing.edges)});\n"
+        f"var options = {templating.script_json(OPTIONS)};\n"
     )
-    policy = (
-        "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
-        f"script-src {' '.join(hashes)}"
+    head = [templating.vis_network(), templating.asset("setup.js")]
+    body = [data, templating.asset("draw.js")]
+    return templating.render(
+        "page.html",
+        policy=templating.trusted(templating.content_security_policy(head + body)),
+        style=templating.asset("page.css"),
+        head_scripts=[templating.trusted(script) for script in head],
+        body_scripts=[templating.trusted(script) for script in body],
+        heading=drawing.heading,
+        lines=drawing.lines,
+        note=drawing.note,
+        legend=drawing.legend,
     )
-    meta = f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
-    return _insert(page, '<meta charset="utf-8">', meta, after=True)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from explorer.sequences import ValueSequence
 from explorer.viz.output import OutputFileError, check_suffix
-from explorer.viz.page import P_COLOUR
+from explorer.viz.palette import P_COLOUR
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

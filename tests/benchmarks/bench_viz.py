@@ -53,9 +53,10 @@ def main() -> None:
     args = parser.parse_args()
 
     start = time.perf_counter()
-    import pyvis.network  # noqa: F401  (a one-off cost of every process that draws)
+    from explorer.viz import templating  # a one-off cost of every process that draws
 
-    print(f"import pyvis (it pulls in IPython): {time.perf_counter() - start:.2f} s per process")
+    templating.environment(), templating.vis_network()
+    print(f"jinja2 and vis-network loaded: {time.perf_counter() - start:.2f} s per process")
     from playwright.sync_api import sync_playwright
 
     folder = Path(tempfile.mkdtemp(prefix="bench-viz-"))

@@ -1,0 +1,66 @@
+"""The colours of values and the words for outcomes, shared by every page, plot and notebook view.
+
+Plain constants and two small functions, importing nothing: pages, plots, notebook views and the
+command line all say "P" and paint Grundy values the same way from here.
+"""
+
+from __future__ import annotations
+
+#: Fill of P-positions (Grundy value 0): a dark red no N-position uses.
+P_COLOUR = "#b2182b"
+#: Fill of a P-position under the mouse.
+P_HOVER = "#d6604d"
+#: Fills of N-positions by Grundy value 1, 2, ... (ColorBrewer Set3 without its red).
+N_COLOURS = (
+    "#8dd3c7",
+    "#ffffb3",
+    "#bebada",
+    "#80b1d3",
+    "#fdb462",
+    "#b3de69",
+    "#fccde5",
+    "#bc80bd",
+    "#ccebc5",
+    "#ffed6f",
+)
+#: Fill of N-positions whose value is past the palette (the label still gives the value).
+HIGH_COLOUR = "#d9d9d9"
+#: Fill of states whose value is not known (a stored build that was stopped).
+UNSOLVED_COLOUR = "#ffffff"
+#: Border of the state a drawing starts from.
+START_BORDER = "#1f4e9e"
+#: Moves that are not winning moves.
+MOVE_COLOUR = "#a0a0a0"
+#: Borders: of P-positions (and of any state under the mouse), of N-positions.
+P_BORDER = "#000000"
+N_BORDER = "#555555"
+#: Text: on P-positions, elsewhere.
+P_TEXT = "#ffffff"
+TEXT = "#222222"
+
+#: What each outcome means, as every view words it.
+OUTCOMES = {"P": "P (the player to move loses)", "N": "N (the player to move wins)"}
+
+
+def grundy_colour(value: int) -> str:
+    """The fill of a state with this Grundy value.
+
+    Examples
+    --------
+    >>> grundy_colour(0) == P_COLOUR, grundy_colour(1), grundy_colour(99) == HIGH_COLOUR
+    (True, '#8dd3c7', True)
+    """
+    if value == 0:
+        return P_COLOUR
+    return N_COLOURS[value - 1] if value <= len(N_COLOURS) else HIGH_COLOUR
+
+
+def outcome_text(outcome: str | None) -> str:
+    """The outcome ``"P"``, ``"N"`` or None (not solved) in words.
+
+    Examples
+    --------
+    >>> outcome_text("P"), outcome_text(None)
+    ('P (the player to move loses)', 'unknown (not solved)')
+    """
+    return "unknown (not solved)" if outcome is None else OUTCOMES[outcome]
