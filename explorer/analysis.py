@@ -15,7 +15,7 @@ from typing import Literal
 from explorer.errors import ExplorerError, GraphTooLargeError, SpecError
 from explorer.games.base import Decomposition, Game, Position
 from explorer.graph import DEFAULT_MAX_STATES, build_graph
-from explorer.solver import grundy_values, mex, remoteness
+from explorer.solver import Outcome, grundy_values, mex, outcome, solve_graph, winning_moves
 
 Method = Literal["auto", "graph", "decompose"]
 
@@ -35,7 +35,7 @@ class Solution:
     game: str
     position: str
     grundy: int
-    outcome: str
+    outcome: Outcome
     remoteness: int | None
     winning_moves: list[str]
     method: str
@@ -68,7 +68,7 @@ class Explanation:
     game: str
     position: str
     grundy: int
-    outcome: str
+    outcome: Outcome
     method: str
     successors: list[tuple[str, int]] = field(default_factory=list)
     parts: list[tuple[str, str, int]] = field(default_factory=list)
@@ -154,10 +154,6 @@ def _xor_of_parts(parts: Decomposition, max_states: int) -> int:
     return value
 
 
-def _outcome(value: int) -> str:
-    return "P" if value == 0 else "N"
-
-
 def solve(
     game: Game,
     position: Position,
@@ -215,16 +211,17 @@ def _solve_graph(
     game: Game, position: Position, *, max_states: int, max_edges: int | None
 ) -> Solution:
     graph = build_graph(game, position, max_states=max_states, max_edges=max_edges)
-    values = grundy_values(graph)
+    solved = solve_graph(graph)
+    values = solved.grundy
     _cache(game).update(values)
-    far = remoteness(graph, values)
+    far = solved.remoteness
     return Solution(
         game=game.spec,
         position=game.format(position),
         grundy=values[position],
-        outcome=_outcome(values[position]),
+        outcome=outcome(values[position]),
         remoteness=far[position],
-        winning_moves=[game.format(s) for s in graph.successors(position) if values[s] == 0],
+        winning_moves=[game.format(s) for s in winning_moves(graph, values, position)],
         method="graph",
         states=graph.number_of_nodes(),
     )
@@ -254,7 +251,7 @@ def _solve_decomposed(
         game=game.spec,
         position=game.format(position),
         grundy=value,
-        outcome=_outcome(value),
+        outcome=outcome(value),
         remoteness=None,
         winning_moves=[game.format(m) for m in dict.fromkeys(moves)],
         method=method,
@@ -322,7 +319,7 @@ def explain(game: Game, position: Position, *, max_states: int = DEFAULT_MAX_STA
             game=game.spec,
             position=game.format(position),
             grundy=total,
-            outcome=_outcome(total),
+            outcome=outcome(total),
             method="decomposition" if parts.exact else "reduction",
             parts=values,
             note=parts.note,
@@ -336,7 +333,7 @@ def explain(game: Game, position: Position, *, max_states: int = DEFAULT_MAX_STA
         game=game.spec,
         position=game.format(position),
         grundy=value,
-        outcome=_outcome(value),
+        outcome=outcome(value),
         method="mex",
         successors=successors,
     )

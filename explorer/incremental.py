@@ -7,14 +7,16 @@ order, and stop wherever a state's Grundy value and remoteness come out unchange
 from __future__ import annotations
 
 import heapq
-from collections.abc import Collection, Hashable, Iterable
+from collections.abc import Collection, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
 import networkx as nx
+import numpy as np
 
 from explorer.errors import CyclicGraphError, EditError
-from explorer.solver import grundy_values, mex, remoteness, reverse_topological_order
+from explorer.solver import Outcome, outcome, solve_graph
+from explorer.solver.arrays import level_values
 
 State = Hashable
 Edge = tuple[State, State]
@@ -28,9 +30,9 @@ class StateValue:
     remoteness: int
 
     @property
-    def outcome(self) -> str:
+    def outcome(self) -> Outcome:
         """``"P"`` where the Grundy value is 0 (the player to move loses), else ``"N"``."""
-        return "P" if self.grundy == 0 else "N"
+        return outcome(self.grundy)
 
 
 @dataclass(frozen=True)
@@ -144,42 +146,19 @@ class EditResult:
     reordered: int = 0
 
 
-def state_value(successor_values: Collection[StateValue]) -> StateValue:
-    """The value of a state from its successors' values (mex; winner hurries, loser delays).
+def state_values(successor_values: Sequence[Collection[StateValue]]) -> list[StateValue]:
+    """The value of each of several states from its successors' values (one kernel call).
 
     Examples
     --------
-    >>> state_value([StateValue(0, 0), StateValue(1, 1)])
-    StateValue(grundy=2, remoteness=1)
-    >>> state_value([])
-    StateValue(grundy=0, remoteness=0)
+    >>> state_values([[StateValue(0, 0), StateValue(1, 1)], []])
+    [StateValue(grundy=2, remoteness=1), StateValue(grundy=0, remoteness=0)]
     """
-    if not successor_values:
-        return StateValue(0, 0)
-    grundy = mex(v.grundy for v in successor_values)
-    if grundy:
-        far = 1 + min(v.remoteness for v in successor_values if v.grundy == 0)
-    else:
-        far = 1 + max(v.remoteness for v in successor_values)
-    return StateValue(grundy, far)
-
-
-def heights(graph: nx.DiGraph) -> dict[State, int]:
-    """The longest sequence of moves from each state to the end: a valid height numbering.
-
-    Edits keep ``height(p) > height(q)`` on every move but not this exactness: a removed move
-    lowers no height, so heights stay at least the longest path.
-
-    Examples
-    --------
-    >>> heights(nx.DiGraph([("a", "b"), ("b", "c"), ("a", "c")]))
-    {'c': 0, 'b': 1, 'a': 2}
-    """
-    succ = graph._succ
-    result: dict[State, int] = {}
-    for node in reverse_topological_order(graph):
-        result[node] = 1 + max((result[s] for s in succ[node]), default=-1)
-    return result
+    counts = np.fromiter(map(len, successor_values), dtype=np.int64, count=len(successor_values))
+    flat = [(v.grundy, v.remoteness) for values in successor_values for v in values]
+    grundy, far = np.array(flat, dtype=np.int64).reshape(-1, 2).T
+    g, r, _ = level_values(counts, grundy, far)
+    return [StateValue(*pair) for pair in zip(g.tolist(), r.tolist(), strict=True)]
 
 
 def apply_edit(store: SolvedGraphStore, edit: Edit) -> EditResult:
@@ -406,11 +385,11 @@ def resolve(store: SolvedGraphStore, states: Iterable[State]) -> EditResult:
         successors = store.successors(batch)
         needed = set(batch).union(*successors.values())
         known = store.values_of(needed)
+        # a state a stopped build left waiting for unsolved states still waits
+        ready = [s for s in batch if s in known or all(w in known for w in successors[s])]
+        new_values = state_values([[known[w] for w in successors[s]] for s in ready])
         changed: dict[State, StateValue] = {}
-        for s in batch:
-            if s not in known and any(w not in known for w in successors[s]):
-                continue  # a stopped build left it waiting for unsolved states: it still waits
-            new = state_value([known[w] for w in successors[s]])
+        for s, new in zip(ready, new_values, strict=True):
             old = known.get(s)
             if new != old:
                 changed[s] = new
@@ -441,10 +420,9 @@ class SolvedGraph:
 
     def __init__(self, graph: nx.DiGraph) -> None:
         self.graph = graph
-        grundy = grundy_values(graph)
-        far = remoteness(graph, grundy)
-        self.values = {s: StateValue(grundy[s], far[s]) for s in graph}
-        self.height = heights(graph)
+        solved = solve_graph(graph)
+        self.values = {s: StateValue(solved.grundy[s], solved.remoteness[s]) for s in graph}
+        self.height = solved.height
 
     def existing(self, states: Collection[State]) -> set[State]:
         return {s for s in states if s in self.graph}

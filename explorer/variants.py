@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 from explorer.analysis import reduced_value
 from explorer.games.base import Game
 from explorer.sequences import value_sequence
+from explorer.solver import Outcome, outcome
 
 
 @dataclass(frozen=True)
@@ -23,12 +24,12 @@ class Difference:
     grundy_b: int
 
     @property
-    def outcome_a(self) -> str:
-        return "P" if self.grundy_a == 0 else "N"
+    def outcome_a(self) -> Outcome:
+        return outcome(self.grundy_a)
 
     @property
-    def outcome_b(self) -> str:
-        return "P" if self.grundy_b == 0 else "N"
+    def outcome_b(self) -> Outcome:
+        return outcome(self.grundy_b)
 
     @property
     def outcome_differs(self) -> bool:

@@ -17,9 +17,8 @@ from explorer.incremental import (
     StateValue,
     apply_edit,
     edit_between,
-    heights,
 )
-from explorer.solver import grundy_values, remoteness
+from explorer.solver import grundy_values, heights, remoteness
 from tests.bruteforce import mex_values
 
 # --- strategies -------------------------------------------------------------------------------
@@ -105,7 +104,7 @@ def brute_force(graph: nx.DiGraph) -> dict[str, StateValue]:
 
 def from_scratch(graph: nx.DiGraph) -> dict[str, StateValue]:
     grundy = grundy_values(graph)
-    far = remoteness(graph, grundy)
+    far = remoteness(graph)
     return {s: StateValue(grundy[s], far[s]) for s in graph}
 
 

@@ -396,57 +396,21 @@ def _validated(
 
 
 def _refuse_cycles(name: str, vertices: list[str], edges: list[Edge]) -> None:
-    """Refuse a graph with a cycle, naming the first one a depth-first search in file order meets.
+    """Refuse a graph with a cycle, naming the first one a depth-first search in file order
+    meets."""
+    # the solver's cycle finder, imported here: reading a file is the one place the rules
+    # need it, and the solver imports the games
+    from explorer.solver.arrays import Adjacency, find_cycle
 
-    Kahn's algorithm (peel off sinks) decides acyclicity cheaply; only a cyclic graph pays for
-    the search that names a cycle.
-    """
     number = {v: i for i, v in enumerate(vertices)}
-    successors: list[list[int]] = [[] for _ in vertices]
-    out_degree = [0] * len(vertices)
-    predecessors: list[list[int]] = [[] for _ in vertices]
-    for source, target in edges:
-        s, t = number[source], number[target]
-        successors[s].append(t)
-        predecessors[t].append(s)
-        out_degree[s] += 1
-    sinks = [i for i, d in enumerate(out_degree) if d == 0]
-    peeled = 0
-    while sinks:
-        peeled += 1
-        for p in predecessors[sinks.pop()]:
-            out_degree[p] -= 1
-            if out_degree[p] == 0:
-                sinks.append(p)
-    if peeled == len(vertices):
-        return
-    done = [False] * len(vertices)
-    on_path = [False] * len(vertices)
-    for root in range(len(vertices)):
-        if done[root]:
-            continue
-        path = [root]
-        on_path[root] = True
-        stack = [iter(successors[root])]
-        while stack:
-            for child in stack[-1]:
-                if on_path[child]:
-                    found = [*path[path.index(child) :], child]
-                    cycle: list[object] = [vertices[i] for i in found]
-                    raise CyclicGraphError(
-                        f"graph file {name!r} has a cycle: " + " -> ".join(map(repr, cycle)),
-                        cycle,
-                    )
-                if not done[child]:
-                    path.append(child)
-                    on_path[child] = True
-                    stack.append(iter(successors[child]))
-                    break
-            else:
-                stack.pop()
-                finished = path.pop()
-                on_path[finished] = False
-                done[finished] = True
+    src = [number[source] for source, _ in edges]
+    dst = [number[target] for _, target in edges]
+    found = find_cycle(Adjacency.from_edges(len(vertices), src, dst))
+    if found is not None:
+        cycle: list[object] = [vertices[i] for i in found]
+        raise CyclicGraphError(
+            f"graph file {name!r} has a cycle: " + " -> ".join(map(repr, cycle)), cycle
+        )
 
 
 class DagGame(Game):

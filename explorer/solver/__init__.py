@@ -1,15 +1,43 @@
-"""The Sprague-Grundy solver over a game graph: Grundy values, outcomes, remoteness, winning moves.
+"""The Sprague-Grundy solver: Grundy values, outcomes, remoteness, heights, winning moves.
 
-Plain functions over a DiGraph returning plain data; iterative, so deep graphs are safe.
+Two forms of one solver. Here, the NetworkX form for game graphs built in memory: plain
+functions over a DiGraph returning dicts. `explorer.solver.arrays`, the compact-array form for
+stored graphs of millions of states. The NetworkX form numbers the nodes and solves through the
+compact form, so the rule (`explorer.solver.arrays.level_values`) is written once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
+from typing import Literal, NamedTuple, overload
 
 import networkx as nx
+import numpy as np
+import numpy.typing as npt
 
-from explorer.errors import CyclicGraphError
+from explorer.solver.arrays import Adjacency, Values, levels, mex_by_group, solve_adjacency
+
+#: The outcome of a position: P (the previous player, who just moved, wins) or N (the next).
+Outcome = Literal["P", "N"]
+
+
+@overload
+def outcome(grundy: int) -> Outcome: ...
+@overload
+def outcome(grundy: npt.NDArray[np.int64]) -> npt.NDArray[np.str_]: ...
+def outcome(grundy: int | npt.NDArray[np.int64]) -> Outcome | npt.NDArray[np.str_]:
+    """``"P"`` where the Grundy value is 0 (the player to move loses), else ``"N"``.
+
+    Takes one value or an array of them.
+
+    Examples
+    --------
+    >>> outcome(0), outcome(3), outcome(np.array([2, 0])).tolist()
+    ('P', 'N', ['N', 'P'])
+    """
+    if isinstance(grundy, np.ndarray):
+        return np.where(grundy == 0, "P", "N")
+    return "P" if grundy == 0 else "N"
 
 
 def mex(values: Iterable[int]) -> int:
@@ -22,73 +50,78 @@ def mex(values: Iterable[int]) -> int:
     >>> mex([])
     0
     """
-    seen = set(values)
-    k = 0
-    while k in seen:
-        k += 1
-    return k
+    listed = np.fromiter(values, dtype=np.int64)
+    return int(mex_by_group(np.array([len(listed)]), listed)[0])
 
 
-def reverse_topological_order(graph: nx.DiGraph) -> list[Hashable]:
-    """Every node after all of its successors (sinks first).
+class GraphAdjacency(NamedTuple):
+    """A NetworkX graph's nodes numbered in graph order, and its moves as an `Adjacency`."""
+
+    nodes: list[Hashable]
+    succ: Adjacency
+
+
+def adjacency(graph: nx.DiGraph) -> GraphAdjacency:
+    """Number the nodes of `graph` in its order; each node's moves keep the graph's order."""
+    nodes = list(graph)
+    number = {node: i for i, node in enumerate(nodes)}
+    succ = graph._succ  # adjacency dicts: several times faster than graph.successors()
+    return GraphAdjacency(
+        nodes, Adjacency.from_lists([[number[t] for t in succ[n]] for n in nodes])
+    )
+
+
+class GraphValues(NamedTuple):
+    """Grundy value, remoteness and height of every node of a game graph, sinks first."""
+
+    grundy: dict[Hashable, int]
+    remoteness: dict[Hashable, int]
+    height: dict[Hashable, int]
+
+
+def solve_graph(graph: nx.DiGraph) -> GraphValues:
+    """Grundy value, remoteness and height of every node of a game graph.
+
+    Remoteness counts moves to the end under optimal play: the winner hurries, the loser
+    delays; P-positions have even remoteness, N-positions odd. Height is the longest sequence
+    of moves to the end. Each dict lists the nodes level by level from the terminal ones.
 
     Raises
     ------
     CyclicGraphError
         When the graph has a cycle; the error names one.
+
+    Examples
+    --------
+    >>> solved = solve_graph(nx.DiGraph([(2, 1), (1, 0), (2, 0)]))
+    >>> solved.grundy, solved.remoteness, solved.height
+    ({0: 0, 1: 1, 2: 2}, {0: 0, 1: 1, 2: 1}, {0: 0, 1: 1, 2: 2})
     """
-    succ = graph._succ  # adjacency dicts: several times faster than graph.successors()
-    done: set[Hashable] = set()
-    on_path: set[Hashable] = set()
-    order: list[Hashable] = []
-    for root in graph:
-        if root in done:
-            continue
-        stack = [(root, iter(succ[root]))]
-        on_path.add(root)
-        while stack:
-            node, children = stack[-1]
-            for child in children:
-                if child in on_path:
-                    path = [n for n, _ in stack]
-                    cycle = path[path.index(child) :] + [child]
-                    raise CyclicGraphError(
-                        "the graph has a cycle: " + " -> ".join(map(str, cycle)), cycle
-                    )
-                if child not in done:
-                    on_path.add(child)
-                    stack.append((child, iter(succ[child])))
-                    break
-            else:
-                stack.pop()
-                on_path.discard(node)
-                done.add(node)
-                order.append(node)
-    return order
+    nodes, succ = adjacency(graph)
+    values: Values = solve_adjacency(succ, name=lambda i: nodes[i])
+    order = np.argsort(values.height, kind="stable").tolist()
+    named = [nodes[i] for i in order]
+    grundy, far, height = (dict(zip(named, v[order].tolist(), strict=True)) for v in values)
+    return GraphValues(grundy, far, height)
 
 
 def grundy_values(graph: nx.DiGraph) -> dict[Hashable, int]:
     """The Grundy value of every node: the mex of its successors' values.
 
+    Raises
+    ------
+    CyclicGraphError
+        When the graph has a cycle; the error names one.
+
     Examples
     --------
-    >>> import networkx as nx
     >>> grundy_values(nx.DiGraph([("a", "b"), ("b", "c"), ("a", "c")]))
     {'c': 0, 'b': 1, 'a': 2}
     """
-    succ = graph._succ
-    values: dict[Hashable, int] = {}
-    for node in reverse_topological_order(graph):
-        values[node] = mex(values[s] for s in succ[node])
-    return values
+    return solve_graph(graph).grundy
 
 
-def outcomes(values: dict[Hashable, int]) -> dict[Hashable, str]:
-    """``"P"`` (previous player wins) where the value is 0, else ``"N"``."""
-    return {node: "P" if value == 0 else "N" for node, value in values.items()}
-
-
-def remoteness(graph: nx.DiGraph, values: dict[Hashable, int] | None = None) -> dict[Hashable, int]:
+def remoteness(graph: nx.DiGraph) -> dict[Hashable, int]:
     """Moves to the end under optimal play: the winner hurries, the loser delays.
 
     A terminal position has remoteness 0. From an N-position the winner moves to the P-successor
@@ -97,24 +130,62 @@ def remoteness(graph: nx.DiGraph, values: dict[Hashable, int] | None = None) -> 
 
     Examples
     --------
-    >>> import networkx as nx
     >>> remoteness(nx.DiGraph([(2, 1), (1, 0), (2, 0)]))
     {0: 0, 1: 1, 2: 1}
     """
-    succ = graph._succ
-    values = grundy_values(graph) if values is None else values
-    result: dict[Hashable, int] = {}
-    for node in reverse_topological_order(graph):
-        children = succ[node]
-        if not children:
-            result[node] = 0
-        elif values[node]:
-            result[node] = 1 + min(result[c] for c in children if values[c] == 0)
-        else:
-            result[node] = 1 + max(result[c] for c in children)
-    return result
+    return solve_graph(graph).remoteness
+
+
+def heights(graph: nx.DiGraph) -> dict[Hashable, int]:
+    """The longest sequence of moves from each node to the end.
+
+    Examples
+    --------
+    >>> heights(nx.DiGraph([("a", "b"), ("b", "c"), ("a", "c")]))
+    {'c': 0, 'b': 1, 'a': 2}
+    """
+    return solve_graph(graph).height
+
+
+def layers(graph: nx.DiGraph) -> dict[Hashable, int]:
+    """The longest line of play reaching each node from a node without predecessors.
+
+    Raises
+    ------
+    CyclicGraphError
+        When the graph has a cycle; the error names one.
+
+    Examples
+    --------
+    >>> layers(nx.DiGraph([("a", "b"), ("b", "c"), ("a", "c")]))
+    {'a': 0, 'b': 1, 'c': 2}
+    """
+    nodes, succ = adjacency(graph)
+    found = levels(succ, name=nodes.__getitem__)
+    return {nodes[s]: k for k, level in enumerate(found) for s in level.tolist()}
+
+
+def outcomes(values: dict[Hashable, int]) -> dict[Hashable, Outcome]:
+    """The `outcome` of every node, from its Grundy value."""
+    return {node: outcome(value) for node, value in values.items()}
 
 
 def winning_moves(graph: nx.DiGraph, values: dict[Hashable, int], node: Hashable) -> list[Hashable]:
     """The successors of `node` that are P-positions (empty when `node` is a P-position)."""
-    return [s for s in graph.successors(node) if values[s] == 0]
+    return [s for s in graph.successors(node) if outcome(values[s]) == "P"]
+
+
+__all__ = [
+    "GraphValues",
+    "Outcome",
+    "adjacency",
+    "grundy_values",
+    "heights",
+    "layers",
+    "mex",
+    "outcome",
+    "outcomes",
+    "remoteness",
+    "solve_graph",
+    "winning_moves",
+]

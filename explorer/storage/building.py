@@ -25,6 +25,8 @@ from sqlalchemy.engine import Engine
 from explorer import __version__
 from explorer.games import load_game
 from explorer.games.base import Game, Position
+from explorer.solver import outcome
+from explorer.solver.arrays import Adjacency, Values, in_levels, ranges
 from explorer.storage.bulk import (
     STREAM,
     EdgePayload,
@@ -35,7 +37,7 @@ from explorer.storage.bulk import (
     writer_class,
     writer_for,
 )
-from explorer.storage.expansion import PositionIndex, position_index, ranges
+from explorer.storage.expansion import PositionIndex, position_index
 from explorer.storage.records import (
     BuildCounts,
     insert_build,
@@ -159,32 +161,6 @@ class _Batch:
     value_rows: list[ValueRow]
     counts: BuildCounts
     progress: BuildProgress
-
-
-def mex_by_group(counts: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """The mex of each group of `values`, groups given by their sizes `counts`, in order.
-
-    Examples
-    --------
-    >>> mex_by_group(np.array([3, 0, 2]), np.array([0, 1, 3, 1, 2])).tolist()
-    [2, 0, 0]
-    """
-    groups = len(counts)
-    result = np.zeros(groups, dtype=np.int64)
-    if values.size == 0:
-        return result
-    width = int(values.max()) + 2
-    group_of = np.repeat(np.arange(groups, dtype=np.int64), counts)
-    keys = np.unique(group_of * width + values)
-    g, v = keys // width, keys % width
-    first = np.searchsorted(g, np.arange(groups))
-    rank = np.arange(len(keys)) - first[g]
-    result[:] = np.bincount(g, minlength=groups)  # no gap: mex = number of distinct values
-    gaps = np.flatnonzero(v != rank)
-    if gaps.size:
-        gapped, where = np.unique(g[gaps], return_index=True)
-        result[gapped] = rank[gaps[where]]
-    return result
 
 
 class _Waiting:
@@ -337,10 +313,10 @@ class GraphBuilder:
         self.remote.data[ids] = remote
         self.height.data[ids] = height
         self.first_new = self.next_id = size
-        self.edge_dst.extend(dst)
-        starts = np.searchsorted(src, np.arange(size))
-        self.out_start.data[:size] = starts
-        self.out_count.data[:size] = np.diff(np.append(starts, len(src)))
+        succ = Adjacency.from_edges(size, src, dst)
+        self.edge_dst.extend(succ.target)
+        self.out_start.data[:size] = succ.start
+        self.out_count.data[:size] = succ.degree
         # states expanded but unsolved wait for their unsolved successors
         unsolved = self.grundy.data[:size] == UNKNOWN
         waits = unsolved[src] & unsolved[dst]
@@ -377,34 +353,12 @@ class GraphBuilder:
     # -- solving --------------------------------------------------------------------------
     def _solve(self, ready: np.ndarray) -> list[np.ndarray]:
         """Give values to `ready` states (all successors solved), then to whatever that frees."""
+        values = Values(self.grundy.data, self.remote.data, self.height.data)
+        succ = Adjacency(self.out_start.data, self.out_count.data, self.edge_dst.data)
         solved = []
-        grundy, remote, height = self.grundy.data, self.remote.data, self.height.data
-        while ready.size:
-            ready = np.unique(ready)
-            counts = self.out_count.data[ready]
-            succ = self.edge_dst.data[ranges(self.out_start.data[ready], counts)]
-            g = mex_by_group(counts, grundy[succ])
-            r = np.zeros(len(ready), dtype=np.int64)
-            h = np.zeros(len(ready), dtype=np.int64)
-            moving = counts > 0
-            if succ.size:
-                starts = (np.cumsum(counts) - counts)[moving]
-                succ_remote = remote[succ]
-                to_p = np.where(grundy[succ] == 0, succ_remote, np.iinfo(np.int64).max)
-                fastest = np.minimum.reduceat(to_p, starts)
-                slowest = np.maximum.reduceat(succ_remote, starts)
-                # the winner hurries to a P-position, the loser delays
-                r[moving] = 1 + np.where(g[moving] > 0, fastest, slowest)
-                h[moving] = 1 + np.maximum.reduceat(height[succ], starts)
-            grundy[ready], remote[ready], height[ready] = g, r, h
-            solved.append(ready)
-            freed = self.waiting.sources(ready)
-            if freed.size:
-                freed, times = np.unique(freed, return_counts=True)
-                self.pending.data[freed] -= times
-                ready = freed[self.pending.data[freed] == 0]
-            else:
-                ready = freed
+        for level in in_levels(ready, self.pending.data, self.waiting.sources):
+            values.solve(level, succ)
+            solved.append(level)
         self.values_computed += sum(len(s) for s in solved)
         return solved
 
@@ -491,7 +445,7 @@ class GraphBuilder:
                     self.depth.data[new].tolist(),
                     (self.expanded.data[new] | ~unsolved).tolist(),
                     _with_nulls(g, unsolved),
-                    _with_nulls(np.where(g == 0, "P", "N"), unsolved),
+                    _with_nulls(outcome(g), unsolved),
                     _with_nulls(remote[new], unsolved),
                     _with_nulls(height[new], unsolved),
                     repeat(build),
@@ -638,7 +592,7 @@ class GraphBuilder:
             frontier=len(self.frontier),
             states_stored=int(self.present.data[: self.next_id].sum()),
             grundy=None if g == UNKNOWN else g,
-            outcome=None if g == UNKNOWN else ("P" if g == 0 else "N"),
+            outcome=None if g == UNKNOWN else outcome(g),
             remoteness=None if g == UNKNOWN else int(self.remote.data[root]),
             seconds=time.perf_counter() - self.started,
         )

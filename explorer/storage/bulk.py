@@ -15,6 +15,8 @@ from typing import NamedTuple
 import numpy as np
 import sqlalchemy as sa
 
+from explorer.solver import outcome
+
 #: State ids below this are packed two to an integer when edges are written to SQLite.
 PACKED = 2**31
 
@@ -86,7 +88,7 @@ def value_rows(
             ValueRow._make,
             zip(
                 g.tolist(),
-                np.where(g == 0, "P", "N").tolist(),
+                outcome(g).tolist(),
                 remoteness[ids].tolist(),
                 height[ids].tolist(),
                 repeat(build_id),

@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from explorer import __version__
-from explorer.errors import CyclicGraphError, EditError, NotStoredError
+from explorer.errors import EditError, NotStoredError
 from explorer.games.dag import DagGame
 from explorer.incremental import (
     Edit,
@@ -28,9 +28,9 @@ from explorer.incremental import (
     apply_edit,
     edit_between,
 )
-from explorer.storage.building import mex_by_group
+from explorer.solver import outcome
+from explorer.solver.arrays import Adjacency, depths, solve_adjacency
 from explorer.storage.bulk import StateRow, read_int_columns, value_rows, writer_for
-from explorer.storage.expansion import ranges
 from explorer.storage.records import (
     BuildCounts,
     add_game,
@@ -50,88 +50,6 @@ def _chunks(items: Collection[State]) -> Iterable[list[State]]:
     listed = list(items)
     for start in range(0, len(listed), CHUNK):
         yield listed[start : start + CHUNK]
-
-
-# -- solving a whole graph from its edges ---------------------------------------------------
-
-
-def solve_edges(
-    size: int, src: np.ndarray, dst: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Grundy value, remoteness and height of states ``0 .. size-1`` of a DAG, from its edges.
-
-    Solved level by level from the terminal states, in numpy (the level of a state is its
-    height: the longest sequence of moves from it to the end).
-
-    Raises
-    ------
-    CyclicGraphError
-        When some states never become solvable (the edges have a cycle).
-
-    Examples
-    --------
-    >>> g, r, h = solve_edges(3, np.array([2, 1, 2]), np.array([1, 0, 0]))
-    >>> g.tolist(), r.tolist(), h.tolist()
-    ([0, 1, 2], [0, 1, 1], [0, 1, 2])
-    """
-    src = np.asarray(src, dtype=np.int64)
-    dst = np.asarray(dst, dtype=np.int64)
-    by_src = np.argsort(src, kind="stable")
-    succ_of = dst[by_src]
-    out_count = np.bincount(src, minlength=size)
-    out_start = np.cumsum(out_count) - out_count
-    by_dst = np.argsort(dst, kind="stable")
-    pred_of = src[by_dst]
-    in_count = np.bincount(dst, minlength=size)
-    in_start = np.cumsum(in_count) - in_count
-    grundy = np.full(size, -1, dtype=np.int64)
-    remote = np.zeros(size, dtype=np.int64)
-    height = np.zeros(size, dtype=np.int64)
-    pending = out_count.copy()
-    ready = np.flatnonzero(pending == 0)
-    level = solved = 0
-    while ready.size:
-        counts = out_count[ready]
-        succ = succ_of[ranges(out_start[ready], counts)]
-        g = mex_by_group(counts, grundy[succ])
-        r = np.zeros(len(ready), dtype=np.int64)
-        moving = counts > 0
-        if succ.size:
-            starts = (np.cumsum(counts) - counts)[moving]
-            to_p = np.where(grundy[succ] == 0, remote[succ], np.iinfo(np.int64).max)
-            fastest = np.minimum.reduceat(to_p, starts)
-            slowest = np.maximum.reduceat(remote[succ], starts)
-            # the winner hurries to a P-position, the loser delays
-            r[moving] = 1 + np.where(g[moving] > 0, fastest, slowest)
-        grundy[ready], remote[ready], height[ready] = g, r, level
-        solved += len(ready)
-        above = pred_of[ranges(in_start[ready], in_count[ready])]
-        if not above.size:
-            break
-        above, times = np.unique(above, return_counts=True)
-        pending[above] -= times
-        ready = above[pending[above] == 0]
-        level += 1
-    if solved < size:
-        raise CyclicGraphError(f"the stored graph has a cycle through {size - solved} states")
-    return grundy, remote, height
-
-
-def _depths(size: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
-    """Moves from the nearest state without predecessors (the file's starting points)."""
-    by_src = np.argsort(src, kind="stable")
-    succ_of = dst[by_src]
-    out_count = np.bincount(src, minlength=size)
-    out_start = np.cumsum(out_count) - out_count
-    depth = np.full(size, -1, dtype=np.int64)
-    frontier = np.flatnonzero(np.bincount(dst, minlength=size) == 0)
-    level = 0
-    while frontier.size:
-        depth[frontier] = level
-        below = np.unique(succ_of[ranges(out_start[frontier], out_count[frontier])])
-        frontier = below[depth[below] < 0]
-        level += 1
-    return depth
 
 
 # -- the database as a SolvedGraphStore -----------------------------------------------------
@@ -578,8 +496,9 @@ def _store_new(
     index = {v: i for i, v in enumerate(vertices)}
     src = np.fromiter((index[v] for v, _ in edges), dtype=np.int64, count=len(edges))
     dst = np.fromiter((index[w] for _, w in edges), dtype=np.int64, count=len(edges))
-    grundy, remote, height = solve_edges(len(vertices), src, dst)
-    depth = _depths(len(vertices), src, dst)
+    succ = Adjacency.from_edges(len(vertices), src, dst)
+    grundy, remote, height = solve_adjacency(succ, name=vertices.__getitem__)
+    depth = depths(succ)
     game_id = add_game(conn, game)
     build_id = insert_build(
         conn,
@@ -599,17 +518,18 @@ def _store_new(
             depth=d,
             expanded=True,
             grundy=g,
-            outcome="P" if g == 0 else "N",
+            outcome=o,
             remoteness=r,
             height=h,
             build_id=build_id,
             value_build_id=build_id,
         )
-        for i, (key, d, g, r, h) in enumerate(
+        for i, (key, d, g, o, r, h) in enumerate(
             zip(
                 vertices,
                 depth.tolist(),
                 grundy.tolist(),
+                outcome(grundy).tolist(),
                 remote.tolist(),
                 height.tolist(),
                 strict=True,
@@ -649,7 +569,7 @@ def solve_stored(engine: Engine, spec: str) -> int:
             conn, "SELECT src, dst FROM edges WHERE game_id = :g", {"g": game_id}, 2
         )
     size = int(ids[-1]) + 1 if ids.size else 0
-    grundy, remote, height = solve_edges(size, src, dst)
+    grundy, remote, height = solve_adjacency(Adjacency.from_edges(size, src, dst))
     with engine.begin() as conn:
         build_id = insert_build(
             conn,

@@ -15,6 +15,7 @@ import numpy as np
 
 from explorer.games.base import Game, Position
 from explorer.games.heaps import HeapGame
+from explorer.solver.arrays import ranges
 
 #: Heap games are expanded with numpy when positions fit in this many heaps ...
 MAX_VECTOR_HEAPS = 16
@@ -25,21 +26,6 @@ MAX_CODE = 2**62
 MAX_DENSE = 2**24
 
 _COMMA = np.array(["", ","], dtype=object)
-
-
-def ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """The concatenation of ``arange(s, s + c)`` for each start s and count c.
-
-    Examples
-    --------
-    >>> ranges(np.array([5, 0]), np.array([2, 3])).tolist()
-    [5, 6, 0, 1, 2]
-    """
-    total = int(counts.sum())
-    if total == 0:
-        return np.empty(0, dtype=np.int64)
-    offsets = np.cumsum(counts) - counts
-    return np.repeat(starts - offsets, counts) + np.arange(total)
 
 
 class Expansion:

@@ -15,7 +15,8 @@ import networkx as nx
 from explorer.errors import PositionError
 from explorer.games.base import Game, Position
 from explorer.graph import DEFAULT_MAX_STATES, build_graph
-from explorer.solver import grundy_values, outcomes, remoteness, reverse_topological_order
+from explorer.solver import layers as layers  # the layering the page draws, re-exported
+from explorer.solver import outcomes, solve_graph
 
 #: Most states drawn on one page: Chromium draws 2,000 in one to two seconds (bench_viz.py).
 DEFAULT_BUDGET = 2_000
@@ -42,9 +43,9 @@ def solved_graph(
     {'grundy': 0, 'outcome': 'P', 'remoteness': 2, 'moves': 1, 'depth': 0}
     """
     graph = build_graph(game, position, max_states=max_states)
-    values = grundy_values(graph)
+    solved = solve_graph(graph)
+    values, far = solved.grundy, solved.remoteness
     kinds = outcomes(values)
-    far = remoteness(graph, values)
     succ = graph._succ
     depth = nearest(graph, position, graph.number_of_nodes())
     for node, attrs in graph.nodes.items():
@@ -201,24 +202,6 @@ def game_graph(
     return cut(
         graph, centre, budget=budget, radius=depth, both_ways=depth is not None, label=game.format
     )
-
-
-def layers(graph: nx.DiGraph) -> dict[Hashable, int]:
-    """The layer of each node: the longest line of play reaching it from a source of `graph`.
-
-    Every move then goes down at least one layer, so a layered drawing reads top to bottom.
-
-    Examples
-    --------
-    >>> import networkx as nx
-    >>> layers(nx.DiGraph([("a", "b"), ("b", "c"), ("a", "c")]))
-    {'a': 0, 'b': 1, 'c': 2}
-    """
-    pred = graph._pred
-    result: dict[Hashable, int] = {}
-    for node in reversed(reverse_topological_order(graph)):
-        result[node] = max((result[p] + 1 for p in pred[node]), default=0)
-    return result
 
 
 def layout(

@@ -10,7 +10,8 @@ import argparse
 import resource
 import time
 
-from explorer import build_graph, grundy_values, load_game, remoteness, value_sequence
+from explorer import build_graph, load_game, value_sequence
+from explorer.solver import solve_graph
 
 SEQUENCES = ["kayles", "dawson", "octal:0.137", "octal:4.07", "grundy"]
 #: Lasker's values grow like n, so its table is quadratic in bits: measured to a smaller bound.
@@ -38,8 +39,7 @@ def bench_solve(spec: str, text: str) -> None:
     start = time.perf_counter()
     graph = build_graph(game, game.parse(text), max_states=2_000_000, max_edges=100_000_000)
     built = time.perf_counter()
-    values = grundy_values(graph)
-    remoteness(graph, values)
+    solve_graph(graph)  # Grundy values, remoteness and heights together
     solved = time.perf_counter()
     print(
         f"solve    {spec} {text}: {graph.number_of_nodes():,} states, "

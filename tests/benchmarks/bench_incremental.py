@@ -21,9 +21,9 @@ import numpy as np
 import sqlalchemy as sa
 
 from explorer.incremental import Edit
+from explorer.solver.arrays import Adjacency, solve_adjacency
 from explorer.storage import open_database
 from explorer.storage.bulk import read_int_columns
-from explorer.storage.edits import solve_edges
 
 
 def write_dag(path: str, states: int, seed: int) -> int:
@@ -98,7 +98,7 @@ def main() -> None:
     db.solve(spec)
     full = time.perf_counter() - started
     started = time.perf_counter()
-    solve_edges(args.states, src, dst)
+    solve_adjacency(Adjacency.from_edges(args.states, src, dst))
     in_memory = time.perf_counter() - started
     print(f"full re-solve (read every edge, solve, write every value): {full:.2f} s")
     print(f"  the solve alone, in numpy from edge arrays in memory: {in_memory:.2f} s")
@@ -159,7 +159,7 @@ def main() -> None:
             conn, "SELECT src, dst FROM edges WHERE game_id = :g", {"g": game_id}, 2
         )
     ids, grundy, far = stored_values(db.engine, game_id)
-    g, r, _ = solve_edges(int(ids[-1]) + 1, src, dst)
+    g, r, _ = solve_adjacency(Adjacency.from_edges(int(ids[-1]) + 1, src, dst))
     assert np.array_equal(g[ids], grundy) and np.array_equal(r[ids], far), "values differ"
     print("check: every stored value equals a solve from scratch")
     db.close()

@@ -1,0 +1,305 @@
+"""The solver's compact-array form: game graphs as CSR arrays of state ids, solved level by level.
+
+Owns the one per-level kernel (`level_values`: mex, remoteness, height of a group of states from
+their successors' values), the one CSR constructor (`Adjacency.from_edges`), the level loop every
+solve runs (`in_levels`) and the one cycle finder (`find_cycle`). Builds, imports, edits, full
+re-solves and the NetworkX form all solve through here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import NamedTuple, NoReturn
+
+import numpy as np
+import numpy.typing as npt
+
+from explorer.errors import CyclicGraphError
+
+#: An array of state ids, counts or values.
+Ints = npt.NDArray[np.int64]
+
+#: A remoteness no state has: what "no move to a P-position" looks like in a minimum.
+_NEVER = np.iinfo(np.int64).max
+
+
+def ranges(starts: Ints, counts: Ints) -> Ints:
+    """The concatenation of ``arange(s, s + c)`` for each start s and count c.
+
+    Examples
+    --------
+    >>> ranges(np.array([5, 0]), np.array([2, 3])).tolist()
+    [5, 6, 0, 1, 2]
+    """
+    if len(counts) == 1:  # one state: a slice (levels of one state are common in deep graphs)
+        return np.arange(starts[0], starts[0] + counts[0], dtype=np.int64)
+    total = int(counts.sum())
+    if total == 0:
+        return np.empty(0, dtype=np.int64)
+    offsets = np.cumsum(counts) - counts
+    return np.repeat(starts - offsets, counts) + np.arange(total)
+
+
+class Adjacency(NamedTuple):
+    """Compressed sparse rows: the moves of state s are ``target[start[s] : start[s] + degree[s]]``.
+
+    Examples
+    --------
+    >>> succ = Adjacency.from_edges(3, np.array([2, 1, 2]), np.array([1, 0, 0]))
+    >>> succ.degree.tolist(), succ.of(np.array([2])).tolist()
+    ([0, 1, 2], [1, 0])
+    """
+
+    start: Ints
+    degree: Ints
+    target: Ints
+
+    @classmethod
+    def from_edges(cls, size: int, src: npt.ArrayLike, dst: npt.ArrayLike) -> Adjacency:
+        """The successors of states ``0 .. size-1`` from edges ``src[i] -> dst[i]``; each
+        state's successors keep the order of the edges."""
+        src = np.asarray(src, dtype=np.int64)
+        dst = np.asarray(dst, dtype=np.int64)
+        count = np.bincount(src, minlength=size)
+        return cls(np.cumsum(count) - count, count, dst[np.argsort(src, kind="stable")])
+
+    @classmethod
+    def from_lists(cls, successors: Sequence[Sequence[int]]) -> Adjacency:
+        """The adjacency of states ``0 .. len(successors)-1`` from their successor lists."""
+        count = np.fromiter(map(len, successors), dtype=np.int64, count=len(successors))
+        total = int(count.sum())
+        target = np.fromiter(
+            (t for targets in successors for t in targets), dtype=np.int64, count=total
+        )
+        return cls(np.cumsum(count) - count, count, target)
+
+    @property
+    def size(self) -> int:
+        return len(self.degree)
+
+    def of(self, states: Ints) -> Ints:
+        """The targets of `states`, state by state, concatenated."""
+        return self.target[ranges(self.start[states], self.degree[states])]
+
+    def reversed(self) -> Adjacency:
+        """The same graph with every move turned around (predecessors)."""
+        every = np.arange(self.size, dtype=np.int64)
+        return Adjacency.from_edges(self.size, self.of(every), np.repeat(every, self.degree))
+
+
+# -- the kernel ------------------------------------------------------------------------------
+
+
+def mex_by_group(counts: Ints, values: Ints) -> Ints:
+    """The mex of each group of `values`, groups given by their sizes `counts`, in order.
+
+    Examples
+    --------
+    >>> mex_by_group(np.array([3, 0, 2]), np.array([0, 1, 3, 1, 2])).tolist()
+    [2, 0, 0]
+    """
+    groups = len(counts)
+    result = np.zeros(groups, dtype=np.int64)
+    if values.size == 0:
+        return result
+    width = int(values.max()) + 2
+    group_of = np.repeat(np.arange(groups, dtype=np.int64), counts)
+    keys = np.unique(group_of * width + values)
+    g, v = keys // width, keys % width
+    first = np.searchsorted(g, np.arange(groups))
+    rank = np.arange(len(keys)) - first[g]
+    result[:] = np.bincount(g, minlength=groups)  # no gap: mex = number of distinct values
+    gaps = np.flatnonzero(v != rank)
+    if gaps.size:
+        gapped, where = np.unique(g[gaps], return_index=True)
+        result[gapped] = rank[gaps[where]]
+    return result
+
+
+def level_values(
+    counts: Ints, grundy: Ints, remoteness: Ints, height: Ints | None = None
+) -> tuple[Ints, Ints, Ints]:
+    """Grundy value, remoteness and height of a group of states from their successors' values.
+
+    The rule of the whole package, for any number of states at once: state i has ``counts[i]``
+    successors, whose values are the next ``counts[i]`` entries of `grundy`, `remoteness` and
+    `height`. Its Grundy value is their mex; a terminal state has remoteness and height 0; from
+    an N-position the winner hurries (one more than the least remoteness of a P-successor), from
+    a P-position the loser delays (one more than the greatest); its height is one more than the
+    greatest successor height (zeros when `height` is not given).
+
+    Examples
+    --------
+    >>> g, r, h = level_values(np.array([2, 0]), np.array([0, 1]), np.array([0, 1]))
+    >>> g.tolist(), r.tolist(), h.tolist()
+    ([2, 0], [1, 0], [0, 0])
+    """
+    g = mex_by_group(counts, grundy)
+    r = np.zeros(len(counts), dtype=np.int64)
+    h = np.zeros(len(counts), dtype=np.int64)
+    if grundy.size:
+        moving = counts > 0
+        starts = (np.cumsum(counts) - counts)[moving]
+        fastest = np.minimum.reduceat(np.where(grundy == 0, remoteness, _NEVER), starts)
+        slowest = np.maximum.reduceat(remoteness, starts)
+        r[moving] = 1 + np.where(g[moving] > 0, fastest, slowest)
+        if height is not None:
+            h[moving] = 1 + np.maximum.reduceat(height, starts)
+    return g, r, h
+
+
+class Values(NamedTuple):
+    """Grundy value, remoteness and height of every state, indexed by id (-1: not solved)."""
+
+    grundy: Ints
+    remoteness: Ints
+    height: Ints
+
+    @classmethod
+    def unsolved(cls, size: int) -> Values:
+        return cls(*(np.full(size, -1, dtype=np.int64) for _ in range(3)))
+
+    def solve(self, level: Ints, succ: Adjacency) -> None:
+        """Give values to the states of `level`, every one of whose successors has one."""
+        targets = succ.of(level)
+        self.grundy[level], self.remoteness[level], self.height[level] = level_values(
+            succ.degree[level], self.grundy[targets], self.remoteness[targets], self.height[targets]
+        )
+
+
+def in_levels(ready: Ints, pending: Ints, freed_by: Callable[[Ints], Ints]) -> Iterator[Ints]:
+    """States level by level, each one once all of its successors came in an earlier level.
+
+    `ready` is the first level; `pending` counts, per state, the successors still to come
+    (decremented here); ``freed_by(level)`` lists the predecessors waiting for the states of a
+    level, once per move. The caller solves each level before asking for the next.
+    """
+    ready = np.unique(ready)
+    while ready.size:
+        yield ready
+        freed = freed_by(ready)
+        if freed.size > 1:
+            freed, times = np.unique(freed, return_counts=True)
+            pending[freed] -= times
+        else:
+            pending[freed] -= 1
+        ready = freed[pending[freed] == 0]
+
+
+def solve_adjacency(succ: Adjacency, *, name: Callable[[int], object] = int) -> Values:
+    """Grundy value, remoteness and height of every state of a DAG, from its terminal states up.
+
+    A state's level is its height: the longest sequence of moves from it to the end.
+
+    Raises
+    ------
+    CyclicGraphError
+        When the moves have a cycle; the error names one, each state as ``name(id)``.
+
+    Examples
+    --------
+    >>> values = solve_adjacency(Adjacency.from_edges(3, [2, 1, 2], [1, 0, 0]))
+    >>> [v.tolist() for v in values]
+    [[0, 1, 2], [0, 1, 1], [0, 1, 2]]
+    """
+    values = Values.unsolved(succ.size)
+    pending = succ.degree.copy()
+    solved = 0
+    for level in in_levels(np.flatnonzero(pending == 0), pending, succ.reversed().of):
+        values.solve(level, succ)
+        solved += len(level)
+    if solved < succ.size:
+        _refuse_cycle(succ, values.grundy < 0, name)
+    return values
+
+
+def levels(succ: Adjacency, *, name: Callable[[int], object] = int) -> list[Ints]:
+    """The states of a DAG level by level from its sources: a state comes once every
+    predecessor has (its level is the longest line of play reaching it).
+
+    Raises
+    ------
+    CyclicGraphError
+        When the moves have a cycle; the error names one, each state as ``name(id)``.
+    """
+    pending = succ.reversed().degree.copy()
+    found = list(in_levels(np.flatnonzero(pending == 0), pending, succ.of))
+    if sum(map(len, found)) < succ.size:
+        # what no level reached lies on a cycle or below one
+        reached = np.zeros(succ.size, dtype=bool)
+        for level in found:
+            reached[level] = True
+        _refuse_cycle(succ, ~reached, name)
+    return found
+
+
+def depths(succ: Adjacency) -> Ints:
+    """Fewest moves to each state from the nearest state without predecessors (-1: none)."""
+    depth = np.full(succ.size, -1, dtype=np.int64)
+    frontier = np.flatnonzero(np.bincount(succ.target, minlength=succ.size) == 0)
+    level = 0
+    while frontier.size:
+        depth[frontier] = level
+        below = np.unique(succ.of(frontier))
+        frontier = below[depth[below] < 0]
+        level += 1
+    return depth
+
+
+# -- cycles ----------------------------------------------------------------------------------
+
+
+def find_cycle(succ: Adjacency) -> list[int] | None:
+    """A cycle of the graph as state ids, first state repeated at the end, or None for a DAG.
+
+    The cycle named is the first one a depth-first search meets, taking states and each
+    state's moves in order; peeling off the states that reach no cycle (in numpy) comes first,
+    so a DAG costs no search.
+
+    Examples
+    --------
+    >>> find_cycle(Adjacency.from_edges(4, [0, 1, 2, 3], [1, 2, 1, 0]))
+    [1, 2, 1]
+    >>> find_cycle(Adjacency.from_edges(2, [1], [0])) is None
+    True
+    """
+    pending = succ.degree.copy()
+    done = np.zeros(succ.size, dtype=bool)
+    for level in in_levels(np.flatnonzero(pending == 0), pending, succ.reversed().of):
+        done[level] = True
+    return None if done.all() else _cycle_through(succ, ~done)
+
+
+def _refuse_cycle(
+    succ: Adjacency, open_: npt.NDArray[np.bool_], name: Callable[[int], object]
+) -> NoReturn:
+    cycle = [name(s) for s in _cycle_through(succ, open_)]
+    raise CyclicGraphError("the graph has a cycle: " + " -> ".join(map(str, cycle)), cycle)
+
+
+def _cycle_through(succ: Adjacency, open_: npt.NDArray[np.bool_]) -> list[int]:
+    """The first cycle a depth-first search meets among the `open_` states, which include a
+    cycle's (and leave out no state that reaches one)."""
+    start, count, target = succ.start.tolist(), succ.degree.tolist(), succ.target.tolist()
+    is_open = open_.tolist()
+    on_path = [False] * succ.size
+    for root in np.flatnonzero(open_).tolist():
+        path = [root]
+        on_path[root] = True
+        stack = [iter(range(start[root], start[root] + count[root]))]
+        while stack:
+            for edge in stack[-1]:
+                child = target[edge]
+                if on_path[child]:
+                    return [*path[path.index(child) :], child]
+                if is_open[child]:
+                    path.append(child)
+                    on_path[child] = True
+                    stack.append(iter(range(start[child], start[child] + count[child])))
+                    break
+            else:
+                stack.pop()
+                finished = path.pop()
+                on_path[finished] = False
+                is_open[finished] = False
+    raise AssertionError("no cycle among the open states")  # pragma: no cover
