@@ -77,6 +77,22 @@ class SchemaTooNewError(DatabaseError):
     """The database was written by a newer explorer whose schema this code does not know."""
 
 
+class DatabaseReadOnlyError(DatabaseError):
+    """The database (its file, folder or server role) refuses writes."""
+
+
+class DatabaseLockedError(DatabaseError):
+    """Another program holds a lock on the database; running again later may succeed."""
+
+
+class DatabaseFullError(DatabaseError):
+    """The disk (or the server's quota) is full; what was committed before is kept."""
+
+
+class DatabaseDamagedError(DatabaseError):
+    """The database is damaged: a malformed page, or a table or column of its schema missing."""
+
+
 class NotStoredError(_Message, ExplorerError, LookupError):
     """A query names a game or a position that the database does not hold."""
 

@@ -12,6 +12,7 @@ import io
 import json
 import os
 import re
+import sys
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -130,6 +131,8 @@ def _read_text(name: str) -> str:
         raise GameFileError(f"graph file {name!r} not found")
     if os.path.isdir(name):
         raise GameFileError(f"graph file {name!r} is a directory")
+    if not os.path.isfile(name):  # a FIFO or a device: reading it could block forever
+        raise GameFileError(f"graph file {name!r} is not a regular file")
     suffix = Path(name).suffix.lower()
     if suffix not in FORMATS:
         known = ", ".join(FORMATS)
@@ -203,6 +206,16 @@ def _read_json(name: str, text: str) -> tuple[list[str], list[Edge], bool]:
         raise GameFileError(
             f"graph file {name!r} is not valid JSON: {error.msg} at line {error.lineno} "
             f"column {error.colno}"
+        ) from None
+    except ValueError:  # what Python refuses to turn into an int
+        raise GameFileError(
+            f"graph file {name!r} holds a number of more than {sys.get_int_max_str_digits():,} "
+            "digits (vertex names are strings, or integers of fewer digits)"
+        ) from None
+    except RecursionError:
+        raise GameFileError(
+            f"graph file {name!r} nests JSON too deeply to read (a graph needs three levels: "
+            '{"vertices": [...], "edges": [[u, v], ...]})'
         ) from None
     if not isinstance(data, dict):
         raise GameFileError(

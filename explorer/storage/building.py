@@ -40,8 +40,10 @@ from explorer.storage.bulk import (
 from explorer.storage.expansion import PositionIndex, position_index
 from explorer.storage.records import (
     BuildCounts,
+    canonical_spec,
     insert_build,
     interrupt_running,
+    shown_spec,
     stored_game,
     update_build,
 )
@@ -512,7 +514,25 @@ class GraphBuilder:
 
     # -- the whole build ------------------------------------------------------------------
     def run(self) -> BuildReport:
+        """Build, recording the build; a build stopped by an error is recorded ``failed``, one
+        stopped by Ctrl-C ``interrupted`` (one killed outright stays ``running``, and is shown
+        interrupted once its process is gone: see `explorer.storage.records.shown_status`)."""
         self._start()
+        try:
+            return self._run()
+        except BaseException as error:
+            self._stopped("interrupted" if isinstance(error, KeyboardInterrupt) else "failed")
+            raise
+
+    def _stopped(self, status: str) -> None:
+        """Record why the build stopped, if the database still takes a write."""
+        try:
+            with self.engine.begin() as conn:
+                update_build(conn, self.build_id, status)
+        except Exception:  # the error that stopped the build is the one to show
+            pass
+
+    def _run(self) -> BuildReport:
         root, root_solved = self._stored_root()
         # below a solved state everything is stored and solved: nothing to expand
         self._load(positions=not root_solved)
@@ -581,7 +601,7 @@ class GraphBuilder:
             update_build(conn, self.build_id, status, self._counts())
         g = int(self.grundy.data[root])
         return BuildReport(
-            game=self.game.spec,
+            game=shown_spec(canonical_spec(self.game.spec)),
             position=self.root_key,
             build_id=self.build_id,
             status=status,

@@ -7,9 +7,12 @@ Reads return plain data (dicts and lists) or `networkx.DiGraph` objects; writes 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import functools
+import os
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeVar
 
 import networkx as nx
 import sqlalchemy as sa
@@ -19,9 +22,9 @@ from explorer.errors import DatabaseError, ExplorerError, GraphTooLargeError, No
 from explorer.games import load_game
 from explorer.storage.building import BATCH_STATES, BuildProgress, BuildReport, build_position
 from explorer.storage.edits import EditReport, edit_game, import_graph, solve_stored
-from explorer.storage.engine import create_engine, reason
+from explorer.storage.engine import create_engine, database_error, dbapi_errors
 from explorer.storage.export import export_graph
-from explorer.storage.records import canonical_spec, find_game
+from explorer.storage.records import canonical_spec, lookup_game, shown_spec, shown_status
 
 if TYPE_CHECKING:
     from explorer.games.dag import DagGame
@@ -33,6 +36,28 @@ Direction = Literal["out", "in", "both"]
 MAX_GRAPH_STATES = 200_000
 
 _STATE_FIELDS = "s.id, s.key, s.grundy, s.outcome, s.remoteness, s.depth, s.height, s.expanded"
+
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+def _translated(
+    verb: str,
+) -> Callable[[Callable[Concatenate[Database, P], T]], Callable[Concatenate[Database, P], T]]:
+    """Run a `Database` method with its database errors translated (see `Database._errors`)."""
+
+    def decorate(
+        method: Callable[Concatenate[Database, P], T],
+    ) -> Callable[Concatenate[Database, P], T]:
+        @functools.wraps(method)
+        def wrapper(self: Database, /, *args: P.args, **kwargs: P.kwargs) -> T:
+            with self._errors(verb):
+                return method(self, *args, **kwargs)
+
+        return wrapper
+
+    return decorate
 
 
 def _state_dict(row: Any) -> dict[str, object]:
@@ -79,6 +104,26 @@ class Database:
     def __repr__(self) -> str:
         return f"open_database({self.url!r})"
 
+    # -- errors ---------------------------------------------------------------------------
+    @contextmanager
+    def _errors(self, verb: str) -> Iterator[None]:
+        """Every SQLAlchemy and driver error as one `DatabaseError` (read-only, locked, full,
+        damaged, a lost server); errors of ours pass unchanged, anything else is a bug.
+
+        Every public method goes through here, so no command shows a raw database error.
+        """
+        try:
+            yield
+        except ExplorerError:
+            raise
+        except sa.exc.IntegrityError:
+            raise DatabaseError(
+                f"another build, import or edit wrote to {self._shown_url()!r} at the same "
+                "time; run one at a time, then run this one again to finish"
+            ) from None
+        except dbapi_errors(self.engine) as error:
+            raise database_error(error, self._shown_url(), verb) from None
+
     # -- names --------------------------------------------------------------------------
     def _shown_url(self) -> str:
         if self.engine.dialect.name == "sqlite":
@@ -101,14 +146,28 @@ class Database:
         except ExplorerError as error:
             return game.spec, position, str(error)
 
-    def _game_id(self, conn: sa.Connection, spec: str) -> int:
-        game_id = find_game(conn, spec)
-        if game_id is None:
-            raise NotStoredError(
-                f"game {spec!r} is not stored in {self._shown_url()!r} "
-                f"(build a position first: explorer build {spec!r} POSITION)"
+    def _game(self, conn: sa.Connection, spec: str) -> tuple[int, str]:
+        """The id of the game a spec names, and its spec as shown (see `shown_spec`)."""
+        found = lookup_game(conn, spec)
+        if found is not None:
+            return found[0], shown_spec(found[1])
+        shown = shown_spec(canonical_spec(spec))
+        hint = f"build a position first: explorer build {shown!r} POSITION"
+        if shown.startswith("dag:"):
+            name = os.path.basename(shown.removeprefix("dag:"))
+            others = [
+                shown_spec(s)
+                for (s,) in conn.execute(
+                    sa.text("SELECT spec FROM games WHERE family = 'dag' ORDER BY id")
+                )
+                if os.path.basename(s) == name
+            ]
+            hint = (
+                f"stored from files named {name!r}: {', '.join(others)}"
+                if others
+                else f"import it first: explorer import {shown[4:]!r}"
             )
-        return game_id
+        raise NotStoredError(f"game {shown!r} is not stored in {self._shown_url()!r} ({hint})")
 
     def _state_row(
         self, conn: sa.Connection, game_id: int, spec: str, key: str, problem: str | None = None
@@ -129,6 +188,7 @@ class Database:
         return row
 
     # -- building -----------------------------------------------------------------------
+    @_translated("write to")
     def build(
         self,
         spec: str,
@@ -149,26 +209,17 @@ class Database:
             When the database refuses the writes (read-only, full, locked, or another build
             of the same game writing at the same time); what was committed stays consistent.
         """
-        try:
-            return build_position(
-                self.engine,
-                spec,
-                position,
-                max_states=max_states,
-                batch_states=batch_states,
-                progress=progress,
-            )
-        except sa.exc.IntegrityError:
-            raise DatabaseError(
-                f"another build of {spec!r} wrote to {self._shown_url()!r} at the same time; "
-                "run one build of a game at a time, then run this one again to finish"
-            ) from None
-        except sa.exc.OperationalError as error:
-            raise DatabaseError(
-                f"cannot write to database {self._shown_url()!r}: {reason(error)}"
-            ) from None
+        return build_position(
+            self.engine,
+            spec,
+            position,
+            max_states=max_states,
+            batch_states=batch_states,
+            progress=progress,
+        )
 
     # -- imports, edits, re-solves --------------------------------------------------------
+    @_translated("write to")
     def import_graph(self, source: str | DagGame) -> EditReport:
         """Store a graph file as the game ``dag:PATH``, solved; if it is stored already, apply
         only the difference and re-solve what it changes (see `explorer.storage.edits`).
@@ -183,6 +234,7 @@ class Database:
         """
         return import_graph(self.engine, source)
 
+    @_translated("write to")
     def edit(self, spec: str, edit: Edit) -> EditReport:
         """Add and remove states and moves of a stored DAG game, re-solving only what changes.
 
@@ -205,6 +257,7 @@ class Database:
         """
         return edit_game(self.engine, spec, edit)
 
+    @_translated("write to")
     def solve(self, spec: str) -> int:
         """Re-solve every stored state of a game from its stored edges; returns how many.
 
@@ -219,6 +272,7 @@ class Database:
         return solve_stored(self.engine, spec)
 
     # -- export ---------------------------------------------------------------------------
+    @_translated("read")
     def export(
         self,
         spec: str,
@@ -263,6 +317,7 @@ class Database:
         }
 
     # -- single positions ---------------------------------------------------------------
+    @_translated("read")
     def state(self, spec: str, position: str, *, moves: int = 100) -> dict[str, object]:
         """A stored position: its values, its first `moves` moves, and how many there are.
 
@@ -273,7 +328,7 @@ class Database:
         """
         spec, key, problem = self._position(spec, position)
         with self.engine.connect() as conn:
-            game_id = self._game_id(conn, spec)
+            game_id, spec = self._game(conn, spec)
             row = self._state_row(conn, game_id, spec, key, problem)
             result = {"game": spec, **_state_dict(row)}
             successors = self._linked(conn, game_id, row.id, "out", moves, 0)
@@ -312,12 +367,14 @@ class Database:
         )
         return {"total": total, "states": [_state_dict(r) for r in rows]}
 
+    @_translated("read")
     def successors(
         self, spec: str, position: str, *, limit: int = 20, offset: int = 0
     ) -> dict[str, Any]:
         """One page of the stored moves from a position: ``{"total", "states", ...}``."""
         return self._neighbours(spec, position, "out", limit, offset)
 
+    @_translated("read")
     def predecessors(
         self, spec: str, position: str, *, limit: int = 20, offset: int = 0
     ) -> dict[str, Any]:
@@ -329,7 +386,7 @@ class Database:
     ) -> dict[str, Any]:
         spec, key, problem = self._position(spec, position)
         with self.engine.connect() as conn:
-            game_id = self._game_id(conn, spec)
+            game_id, spec = self._game(conn, spec)
             row = self._state_row(conn, game_id, spec, key, problem)
             page = self._linked(conn, game_id, row.id, direction, limit, offset)
         return {
@@ -342,6 +399,7 @@ class Database:
         }
 
     # -- listings -------------------------------------------------------------------------
+    @_translated("read")
     def states(
         self,
         spec: str,
@@ -357,7 +415,6 @@ class Database:
         Returns ``{"game", "total", "offset", "limit", "states": [...]}`` where ``total``
         counts every state matching the filters.
         """
-        spec = canonical_spec(spec)
         where = ["game_id = :g"]
         params: dict[str, object] = {"n": limit, "o": offset}
         if outcome is not None:
@@ -371,7 +428,7 @@ class Database:
             params["depth"] = depth
         condition = " AND ".join(where)
         with self.engine.connect() as conn:
-            params["g"] = self._game_id(conn, spec)
+            params["g"], spec = self._game(conn, spec)
             total = conn.execute(
                 sa.text(f"SELECT COUNT(*) FROM states WHERE {condition}"), params
             ).scalar_one()
@@ -385,6 +442,7 @@ class Database:
             found = [_state_dict(r) for r in rows]
         return {"game": spec, "total": total, "offset": offset, "limit": limit, "states": found}
 
+    @_translated("read")
     def games(self) -> list[dict[str, Any]]:
         """Every stored game with its numbers of states and edges."""
         with self.engine.connect() as conn:
@@ -396,8 +454,11 @@ class Database:
                     "FROM games AS g ORDER BY g.id"
                 )
             )
-            return [{"game": r.spec, "states": r.states, "edges": r.edges} for r in rows]
+            return [
+                {"game": shown_spec(r.spec), "states": r.states, "edges": r.edges} for r in rows
+            ]
 
+    @_translated("read")
     def stats(self, spec: str) -> dict[str, Any]:
         """Counts by outcome, Grundy value and depth, extremes, and the build history of a game.
 
@@ -409,9 +470,8 @@ class Database:
         {'N': 3, 'P': 2}
         >>> db.close()
         """
-        spec = canonical_spec(spec)
         with self.engine.connect() as conn:
-            game_id = self._game_id(conn, spec)
+            game_id, spec = self._game(conn, spec)
             params = {"g": game_id}
             totals = conn.execute(
                 sa.text(
@@ -443,13 +503,15 @@ class Database:
                     "id": r.id,
                     "kind": r.kind,
                     "position": r.root,
-                    "status": r.status,
+                    "status": shown_status(r.status, r.host, r.pid),
                     "started_at": str(r.started_at),
                     "finished_at": None if r.finished_at is None else str(r.finished_at),
                     "states_new": r.states_new,
                     "states_reused": r.states_reused,
                     "edges_new": r.edges_new,
                     "values_computed": r.values_computed,
+                    "host": r.host,
+                    "pid": r.pid,
                 }
                 for r in conn.execute(
                     sa.text("SELECT * FROM builds WHERE game_id = :g ORDER BY id"), params
@@ -473,6 +535,7 @@ class Database:
         }
 
     # -- NetworkX subgraphs ---------------------------------------------------------------
+    @_translated("read")
     def neighbourhood(
         self,
         spec: str,
@@ -524,7 +587,7 @@ class Database:
             "ids AS (SELECT id, MIN(dist) AS dist FROM near GROUP BY id) "
         )
         with self.engine.connect() as conn:
-            game_id = self._game_id(conn, spec)
+            game_id, spec = self._game(conn, spec)
             root = self._state_row(conn, game_id, spec, key, problem)
             params = {"g": game_id, "root": root.id, "depth": depth, "n": max_states + 1}
             rows = conn.execute(
@@ -544,6 +607,7 @@ class Database:
             ).all()
         return self._graph(spec, key, rows, edges)
 
+    @_translated("read")
     def subgraph(self, spec: str, limit: int = MAX_GRAPH_STATES) -> nx.DiGraph:
         """The first `limit` stored states of a game (in discovery order) and their moves.
 
@@ -551,10 +615,9 @@ class Database:
         `limit` at least the number of states it is the whole stored graph. Node attributes
         are those of `neighbourhood`.
         """
-        spec = canonical_spec(spec)
         top = "WITH top AS (SELECT id FROM states WHERE game_id = :g ORDER BY id LIMIT :n) "
         with self.engine.connect() as conn:
-            game_id = self._game_id(conn, spec)
+            game_id, spec = self._game(conn, spec)
             params = {"g": game_id, "n": limit}
             rows = conn.execute(
                 sa.text(

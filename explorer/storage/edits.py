@@ -34,9 +34,15 @@ from explorer.storage.bulk import StateRow, read_int_columns, value_rows, writer
 from explorer.storage.records import (
     BuildCounts,
     add_game,
+    adopt_typed_game,
     canonical_spec,
+    edge_arrays,
     find_game,
+    graph_fingerprint,
     insert_build,
+    lookup_game,
+    set_fingerprint,
+    shown_spec,
     update_build,
 )
 
@@ -331,6 +337,15 @@ def _report(
 # -- the entry points ------------------------------------------------------------------------
 
 
+def _stored(conn: sa.Connection, spec: str) -> tuple[int, str]:
+    """The id and stored spec of the game a spec names."""
+    found = lookup_game(conn, spec)
+    if found is None:
+        shown = shown_spec(canonical_spec(spec))
+        raise NotStoredError(f"game {shown!r} is not stored (import or build it first)")
+    return found
+
+
 def _apply(
     conn: sa.Connection, game_id: int, spec: str, kind: str, edit: Edit, method: str
 ) -> tuple[EditResult, int | None]:
@@ -378,13 +393,9 @@ def edit_game(engine: Engine, spec: str, edit: Edit) -> EditReport:
         raise EditError("the edit changes nothing (give states or moves to add or remove)")
     method = f"{edit.describe()}; {METHOD}"
     with engine.begin() as conn:
-        game_id = find_game(conn, spec)
-        if game_id is None:
-            spec = canonical_spec(spec)
-            game_id = find_game(conn, spec)
-        if game_id is None:
-            raise NotStoredError(f"game {spec!r} is not stored (import or build it first)")
-        if not spec.startswith("dag:"):
+        game_id, stored = _stored(conn, spec)
+        spec = shown_spec(stored)
+        if not stored.startswith("dag:"):
             # its moves come from rules: an edited copy would disagree with them, and a later
             # build would reuse the disagreeing values
             raise EditError(
@@ -433,12 +444,17 @@ def import_graph(engine: Engine, source: str | DagGame) -> EditReport:
     path = game.path
     vertices = game.vertices
     edges = [(v, w) for v in vertices for w in game.successors(v)]
+    src, dst = edge_arrays(vertices, edges)
+    fingerprint = graph_fingerprint(vertices, src, dst)
+    spec = shown_spec(canonical_spec(game.spec))
     with engine.begin() as conn:
-        game_id = find_game(conn, game.spec)
+        game_id = find_game(conn, canonical_spec(game.spec))
         if game_id is None:
-            build_id = _store_new(conn, game, vertices, edges)
+            game_id = adopt_typed_game(conn, game, fingerprint)
+        if game_id is None:
+            build_id = _store_new(conn, game, vertices, src, dst, fingerprint)
             return EditReport(
-                game=game.spec,
+                game=spec,
                 kind="import",
                 build_id=build_id,
                 description=f"import of {game.path}",
@@ -469,9 +485,10 @@ def import_graph(engine: Engine, source: str | DagGame) -> EditReport:
             {"g": game_id},
         ).all()
         edit = edit_between(stored_keys, map(tuple, stored_edges), vertices, edges)
+        set_fingerprint(conn, game_id, fingerprint)
         if not edit:
             return _report(
-                game.spec,
+                spec,
                 "reimport",
                 None,
                 edit,
@@ -483,30 +500,32 @@ def import_graph(engine: Engine, source: str | DagGame) -> EditReport:
             f"re-import of {path}: +{len(edit.add_states)} -{len(edit.remove_states)} states, "
             f"+{len(edit.add_edges)} -{len(edit.remove_edges)} edges; {METHOD}"
         )
-        result, reimport_build = _apply(conn, game_id, game.spec, "reimport", edit, summary)
+        result, reimport_build = _apply(conn, game_id, spec, "reimport", edit, summary)
     return _report(
-        game.spec, "reimport", reimport_build, edit, result, (len(vertices), len(edges)), started
+        spec, "reimport", reimport_build, edit, result, (len(vertices), len(edges)), started
     )
 
 
 def _store_new(
-    conn: sa.Connection, game: DagGame, vertices: list[str], edges: list[tuple[str, str]]
+    conn: sa.Connection,
+    game: DagGame,
+    vertices: list[str],
+    src: np.ndarray,
+    dst: np.ndarray,
+    fingerprint: str,
 ) -> int:
     """Insert a new game with every state and edge, solved from scratch; return the build id."""
-    index = {v: i for i, v in enumerate(vertices)}
-    src = np.fromiter((index[v] for v, _ in edges), dtype=np.int64, count=len(edges))
-    dst = np.fromiter((index[w] for _, w in edges), dtype=np.int64, count=len(edges))
     succ = Adjacency.from_edges(len(vertices), src, dst)
     grundy, remote, height = solve_adjacency(succ, name=vertices.__getitem__)
     depth = depths(succ)
-    game_id = add_game(conn, game)
+    game_id = add_game(conn, game, fingerprint)
     build_id = insert_build(
         conn,
         game_id=game_id,
         kind="import",
         status="complete",
         counts=BuildCounts(
-            states_new=len(vertices), edges_new=len(edges), values_computed=len(vertices)
+            states_new=len(vertices), edges_new=len(src), values_computed=len(vertices)
         ),
         method=f"import of {game.path}; solved level by level (explorer {__version__})",
     )
@@ -559,9 +578,7 @@ def solve_stored(engine: Engine, spec: str) -> int:
     # read on a connection of its own: streaming reads leave it set to stream (server-side
     # cursors on PostgreSQL), which the writes below must not inherit
     with engine.connect() as conn:
-        game_id = find_game(conn, spec)
-        if game_id is None:
-            raise NotStoredError(f"game {spec!r} is not stored (import or build it first)")
+        game_id, _ = _stored(conn, spec)
         (ids,) = read_int_columns(
             conn, "SELECT id FROM states WHERE game_id = :g ORDER BY id", {"g": game_id}, 1
         )

@@ -7,6 +7,7 @@ server. Opening applies the Alembic migrations it lacks and refuses a schema new
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,16 @@ from sqlalchemy import event
 from sqlalchemy.engine import URL, Engine, make_url
 from sqlalchemy.pool import StaticPool
 
-from explorer.errors import DatabaseError, DatabaseURLError, ExplorerError, SchemaTooNewError
+from explorer.errors import (
+    DatabaseDamagedError,
+    DatabaseError,
+    DatabaseFullError,
+    DatabaseLockedError,
+    DatabaseReadOnlyError,
+    DatabaseURLError,
+    ExplorerError,
+    SchemaTooNewError,
+)
 
 #: The database used when neither ``--db`` nor the environment variable names one.
 DEFAULT_PATH = "explorer.db"
@@ -50,7 +60,8 @@ def resolve_url(url: str | None = None) -> URL:
     Returns
     -------
     sqlalchemy.engine.URL
-        ``postgresql://`` URLs get the psycopg (version 3) driver.
+        ``postgresql://`` URLs (and their common short form ``postgres://``) get the psycopg
+        (version 3) driver.
 
     Raises
     ------
@@ -63,19 +74,22 @@ def resolve_url(url: str | None = None) -> URL:
     'sqlite:///games.db'
     >>> resolve_url("postgresql://me@localhost/games").drivername
     'postgresql+psycopg'
+    >>> resolve_url("postgres://me@localhost/games").render_as_string()
+    'postgresql+psycopg://me@localhost/games'
     """
     text = url or os.environ.get(ENV_VAR) or DEFAULT_PATH
     if "://" not in text:
         return URL.create("sqlite", database=text)
     try:
         parsed = make_url(text)
-    except sa.exc.ArgumentError:
+    except (sa.exc.ArgumentError, ValueError):  # ValueError: a port that is not a number
+        masked = re.sub(r"(://[^/@:]*:)[^/@]*@", r"\1***@", text)
         raise DatabaseURLError(
-            f"malformed database URL {text!r} (expected a file path, sqlite:///FILE or "
-            "postgresql://USER@HOST/DATABASE)"
+            f"malformed database URL {masked!r} (expected a file path, sqlite:///FILE or "
+            "postgresql://USER@HOST[:PORT]/DATABASE, the port a number)"
         ) from None
     backend, _, driver = parsed.drivername.partition("+")
-    if backend == "postgresql" and driver in ("", "psycopg"):
+    if backend in ("postgresql", "postgres") and driver in ("", "psycopg"):
         return parsed.set(drivername="postgresql+psycopg")
     if backend == "sqlite" and driver in ("", "pysqlite"):
         return parsed.set(drivername="sqlite")
@@ -148,25 +162,92 @@ def create_engine(url: str | None = None, *, create: bool = True) -> Engine:
     if resolved.get_backend_name() == "sqlite":
         engine = _sqlite_engine(resolved, create=create)
     else:
-        engine = sa.create_engine(resolved, connect_args={"connect_timeout": 10})
+        try:
+            engine = sa.create_engine(resolved, connect_args={"connect_timeout": 10})
+        except ImportError as error:
+            raise DatabaseError(
+                f"cannot open database {shown!r}: the PostgreSQL driver psycopg is not "
+                f"installed ({error}); install it with: pip install 'psycopg[binary]'"
+            ) from None
     try:
         _check_and_upgrade(engine, shown)
-    except sa.exc.OperationalError as error:
-        engine.dispose()
-        raise DatabaseError(f"cannot open database {shown!r}: {reason(error)}") from None
-    except sa.exc.DatabaseError as error:
-        engine.dispose()
-        raise DatabaseError(f"cannot use database {shown!r}: {reason(error)}") from None
     except ExplorerError:
         engine.dispose()
         raise
+    except dbapi_errors(engine) as error:
+        engine.dispose()
+        raise database_error(error, shown, "open") from None
     return engine
 
 
-def reason(error: sa.exc.DBAPIError) -> str:
+def dbapi_errors(engine: Engine) -> tuple[type[Exception], ...]:
+    """SQLAlchemy's wrapped driver errors, and the driver's own error base class: reads through
+    the raw cursor and PostgreSQL's COPY raise the driver's errors unwrapped."""
+    dbapi = engine.dialect.dbapi
+    return (sa.exc.DBAPIError,) if dbapi is None else (sa.exc.DBAPIError, dbapi.Error)
+
+
+def reason(error: BaseException) -> str:
     """The driver's message, first line only and without its SQLAlchemy decorations."""
-    lines = str(error.orig).strip().splitlines() or ["unknown error"]
+    original = error.orig if isinstance(error, sa.exc.DBAPIError) else error
+    lines = str(original).strip().splitlines() or ["unknown error"]
     return lines[-1].strip() if lines[0].startswith("connection failed") else lines[0].strip()
+
+
+#: What a driver's message means, the error class for it, and what to do about it.
+_KINDS: tuple[tuple[re.Pattern[str], type[DatabaseError], str], ...] = (
+    (
+        re.compile(r"readonly|read-only|read only|permission denied", re.IGNORECASE),
+        DatabaseReadOnlyError,
+        "the database, its file or its folder cannot be written",
+    ),
+    (
+        re.compile(
+            r"database is locked|database table is locked|lock timeout|could not obtain lock"
+        ),
+        DatabaseLockedError,
+        "another program is using it; run this again when it has finished",
+    ),
+    (
+        re.compile(r"disk is full|no space left|could not extend file|quota", re.IGNORECASE),
+        DatabaseFullError,
+        "free some space and run this again; what was committed before is kept",
+    ),
+    (
+        re.compile(
+            r"malformed|not a database|no such table|no such column|"
+            r'relation ".*" does not exist|column ".*" does not exist'
+        ),
+        DatabaseDamagedError,
+        "it is damaged; restore it from a copy, or build into another database",
+    ),
+)
+
+
+def database_error(error: BaseException, shown: str, verb: str) -> DatabaseError:
+    """One `DatabaseError` line for a driver or SQLAlchemy error: what failed, the driver's
+    words, and what to do.
+
+    This is where every database error of every command is translated; `verb` says what was
+    being done (``open``, ``read``, ``write to``).
+
+    Examples
+    --------
+    >>> import sqlite3
+    >>> full = sqlite3.OperationalError("database or disk is full")
+    >>> error = database_error(full, "a.db", "write to")
+    >>> type(error).__name__
+    'DatabaseFullError'
+    >>> str(error).split(" (")[0]
+    "cannot write to database 'a.db': database or disk is full"
+    """
+    text = reason(error)
+    for pattern, kind, hint in _KINDS:
+        if pattern.search(text):
+            return kind(f"cannot {verb} database {shown!r}: {text} ({hint})")
+    if verb == "open" and not isinstance(error, sa.exc.OperationalError):
+        verb = "use"
+    return DatabaseError(f"cannot {verb} database {shown!r}: {text}")
 
 
 def _sqlite_engine(url: URL, *, create: bool = True) -> Engine:
@@ -177,7 +258,8 @@ def _sqlite_engine(url: URL, *, create: bool = True) -> Engine:
             "sqlite://", poolclass=StaticPool, connect_args={"check_same_thread": False}
         )
     else:
-        if not create and not Path(path).exists():
+        if not create and (not Path(path).exists() or _is_empty(Path(path))):
+            # an empty file is no database either: a command that reads must not write one
             raise DatabaseError(
                 f"no database at {_shown(url)!r} (store a game first: explorer build SPEC "
                 "POSITION, or name another with --db)"
@@ -189,10 +271,17 @@ def _sqlite_engine(url: URL, *, create: bool = True) -> Engine:
     return engine
 
 
+def _is_empty(path: Path) -> bool:
+    return path.is_file() and path.stat().st_size == 0
+
+
 def _check_sqlite_file(path: Path, shown: str) -> None:
     """Refuse, before SQLite touches anything, paths that cannot hold a database."""
     if path.is_dir():
         raise DatabaseError(f"cannot open database {shown!r}: {str(path)!r} is a directory")
+    if path.exists() and not path.is_file():
+        # a FIFO or a device: opening it could block forever
+        raise DatabaseError(f"cannot open database {shown!r}: {str(path)!r} is not a regular file")
     if path.exists():
         try:
             with path.open("rb") as file:

@@ -44,7 +44,8 @@ class Base(DeclarativeBase):
 
 
 class GameTable(Base):
-    """One game per canonical spec (``nim``, ``subtraction:1,3,4``, ``nim + kayles``)."""
+    """One game per canonical spec (``nim``, ``subtraction:1,3,4``, ``nim + kayles``); a DAG
+    file is named by its resolved absolute path (``dag:/home/me/game.json``)."""
 
     __tablename__ = "games"
 
@@ -53,6 +54,8 @@ class GameTable(Base):
     family: Mapped[str] = mapped_column(String(40))
     #: The parameter text after ``family:`` in the spec, NULL for games without one.
     parameters: Mapped[str | None] = mapped_column(Text)
+    #: For a DAG game, the SHA-256 of the graph of the file it was last imported from.
+    fingerprint: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(DateTime)
 
 
@@ -66,7 +69,7 @@ class BuildTable(Base):
     __tablename__ = "builds"
     __table_args__ = (
         CheckConstraint(
-            "status IN ('running', 'stopped', 'complete', 'interrupted')", name="status"
+            "status IN ('running', 'stopped', 'complete', 'interrupted', 'failed')", name="status"
         ),
     )
 
@@ -76,7 +79,8 @@ class BuildTable(Base):
     kind: Mapped[str] = mapped_column(String(20))
     #: The canonical text of the position built from (NULL for operations without one).
     root: Mapped[str | None] = mapped_column(Text)
-    #: running (or killed while running), stopped (at --max-states), complete, interrupted.
+    #: running (or killed while running), stopped (at --max-states), complete, interrupted
+    #: (found running by a later build, or stopped by Ctrl-C), failed (stopped by an error).
     status: Mapped[str] = mapped_column(String(20))
     started_at: Mapped[datetime] = mapped_column(DateTime)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime)
@@ -87,6 +91,10 @@ class BuildTable(Base):
     max_states: Mapped[int | None] = mapped_column(Integer)
     #: How values were obtained, e.g. ``mex over stored successors (explorer 0.1.0)``.
     method: Mapped[str] = mapped_column(Text)
+    #: The machine and process that wrote the row: a ``running`` row whose process is gone
+    #: was killed (see `explorer.storage.records.shown_status`).
+    host: Mapped[str | None] = mapped_column(Text)
+    pid: Mapped[int | None] = mapped_column(Integer)
 
 
 class StateTable(Base):

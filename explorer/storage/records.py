@@ -1,19 +1,33 @@
-"""The rows that describe games and builds: game ids, canonical specs, parameters, build rows.
+"""The rows that describe games and builds: game ids, stored specs, parameters, build rows.
 
 The only module that writes the ``games`` and ``builds`` tables. Builds, imports, edits and
 full re-solves all record themselves here, with one clock for stored times.
+
+A game is stored under its canonical spec, except that a DAG game's file is named by its
+resolved absolute path (``dag:/home/me/A/game.json``), so the same file typed from any folder
+names the same game and two files of the same name never do; it is shown relative to the
+working folder when it lies inside it. Databases written before this kept the path as typed:
+such a game is still found by that spelling, and is moved to its resolved path the first time
+the same file is imported again (recognised by the fingerprint of its graph).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import socket
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 
+import numpy as np
 import sqlalchemy as sa
 
 from explorer.errors import ExplorerError
 from explorer.games import load_game
 from explorer.games.base import Game
+from explorer.games.sums import SEPARATOR
 from explorer.storage.models import BuildTable, GameTable
 
 
@@ -22,13 +36,67 @@ def utc_now() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
+def _dag_path(piece: str) -> str | None:
+    """The file a ``dag:FILE`` spec names, as typed (None for other specs)."""
+    name, colon, rest = piece.strip().partition(":")
+    return rest.strip() if colon and name.strip().lower() == "dag" and rest.strip() else None
+
+
 def canonical_spec(spec: str) -> str:
-    """The stored spelling of a spec; a spec that does not load (a graph file changed or gone
-    since it was imported) is taken as typed."""
-    try:
-        return load_game(spec).spec
-    except ExplorerError:
-        return spec.strip()
+    """The spec a game is stored under: its canonical spec, with every DAG file resolved to an
+    absolute path (not read: the file may have changed or gone since it was imported). A spec
+    that does not load is taken as typed.
+
+    Examples
+    --------
+    >>> canonical_spec("kayles + nim")
+    'octal:0.77 + nim'
+    >>> canonical_spec("dag:data/../data/note003.json") == "dag:" + os.path.abspath(
+    ...     "data/note003.json")
+    True
+    """
+    pieces = []
+    for piece in spec.split(SEPARATOR):
+        path = _dag_path(piece)
+        if path is not None:
+            pieces.append(f"dag:{os.path.realpath(path)}")
+            continue
+        try:
+            pieces.append(load_game(piece).spec)
+        except ExplorerError:
+            pieces.append(piece.strip())
+    return f" {SEPARATOR} ".join(pieces)
+
+
+def _typed_spec(spec: str) -> str:
+    """A spec as databases written before resolved paths stored it: DAG paths as typed."""
+    pieces = []
+    for piece in spec.split(SEPARATOR):
+        path = _dag_path(piece)
+        pieces.append(piece.strip() if path is None else f"dag:{os.path.normpath(path)}")
+    return f" {SEPARATOR} ".join(pieces)
+
+
+def shown_spec(stored: str) -> str:
+    """A stored spec as shown and reported: DAG files inside the working folder relative to
+    it, others absolute; either way a spec that names the same game from here.
+
+    Examples
+    --------
+    >>> shown_spec("dag:" + os.path.abspath("data/note003.json"))
+    'dag:data/note003.json'
+    >>> shown_spec("dag:/nowhere/game.json")
+    'dag:/nowhere/game.json'
+    """
+    pieces = []
+    for piece in stored.split(f" {SEPARATOR} "):
+        path = _dag_path(piece)
+        if path is not None and os.path.isabs(path):
+            relative = os.path.relpath(path)
+            if relative != os.pardir and not relative.startswith(os.pardir + os.sep):
+                piece = f"dag:{relative}"
+        pieces.append(piece)
+    return f" {SEPARATOR} ".join(pieces)
 
 
 def find_game(conn: sa.Connection, spec: str) -> int | None:
@@ -37,21 +105,61 @@ def find_game(conn: sa.Connection, spec: str) -> int | None:
     return None if found is None else int(found)
 
 
-def parameters(game: Game) -> str | None:
-    """What the ``parameters`` column holds: the text after ``family:`` (a graph file's path
-    for a DAG), the whole spec for a sum, NULL for a game without parameters."""
-    text = game.spec if game.family == "sum" else game.spec.partition(":")[2]
-    return text or None
+def lookup_game(conn: sa.Connection, spec: str) -> tuple[int, str] | None:
+    """The id and stored spec of the game a spec names, typed from any folder: by its
+    canonical spec, else as a database written before resolved paths stored it."""
+    for candidate in dict.fromkeys((canonical_spec(spec), _typed_spec(spec), spec.strip())):
+        found = find_game(conn, candidate)
+        if found is not None:
+            return found, candidate
+    return None
 
 
-def add_game(conn: sa.Connection, game: Game) -> int:
-    """Store a new game row; returns its id."""
+def edge_arrays(
+    vertices: Sequence[str], edges: Sequence[tuple[str, str]]
+) -> tuple[np.ndarray, np.ndarray]:
+    """The edges of a graph as two arrays of indexes into its vertices: sources, targets."""
+    index = {v: i for i, v in enumerate(vertices)}
+    src = np.fromiter((index[v] for v, _ in edges), dtype=np.int64, count=len(edges))
+    dst = np.fromiter((index[w] for _, w in edges), dtype=np.int64, count=len(edges))
+    return src, dst
+
+
+def graph_fingerprint(vertices: Sequence[str], src: np.ndarray, dst: np.ndarray) -> str:
+    """A digest of a graph: its vertex names in order and its edges (as indexes into them) in
+    any order. A stored DAG game and the file it came from have the same one until an edit.
+
+    Examples
+    --------
+    >>> a = graph_fingerprint(["b", "a"], np.array([0, 0]), np.array([1, 1]))
+    >>> a == graph_fingerprint(["b", "a"], np.array([0]), np.array([1]))
+    False
+    >>> len(a)
+    64
+    """
+    order = np.lexsort((dst, src))
+    edges = np.stack([src[order], dst[order]]).astype("<i8")
+    digest = hashlib.sha256(json.dumps(list(vertices), ensure_ascii=False).encode())
+    digest.update(np.ascontiguousarray(edges).tobytes())
+    return digest.hexdigest()
+
+
+def add_game(conn: sa.Connection, game: Game, fingerprint: str | None = None) -> int:
+    """Store a new game row under its canonical spec; returns its id.
+
+    ``parameters`` holds the text after ``family:`` (a DAG file's resolved path), the whole
+    spec for a sum, NULL for a game without parameters; ``fingerprint`` the graph of a DAG
+    file as imported.
+    """
+    spec = canonical_spec(game.spec)
+    parameters = spec if game.family == "sum" else spec.partition(":")[2]
     game_id = conn.scalar(
         sa.insert(GameTable)
         .values(
-            spec=game.spec,
+            spec=spec,
             family=game.family,
-            parameters=parameters(game),
+            parameters=parameters or None,
+            fingerprint=fingerprint,
             created_at=utc_now(),
         )
         .returning(GameTable.id)
@@ -62,8 +170,40 @@ def add_game(conn: sa.Connection, game: Game) -> int:
 
 def stored_game(conn: sa.Connection, game: Game) -> int:
     """The id of a game's row, stored now if it was not."""
-    found = find_game(conn, game.spec)
+    found = find_game(conn, canonical_spec(game.spec))
     return add_game(conn, game) if found is None else found
+
+
+def adopt_typed_game(conn: sa.Connection, game: Game, fingerprint: str) -> int | None:
+    """Move a DAG game stored with its path as typed (before resolved paths) to its resolved
+    path, if it holds exactly this file's graph; returns its id, or None if there is none.
+
+    A game stored under the same typed path with another graph came from another file (typed
+    the same way in another folder): it is left as it is, never confused with this one.
+    """
+    typed = _typed_spec(game.spec)
+    found = conn.execute(
+        sa.select(GameTable.id).where(GameTable.spec == typed, GameTable.fingerprint == fingerprint)
+    ).scalar()
+    if found is None or typed == canonical_spec(game.spec):
+        return None
+    spec = canonical_spec(game.spec)
+    conn.execute(
+        sa.update(GameTable)
+        .where(GameTable.id == found)
+        .values(spec=spec, parameters=spec.partition(":")[2])
+    )
+    return int(found)
+
+
+def set_fingerprint(conn: sa.Connection, game_id: int, fingerprint: str) -> None:
+    """Record the graph of the file a DAG game was imported from last."""
+    conn.execute(
+        sa.update(GameTable)
+        .where(GameTable.id == game_id)
+        .where(sa.or_(GameTable.fingerprint.is_(None), GameTable.fingerprint != fingerprint))
+        .values(fingerprint=fingerprint)
+    )
 
 
 @dataclass(frozen=True)
@@ -103,6 +243,8 @@ def insert_build(
             finished_at=None if status == "running" else now,
             max_states=max_states,
             method=method,
+            host=socket.gethostname(),
+            pid=os.getpid(),
             **asdict(counts),
         )
         .returning(BuildTable.id)
@@ -111,17 +253,38 @@ def insert_build(
     return int(build_id)
 
 
-def update_build(conn: sa.Connection, build_id: int, status: str, counts: BuildCounts) -> None:
-    """Set a build row's status and counters; any status but ``running`` finishes it now."""
+def update_build(
+    conn: sa.Connection, build_id: int, status: str, counts: BuildCounts | None = None
+) -> None:
+    """Set a build row's status (and counters); any status but ``running`` finishes it now."""
     conn.execute(
         sa.update(BuildTable)
         .where(BuildTable.id == build_id)
         .values(
             status=status,
             finished_at=None if status == "running" else utc_now(),
-            **asdict(counts),
+            **({} if counts is None else asdict(counts)),
         )
     )
+
+
+def shown_status(status: str, host: str | None, pid: int | None) -> str:
+    """A build's status as it stands: ``running`` only while its process lives.
+
+    A process killed while building (kill -9, a power cut) leaves its row ``running``; such a
+    row is shown ``interrupted`` when it was written on this machine by a process that is gone
+    (the next build of the game records that). On another machine it cannot be told and stays
+    ``running``; a process id reused since then can hide a dead build the same way.
+    """
+    if status != "running" or host != socket.gethostname() or pid is None:
+        return status
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return "interrupted"
+    except PermissionError:  # alive, another user's
+        return status
+    return status
 
 
 def interrupt_running(conn: sa.Connection, game_id: int) -> None:
