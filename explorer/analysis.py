@@ -2,7 +2,9 @@
 
 The entry points are `grundy_value`, `solve` and `explain`. A position is solved from its parts
 when the game splits it (heaps, coin rows, sums of games, the reductions of note 002) and from
-its whole game graph otherwise, or when the graph is small enough to give remoteness too.
+its whole game graph otherwise, or when the graph is small enough to give remoteness too. A graph
+with cycles gets generalized values (finite or ∞(K), `explorer.solver.loopy`); sums combine
+them by the generalized nim-sum, never through the product graph.
 """
 
 from __future__ import annotations
@@ -10,12 +12,21 @@ from __future__ import annotations
 from collections.abc import Hashable
 from dataclasses import asdict, dataclass, field
 from html import escape
-from typing import Literal
+from typing import Any, Literal
 
-from explorer.errors import ExplorerError, GraphTooLargeError, SpecError
+import networkx as nx
+
+from explorer.errors import CyclicGraphError, ExplorerError, GraphTooLargeError, SpecError
 from explorer.games.base import Decomposition, Game, Position
 from explorer.graph import DEFAULT_MAX_STATES, build_graph
-from explorer.solver import Outcome, grundy_values, mex, outcome, solve_graph, winning_moves
+from explorer.solver import mex, solve_graph
+from explorer.solver.loopy import (
+    Infinite,
+    Value,
+    nim_sum,
+    outcome_of,
+    solve_loopy,
+)
 
 Method = Literal["auto", "graph", "decompose"]
 
@@ -34,13 +45,24 @@ class Solution:
 
     game: str
     position: str
-    grundy: int
-    outcome: Outcome
+    grundy: int | None
+    outcome: str
     remoteness: int | None
     winning_moves: list[str]
     method: str
     states: int | None = None
     note: str = ""
+    infinite: bool = False
+    escapes: list[int] | None = None
+    drawing_moves: list[str] = field(default_factory=list)
+    convention: str = "normal"
+
+    @property
+    def value(self) -> str:
+        """The value as text: ``3``, ``∞(0,2)``, or ``-`` when not computed (misère play)."""
+        if self.infinite:
+            return str(Infinite(frozenset(self.escapes or ())))
+        return "-" if self.grundy is None else str(self.grundy)
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -52,7 +74,7 @@ class Solution:
         if len(self.winning_moves) > len(shown):
             moves += f" &hellip; and {len(self.winning_moves) - len(shown)} more"
         rows = [
-            ("Grundy value", str(self.grundy)),
+            ("Grundy value", escape(self.value)),
             ("outcome", escape(_OUTCOME_TEXT[self.outcome])),
             ("remoteness", "not computed" if self.remoteness is None else str(self.remoteness)),
             ("winning moves", moves),
@@ -67,12 +89,24 @@ class Explanation:
 
     game: str
     position: str
-    grundy: int
-    outcome: Outcome
+    grundy: int | None
+    outcome: str
     method: str
-    successors: list[tuple[str, int]] = field(default_factory=list)
-    parts: list[tuple[str, str, int]] = field(default_factory=list)
+    successors: list[tuple[str, int | str]] = field(default_factory=list)
+    parts: list[tuple[str, str, int | str]] = field(default_factory=list)
     note: str = ""
+    infinite: bool = False
+    escapes: list[int] | None = None
+    stage: int | None = None
+    counter: int | None = None
+    convention: str = "normal"
+
+    @property
+    def value(self) -> str:
+        """The value as text: ``3`` or ``∞(0,2)``."""
+        if self.infinite:
+            return str(Infinite(frozenset(self.escapes or ())))
+        return "-" if self.grundy is None else str(self.grundy)
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -80,20 +114,43 @@ class Explanation:
     def _repr_html_(self) -> str:
         """The parts and their XOR, or the moves and their mex, as a table for Jupyter."""
         if self.parts:
-            rows = [(escape(f"{text} ({spec})"), str(v)) for spec, text, v in self.parts]
+            rows = [(escape(f"{text} ({spec})"), escape(str(v))) for spec, text, v in self.parts]
             xor = " XOR ".join(str(v) for _, _, v in self.parts)
-            rows.append((escape(self.note or "sum"), f"G = {xor} = {self.grundy}"))
+            rows.append((escape(self.note or "sum"), escape(f"G = {xor} = {self.value}")))
         else:
-            rows = [(escape(f"move to {text}"), str(v)) for text, v in self.successors]
-            listed = ", ".join(str(v) for v in sorted({v for _, v in self.successors}))
-            rows.append(("mex", f"G = mex{{{listed}}} = {self.grundy}"))
+            rows = [(escape(f"move to {text}"), escape(str(v))) for text, v in self.successors]
+            rows.append(("value", escape(self.reason())))
         rows.append(("outcome", escape(_OUTCOME_TEXT[self.outcome])))
         return _html_table(f"{self.game} at {self.position}", rows)
+
+    def reason(self) -> str:
+        """One line saying how the value arose: the mex, or the labelling stage that fixed it."""
+        finite = sorted({v for _, v in self.successors if isinstance(v, int)})
+        listed = ", ".join(map(str, finite))
+        if self.convention == "misere":
+            return self.note
+        if self.method == "mex":
+            return f"G = mex{{{listed}}} = {self.grundy}"
+        if not self.infinite:
+            return (
+                f"G = mex{{{listed}}} = {self.grundy}, fixed at stage {self.stage} of the "
+                f"labelling (counter {self.counter}): every move to a larger or infinite value "
+                f"can be answered by a move back to {self.grundy} with a smaller counter"
+            )
+        return (
+            f"G = {self.value}, labelled infinite at stage {self.stage}: mex{{{listed}}} = "
+            f"{mex(finite)}, but a move to an infinite value cannot be answered by a move "
+            f"back to {mex(finite)}"
+        )
 
 
 #: Most winning moves listed in a notebook's table of a solution.
 HTML_MOVES = 20
-_OUTCOME_TEXT = {"P": "P: the player to move loses", "N": "N: the player to move wins"}
+_OUTCOME_TEXT = {
+    "P": "P: the player to move loses",
+    "N": "N: the player to move wins",
+    "D": "D: a draw, neither player can force a win",
+}
 
 
 def _html_table(caption: str, rows: list[tuple[str, str]]) -> str:
@@ -102,25 +159,47 @@ def _html_table(caption: str, rows: list[tuple[str, str]]) -> str:
     return f"<table><caption>{escape(caption)}</caption>{body}</table>"
 
 
-def _cache(game: Game) -> dict[Hashable, int]:
+def _cache(game: Game, name: str = "_graph_values") -> dict[Hashable, Any]:
     """Per-game memo of values solved from graphs (shared by every part of that game)."""
     try:
-        return game.__dict__["_graph_values"]  # type: ignore[no-any-return]
+        return game.__dict__[name]  # type: ignore[no-any-return]
     except KeyError:
-        return game.__dict__.setdefault("_graph_values", {})  # type: ignore[no-any-return]
+        return game.__dict__.setdefault(name, {})  # type: ignore[no-any-return]
 
 
-def graph_value(game: Game, position: Position, *, max_states: int = DEFAULT_MAX_STATES) -> int:
-    """The Grundy value of `position` from its whole game graph (memoised per game)."""
+def _graph_values(
+    game: Game, graph: nx.DiGraph
+) -> tuple[dict[Hashable, Value], dict[Hashable, int | None]]:
+    """Value and remoteness of every node, generalized (∞ allowed, draws without remoteness)
+    when the graph has a cycle; memoised, with each node's labelling stage and counter then,
+    for `explain`."""
+    values: dict[Hashable, Value]
+    far: dict[Hashable, int | None]
+    try:
+        solved = solve_graph(graph)
+        values, far = dict(solved.grundy), dict(solved.remoteness)
+    except CyclicGraphError:
+        loopy = solve_loopy(graph)
+        values, far = loopy.values, loopy.remoteness
+        labels = _cache(game, "_loopy_labels")
+        for node in graph:
+            labels[node] = (loopy.stages[node], loopy.counters[node])
+    _cache(game).update(values)
+    return values, far
+
+
+def graph_value(game: Game, position: Position, *, max_states: int = DEFAULT_MAX_STATES) -> Value:
+    """The value of `position` from its whole game graph (memoised per game)."""
     cache = _cache(game)
     if position not in cache:
-        graph = build_graph(game, position, max_states=max_states)
-        cache.update(grundy_values(graph))
-    return cache[position]
+        _graph_values(game, build_graph(game, position, max_states=max_states))
+    return cache[position]  # type: ignore[no-any-return]
 
 
-def grundy_value(game: Game, position: Position, *, max_states: int = DEFAULT_MAX_STATES) -> int:
+def grundy_value(game: Game, position: Position, *, max_states: int = DEFAULT_MAX_STATES) -> Value:
     """The Grundy value of a position, from its parts where the game splits it exactly.
+
+    In a game with cycles the value is the generalized one: an int, or `Infinite` (∞(K)).
 
     Examples
     --------
@@ -138,7 +217,7 @@ def grundy_value(game: Game, position: Position, *, max_states: int = DEFAULT_MA
     return graph_value(game, position, max_states=max_states)
 
 
-def reduced_value(game: Game, position: Position, *, max_states: int = DEFAULT_MAX_STATES) -> int:
+def reduced_value(game: Game, position: Position, *, max_states: int = DEFAULT_MAX_STATES) -> Value:
     """The value of the game's reduction where it has one (zero exactly on P-positions),
     else the Grundy value."""
     parts = game.decompose(position)
@@ -147,11 +226,33 @@ def reduced_value(game: Game, position: Position, *, max_states: int = DEFAULT_M
     return grundy_value(game, position, max_states=max_states)
 
 
-def _xor_of_parts(parts: Decomposition, max_states: int) -> int:
-    value = 0
-    for part in parts.parts:
-        value ^= grundy_value(part.game, part.position, max_states=max_states)
+def _xor_of_parts(parts: Decomposition, max_states: int) -> Value:
+    return nim_sum(*(grundy_value(p.game, p.position, max_states=max_states) for p in parts.parts))
+
+
+def finite_value(game: Game, position: Position, *, max_states: int = DEFAULT_MAX_STATES) -> int:
+    """The reduced value of a position that must be finite (tables and sequences), else an
+    error saying which position is infinite."""
+    value = reduced_value(game, position, max_states=max_states)
+    if isinstance(value, Infinite):
+        raise SpecError(
+            f"position {game.format(position)!r} of {game.spec} has the infinite value {value} "
+            "(tables and sequences hold finite values; use explorer solve)"
+        )
     return value
+
+
+def _value_fields(value: Value) -> dict[str, Any]:
+    """The JSON contract's fields for a value: ``grundy`` (null when infinite), ``infinite``,
+    ``escapes`` (the finite follower values of ∞(K), null when finite)."""
+    if isinstance(value, Infinite):
+        return {"grundy": None, "infinite": True, "escapes": sorted(value.escapes)}
+    return {"grundy": value, "infinite": False, "escapes": None}
+
+
+def _shown(value: Value) -> int | str:
+    """A value for a listing: the int, or its text ``∞(0,2)``."""
+    return str(value) if isinstance(value, Infinite) else value
 
 
 def solve(
@@ -211,17 +312,18 @@ def _solve_graph(
     game: Game, position: Position, *, max_states: int, max_edges: int | None
 ) -> Solution:
     graph = build_graph(game, position, max_states=max_states, max_edges=max_edges)
-    solved = solve_graph(graph)
-    values = solved.grundy
-    _cache(game).update(values)
-    far = solved.remoteness
+    values, far = _graph_values(game, graph)
+    value = values[position]
+    outcome = outcome_of(value)
+    drawing = [s for s in graph.successors(position) if outcome_of(values[s]) == "D"]
     return Solution(
         game=game.spec,
         position=game.format(position),
-        grundy=values[position],
-        outcome=outcome(values[position]),
+        **_value_fields(value),
+        outcome=outcome,
         remoteness=far[position],
-        winning_moves=[game.format(s) for s in winning_moves(graph, values, position)],
+        winning_moves=[game.format(s) for s in graph.successors(position) if values[s] == 0],
+        drawing_moves=[game.format(s) for s in drawing] if outcome == "D" else [],
         method="graph",
         states=graph.number_of_nodes(),
     )
@@ -231,29 +333,41 @@ def _solve_decomposed(
     game: Game, position: Position, parts: Decomposition | None, max_states: int
 ) -> Solution:
     value = reduced_value(game, position, max_states=max_states)
+    outcome = outcome_of(value)
     reduction = parts is not None and not parts.exact
-    moves: list[Position]
-    if value == 0:  # a P-position has no winning move: nothing to search
-        moves = []
+    moves: list[Position] = []
+    drawing: list[Position] = []
+    if outcome == "P":  # a P-position has no winning move: nothing to search
+        pass
     elif parts is not None and parts.exact:
-        moves = _moves_through_parts(parts, value, max_states)
+        if outcome == "N":
+            moves = _moves_through_parts(parts, value, max_states)
+        else:
+            drawing = _drawing_moves_through_parts(parts, max_states)
     elif reduction:
         moves = [
             s
             for s in dict.fromkeys(game.successors(position))
             if reduced_value(game, s, max_states=max_states) == 0
         ]
-    else:
+    elif outcome == "N":
         moves = _moves_to_value(game, position, 0, max_states)
+    else:
+        drawing = [
+            s
+            for s in dict.fromkeys(game.successors(position))
+            if outcome_of(grundy_value(game, s, max_states=max_states)) == "D"
+        ]
     method = "reduction" if reduction else "decomposition"
     note = parts.note if parts is not None else ""
     return Solution(
         game=game.spec,
         position=game.format(position),
-        grundy=value,
-        outcome=outcome(value),
+        **_value_fields(value),
+        outcome=outcome,
         remoteness=None,
         winning_moves=[game.format(m) for m in dict.fromkeys(moves)],
+        drawing_moves=[game.format(m) for m in dict.fromkeys(drawing)],
         method=method,
         note=note,
     )
@@ -270,29 +384,64 @@ def _moves_to_value(game: Game, position: Position, target: int, max_states: int
     ]
 
 
-def _moves_through_parts(parts: Decomposition, total: int, max_states: int) -> list[Position]:
-    """Winning moves of a sum: in part i, move to a position of value v_i XOR total.
+def _moves_through_parts(parts: Decomposition, total: Value, max_states: int) -> list[Position]:
+    """Winning moves of a sum whose total is N.
 
-    The target may exceed v_i (mex only promises the smaller values), so every part is tried.
+    All parts finite: in part i, move to a position of value v_i XOR total (the target may
+    exceed v_i, as mex only promises the smaller values, so every part is tried). One infinite
+    part ∞(K) with the others' XOR a in K: only moving that part to a value-a follower wins.
     """
     if total == 0:
         return []
     positions = [p.position for p in parts.parts]
+    values = [grundy_value(p.game, p.position, max_states=max_states) for p in parts.parts]
+    infinite = [i for i, v in enumerate(values) if isinstance(v, Infinite)]
     moves = []
+    if infinite:
+        (j,) = infinite  # an N total has at most one infinite part
+        rest = nim_sum(*(v for i, v in enumerate(values) if i != j))
+        assert isinstance(rest, int)
+        part = parts.parts[j]
+        for moved in _moves_to_value(part.game, part.position, rest, max_states):
+            moves.append(parts.rebuild(positions[:j] + [moved] + positions[j + 1 :]))
+        return moves
+    assert isinstance(total, int)
     seen: set[tuple[Hashable, Hashable]] = set()
     for i, part in enumerate(parts.parts):
         key = (part.game.spec, part.position)
         if key in seen:  # equal parts have the same moves
             continue
         seen.add(key)
-        part_value = grundy_value(part.game, part.position, max_states=max_states)
+        part_value = values[i]
+        assert isinstance(part_value, int)
         for moved in _moves_to_value(part.game, part.position, part_value ^ total, max_states):
             moves.append(parts.rebuild(positions[:i] + [moved] + positions[i + 1 :]))
     return moves
 
 
+def _drawing_moves_through_parts(parts: Decomposition, max_states: int) -> list[Position]:
+    """The moves of a drawn sum that keep the draw: the new total (each part's value, one of
+    them moved) is still D. Every move of every part is valued once (the sum is never built)."""
+    positions = [p.position for p in parts.parts]
+    values = [grundy_value(p.game, p.position, max_states=max_states) for p in parts.parts]
+    moves = []
+    seen: set[tuple[Hashable, Hashable]] = set()
+    for i, part in enumerate(parts.parts):
+        key = (part.game.spec, part.position)
+        if key in seen:
+            continue
+        seen.add(key)
+        others = values[:i] + values[i + 1 :]
+        for moved in dict.fromkeys(part.game.successors(part.position)):
+            moved_value = grundy_value(part.game, moved, max_states=max_states)
+            if outcome_of(nim_sum(moved_value, *others)) == "D":
+                moves.append(parts.rebuild(positions[:i] + [moved] + positions[i + 1 :]))
+    return moves
+
+
 def explain(game: Game, position: Position, *, max_states: int = DEFAULT_MAX_STATES) -> Explanation:
-    """Show how a position's value arises: the mex of its successors, or the XOR of its parts.
+    """Show how a position's value arises: the mex of its successors, or the XOR of its parts
+    (the generalized nim-sum), or, in a game with cycles, the labelling stage that fixed it.
 
     Examples
     --------
@@ -301,6 +450,10 @@ def explain(game: Game, position: Position, *, max_states: int = DEFAULT_MAX_STA
     >>> e = explain(sub, sub.parse("5"))
     >>> e.successors, e.grundy
     ([('4', 0), ('3', 3), ('2', 2)], 1)
+    >>> windup = load_game("windup:5:1,3")
+    >>> e = explain(windup, 2)
+    >>> e.successors, e.value, e.outcome, e.stage
+    ([('1', '∞(0)'), ('4', 0)], '∞(0)', 'N', 1)
     """
     parts = game.decompose(position)
     if parts is not None:
@@ -312,30 +465,31 @@ def explain(game: Game, position: Position, *, max_states: int = DEFAULT_MAX_STA
             )
             for p in parts.parts
         ]
-        total = 0
-        for _, _, v in values:
-            total ^= v
+        total = nim_sum(*(v for _, _, v in values))
         return Explanation(
             game=game.spec,
             position=game.format(position),
-            grundy=total,
-            outcome=outcome(total),
+            **_value_fields(total),
+            outcome=outcome_of(total),
             method="decomposition" if parts.exact else "reduction",
-            parts=values,
+            parts=[(spec, text, _shown(v)) for spec, text, v in values],
             note=parts.note,
         )
+    value = grundy_value(game, position, max_states=max_states)  # one graph, with every move
     successors = [
-        (game.format(s), grundy_value(game, s, max_states=max_states))
+        (game.format(s), _shown(grundy_value(game, s, max_states=max_states)))
         for s in dict.fromkeys(game.successors(position))
     ]
-    value = mex(v for _, v in successors)
+    stage, counter = _cache(game, "_loopy_labels").get(position, (None, None))
     return Explanation(
         game=game.spec,
         position=game.format(position),
-        grundy=value,
-        outcome=outcome(value),
-        method="mex",
+        **_value_fields(value),
+        outcome=outcome_of(value),
+        method="mex" if stage is None else "labelling",
         successors=successors,
+        stage=stage,
+        counter=counter,
     )
 
 
@@ -359,7 +513,7 @@ def value_table(
                 position = game.parse(f"{r},{c}")
             except ExplorerError:
                 continue
-            table[r][c] = grundy_value(game, position, max_states=max_states)
+            table[r][c] = finite_value(game, position, max_states=max_states)
     if all(v is None for row in table for v in row):
         raise SpecError(
             f"{game.spec} has no two-coordinate positions (tables are for wythoff, ferguson "

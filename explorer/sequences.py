@@ -11,7 +11,7 @@ from html import escape
 
 import numpy as np
 
-from explorer.analysis import reduced_value
+from explorer.analysis import finite_value
 from explorer.errors import SpecError
 from explorer.games.base import Game
 from explorer.games.heaps import HeapGame, OctalGame
@@ -119,7 +119,7 @@ def value_sequence(game: Game, upto: int) -> ValueSequence:
                 f"{game.spec} has no one-parameter positions (sequences are for heap games, "
                 "treblecross strips and coin rows)"
             )
-        values = [reduced_value(game, nth(n)) for n in range(upto + 1)]
+        values = [finite_value(game, nth(n)) for n in range(upto + 1)]
     found = find_period(values)
     if found is None:
         return ValueSequence(game.spec, values, None, None, False)

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from explorer.analysis import reduced_value
 from explorer.games.base import Game
 from explorer.sequences import value_sequence
-from explorer.solver import Outcome, outcome
+from explorer.solver.loopy import Infinite, Value, outcome_of
 
 
 @dataclass(frozen=True)
@@ -20,16 +20,16 @@ class Difference:
     """One position where the two games disagree, with both values and outcomes."""
 
     position: str
-    grundy_a: int
-    grundy_b: int
+    grundy_a: Value
+    grundy_b: Value
 
     @property
-    def outcome_a(self) -> Outcome:
-        return outcome(self.grundy_a)
+    def outcome_a(self) -> str:
+        return outcome_of(self.grundy_a)
 
     @property
-    def outcome_b(self) -> Outcome:
-        return outcome(self.grundy_b)
+    def outcome_b(self) -> str:
+        return outcome_of(self.grundy_b)
 
     @property
     def outcome_differs(self) -> bool:
@@ -38,11 +38,16 @@ class Difference:
     def to_dict(self) -> dict[str, object]:
         return {
             "position": self.position,
-            "grundy_a": self.grundy_a,
+            "grundy_a": _json(self.grundy_a),
             "outcome_a": self.outcome_a,
-            "grundy_b": self.grundy_b,
+            "grundy_b": _json(self.grundy_b),
             "outcome_b": self.outcome_b,
         }
+
+
+def _json(value: Value) -> int | str:
+    """An int, or an infinite value as its text ``∞(0,2)``."""
+    return str(value) if isinstance(value, Infinite) else value
 
 
 @dataclass(frozen=True)

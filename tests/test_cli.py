@@ -102,8 +102,8 @@ def test_explain_shows_the_xor():
         (
             ["solve", "nimm", "3"],
             "Error: unknown game 'nimm' (known: bash, chomp, dag, dawson, "
-            "ferguson, grundy, half, kayles, lasker, nim, octal, queens, staircase, subtraction, "
-            "treblecross, turning, wythoff)",
+            "ferguson, graph, grundy, half, kayles, lasker, nim, octal, queens, staircase, "
+            "subtraction, treblecross, turning, windup, wythoff)",
         ),
         (
             ["solve", "bash:0", "3"],

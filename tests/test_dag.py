@@ -387,12 +387,14 @@ TEXT_ERRORS = [
     (
         "loop.txt",
         "a b\nb -> b\n",
-        "graph file {p!r} has a self-loop on vertex 'b' (a move must change the position)",
+        "graph file {p!r} has a self-loop on vertex 'b' (a DAG move must change the position; "
+        "play it as graph:{p}, which allows loops)",
     ),
     (
         "loop.json",
         '{"a": ["a"]}',
-        "graph file {p!r} has a self-loop on vertex 'a' (a move must change the position)",
+        "graph file {p!r} has a self-loop on vertex 'a' (a DAG move must change the position; "
+        "play it as graph:{p}, which allows loops)",
     ),
     ("dup.edges", "a b\na -> b\n", "graph file {p!r} lists the edge 'a' -> 'b' twice"),
     ("dup.csv", "source,target\na,b\na,b\n", "graph file {p!r} lists the edge 'a' -> 'b' twice"),
@@ -481,7 +483,7 @@ def check_file_error(path: Path, message: str, kind: type[Exception] = GameFileE
 def test_bad_file(tmp_path, name, text, message):
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
-    check_file_error(path, message.replace("{p!r}", repr(str(path))))
+    check_file_error(path, message.replace("{p!r}", repr(str(path))).replace("{p}", str(path)))
 
 
 def test_missing_file(tmp_path):
@@ -525,7 +527,10 @@ def test_utf8_with_bom_and_crlf(tmp_path):
 
 def test_cycle_is_named_in_order():
     path = DATA / "cyclic.edges"
-    message = f"graph file {str(path)!r} has a cycle: 'a' -> 'b' -> 'c' -> 'a'"
+    message = (
+        f"graph file {str(path)!r} has a cycle: 'a' -> 'b' -> 'c' -> 'a' "
+        f"(play it as graph:{path}, which allows cycles)"
+    )
     with pytest.raises(CyclicGraphError) as error:
         read_graph_file(path)
     assert error.value.cycle == ["a", "b", "c", "a"]
@@ -549,7 +554,11 @@ def test_cycle_is_named_in_order():
 def test_cycles_in_other_formats(tmp_path, name, text, cycle):
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
-    message = f"graph file {str(path)!r} has a cycle: " + " -> ".join(map(repr, cycle))
+    message = (
+        f"graph file {str(path)!r} has a cycle: "
+        + " -> ".join(map(repr, cycle))
+        + f" (play it as graph:{path}, which allows cycles)"
+    )
     with pytest.raises(CyclicGraphError) as error:
         read_graph_file(path)
     assert error.value.cycle == cycle
@@ -584,6 +593,10 @@ def test_cli_on_the_note003_graph(monkeypatch):
         "method": "graph",
         "states": 4,
         "note": "",
+        "infinite": False,
+        "escapes": None,
+        "drawing_moves": [],
+        "convention": "normal",
     }
     result = runner.invoke(main, ["explain", "dag:data/note003.json", "b"])
     assert result.exit_code == 0, result.output

@@ -312,8 +312,17 @@ def stored_file(tmp_path: Path) -> tuple[Path, Path, str]:
 
 
 BAD_FILES = [
-    ("cycle.edges", "a b\nb c\nc a\n", "has a cycle: 'a' -> 'b' -> 'c' -> 'a'"),
-    ("loop.edges", "a b\nb b\n", "has a self-loop on vertex 'b' (a move must change the position)"),
+    (
+        "cycle.edges",
+        "a b\nb c\nc a\n",
+        "has a cycle: 'a' -> 'b' -> 'c' -> 'a' (play it as graph:{p}, which allows cycles)",
+    ),
+    (
+        "loop.edges",
+        "a b\nb b\n",
+        "has a self-loop on vertex 'b' (a DAG move must change the position; "
+        "play it as graph:{p}, which allows loops)",
+    ),
     ("twice.csv", "source,target\na,b\na,b\n", "lists the edge 'a' -> 'b' twice"),
     (
         "undeclared.json",
@@ -341,7 +350,7 @@ def test_a_rejected_import_says_why_and_leaves_the_database_file_unchanged(
     before = snapshot(folder)
     code, out, err = run("import", str(bad), "--db", str(db))
     assert (code, out) == (1, "")
-    assert err == f"Error: graph file {str(bad)!r} {problem}\n"
+    assert err == f"Error: graph file {str(bad)!r} {problem.replace('{p}', str(bad))}\n"
     assert snapshot(folder) == before
     # and no database is created for a rejected file
     fresh = folder / "db-new.sqlite"

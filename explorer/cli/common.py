@@ -45,6 +45,12 @@ max_states_option = click.option(
     help="Largest game graph to build in memory (default 200,000 states).",
 )
 
+misere_option = click.option(
+    "--misere",
+    is_flag=True,
+    help="Misère play: the player who makes the last move loses (outcome and remoteness).",
+)
+
 
 def upto_option(help_text: str) -> Callable[[F], F]:
     """``--upto N`` (default 100): the last n of a value sequence G(0..N)."""

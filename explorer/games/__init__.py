@@ -22,6 +22,7 @@ from explorer.games.heaps import (
     Subtraction,
     TakeHalf,
 )
+from explorer.games.loopy import GraphGame, WindUp
 from explorer.games.queens import Queens
 from explorer.games.staircase import Staircase
 from explorer.games.sums import SEPARATOR, SumGame
@@ -47,6 +48,8 @@ FAMILIES: dict[str, type[Game]] = {
         CoinTurning,
         Staircase,
         DagGame,
+        GraphGame,
+        WindUp,
     )
 }
 

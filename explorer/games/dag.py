@@ -17,7 +17,7 @@ import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from explorer.errors import CyclicGraphError, GameFileError, PositionError, SpecError
 from explorer.games.base import Game, Position
@@ -39,8 +39,10 @@ _GRAPHML_NS = "http://graphml.graphdrawing.org/xmlns"
 _COMMENT = re.compile(r"(?:^|\s)#.*$")
 
 
-def read_graph_file(path: str | os.PathLike[str]) -> tuple[list[str], list[Edge]]:
-    """Read and validate a directed acyclic graph from a file.
+def read_graph_file(
+    path: str | os.PathLike[str], *, acyclic: bool = True
+) -> tuple[list[str], list[Edge]]:
+    """Read and validate a directed graph from a file: a DAG, or any digraph if not `acyclic`.
 
     Formats, chosen by extension:
 
@@ -60,6 +62,8 @@ def read_graph_file(path: str | os.PathLike[str]) -> tuple[list[str], list[Edge]
     ----------
     path : str or os.PathLike
         The file.
+    acyclic : bool
+        Refuse cycles and self-loops (the default, for ``dag:``); ``graph:`` allows both.
 
     Returns
     -------
@@ -72,10 +76,11 @@ def read_graph_file(path: str | os.PathLike[str]) -> tuple[list[str], list[Edge]
     ------
     GameFileError
         A missing or unreadable file, bad encoding, malformed content, a file that is not what
-        its extension says, a self-loop, a duplicate vertex or edge, an edge to an undeclared
-        vertex (JSON explicit and adjacency forms, GraphML), or no vertices at all.
+        its extension says, a self-loop (when `acyclic`), a duplicate vertex or edge, an edge
+        to an undeclared vertex (JSON explicit and adjacency forms, GraphML), or no vertices.
     CyclicGraphError
-        The graph has a cycle; the message and the ``cycle`` attribute list its vertices.
+        The graph has a cycle and `acyclic` is set; the message and the ``cycle`` attribute
+        list its vertices.
 
     Examples
     --------
@@ -89,7 +94,7 @@ def read_graph_file(path: str | os.PathLike[str]) -> tuple[list[str], list[Edge]
     text = _read_text(name)
     kind = FORMATS[Path(name).suffix.lower()]
     with _collector_paused():
-        return _read_graph_text(name, text, kind)
+        return _read_graph_text(name, text, kind, acyclic)
 
 
 @contextmanager
@@ -105,7 +110,9 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _read_graph_text(name: str, text: str, kind: str) -> tuple[list[str], list[Edge]]:
+def _read_graph_text(
+    name: str, text: str, kind: str, acyclic: bool = True
+) -> tuple[list[str], list[Edge]]:
     """Parse and validate the text of a graph file of the given kind."""
     if not text.strip():
         raise GameFileError(f"graph file {name!r} is empty")
@@ -122,7 +129,7 @@ def _read_graph_text(name: str, text: str, kind: str) -> tuple[list[str], list[E
         vertices, edges, declared = _read_graphml(name, text)
     else:
         vertices, edges, declared = _read_edge_list(name, text)
-    return _validated(name, vertices, edges, declared)
+    return _validated(name, vertices, edges, declared, acyclic)
 
 
 def _read_text(name: str) -> str:
@@ -373,9 +380,10 @@ def _read_graphml(name: str, text: str) -> tuple[list[str], list[Edge], bool]:
 
 # ----------------------------------------------------------------------------- checks
 def _validated(
-    name: str, vertices: list[str], edges: list[Edge], declared: bool
+    name: str, vertices: list[str], edges: list[Edge], declared: bool, acyclic: bool = True
 ) -> tuple[list[str], list[Edge]]:
-    """Refuse empty names, repeated vertices or edges, self-loops, unknown ends and cycles."""
+    """Refuse empty names, repeated vertices or edges, unknown ends, and (when `acyclic`)
+    self-loops and cycles."""
     if not vertices:
         raise GameFileError(f"graph file {name!r} has no vertices")
     known: set[str] = set()
@@ -394,17 +402,18 @@ def _validated(
                         f"graph file {name!r} has an edge {source!r} -> {target!r} to the "
                         f"undeclared vertex {end!r}"
                     )
-        if source == target:
+        if source == target and acyclic:
             raise GameFileError(
-                f"graph file {name!r} has a self-loop on vertex {source!r} (a move must "
-                "change the position)"
+                f"graph file {name!r} has a self-loop on vertex {source!r} (a DAG move must "
+                f"change the position; play it as graph:{name}, which allows loops)"
             )
         if (source, target) in seen:
             raise GameFileError(
                 f"graph file {name!r} lists the edge {source!r} -> {target!r} twice"
             )
         seen.add((source, target))
-    _refuse_cycles(name, vertices, edges)
+    if acyclic:
+        _refuse_cycles(name, vertices, edges)
     return vertices, edges
 
 
@@ -422,7 +431,10 @@ def _refuse_cycles(name: str, vertices: list[str], edges: list[Edge]) -> None:
     if found is not None:
         cycle: list[object] = [vertices[i] for i in found]
         raise CyclicGraphError(
-            f"graph file {name!r} has a cycle: " + " -> ".join(map(repr, cycle)), cycle
+            f"graph file {name!r} has a cycle: "
+            + " -> ".join(map(repr, cycle))
+            + f" (play it as graph:{name}, which allows cycles)",
+            cycle,
         )
 
 
@@ -444,10 +456,12 @@ class DagGame(Game):
     position_syntax = "a vertex name from the file"
     example = ("dag:data/note003.json", "b")
     summary = "a token on a DAG read from a file, moved along an edge"
+    #: Whether the file must be acyclic (`graph:` allows cycles and self-loops).
+    acyclic: ClassVar[bool] = True
 
     def __init__(self, path: str) -> None:
         self.path = os.path.normpath(path)
-        self.vertices, edges = read_graph_file(self.path)
+        self.vertices, edges = read_graph_file(self.path, acyclic=self.acyclic)
         with _collector_paused():
             self._successors: dict[str, list[str]] = {v: [] for v in self.vertices}
             for source, target in edges:
@@ -455,7 +469,7 @@ class DagGame(Game):
 
     @property
     def spec(self) -> str:
-        return f"dag:{self.path}"
+        return f"{self.family}:{self.path}"
 
     def parse(self, text: str) -> str:
         for candidate in (text, text.strip()):
@@ -475,5 +489,5 @@ class DagGame(Game):
     @classmethod
     def from_parameters(cls, parameters: str | None) -> DagGame:
         if not parameters:
-            raise SpecError("dag needs a graph file, e.g. dag:data/note003.json")
+            raise SpecError(f"{cls.family} needs a graph file, e.g. {cls.example[0]}")
         return cls(parameters)

@@ -1,0 +1,94 @@
+"""Games whose graph may have cycles: `graph:FILE` (any digraph from a file, loops allowed) and
+WindUp (`windup:N:S`, subtraction modulo N). Their values are the generalized ones (∞ allowed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from explorer.errors import PositionError, SpecError
+from explorer.games.base import Game, Position
+from explorer.games.dag import DagGame
+
+#: Largest WindUp modulus (a position graph has N states and up to N·|S| moves).
+MAX_WINDUP = 10_000_000
+
+
+class GraphGame(DagGame):
+    """A token on any digraph read from a file (cycles and self-loops allowed); play may go on
+    forever, which is a draw.
+
+    Examples
+    --------
+    >>> game = GraphGame("data/loopy.json")
+    >>> list(game.successors(game.parse("d")))
+    ['d', 't']
+    """
+
+    family = "graph"
+    parameters = "FILE, a graph file as for dag (cycles and self-loops allowed)"
+    position_syntax = "a vertex name from the file"
+    example = ("graph:data/loopy.json", "f")
+    summary = "a token on any digraph from a file (cycles and loops allowed: play may draw)"
+    acyclic = False
+
+
+class WindUp(Game):
+    """WindUp: positions 0..N-1; a move subtracts some s in S modulo N; 0 is terminal.
+
+    Examples
+    --------
+    >>> game = WindUp(5, [3, 1])
+    >>> game.spec, list(game.successors(1))
+    ('windup:5:1,3', [0, 3])
+    """
+
+    family = "windup"
+    parameters = "N:S, a modulus and a set of moves 1 <= s < N, e.g. 5:1,3"
+    position_syntax = "a number 0..N-1"
+    example = ("windup:5:1,3", "2")
+    summary = "WindUp: subtract s in S modulo N, 0 is terminal (cycles: play may draw)"
+
+    def __init__(self, modulus: int, moves: list[int]) -> None:
+        self.modulus = modulus
+        self.moves = tuple(sorted(set(moves)))
+
+    @property
+    def spec(self) -> str:
+        return f"windup:{self.modulus}:" + ",".join(map(str, self.moves))
+
+    def parse(self, text: str) -> int:
+        item = text.strip()
+        if not item.isdigit() or int(item[:12]) >= self.modulus:
+            raise PositionError(
+                f"bad position {text!r} for {self.spec} (expected a number 0..{self.modulus - 1})"
+            )
+        return int(item)
+
+    def format(self, position: Position) -> str:
+        return str(position)
+
+    def successors(self, position: Position) -> Iterator[int]:
+        p: int = position  # type: ignore[assignment]
+        if p == 0:
+            return
+        for s in self.moves:
+            yield (p - s) % self.modulus
+
+    @classmethod
+    def from_parameters(cls, parameters: str | None) -> WindUp:
+        usage = "expected N:S, a modulus and moves 1 <= s < N, e.g. windup:5:1,3"
+        modulus_text, colon, moves_text = (parameters or "").partition(":")
+        modulus_text = modulus_text.strip()
+        items = [x.strip() for x in moves_text.split(",")]
+        if not colon or not modulus_text.isdigit() or not all(x.isdigit() for x in items):
+            raise SpecError(f"bad windup parameters {parameters!r} ({usage})")
+        if len(modulus_text) > 9 or int(modulus_text) > MAX_WINDUP:
+            raise SpecError(
+                f"windup modulus {modulus_text!r} is too large (at most {MAX_WINDUP:,})"
+            )
+        modulus = int(modulus_text)
+        bad = [x for x in items if len(x) > 9 or not 1 <= int(x) < modulus]
+        if modulus < 2 or bad:
+            raise SpecError(f"bad windup parameters {parameters!r} ({usage})")
+        return cls(modulus, [int(x) for x in items])

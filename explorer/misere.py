@@ -1,0 +1,218 @@
+"""Misère play, where the player who makes the last move loses: `solve_misere` and
+`explain_misere` for a position of any game (from its whole graph, or for Nim heaps by Bouton's
+rule without the graph), and `misere_sequence`, the misère values G⁻ of one heap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import asdict, dataclass
+
+from explorer.analysis import (
+    AUTO_GRAPH_EDGES,
+    AUTO_GRAPH_STATES,
+    Explanation,
+    Method,
+    Solution,
+)
+from explorer.errors import GraphTooLargeError, SpecError
+from explorer.games.base import Game, Position
+from explorer.games.heaps import HeapGame, Nim
+from explorer.games.sums import SumGame
+from explorer.graph import DEFAULT_MAX_STATES, build_graph
+from explorer.sequences import find_period
+from explorer.solver.misere import (
+    bouton_misere_moves,
+    bouton_misere_outcome,
+    misere_grundy_values,
+    misere_outcomes,
+)
+
+MISERE = "misere"
+_BOUTON = (
+    "misère Nim by Bouton's rule: with a heap of 2 or more, P iff the XOR is 0; "
+    "otherwise P iff the 1-heaps are odd in number"
+)
+
+
+def nim_heaps(game: Game, position: Position) -> list[int] | None:
+    """The heaps of a position of Nim (or a sum of Nim games), or None for any other game."""
+    if isinstance(game, Nim):
+        return list(position)  # type: ignore[call-overload]
+    if isinstance(game, SumGame) and all(isinstance(g, Nim) for g in game.components):
+        return [h for part in position for h in part]  # type: ignore[attr-defined]
+    return None
+
+
+def solve_misere(
+    game: Game,
+    position: Position,
+    *,
+    method: Method = "auto",
+    max_states: int = DEFAULT_MAX_STATES,
+) -> Solution:
+    """The misère outcome (P, N, or D where play can loop), remoteness and winning moves.
+
+    Any game is solved from its whole graph (terminal positions are N: whoever cannot move
+    wins). Nim, and sums of Nim games, are solved by Bouton's misère rule when the graph is
+    large or ``method="decompose"``; no value of a part combines in misère play otherwise.
+
+    Examples
+    --------
+    >>> from explorer import load_game
+    >>> nim = load_game("nim")
+    >>> s = solve_misere(nim, nim.parse("1,1,1"))
+    >>> s.outcome, s.remoteness, s.convention
+    ('P', 3, 'misere')
+    >>> solve_misere(nim, nim.parse("1000000,1000000,1")).winning_moves
+    ['1000000,1000000']
+    """
+    heaps = nim_heaps(game, position)
+    if method == "decompose" and heaps is None:
+        raise SpecError(
+            f"misère play has no decomposition for {game.spec}: only Nim heaps are solved "
+            "from their parts (Bouton's rule); use --method graph"
+        )
+    if method == "graph" or (method == "auto" and heaps is None):
+        return _solve_graph(game, position, max_states=max_states, max_edges=None)
+    if method == "auto":
+        try:
+            return _solve_graph(
+                game, position, max_states=AUTO_GRAPH_STATES, max_edges=AUTO_GRAPH_EDGES
+            )
+        except GraphTooLargeError:
+            pass
+    assert heaps is not None
+    moves = []
+    for i, size in bouton_misere_moves(heaps):
+        moved = heaps[:i] + [size] + heaps[i + 1 :]
+        moves.append(game.format(_rebuild(game, position, moved)))
+    return Solution(
+        game=game.spec,
+        position=game.format(position),
+        grundy=None,
+        outcome=bouton_misere_outcome(heaps),
+        remoteness=None,
+        winning_moves=moves,
+        method="bouton",
+        note=_BOUTON,
+        convention=MISERE,
+    )
+
+
+def _rebuild(game: Game, position: Position, heaps: list[int]) -> Position:
+    """A Nim (or sum of Nim) position with these heaps, in the order `nim_heaps` lists them."""
+    if isinstance(game, Nim):
+        return tuple(sorted(h for h in heaps if h))
+    parts = []
+    start = 0
+    for part in position:  # type: ignore[attr-defined]
+        chunk = heaps[start : start + len(part)]
+        parts.append(tuple(sorted(h for h in chunk if h)))
+        start += len(part)
+    return tuple(parts)
+
+
+def _solve_graph(
+    game: Game, position: Position, *, max_states: int, max_edges: int | None
+) -> Solution:
+    graph = build_graph(game, position, max_states=max_states, max_edges=max_edges)
+    outcome, far = misere_outcomes(graph)
+    mine = outcome[position]
+    followers = list(graph.successors(position))
+    return Solution(
+        game=game.spec,
+        position=game.format(position),
+        grundy=None,
+        outcome=mine,
+        remoteness=far[position],
+        winning_moves=[game.format(s) for s in followers if outcome[s] == "P"],
+        drawing_moves=(
+            [game.format(s) for s in followers if outcome[s] == "D"] if mine == "D" else []
+        ),
+        method="graph",
+        states=graph.number_of_nodes(),
+        convention=MISERE,
+    )
+
+
+def explain_misere(
+    game: Game, position: Position, *, max_states: int = DEFAULT_MAX_STATES
+) -> Explanation:
+    """Why a position has its misère outcome: its moves and their misère outcomes.
+
+    Examples
+    --------
+    >>> from explorer import load_game
+    >>> nim = load_game("nim")
+    >>> e = explain_misere(nim, nim.parse("2"))
+    >>> e.successors, e.outcome
+    ([('0', 'N'), ('1', 'P')], 'N')
+    """
+    graph = build_graph(game, position, max_states=max_states)
+    outcome, far = misere_outcomes(graph)
+    mine = outcome[position]
+    followers = list(graph.successors(position))
+    if not followers:
+        why = "no move: the opponent made the last move and lost (misère), so N"
+    elif mine == "N":
+        why = f"N: a move to a P-position wins ({len([s for s in followers if outcome[s] == 'P'])})"
+    elif mine == "P":
+        why = "P: every move leads to an N-position"
+    else:
+        why = "D: no move to a P-position, and a move to a draw avoids losing"
+    return Explanation(
+        game=game.spec,
+        position=game.format(position),
+        grundy=None,
+        outcome=mine,
+        method="graph",
+        successors=[(game.format(s), outcome[s]) for s in followers],
+        note=f"{why}; remoteness {far[position]}" if far[position] is not None else why,
+        convention=MISERE,
+    )
+
+
+@dataclass(frozen=True)
+class MisereSequence:
+    """G⁻(0), ..., G⁻(N) of one heap in misère play, with the period seen, if any."""
+
+    game: str
+    values: list[int]
+    outcomes: list[str]
+    period: int | None
+    preperiod: int | None
+    convention: str = MISERE
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def misere_sequence(
+    game: Game, upto: int, *, max_states: int = DEFAULT_MAX_STATES
+) -> MisereSequence:
+    """The misère Grundy values G⁻ of one heap of 0..upto, each from its whole game graph.
+
+    G⁻ is 1 at the end and the mex of the moves' G⁻ elsewhere, so a heap is a misère
+    P-position exactly when G⁻ = 0. A heap's graph holds positions of several heaps for games
+    that split heaps; each graph is limited by `max_states`.
+
+    Examples
+    --------
+    >>> from explorer import load_game
+    >>> misere_sequence(load_game("nim"), 5).values
+    [1, 0, 2, 3, 4, 5]
+    """
+    if not isinstance(game, HeapGame):
+        raise SpecError(f"misère sequences are for heap games, not {game.spec}")
+    known: dict[Hashable, int] = {}
+    values = []
+    for n in range(upto + 1):
+        heap = game.parse(str(n))
+        if heap not in known:
+            known.update(misere_grundy_values(build_graph(game, heap, max_states=max_states)))
+        values.append(known[heap])
+    found = find_period(values)
+    pre, period = found if found is not None else (None, None)
+    outcomes = ["P" if v == 0 else "N" for v in values]
+    return MisereSequence(game.spec, values, outcomes, period, pre)
