@@ -326,6 +326,39 @@ def test_condensed_page_in_the_browser(open_page):
     assert counts == expected
 
 
+# Each state's box, in the page's coordinates, outside the frame or the window.
+OUT_OF_VIEW = """() => {
+  const frame = document.getElementById('mynetwork').getBoundingClientRect();
+  const out = [];
+  for (const id of nodes.getIds()) {
+    const b = network.getBoundingBox(id);
+    const a = network.canvasToDOM({x: b.left, y: b.top});
+    const z = network.canvasToDOM({x: b.right, y: b.bottom});
+    if (a.x < 0 || a.y < 0 || z.x > frame.width || z.y > frame.height ||
+        frame.top + z.y > window.innerHeight) {
+      out.push(id);
+    }
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize(
+    ("start", "condensed"), [("6,7,8,9", "grundy"), ("6,7,8,9", "depth"), ("3,4,5", None)]
+)
+def test_every_state_stays_in_view_when_the_window_changes(open_page, start, condensed):
+    nim = load_game("nim")
+    loaded = open_page(draw_game(nim, nim.parse(start), condensed=condensed))
+    assert loaded.count(OUT_OF_VIEW) == []
+    # vis-network rescales the view by its own rule when the frame changes size: growing
+    # taller zoomed in and cut off the outer groups
+    for width, height in [(1000, 600), (1000, 1000), (700, 1000), (1200, 700)]:
+        loaded.page.set_viewport_size({"width": width, "height": height})
+        loaded.page.wait_for_timeout(800)
+        assert loaded.count(OUT_OF_VIEW) == [], (width, height)
+    loaded.check_clean()
+
+
 def test_page_draws_inside_a_notebook_iframe(browser):
     nim = load_game("nim")
     drawn = draw_game(nim, nim.parse("1,2"))
