@@ -25,6 +25,8 @@ from explorer.games import load_game
 from explorer.sequences import value_sequence
 from explorer.storage import open_database
 from explorer.viz import (
+    DEFAULT_BUDGET,
+    LARGE_BUDGET,
     GraphPage,
     OutputFileError,
     condense,
@@ -306,6 +308,36 @@ def test_budget_keeps_the_nearest_states_and_says_so():
         assert node["tooltip"].endswith(
             f"moves: {len(moves[p])}" + (f" ({hidden} not drawn)" if hidden else "")
         )
+
+
+def test_big_games_draw_a_readable_page_by_default_and_say_how_to_get_more(tmp_path):
+    # Kayles from 30: 6,842 states; the default used to draw 2,000 of them, a grey smear
+    kayles = load_game("kayles")
+    page = draw_game(kayles, kayles.parse("30"))
+    assert (page.nodes, page.states, page.cut) == (DEFAULT_BUDGET, 6842, True)
+    assert DEFAULT_BUDGET <= 50
+    assert page.note == (
+        f"A big graph: showing the {DEFAULT_BUDGET} states nearest the start out of 6,842, so "
+        "that the page stays readable. Draw more with --budget N (2,000 draw in a second or "
+        "two), a neighbourhood (--around POSITION --depth K) or a condensed view "
+        "(--condensed grundy)."
+    )
+    assert html.escape(page.note) in page.html
+    more = draw_game(kayles, kayles.parse("30"), budget=LARGE_BUDGET)
+    assert more.nodes == LARGE_BUDGET and more.note.startswith(
+        "The graph was cut: showing the 2,000"
+    )
+    # small games are drawn whole, without a note
+    nim = load_game("nim")
+    whole = draw_game(nim, nim.parse("1,2,3"))
+    assert (whole.nodes, whole.cut, whole.note) == (14, False, "")
+    out = tmp_path / "k.html"
+    code, stdout, _ = run("viz", "kayles", "30", "-o", str(out))
+    assert (code, stdout.splitlines()) == (
+        0,
+        [f"wrote {out}: {DEFAULT_BUDGET} states and {page.edges} moves drawn", page.note],
+    )
+    assert len(page_data(out.read_text(encoding="utf-8"))[0]) == DEFAULT_BUDGET
 
 
 @pytest.mark.parametrize(("around", "depth"), [("2,3", 1), ("1,3", 2), ("3,4", 0), ("0", 3)])

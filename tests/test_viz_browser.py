@@ -278,6 +278,16 @@ def test_cut_page_draws_the_budget_and_says_so(open_page):
     assert loaded.page.inner_text(".explorer-note") == drawn.note
 
 
+def test_a_big_games_default_page_opens_readable(open_page):
+    # the 2,000 states Kayles 30 drew by default opened at a zoom of 0.02: labels under a pixel
+    kayles = load_game("kayles")
+    loaded = open_page(draw_game(kayles, kayles.parse("30")))
+    loaded.check_clean()
+    assert loaded.count("network.body.nodeIndices.length") <= 50
+    assert 14 * loaded.count("network.getScale()") >= 7  # labels at least 7 px high
+    assert loaded.page.inner_text(".explorer-note").startswith("A big graph: showing the ")
+
+
 def test_neighbourhood_page_in_the_browser(open_page):
     nim = load_game("nim")
     _, _, moves = brute_nim((3, 4))

@@ -23,6 +23,7 @@ from explorer.sequences import value_sequence
 from explorer.viz import (
     DEFAULT_BUDGET,
     DEFAULT_DEPTH,
+    LARGE_BUDGET,
     GraphPage,
     draw_game,
     draw_stored,
@@ -78,9 +79,8 @@ def _report(page: GraphPage, path: Path, as_json: bool, **extra: object) -> None
 @click.option(
     "--budget",
     type=click.IntRange(min=1),
-    default=DEFAULT_BUDGET,
-    show_default=True,
-    help="Most states drawn; the ones nearest the start are kept.",
+    help=f"Most states drawn; the ones nearest the start are kept [default: {DEFAULT_BUDGET}, "
+    f"which stays readable; {LARGE_BUDGET:,} still draw in a second or two].",
 )
 @click.option(
     "--around",
@@ -113,7 +113,7 @@ def viz_command(
     spec: str,
     position: str,
     output: Path,
-    budget: int,
+    budget: int | None,
     around: str | None,
     depth: int | None,
     condensed: str | None,

@@ -13,6 +13,7 @@ from explorer.games.base import Game, Position
 from explorer.graph import DEFAULT_MAX_STATES
 from explorer.viz.graphs import (
     DEFAULT_BUDGET,
+    LARGE_BUDGET,
     GroupBy,
     condense,
     condensed_graph,
@@ -36,6 +37,7 @@ DEFAULT_DEPTH = 2
 __all__ = [
     "DEFAULT_BUDGET",
     "DEFAULT_DEPTH",
+    "LARGE_BUDGET",
     "GraphPage",
     "OutputFileError",
     "condense",
@@ -62,14 +64,15 @@ def draw_game(
     *,
     around: Position | None = None,
     depth: int | None = None,
-    budget: int = DEFAULT_BUDGET,
+    budget: int | None = None,
     condensed: GroupBy | None = None,
     max_states: int = DEFAULT_MAX_STATES,
 ) -> GraphPage:
     """The page of a game from `position`, generated and solved in memory.
 
-    Draws the whole graph cut to `budget` states, the neighbourhood of `around` within `depth`
-    moves, or with `condensed` its states grouped by ``"grundy"`` value or ``"depth"``. In a
+    Draws the whole graph cut to `budget` states (by default `DEFAULT_BUDGET`, which keeps a
+    big game's page readable, and the page says so), the neighbourhood of `around` within
+    `depth` moves, or with `condensed` its states grouped by ``"grundy"`` value or ``"depth"``. In a
     notebook the returned page shows inline; ``page.save("game.html")`` writes it.
 
     Examples
@@ -99,14 +102,15 @@ def draw_stored(
     position: str,
     *,
     depth: int = DEFAULT_DEPTH,
-    budget: int = DEFAULT_BUDGET,
+    budget: int | None = None,
     condensed: GroupBy | None = None,
     max_states: int = DEFAULT_MAX_STATES,
 ) -> GraphPage:
     """The page of a stored game: the neighbourhood of `position`, or the game condensed.
 
     The neighbourhood holds the states within `depth` moves of `position`, forward or
-    backward, fetched from the database alone (nothing is generated), cut to `budget` states.
+    backward, fetched from the database alone (nothing is generated), cut to `budget` states
+    (by default `DEFAULT_BUDGET`).
     With `condensed`, the stored states are grouped by ``"grundy"`` value or ``"depth"``;
     a stored game of more than `max_states` states is not loaded: its groups are counted by
     the database, and the moves between them are left out (the page says so).

@@ -18,8 +18,11 @@ from explorer.graph import DEFAULT_MAX_STATES, build_graph
 from explorer.solver import layers as layers  # the layering the page draws, re-exported
 from explorer.solver import outcomes, solve_graph
 
-#: Most states drawn on one page: Chromium draws 2,000 in one to two seconds (bench_viz.py).
-DEFAULT_BUDGET = 2_000
+#: States drawn when no budget is given: the nearest 40 keep a page readable at its first zoom
+#: (2,000 states of Kayles 30 drew a grey smear).
+DEFAULT_BUDGET = 40
+#: A budget Chromium still draws in one to two seconds (bench_viz.py), for those who want more.
+LARGE_BUDGET = 2_000
 
 GroupBy = Literal["grundy", "depth"]
 
@@ -100,7 +103,7 @@ def cut(
     graph: nx.DiGraph,
     start: Hashable,
     *,
-    budget: int = DEFAULT_BUDGET,
+    budget: int | None = None,
     radius: int | None = None,
     both_ways: bool = False,
     complete: bool = True,
@@ -110,7 +113,8 @@ def cut(
 
     The result is a new DiGraph (nodes relabelled through `label`, when given) whose graph
     attribute ``states`` counts the states that could have been drawn and ``cut`` says whether
-    the budget left some out; ``centre`` is `start` and ``radius`` is `radius`. Nodes keep
+    the budget left some out (``default_budget`` whether it was `DEFAULT_BUDGET`, the budget
+    when none is given); ``centre`` is `start` and ``radius`` is `radius`. Nodes keep
     their attributes, and ``moves`` is filled in where missing, so a node whose moves were cut
     still says how many it has.
     When `graph` is itself a neighbourhood of radius `radius` (not `complete`), the states on
@@ -130,11 +134,15 @@ def cut(
     everything = nearest(
         graph, start, graph.number_of_nodes() + 1, radius=radius, both_ways=both_ways
     )
-    kept = list(everything)[:budget]
+    kept = list(everything)[: DEFAULT_BUDGET if budget is None else budget]
     name = (lambda node: node) if label is None else label
     drawn = nx.DiGraph(**graph.graph)
     drawn.graph.update(
-        states=len(everything), cut=len(everything) > len(kept), centre=name(start), radius=radius
+        states=len(everything),
+        cut=len(everything) > len(kept),
+        default_budget=budget is None,
+        centre=name(start),
+        radius=radius,
     )
     if "root" in graph.graph and graph.graph["root"] in graph:
         drawn.graph["root"] = name(graph.graph["root"])
@@ -157,7 +165,7 @@ def game_graph(
     *,
     around: Position | None = None,
     depth: int | None = None,
-    budget: int = DEFAULT_BUDGET,
+    budget: int | None = None,
     max_states: int = DEFAULT_MAX_STATES,
 ) -> nx.DiGraph:
     """A drawable graph of a game from memory: nodes are position texts with their values.
@@ -172,8 +180,9 @@ def game_graph(
     depth : int, optional
         ... within this many moves, forward or backward; without it, everything from `around`
         forward.
-    budget : int
-        Most states drawn; the nearest ones are kept.
+    budget : int, optional
+        Most states drawn; the nearest ones are kept. By default `DEFAULT_BUDGET`, which
+        keeps a page readable.
     max_states : int
         Size guard for the whole graph.
 

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 import networkx as nx
 
 from explorer.viz import templating
-from explorer.viz.graphs import layers, layout
+from explorer.viz.graphs import LARGE_BUDGET, layers, layout
 from explorer.viz.output import write_text
 from explorer.viz.palette import (
     MOVE_COLOUR,
@@ -291,7 +291,8 @@ def draw_graph(graph: nx.DiGraph, *, title: str | None = None) -> GraphPage:
         f" ({_count(sum(1 for n in nodes if n['grundy'] == 0), 'P-position')}), one row per layer: "
         "every move goes down. Hover a state for its values; drag to pan, scroll to zoom."
     )
-    note = _cut_note(len(nodes), states) if meta.get("cut") else ""
+    default = bool(meta.get("default_budget"))
+    note = _cut_note(len(nodes), states, default=default) if meta.get("cut") else ""
     drawing = Drawing(heading, [summary], note, _legend(values, start=start in ids), nodes, edges)
     return GraphPage(
         _render(drawing),
@@ -405,7 +406,14 @@ def _heading(meta: dict[str, Any], start: Hashable | None) -> str:
     return f"{game} from {start}"
 
 
-def _cut_note(drawn: int, states: int) -> str:
+def _cut_note(drawn: int, states: int, *, default: bool) -> str:
+    if default:
+        return (
+            f"A big graph: showing the {drawn:,} states nearest the start out of {states:,}, "
+            f"so that the page stays readable. Draw more with --budget N ({LARGE_BUDGET:,} "
+            "draw in a second or two), a neighbourhood (--around POSITION --depth K) "
+            "or a condensed view (--condensed grundy)."
+        )
     return (
         f"The graph was cut: showing the {drawn:,} states nearest the start out of {states:,}. "
         "Raise --budget, draw a neighbourhood (--around POSITION --depth K) "

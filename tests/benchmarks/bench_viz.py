@@ -3,7 +3,7 @@
 Run: ``python tests/benchmarks/bench_viz.py [--chromium /usr/bin/chromium] [--repeat 3]``.
 Goal: a 2,000-state page exported in under a second and drawn in under two.
 
-Each case is a whole game graph of about 500, 2,000 (the default budget) and 5,000 states, for
+Each case is a whole game graph of about 500, 2,000 (``--budget 2000``) and 5,000 states, for
 a sparse game (at most 12 moves a state) and a dense one (Kayles, up to 26). Export is what
 ``explorer viz`` does after start-up: generate and solve the graph, lay it out, write the page.
 """
