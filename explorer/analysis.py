@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import asdict, dataclass, field
-from html import escape
 from typing import Any, Literal
 
 import networkx as nx
@@ -68,19 +67,10 @@ class Solution:
         return asdict(self)
 
     def _repr_html_(self) -> str:
-        """A table for Jupyter; positions are escaped, they are data."""
-        shown = self.winning_moves[:HTML_MOVES]
-        moves = " &middot; ".join(escape(m) for m in shown) or "none"
-        if len(self.winning_moves) > len(shown):
-            moves += f" &hellip; and {len(self.winning_moves) - len(shown)} more"
-        rows = [
-            ("Grundy value", escape(self.value)),
-            ("outcome", escape(_OUTCOME_TEXT[self.outcome])),
-            ("remoteness", "not computed" if self.remoteness is None else str(self.remoteness)),
-            ("winning moves", moves),
-            ("method", escape(self.method + (f" ({self.note})" if self.note else ""))),
-        ]
-        return _html_table(f"{self.game} at {self.position}", rows)
+        """A table for Jupyter (`explorer.viz.notebook`, imported only when shown)."""
+        from explorer.viz.notebook import solution_view
+
+        return solution_view(self)
 
 
 @dataclass(frozen=True)
@@ -113,15 +103,9 @@ class Explanation:
 
     def _repr_html_(self) -> str:
         """The parts and their XOR, or the moves and their mex, as a table for Jupyter."""
-        if self.parts:
-            rows = [(escape(f"{text} ({spec})"), escape(str(v))) for spec, text, v in self.parts]
-            xor = " XOR ".join(str(v) for _, _, v in self.parts)
-            rows.append((escape(self.note or "sum"), escape(f"G = {xor} = {self.value}")))
-        else:
-            rows = [(escape(f"move to {text}"), escape(str(v))) for text, v in self.successors]
-            rows.append(("value", escape(self.reason())))
-        rows.append(("outcome", escape(_OUTCOME_TEXT[self.outcome])))
-        return _html_table(f"{self.game} at {self.position}", rows)
+        from explorer.viz.notebook import explanation_view
+
+        return explanation_view(self)
 
     def reason(self) -> str:
         """One line saying how the value arose: the mex, or the labelling stage that fixed it."""
@@ -142,21 +126,6 @@ class Explanation:
             f"{mex(finite)}, but a move to an infinite value cannot be answered by a move "
             f"back to {mex(finite)}"
         )
-
-
-#: Most winning moves listed in a notebook's table of a solution.
-HTML_MOVES = 20
-_OUTCOME_TEXT = {
-    "P": "P: the player to move loses",
-    "N": "N: the player to move wins",
-    "D": "D: a draw, neither player can force a win",
-}
-
-
-def _html_table(caption: str, rows: list[tuple[str, str]]) -> str:
-    """A two-column HTML table; `rows` are already escaped, the caption is escaped here."""
-    body = "".join(f'<tr><th style="text-align:left">{k}</th><td>{v}</td></tr>' for k, v in rows)
-    return f"<table><caption>{escape(caption)}</caption>{body}</table>"
 
 
 def _cache(game: Game, name: str = "_graph_values") -> dict[Hashable, Any]:

@@ -7,7 +7,6 @@ with finitely many non-zero digits the Guy-Smith theorem turns a long enough che
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from html import escape
 
 import numpy as np
 
@@ -35,28 +34,9 @@ class ValueSequence:
 
     def _repr_html_(self) -> str:
         """The values in rows of 20 (P-positions in bold red) and the period, for Jupyter."""
-        shown = self.values[:HTML_VALUES]
-        rows = []
-        for start in range(0, len(shown), 20):
-            cells = "".join(
-                f'<td style="color:#b2182b"><b>{v}</b></td>' if v == 0 else f"<td>{v}</td>"
-                for v in shown[start : start + 20]
-            )
-            rows.append(f'<tr><th style="text-align:right">{start}</th>{cells}</tr>')
-        if self.period is None:
-            found = "no period found in these values"
-        else:
-            status = "proven (Guy-Smith theorem)" if self.proven else "observed, not proven"
-            found = f"period {self.period}, preperiod {self.preperiod}: {status}"
-        more = len(self.values) - len(shown)
-        if more:
-            found += f"; {more} more values not shown"
-        caption = escape(f"{self.game}: G(0..{len(self.values) - 1})")
-        return f"<table><caption>{caption}</caption>{''.join(rows)}</table><p>{found}</p>"
+        from explorer.viz.notebook import sequence_view
 
-
-#: Most values shown in a notebook's table of a sequence.
-HTML_VALUES = 400
+        return sequence_view(self)
 
 
 def find_period(values: list[int] | np.ndarray) -> tuple[int, int] | None:

@@ -411,12 +411,59 @@ def test_condense_takes_any_solved_graph():
 def test_graph_page_shows_inline_in_a_notebook(tmp_path):
     nim = load_game("nim")
     page = draw_game(nim, nim.parse("1,2"))
-    frame = page._repr_html_()
+    frame = page.interactive()._repr_html_()  # the page itself, on request
     srcdoc = re.fullmatch(
         r'<iframe srcdoc="([^"]*)" sandbox="allow-scripts" [^>]*></iframe>', frame
     ).group(1)
     assert html.unescape(srcdoc) == page.html
     assert page.save(tmp_path / "nim.html").read_text(encoding="utf-8") == page.html
+
+
+def test_a_page_shows_light_in_a_notebook_and_has_a_short_repr():
+    # the repr was the whole page, and a notebook showing a 14-state page weighed 1.5 MB
+    nim = load_game("nim")
+    values, _, moves = brute_nim((1, 2, 3))
+    page = draw_game(nim, nim.parse("1,2,3"))
+    assert repr(page) == (
+        f"<GraphPage 'nim from 1,2,3': 14 states and 38 moves drawn; "
+        f"{len(page.html) / 1e3:,.0f} kB of HTML>"
+    )
+    shown = page._repr_html_()
+    assert len(shown) < 40_000 and len(shown) < len(page.html) / 10
+    assert "<script" not in shown and "<iframe" not in shown
+    nodes, edges = page_data(page.html)
+    svg = shown[shown.index("<svg") : shown.index("</svg>") + len("</svg>")]
+    root = ElementTree.fromstring(svg)
+    states = root.findall(f"{SVG}g")
+    assert [g.find(f"{SVG}title").text for g in states] == [n["tooltip"] for n in nodes]
+    assert sorted(nim.parse(g.find(f"{SVG}title").text.split("\n")[0][10:]) for g in states) == (
+        sorted(values)
+    )
+    boxes = [g for g in states if g.find(f"{SVG}rect") is not None]
+    assert len(boxes) == sum(1 for v in values.values() if v == 0)  # P-positions are boxes
+    drawn = root.findall(f"{SVG}path")
+    assert len(drawn) == len(edges) == sum(map(len, moves.values()))
+    red = [p for p in drawn if p.get("stroke") == "#b2182b"]
+    assert len(red) == sum(1 for qs in moves.values() for q in qs if values[q] == 0)
+    assert "<h1>nim from 1,2,3</h1>" in shown and "winning move" in shown
+    # a cut page says so in its view too; a page too big for a picture says how to see it
+    kayles = load_game("kayles")
+    cut = draw_game(kayles, kayles.parse("30"))
+    assert html.escape(cut.note) in cut._repr_html_()
+    big = draw_game(kayles, kayles.parse("30"), budget=1000)
+    assert "<svg" not in big._repr_html_() and "page.interactive()" in big._repr_html_()
+    assert len(repr(big)) < 120
+
+
+def test_a_pages_notebook_view_shows_labels_as_text():
+    shown = draw_graph(nasty_graph())._repr_html_()
+    assert "<img" not in shown and "<a " not in shown and "<script" not in shown
+    titles = [
+        g.find(f"{SVG}title").text
+        for g in ElementTree.fromstring(shown[shown.index("<svg") : shown.index("</svg>") + 6])
+        if g.tag == f"{SVG}g"
+    ]
+    assert sorted(t.split("\nGrundy value")[0][10:] for t in titles) == sorted(NASTY)
 
 
 def test_page_output_errors(tmp_path):
@@ -436,6 +483,19 @@ def test_drawing_imports_pyvis_and_matplotlib_only_when_needed():
     code = (
         "import sys, explorer.cli, explorer.viz\n"
         "assert 'pyvis' not in sys.modules and 'matplotlib' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_results_import_their_notebook_views_only_when_shown():
+    # storage, analysis and sequences sit below viz: their results call the views lazily
+    code = (
+        "import sys, explorer.storage, explorer.analysis, explorer.sequences\n"
+        "assert not [m for m in sys.modules if m.startswith(('explorer.viz', 'jinja2'))]\n"
+        "from explorer.storage import open_database\n"
+        "with open_database('sqlite://') as db:\n"
+        "    shown = db.build('nim', '1,2')._repr_html_()\n"
+        "assert 'explorer.viz.notebook' in sys.modules and '<table>' in shown\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
 
@@ -826,3 +886,64 @@ def test_notebook_html_escapes_positions():
     ):
         assert "<img" not in shown and "<script" not in shown
         assert html.escape(HOSTILE) in shown
+
+
+def notebook_tables(shown: str) -> list[tuple[str, list[list[str]]]]:
+    """The caption and the rows (cell texts) of each table of a notebook view."""
+    root = ElementTree.fromstring(f"<div>{shown}</div>")
+    return [
+        (
+            "".join(table.find("caption").itertext()),
+            [["".join(cell.itertext()) for cell in row] for row in table.findall("tr")],
+        )
+        for table in root.iter("table")
+    ]
+
+
+def test_build_reports_and_query_results_show_as_tables(db_url):
+    # they had no notebook view at all
+    values, far, moves = brute_nim((3, 4))
+    with open_database(db_url) as database:
+        report = database.build("nim", "3,4")
+        state = database.state("nim", "3,4")
+        zeros = database.states("nim", outcome="P", limit=3)
+        linked = database.successors("nim", "3,4", limit=100)
+    [(caption, rows)] = notebook_tables(report._repr_html_())
+    assert caption == "build of nim from 3,4: complete"
+    table = dict(map(tuple, rows))
+    assert table["states stored"] == str(len(values)) and table["Grundy value"] == "7"
+    assert table["outcome"] == "N (the player to move wins)"
+    assert table["remoteness"] == str(far[(3, 4)])
+    (caption, rows), (_, successors) = notebook_tables(state._repr_html_())
+    table = dict(map(tuple, rows))
+    assert caption == "nim at 3,4" and table["moves"] == str(len(moves[(3, 4)]))
+    winning = [q for q in moves[(3, 4)] if values[q] == 0]
+    assert table["winning moves"] == " · ".join(",".join(map(str, q)) for q in winning)
+    assert successors[0] == ["position", "grundy", "outcome", "remoteness", "depth"]
+    nim = load_game("nim")
+    assert {nim.parse(r[0]): int(r[1]) for r in successors[1:]} == {
+        q: values[q] for q in moves[(3, 4)]
+    }
+    [(caption, rows)] = notebook_tables(zeros._repr_html_())
+    p_count = sum(1 for v in values.values() if v == 0)
+    assert caption == f"nim: stored states (1 to 3 of {p_count})"
+    assert len(rows) == 4 and all(row[2] == "P" and row[1] == "0" for row in rows[1:])
+    assert f"{p_count - 3} more states not shown" in zeros._repr_html_()
+    [(caption, rows)] = notebook_tables(linked._repr_html_())
+    assert caption == f"nim: moves from 3,4 (1 to {len(moves[(3, 4)])} of {len(moves[(3, 4)])})"
+    # the dicts themselves are unchanged: the JSON form
+    assert json.loads(json.dumps(zeros))["total"] == p_count and isinstance(zeros, dict)
+
+
+def test_edit_reports_and_stored_hostile_names_show_as_text(db_url):
+    with open_database(db_url) as database:
+        report = database.import_graph(str(HOSTILE_FILE))
+        state = database.state(report.game, HOSTILE)
+        listed = database.states(report.game)
+    for shown in (report._repr_html_(), state._repr_html_(), listed._repr_html_()):
+        assert "<img" not in shown and "<script" not in shown
+    assert html.escape(HOSTILE) in state._repr_html_()
+    [(caption, rows)] = notebook_tables(report._repr_html_())
+    vertices = json.loads(HOSTILE_FILE.read_text(encoding="utf-8"))
+    assert caption.startswith(f"import of {report.game}: ")
+    assert dict(map(tuple, rows))["states in the file"] == str(len(vertices["vertices"]))

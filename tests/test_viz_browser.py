@@ -369,6 +369,48 @@ def test_every_state_stays_in_view_when_the_window_changes(open_page, start, con
     loaded.check_clean()
 
 
+@pytest.mark.parametrize(
+    ("spec", "start", "condensed"),
+    [
+        ("nim", "1,2,3", None),
+        ("kayles", "30", None),
+        ("nim", "6,7,8,9", "grundy"),
+        ("kayles", "30", "depth"),
+    ],
+)
+def test_notebook_picture_draws_every_state_inside_the_picture(browser, spec, start, condensed):
+    game = load_game(spec)
+    drawn = draw_game(game, game.parse(start), condensed=condensed)
+    context = browser.new_context(viewport={"width": 900, "height": 800})
+    try:
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.set_content(f"<html><body>{drawn._repr_html_()}</body></html>")
+        found = page.evaluate(
+            """() => {
+                const svg = document.querySelector('svg');
+                const frame = svg.getBoundingClientRect();
+                const states = [...svg.querySelectorAll(':scope > g')];
+                const outside = states.filter(g => {
+                    const b = g.getBoundingClientRect();
+                    return b.left < frame.left - 0.5 || b.right > frame.right + 0.5 ||
+                           b.top < frame.top - 0.5 || b.bottom > frame.bottom + 0.5;
+                }).length;
+                return {states: states.length, moves: svg.querySelectorAll(':scope > path').length,
+                        outside: outside, width: frame.width,
+                        labels: states.map(g => g.querySelector('text').textContent)};
+            }"""
+        )
+        assert errors == [] and page.evaluate("document.scripts.length") == 0
+        nodes, edges = page_data(drawn.html)
+        assert (found["states"], found["moves"], found["outside"]) == (len(nodes), len(edges), 0)
+        assert found["labels"] == [n["label"].replace("\n", "") for n in nodes]
+        assert 0 < found["width"] <= 900
+    finally:
+        context.close()
+
+
 def test_page_draws_inside_a_notebook_iframe(browser):
     nim = load_game("nim")
     drawn = draw_game(nim, nim.parse("1,2"))
@@ -377,7 +419,7 @@ def test_page_draws_inside_a_notebook_iframe(browser):
         page = context.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
-        page.set_content(f"<html><body>{drawn._repr_html_()}</body></html>")
+        page.set_content(f"<html><body>{drawn.interactive()._repr_html_()}</body></html>")
         frame = page.frames[1]
         frame.wait_for_function("typeof window.explorerFirstDraw === 'number'", timeout=30_000)
         assert frame.evaluate("network.body.nodeIndices.length") == drawn.nodes == 5

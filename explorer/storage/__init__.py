@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from explorer.errors import DatabaseError, DatabaseURLError, NotStoredError, SchemaTooNewError
 from explorer.storage.building import BuildProgress, BuildReport, build_position
-from explorer.storage.database import Database, open_database
+from explorer.storage.database import Database, QueryResult, open_database
 from explorer.storage.edits import EditReport
 from explorer.storage.engine import DEFAULT_PATH, ENV_VAR, resolve_url
 
@@ -23,6 +23,7 @@ __all__ = [
     "DatabaseURLError",
     "EditReport",
     "NotStoredError",
+    "QueryResult",
     "SchemaTooNewError",
     "build_position",
     "open_database",

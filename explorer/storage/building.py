@@ -91,6 +91,12 @@ class BuildReport:
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
 
+    def _repr_html_(self) -> str:
+        # the notebook's table lives with every other view (imported only when shown)
+        from explorer.viz.notebook import build_view
+
+        return build_view(self)
+
 
 class _Frontier:
     """States waiting to be expanded, always taken smallest id first.

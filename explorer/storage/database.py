@@ -60,6 +60,18 @@ def _translated(
     return decorate
 
 
+class QueryResult(dict[str, Any]):
+    """What `Database.state`, `Database.states`, `Database.successors` and
+    `Database.predecessors` return: a plain dict (their JSON form), shown as a table in a
+    notebook."""
+
+    def _repr_html_(self) -> str:
+        # the notebook's table lives with every other view (imported only when shown)
+        from explorer.viz.notebook import query_view
+
+        return query_view(self)
+
+
 def _state_dict(row: Any) -> dict[str, object]:
     return {
         "position": row.key,
@@ -318,7 +330,7 @@ class Database:
 
     # -- single positions ---------------------------------------------------------------
     @_translated("read")
-    def state(self, spec: str, position: str, *, moves: int = 100) -> dict[str, object]:
+    def state(self, spec: str, position: str, *, moves: int = 100) -> QueryResult:
         """A stored position: its values, its first `moves` moves, and how many there are.
 
         Raises
@@ -330,7 +342,7 @@ class Database:
         with self.engine.connect() as conn:
             game_id, spec = self._game(conn, spec)
             row = self._state_row(conn, game_id, spec, key, problem)
-            result = {"game": spec, **_state_dict(row)}
+            result = QueryResult(game=spec, **_state_dict(row))
             successors = self._linked(conn, game_id, row.id, "out", moves, 0)
             result["moves"] = successors["total"]
             result["successors"] = successors["states"]
@@ -370,33 +382,28 @@ class Database:
     @_translated("read")
     def successors(
         self, spec: str, position: str, *, limit: int = 20, offset: int = 0
-    ) -> dict[str, Any]:
+    ) -> QueryResult:
         """One page of the stored moves from a position: ``{"total", "states", ...}``."""
         return self._neighbours(spec, position, "out", limit, offset)
 
     @_translated("read")
     def predecessors(
         self, spec: str, position: str, *, limit: int = 20, offset: int = 0
-    ) -> dict[str, Any]:
+    ) -> QueryResult:
         """One page of the stored positions with a move to this one."""
         return self._neighbours(spec, position, "in", limit, offset)
 
     def _neighbours(
         self, spec: str, position: str, direction: Literal["out", "in"], limit: int, offset: int
-    ) -> dict[str, Any]:
+    ) -> QueryResult:
         spec, key, problem = self._position(spec, position)
         with self.engine.connect() as conn:
             game_id, spec = self._game(conn, spec)
             row = self._state_row(conn, game_id, spec, key, problem)
             page = self._linked(conn, game_id, row.id, direction, limit, offset)
-        return {
-            "game": spec,
-            "position": key,
-            "direction": direction,
-            "offset": offset,
-            "limit": limit,
-            **page,
-        }
+        return QueryResult(
+            game=spec, position=key, direction=direction, offset=offset, limit=limit, **page
+        )
 
     # -- listings -------------------------------------------------------------------------
     @_translated("read")
@@ -409,7 +416,7 @@ class Database:
         depth: int | None = None,
         limit: int = 20,
         offset: int = 0,
-    ) -> dict[str, Any]:
+    ) -> QueryResult:
         """One page of a game's stored states, filtered, in discovery order.
 
         Returns ``{"game", "total", "offset", "limit", "states": [...]}`` where ``total``
@@ -440,7 +447,7 @@ class Database:
                 params,
             )
             found = [_state_dict(r) for r in rows]
-        return {"game": spec, "total": total, "offset": offset, "limit": limit, "states": found}
+        return QueryResult(game=spec, total=total, offset=offset, limit=limit, states=found)
 
     @_translated("read")
     def games(self) -> list[dict[str, Any]]:

@@ -293,6 +293,12 @@ class EditReport:
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
 
+    def _repr_html_(self) -> str:
+        # the notebook's table lives with every other view (imported only when shown)
+        from explorer.viz.notebook import edit_view
+
+        return edit_view(self)
+
 
 def _report(
     game: str,

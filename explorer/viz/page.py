@@ -12,7 +12,7 @@ from bisect import bisect_left
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import networkx as nx
 
@@ -34,6 +34,9 @@ from explorer.viz.palette import (
     outcome_text,
 )
 
+if TYPE_CHECKING:
+    from explorer.viz.notebook import InteractivePage
+
 #: Height of a layer on the page, in vis-network units.
 ROW = 110.0
 #: About half the height of a state's two-line label box.
@@ -42,6 +45,8 @@ NODE_HALF_HEIGHT = 28.0
 CURVED_EDGES = 5_000
 #: Longest position text written inside a node; the tooltip has the whole text.
 LABEL_CHARS = 24
+#: What the page says one can do with it.
+HINT = "Hover a state or a move for its values; drag to pan, scroll to zoom."
 
 
 def _group_style(value: int | None) -> dict[str, Any]:
@@ -128,6 +133,14 @@ class GraphPage:
 
     In a notebook it shows as a light, static picture (`explorer.viz.notebook`);
     ``page.interactive()`` shows the page itself, ``page.save("game.html")`` writes it.
+
+    Examples
+    --------
+    >>> from explorer import load_game
+    >>> from explorer.viz import draw_game
+    >>> nim = load_game("nim")
+    >>> draw_game(nim, nim.parse("1,2"))  # doctest: +ELLIPSIS
+    <GraphPage 'nim from 1,2': 5 states and 7 moves drawn; ... kB of HTML>
     """
 
     html: str = field(repr=False)
@@ -155,8 +168,15 @@ class GraphPage:
         return f"<GraphPage{heading} {drawn}; {len(self.html) / 1e3:,.0f} kB of HTML>"
 
     def _repr_html_(self) -> str:
-        # a sandboxed frame keeps the page's scripts away from the notebook
-        return templating.render("frame.html", page=self.html)
+        from explorer.viz.notebook import page_view
+
+        return page_view(self)
+
+    def interactive(self) -> InteractivePage:
+        """The page itself for a notebook, in a sandboxed frame (as heavy as the page)."""
+        from explorer.viz.notebook import InteractivePage
+
+        return InteractivePage(self.html)
 
 
 def _short(text: str) -> str:
@@ -289,7 +309,7 @@ def draw_graph(graph: nx.DiGraph, *, title: str | None = None) -> GraphPage:
     summary = (
         f"{_count(len(nodes), 'state')} and {_count(len(edges), 'move')} drawn"
         f" ({_count(sum(1 for n in nodes if n['grundy'] == 0), 'P-position')}), one row per layer: "
-        "every move goes down. Hover a state for its values; drag to pan, scroll to zoom."
+        "every move goes down."
     )
     default = bool(meta.get("default_budget"))
     note = _cut_note(len(nodes), states, default=default) if meta.get("cut") else ""
@@ -352,7 +372,7 @@ def _bends(
             continue
         for roundness in (0.15, 0.3, 0.45):
             for kind in ("curvedCW", "curvedCCW"):
-                if clear(start, _control(start, end, kind, roundness), end, top, bottom):
+                if clear(start, control_point(start, end, kind, roundness), end, top, bottom):
                     bends[a, b] = (kind, roundness)
                     break
             if (a, b) in bends:
@@ -369,8 +389,9 @@ def _midpoint(start: Point, end: Point) -> Point:
     return ((start[0] + end[0]) / 2, (start[1] + end[1]) / 2)
 
 
-def _control(start: Point, end: Point, kind: str, roundness: float) -> Point:
-    """The control point of vis-network 9's quadratic Bézier for a curvedCW/curvedCCW edge."""
+def control_point(start: Point, end: Point, kind: str, roundness: float) -> Point:
+    """The control point of vis-network 9's quadratic Bézier for a curvedCW/curvedCCW edge
+    (the notebook's picture draws the same curves)."""
     across, up = end[0] - start[0], start[1] - end[1]
     turn = roundness if kind == "curvedCW" else -roundness
     angle = math.atan2(up, across) + (0.5 * turn + 0.5) * math.pi
@@ -540,11 +561,11 @@ def _render(drawing: Drawing) -> str:
     return templating.render(
         "page.html",
         policy=templating.trusted(templating.content_security_policy(head + body)),
-        style=templating.asset("page.css"),
+        style=templating.asset("header.css") + templating.asset("page.css"),
         head_scripts=[templating.trusted(script) for script in head],
         body_scripts=[templating.trusted(script) for script in body],
         heading=drawing.heading,
-        lines=drawing.lines,
+        lines=[*drawing.lines, HINT],
         note=drawing.note,
         legend=drawing.legend,
     )

@@ -39,7 +39,11 @@ P_TEXT = "#ffffff"
 TEXT = "#222222"
 
 #: What each outcome means, as every view words it.
-OUTCOMES = {"P": "P (the player to move loses)", "N": "N (the player to move wins)"}
+OUTCOMES = {
+    "P": "P (the player to move loses)",
+    "N": "N (the player to move wins)",
+    "D": "D (a draw: neither player can force a win)",
+}
 
 
 def grundy_colour(value: int) -> str:
@@ -56,7 +60,8 @@ def grundy_colour(value: int) -> str:
 
 
 def outcome_text(outcome: str | None) -> str:
-    """The outcome ``"P"``, ``"N"`` or None (not solved) in words.
+    """The outcome ``"P"``, ``"N"``, ``"D"`` (a draw, in a loopy game) or None (not solved) in
+    words.
 
     Examples
     --------
