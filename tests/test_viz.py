@@ -711,15 +711,21 @@ def test_cli_viz_json_and_cut(tmp_path):
     out = tmp_path / "nim.html"
     code, stdout, _ = run("viz", "nim", "5,6,7", "--budget", "40", "-o", str(out), "--json")
     assert code == 0
+    # the moves drawn are every move between two of the drawn states, by the brute force
+    nim = load_game("nim")
+    _, _, moves = brute_nim((5, 6, 7))
+    drawn = {nim.parse(n["position"]) for n in page_data(out.read_text(encoding="utf-8"))[0]}
     assert json.loads(stdout) == {
         "file": str(out),
         "game": "nim",
         "position": "5,6,7",
         "drawn_states": 40,
-        "drawn_moves": json.loads(stdout)["drawn_moves"],
-        "states": 110,
+        "drawn_moves": sum(1 for p in drawn for q in moves[p] if q in drawn),
+        "states": len(moves),
         "cut": True,
-        "note": json.loads(stdout)["note"],
+        "note": "The graph was cut: showing the 40 states nearest the start out of 110. Raise "
+        "--budget, draw a neighbourhood (--around POSITION --depth K) or a condensed view "
+        "(--condensed grundy).",
     }
     assert json.loads(stdout)["note"].startswith("The graph was cut: showing the 40 states")
     code, stdout, _ = run("viz", "nim", "5,6,7", "--budget", "40", "-o", str(out))
