@@ -19,6 +19,7 @@ from explorer.games import families, load_game
 from explorer.graph import DEFAULT_MAX_STATES
 from explorer.misere import explain_misere, misere_sequence, solve_misere
 from explorer.sequences import value_sequence
+from explorer.viz.palette import VERDICTS, outcome_text
 
 #: Moves listed by `explorer explain` before it says how many more there are.
 EXPLAIN_ROWS = 50
@@ -100,7 +101,7 @@ def solve_command(
         console.print("convention  misère (the player who moves last loses)")
     else:
         console.print(f"grundy      {result.value}")
-    console.print(f"outcome     {OUTCOME_TEXT[result.outcome]}")
+    console.print(f"outcome     {outcome_text(result.outcome)}")
     if result.remoteness is not None:
         console.print(f"remoteness  {result.remoteness}")
     console.print(f"method      {result.method}" + (f" ({result.note})" if result.note else ""))
@@ -118,14 +119,6 @@ def solve_command(
             console.print(f"  -> {move}")
         if len(result.drawing_moves) > 20:
             console.print(f"  ... and {len(result.drawing_moves) - 20} more (use --json for all)")
-
-
-#: What each outcome means, after the letter.
-OUTCOME_TEXT = {
-    "P": "P (the player to move loses)",
-    "N": "N (the player to move wins)",
-    "D": "D (a draw: neither player can force a win)",
-}
 
 
 @click.command("explain")
@@ -186,15 +179,7 @@ def explain_command(
             more = len(result.successors) - EXPLAIN_ROWS
             console.print(f"... and {more:,} more moves (use --json for all)")
         console.print(result.reason())
-    console.print(VERDICT[result.outcome])
-
-
-#: The last line of `explorer explain`.
-VERDICT = {
-    "P": "P: the player to move loses",
-    "N": "N: the player to move wins by moving to a position of value 0",
-    "D": "D: a draw; the player to move keeps it by moving to another draw (D)",
-}
+    console.print(VERDICTS[result.outcome])
 
 
 @click.command("sequence")

@@ -21,6 +21,7 @@ from rich.table import Table
 
 from explorer.cli.common import console, json_option, print_json, reports_errors
 from explorer.games import load_game
+from explorer.viz.palette import outcome_text
 
 if TYPE_CHECKING:  # SQLAlchemy and Alembic load only in the commands that open a database
     from explorer.storage import BuildProgress, BuildReport, Database
@@ -244,11 +245,8 @@ def _print_state(state: dict[str, Any]) -> None:
     if state["grundy"] is None:
         console.print("grundy      not solved yet (its build has not finished)")
     else:
-        verdict = (
-            "the player to move loses" if state["outcome"] == "P" else ("the player to move wins")
-        )
         console.print(f"grundy      {state['grundy']}")
-        console.print(f"outcome     {state['outcome']} ({verdict})")
+        console.print(f"outcome     {outcome_text(state['outcome'])}")
         console.print(f"remoteness  {state['remoteness']}")
     console.print(f"depth       {state['depth']}")
     console.print(f"moves       {state['moves']:,} (predecessors: {state['predecessors']:,})")

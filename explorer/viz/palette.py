@@ -44,6 +44,12 @@ OUTCOMES = {
     "N": "N (the player to move wins)",
     "D": "D (a draw: neither player can force a win)",
 }
+#: The last line of an explanation: the outcome and how to keep it.
+VERDICTS = {
+    "P": "P: the player to move loses",
+    "N": "N: the player to move wins by moving to a position of value 0",
+    "D": "D: a draw; the player to move keeps it by moving to another draw (D)",
+}
 
 
 def grundy_colour(value: int) -> str:
