@@ -327,6 +327,24 @@ def test_a_dropped_table_is_one_line_for_queries_and_stats(db_url, table, args):
     assert "damaged" in err
 
 
+@pytest.mark.parametrize("table", ["states", "edges"])
+def test_a_build_into_a_database_it_cannot_read_writes_nothing(db_url, table):
+    run_json("build", "nim", "2,2", "--db", db_url)
+    engine = sa.create_engine(resolve_url(db_url))
+    cascade = "" if engine.dialect.name == "sqlite" else " CASCADE"
+    with engine.begin() as conn:
+        conn.exec_driver_sql("DROP VIEW state_values")
+        conn.exec_driver_sql("DROP VIEW moves")
+        conn.exec_driver_sql(f"DROP TABLE {table}{cascade}")
+        before = {t: conn.exec_driver_sql(f"SELECT * FROM {t}").all() for t in ("games", "builds")}
+    for args in (["build", "nim", "2,2"], ["build", "nim", "3,3"]):
+        assert_one_line_error([*args, "--db", db_url], "damaged")
+    with engine.connect() as conn:  # before: a build row, left running
+        after = {t: conn.exec_driver_sql(f"SELECT * FROM {t}").all() for t in ("games", "builds")}
+    engine.dispose()
+    assert after == before
+
+
 # -- URLs --------------------------------------------------------------------------------------
 
 
@@ -336,6 +354,13 @@ def test_postgres_urls_in_their_short_form_are_accepted(postgres_url, pg_url):
     assert short.startswith("postgres://")
     assert run_json("build", "nim", "1,2", "--db", short)["states_new"] == 5
     assert run_json("query", "nim", "1,2", "--db", pg_url)["grundy"] == 3
+
+
+def test_sqlite_urls_with_options_are_refused(tmp_path):
+    assert_one_line_error(
+        ["build", "nim", "1", "--db", "sqlite:///:memory:?mode=bogus&cache=x"],
+        "unknown options cache, mode in 'sqlite:///:memory:?mode=bogus&cache=x'",
+    )
 
 
 def test_a_port_that_is_not_a_number_is_one_line():
@@ -408,15 +433,12 @@ def test_a_fifo_as_database_or_graph_file_is_refused_at_once(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe.db", "pipe.json"]
 
 
-def test_reading_an_empty_file_writes_nothing_into_it(tmp_path):
+def test_an_empty_file_is_not_taken_for_a_new_database(tmp_path):
     path = tmp_path / "empty.db"
     path.touch()
-    for args in (
-        ["query", "nim", "1"],
-        ["stats"],
-        ["export", "nim", "-o", str(tmp_path / "x.csv")],
-    ):
-        assert_one_line_error([*args, "--db", str(path)], "no database at")
+    export = ["export", "nim", "-o", str(tmp_path / "x.csv")]
+    for args in (["query", "nim", "1"], ["stats"], export, ["build", "nim", "1"]):
+        assert_one_line_error([*args, "--db", str(path)], "is an empty file, not a database")
     assert path.read_bytes() == b""
     assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.db"]
 
@@ -469,7 +491,28 @@ def test_a_build_whose_process_is_gone_shows_interrupted(tmp_path):
     ids=["nested-100000-deep", "integer-of-5000-digits"],
 )
 def test_graph_files_python_cannot_parse_naively_are_one_line(tmp_path, text, message):
-    graph = tmp_path / "hostile.json"
+    _refused_graph_file(tmp_path, "hostile.json", text, message)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        ("wide.csv", "source,target\na,b,c\n", "'a,b,c' has 3 cells, its header 2"),
+        (
+            "entities.graphml",
+            '<?xml version="1.0"?><!DOCTYPE g [<!ENTITY x "xxxxxxxxxx">]>'
+            '<graphml><graph><node id="&x;"/></graph></graphml>',
+            "declares a DOCTYPE or XML entities",
+        ),
+    ],
+    ids=["csv-row-wider-than-its-header", "graphml-entities"],
+)
+def test_graph_files_that_say_more_than_a_graph_are_one_line(tmp_path, name, text, message):
+    _refused_graph_file(tmp_path, name, text, message)
+
+
+def _refused_graph_file(tmp_path: Path, name: str, text: str, message: str) -> None:
+    graph = tmp_path / name
     graph.write_text(text)
     db = tmp_path / "games.db"
     run_json("build", "nim", "1", "--db", str(db))

@@ -312,6 +312,11 @@ def _read_csv(name: str, text: str) -> tuple[list[str], list[Edge], bool]:
             cells = [cell.strip() for cell in row]
             if not any(cells):
                 continue
+            if len(cells) > max(len(header), 2) and any(cells[len(header) :]):
+                raise GameFileError(
+                    f"bad row {rows.line_num} in graph file {name!r}: {','.join(row)!r} has "
+                    f"{len(cells)} cells, its header {len(header)} (expected source,target)"
+                )
             source = cells[0]
             target = cells[1] if len(cells) > 1 else ""
             if not source:
@@ -338,6 +343,11 @@ def _local(tag: str) -> str:
 
 
 def _read_graphml(name: str, text: str) -> tuple[list[str], list[Edge], bool]:
+    if "<!DOCTYPE" in text or "<!ENTITY" in text:
+        # entities expand: a few lines can name a vertex with gigabytes of text
+        raise GameFileError(
+            f"graph file {name!r} declares a DOCTYPE or XML entities, which GraphML does not use"
+        )
     try:
         # from text, not bytes: the file was decoded as UTF-8 whatever its declaration says
         root = ElementTree.fromstring(text)

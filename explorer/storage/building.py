@@ -41,6 +41,7 @@ from explorer.storage.expansion import PositionIndex, position_index
 from explorer.storage.records import (
     BuildCounts,
     canonical_spec,
+    find_game,
     insert_build,
     interrupt_running,
     shown_spec,
@@ -52,6 +53,8 @@ from explorer.storage.records import (
 BATCH_STATES = 50_000
 
 UNKNOWN = -1
+#: The game id read with before a new game is stored: no rows have it.
+NOT_STORED = -1
 
 
 @dataclass(frozen=True)
@@ -523,9 +526,17 @@ class GraphBuilder:
         """Build, recording the build; a build stopped by an error is recorded ``failed``, one
         stopped by Ctrl-C ``interrupted`` (one killed outright stays ``running``, and is shown
         interrupted once its process is gone: see `explorer.storage.records.shown_status`)."""
+        with self.engine.connect() as conn:
+            stored = find_game(conn, canonical_spec(self.game.spec))
+        # Everything stored is read before anything is written, so a database that cannot be
+        # read (a damaged page, a table missing) is left exactly as it was.
+        self.game_id = NOT_STORED if stored is None else stored
+        root, root_solved = self._stored_root()
+        # below a solved state everything is stored and solved: nothing to expand
+        self._load(positions=not root_solved)
         self._start()
         try:
-            return self._run()
+            return self._run(root, root_solved)
         except BaseException as error:
             self._stopped("interrupted" if isinstance(error, KeyboardInterrupt) else "failed")
             raise
@@ -538,10 +549,7 @@ class GraphBuilder:
         except Exception:  # the error that stopped the build is the one to show
             pass
 
-    def _run(self) -> BuildReport:
-        root, root_solved = self._stored_root()
-        # below a solved state everything is stored and solved: nothing to expand
-        self._load(positions=not root_solved)
+    def _run(self, root: int | None, root_solved: bool) -> BuildReport:
         first_id = self.next_id
         if root is None:
             root = self.states.add(self.root)

@@ -92,6 +92,11 @@ def resolve_url(url: str | None = None) -> URL:
     if backend in ("postgresql", "postgres") and driver in ("", "psycopg"):
         return parsed.set(drivername="postgresql+psycopg")
     if backend == "sqlite" and driver in ("", "pysqlite"):
+        if parsed.query:
+            raise DatabaseURLError(
+                f"unknown options {', '.join(sorted(parsed.query))} in {text!r} "
+                "(a SQLite URL takes none: sqlite:///FILE)"
+            )
         return parsed.set(drivername="sqlite")
     raise DatabaseURLError(
         f"unknown database URL scheme {parsed.drivername!r} in {_shown(parsed)!r} "
@@ -258,8 +263,7 @@ def _sqlite_engine(url: URL, *, create: bool = True) -> Engine:
             "sqlite://", poolclass=StaticPool, connect_args={"check_same_thread": False}
         )
     else:
-        if not create and (not Path(path).exists() or _is_empty(Path(path))):
-            # an empty file is no database either: a command that reads must not write one
+        if not create and not Path(path).exists():
             raise DatabaseError(
                 f"no database at {_shown(url)!r} (store a game first: explorer build SPEC "
                 "POSITION, or name another with --db)"
@@ -269,10 +273,6 @@ def _sqlite_engine(url: URL, *, create: bool = True) -> Engine:
     event.listen(engine, "connect", _sqlite_connect)
     event.listen(engine, "begin", _sqlite_begin)
     return engine
-
-
-def _is_empty(path: Path) -> bool:
-    return path.is_file() and path.stat().st_size == 0
 
 
 def _check_sqlite_file(path: Path, shown: str) -> None:
@@ -288,7 +288,13 @@ def _check_sqlite_file(path: Path, shown: str) -> None:
                 head = file.read(len(SQLITE_MAGIC))
         except OSError as error:
             raise DatabaseError(f"cannot open database {shown!r}: {error.strerror}") from None
-        if head and head != SQLITE_MAGIC:
+        if not head:
+            # SQLite would take it for a new database and write a schema into someone's file
+            raise DatabaseError(
+                f"cannot open database {shown!r}: {str(path)!r} is an empty file, not a "
+                "database (remove it to start a new database there)"
+            )
+        if head != SQLITE_MAGIC:
             raise DatabaseError(
                 f"{str(path)!r} is not a SQLite database (expected an explorer database file "
                 "or a new path)"
@@ -328,6 +334,12 @@ def _check_and_upgrade(engine: Engine, shown: str) -> None:
         current = None
         if "alembic_version" in tables:
             current = connection.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
+            if current is None and len(tables) > 1:
+                raise DatabaseDamagedError(
+                    f"cannot open database {shown!r}: its tables are there but not its schema "
+                    "revision (it is damaged; restore it from a copy, or build into another "
+                    "database)"
+                )
         elif tables and engine.dialect.name == "sqlite":
             listed = ", ".join(sorted(tables)[:5])
             raise DatabaseError(
