@@ -212,6 +212,14 @@ def apply_edit(store: SolvedGraphStore, edit: Edit) -> EditResult:
 
 def _plan(store: SolvedGraphStore, edit: Edit) -> tuple[dict[State, int], set[State]]:
     """Check an edit without writing: the new heights it needs and the states to re-solve."""
+    dirty = check_edit(store, edit)
+    heights = _Overlay(store, edit).raise_for_new_edges()
+    return heights, dirty
+
+
+def check_edit(store: SolvedGraphStore, edit: Edit, *, loops: bool = False) -> set[State]:
+    """Refuse a bad edit without writing; return the states whose moves it changes (the
+    states to re-solve). Self-loops are refused unless `loops` (games with cycles)."""
     for what, items in (
         ("state", edit.add_states),
         ("state", edit.remove_states),
@@ -224,7 +232,7 @@ def _plan(store: SolvedGraphStore, edit: Edit) -> tuple[dict[State, int], set[St
                 raise EditError(f"the edit names the {what} {_show(item)} twice")
             seen.add(item)
     for v, w in edit.add_edges:
-        if v == w:
+        if v == w and not loops:
             raise EditError(f"self-loop {v!r} -> {w!r}: a move must lead to another state")
     for s in (*edit.add_states, *(end for edge in edit.add_edges for end in edge)):
         if not s:  # an empty name could never be typed as a position again
@@ -263,9 +271,7 @@ def _plan(store: SolvedGraphStore, edit: Edit) -> tuple[dict[State, int], set[St
     dirty = {v for v, _ in edit.remove_edges} | {v for v, _ in edit.add_edges} | added
     for preds in store.predecessors(list(removed)).values():
         dirty.update(preds)
-    dirty -= removed
-    heights = _Overlay(store, edit).raise_for_new_edges()
-    return heights, dirty
+    return dirty - removed
 
 
 def _show(item: object) -> str:

@@ -424,6 +424,8 @@ def test_the_edit_command_reports_counts_and_changed_values(
             "grundy": 0,
             "outcome": "P",
             "remoteness": 2,
+            "old_escapes": None,
+            "escapes": None,
         }
     ]
     with open_database(str(db)) as database:

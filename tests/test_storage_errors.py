@@ -136,7 +136,8 @@ def test_the_migration_moves_a_typed_dag_game_to_its_file_when_upgraded_beside_i
     assert run_json("stats", "--db", db) == [{"game": "dag:game.json", "states": 2, "edges": 1}]
     stored = rows(db)
     assert [g[1] for g in stored["games"]] == [f"dag:{a}"]
-    assert stored["states"] == before
+    # the columns of schema 0001 are unchanged (later migrations add columns, e.g. escapes)
+    assert [r[: len(before[0])] for r in stored["states"]] == before
 
 
 def test_a_typed_dag_game_is_kept_found_as_typed_and_adopted_by_its_own_file(tmp_path, monkeypatch):
@@ -147,7 +148,7 @@ def test_a_typed_dag_game_is_kept_found_as_typed_and_adopted_by_its_own_file(tmp
     assert run_json("query", "dag:game.json", "a", "--db", db)["grundy"] == 1
     monkeypatch.chdir(b.parent)  # another file of that name: a new game, the old one kept
     assert run_json("import", "game.json", "--db", db)["kind"] == "import"
-    assert rows(db)["states"][: len(before)] == before
+    assert [r[: len(before[0])] for r in rows(db)["states"][: len(before)]] == before
     monkeypatch.chdir(a.parent)  # its own file: recognised by its graph, moved, nothing changed
     again = run_json("import", "game.json", "--db", db)
     assert (again["kind"], again["changed"]) == ("reimport", 0)

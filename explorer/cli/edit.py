@@ -12,6 +12,7 @@ from explorer.cli.storage import db_option
 from explorer.errors import SpecError
 from explorer.games import load_game
 from explorer.games.dag import DagGame
+from explorer.games.loopy import GraphGame
 from explorer.incremental import Edit
 from explorer.variants import compare_positions, compare_range
 
@@ -111,12 +112,12 @@ def _print_edit(report: EditReport) -> None:
         return
     table = Table("position", "grundy", "outcome", "remoteness")
     for v in report.values[:SHOWN_CHANGES]:
-        if v.old_grundy is None:
-            table.add_row(v.position, f"new {v.grundy}", f"new {v.outcome}", f"new {v.remoteness}")
+        if v.old_value is None:
+            table.add_row(v.position, f"new {v.value}", f"new {v.outcome}", f"new {v.remoteness}")
         else:
             table.add_row(
                 v.position,
-                f"{v.old_grundy} -> {v.grundy}",
+                f"{v.old_value} -> {v.value}",
                 f"{v.old_outcome} -> {v.outcome}",
                 f"{v.old_remoteness} -> {v.remoteness}",
             )
@@ -137,16 +138,19 @@ def import_command(file: str, url: str | None, as_json: bool) -> None:
     FILE is JSON, CSV, an edge list (.txt, .edges) or GraphML (see `explorer games`). It is
     checked before the database is opened: a rejected file changes nothing. Importing a file
     whose game is stored already applies only what changed in it and re-solves only the
-    values that change.
+    values that change. Written graph:FILE, the file may have cycles and self-loops: it is
+    stored as the game graph:FILE with generalized values (∞(K), draws).
 
     \b
     Examples:
       explorer import data/note003.json
       explorer import my_game.csv --db games.db --json
+      explorer import graph:data/loopy.json
     """
     from explorer.storage import open_database
 
-    game = DagGame(file)
+    family, colon, path = file.partition(":")
+    game = GraphGame(path) if colon and family == "graph" else DagGame(file.removeprefix("dag:"))
     with open_database(url) as database:
         report = database.import_graph(game)
     if as_json:

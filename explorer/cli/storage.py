@@ -21,6 +21,7 @@ from rich.table import Table
 
 from explorer.cli.common import console, json_option, print_json, reports_errors
 from explorer.games import load_game
+from explorer.solver.loopy import Infinite
 from explorer.viz.palette import outcome_text
 
 if TYPE_CHECKING:  # SQLAlchemy and Alembic load only in the commands that open a database
@@ -137,12 +138,17 @@ def _state_table(states: list[dict[str, Any]], title: str | None = None) -> Tabl
     for s in states:
         table.add_row(
             s["position"],
-            *(
-                "·" if s[k] is None else str(s[k])
-                for k in ("grundy", "outcome", "remoteness", "depth")
-            ),
+            _value_text(s),
+            *("·" if s[k] is None else str(s[k]) for k in ("outcome", "remoteness", "depth")),
         )
     return table
+
+
+def _value_text(state: dict[str, Any]) -> str:
+    """A stored value as text: ``3``, ``∞(0,2)``, or ``·`` when not solved yet."""
+    if state.get("escapes") is not None:
+        return str(Infinite(frozenset(state["escapes"])))
+    return "·" if state["grundy"] is None else str(state["grundy"])
 
 
 def _page_note(total: int, offset: int, shown: int) -> str:
@@ -160,8 +166,13 @@ def _page_note(total: int, offset: int, shown: int) -> str:
 @db_option
 @click.option(
     "--outcome",
-    type=click.Choice(["P", "N"], case_sensitive=False),
-    help="List only P- or N-positions.",
+    type=click.Choice(["P", "N", "D"], case_sensitive=False),
+    help="List only P-, N- or D-positions (draws, in games with cycles).",
+)
+@click.option(
+    "--infinite/--finite",
+    default=None,
+    help="List only states of value ∞(K) (games with cycles), or only finite ones.",
 )
 @click.option("--grundy", type=click.IntRange(min=0), help="List only states of this value.")
 @click.option("--depth", type=click.IntRange(min=0), help="List only states at this depth.")
@@ -191,6 +202,7 @@ def query_command(
     outcome: str | None,
     grundy: int | None,
     depth: int | None,
+    infinite: bool | None,
     direction: str | None,
     limit: int,
     offset: int,
@@ -204,18 +216,28 @@ def query_command(
       explorer query nim 3,4,5 --predecessors
       explorer query nim --outcome P --limit 10
       explorer query kayles --grundy 0 --depth 2 --json
+      explorer query graph:data/loopy.json --outcome D
     """
     filtered = outcome is not None or grundy is not None or depth is not None
+    filtered = filtered or infinite is not None
     if position is None and direction:
         raise click.UsageError("--successors and --predecessors need a POSITION")
     if position is not None and filtered:
-        raise click.UsageError("--outcome, --grundy and --depth list states; give no POSITION")
+        raise click.UsageError(
+            "--outcome, --grundy, --depth and --infinite list states; give no POSITION"
+        )
     from explorer.storage import open_database
 
     with open_database(url, create=False) as database:
         if position is None:
             page = database.states(
-                spec, outcome=outcome, grundy=grundy, depth=depth, limit=limit, offset=offset
+                spec,
+                outcome=outcome,
+                grundy=grundy,
+                depth=depth,
+                infinite=infinite,
+                limit=limit,
+                offset=offset,
             )
             title = f"{page['game']} states"
         elif direction:
@@ -242,12 +264,13 @@ def query_command(
 def _print_state(state: dict[str, Any]) -> None:
     console.print(f"game        {state['game']}")
     console.print(f"position    {state['position']}")
-    if state["grundy"] is None:
+    if state["outcome"] is None:
         console.print("grundy      not solved yet (its build has not finished)")
     else:
-        console.print(f"grundy      {state['grundy']}")
+        console.print(f"grundy      {_value_text(state)}")
         console.print(f"outcome     {outcome_text(state['outcome'])}")
-        console.print(f"remoteness  {state['remoteness']}")
+        if state["remoteness"] is not None:
+            console.print(f"remoteness  {state['remoteness']}")
     console.print(f"depth       {state['depth']}")
     console.print(f"moves       {state['moves']:,} (predecessors: {state['predecessors']:,})")
     if state["successors"]:

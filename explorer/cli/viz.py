@@ -12,11 +12,12 @@ from explorer.cli.common import (
     console,
     json_option,
     max_states_option,
+    misere_option,
     print_json,
     reports_errors,
     upto_option,
 )
-from explorer.errors import ExplorerError
+from explorer.errors import ExplorerError, SpecError
 from explorer.games import load_game
 from explorer.graph import DEFAULT_MAX_STATES
 from explorer.sequences import value_sequence
@@ -106,6 +107,7 @@ def _report(page: GraphPage, path: Path, as_json: bool, **extra: object) -> None
     "instead of generating the game: a neighbourhood (default depth 2), or with "
     "--condensed the whole stored game.",
 )
+@misere_option
 @max_states_option
 @json_option
 @reports_errors
@@ -118,13 +120,16 @@ def viz_command(
     depth: int | None,
     condensed: str | None,
     url: str | None,
+    misere: bool,
     max_states: int | None,
     as_json: bool,
 ) -> None:
     """Draw the game graph of SPEC from POSITION as an interactive HTML page.
 
     Colour shows the outcome and the Grundy value (P-positions are dark red boxes), red arrows
-    are winning moves, hovering a state shows its values; layers run top to bottom.
+    are winning moves, hovering a state shows its values; layers run top to bottom. In a game
+    with cycles, draws (D) and infinite values (∞) have colours of their own; --misere draws
+    misère outcomes (the last mover loses).
 
     \b
     Examples:
@@ -132,8 +137,12 @@ def viz_command(
       explorer viz kayles 20 --around 10 --depth 2 -o kayles.html
       explorer viz nim 6,7,8,9 --condensed grundy -o nim-groups.html
       explorer viz kayles 30 --db kayles.db --around 12 --depth 1 -o near.html
+      explorer viz windup:7:2,3 6 -o windup.html
+      explorer viz kayles 6 --misere -o kayles-misere.html
     """
     shown = spec
+    if url is not None and misere:
+        raise SpecError("--misere draws from the rules; a database stores normal-play values")
     if url is not None:
         from explorer.storage import open_database  # only when drawing from a database
 
@@ -158,6 +167,7 @@ def viz_command(
             budget=budget,
             condensed=condensed,  # type: ignore[arg-type]
             max_states=max_states or DEFAULT_MAX_STATES,
+            misere=misere,
         )
     path = page.save(output)
     _report(page, path, as_json, game=shown, position=position)

@@ -24,6 +24,7 @@ from explorer.storage.building import BATCH_STATES, BuildProgress, BuildReport, 
 from explorer.storage.edits import EditReport, edit_game, import_graph, solve_stored
 from explorer.storage.engine import create_engine, database_error, dbapi_errors
 from explorer.storage.export import export_graph
+from explorer.storage.loopy import parse_escapes
 from explorer.storage.records import canonical_spec, lookup_game, shown_spec, shown_status
 
 if TYPE_CHECKING:
@@ -35,7 +36,9 @@ Direction = Literal["out", "in", "both"]
 #: Largest graph `neighbourhood` and `subgraph` put in memory unless told otherwise.
 MAX_GRAPH_STATES = 200_000
 
-_STATE_FIELDS = "s.id, s.key, s.grundy, s.outcome, s.remoteness, s.depth, s.height, s.expanded"
+_STATE_FIELDS = (
+    "s.id, s.key, s.grundy, s.outcome, s.remoteness, s.depth, s.height, s.expanded, s.escapes"
+)
 
 
 P = ParamSpec("P")
@@ -73,6 +76,7 @@ class QueryResult(dict[str, Any]):
 
 
 def _state_dict(row: Any) -> dict[str, object]:
+    escapes = parse_escapes(row.escapes)
     return {
         "position": row.key,
         "grundy": row.grundy,
@@ -81,7 +85,14 @@ def _state_dict(row: Any) -> dict[str, object]:
         "depth": row.depth,
         "height": row.height,
         "expanded": bool(row.expanded),
+        "infinite": escapes is not None,
+        "escapes": None if escapes is None else sorted(escapes),
     }
+
+
+def _import_argument(spec: str) -> str:
+    """What `explorer import` takes for a file game: the file (``dag:``) or the spec."""
+    return spec.removeprefix("dag:")
 
 
 class Database:
@@ -165,19 +176,20 @@ class Database:
             return found[0], shown_spec(found[1])
         shown = shown_spec(canonical_spec(spec))
         hint = f"build a position first: explorer build {shown!r} POSITION"
-        if shown.startswith("dag:"):
-            name = os.path.basename(shown.removeprefix("dag:"))
+        family = shown.partition(":")[0]
+        if family in ("dag", "graph"):
+            name = os.path.basename(shown.partition(":")[2])
             others = [
                 shown_spec(s)
                 for (s,) in conn.execute(
-                    sa.text("SELECT spec FROM games WHERE family = 'dag' ORDER BY id")
+                    sa.text("SELECT spec FROM games WHERE family = :f ORDER BY id"), {"f": family}
                 )
                 if os.path.basename(s) == name
             ]
             hint = (
                 f"stored from files named {name!r}: {', '.join(others)}"
                 if others
-                else f"import it first: explorer import {shown[4:]!r}"
+                else f"import it first: explorer import {_import_argument(shown)!r}"
             )
         raise NotStoredError(f"game {shown!r} is not stored in {self._shown_url()!r} ({hint})")
 
@@ -414,13 +426,16 @@ class Database:
         outcome: str | None = None,
         grundy: int | None = None,
         depth: int | None = None,
+        infinite: bool | None = None,
         limit: int = 20,
         offset: int = 0,
     ) -> QueryResult:
         """One page of a game's stored states, filtered, in discovery order.
 
-        Returns ``{"game", "total", "offset", "limit", "states": [...]}`` where ``total``
-        counts every state matching the filters.
+        `outcome` is ``"P"``, ``"N"`` or ``"D"`` (a draw, in a game with cycles); `infinite`
+        True keeps the states of value ∞(K), False the finite ones. Returns ``{"game",
+        "total", "offset", "limit", "states": [...]}`` where ``total`` counts every state
+        matching the filters.
         """
         where = ["game_id = :g"]
         params: dict[str, object] = {"n": limit, "o": offset}
@@ -433,6 +448,8 @@ class Database:
         if depth is not None:
             where.append("depth = :depth")
             params["depth"] = depth
+        if infinite is not None:
+            where.append("escapes IS NOT NULL" if infinite else "grundy IS NOT NULL")
         condition = " AND ".join(where)
         with self.engine.connect() as conn:
             params["g"], spec = self._game(conn, spec)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 import numpy as np
 import sqlalchemy as sa
@@ -30,7 +31,16 @@ from explorer.incremental import (
 )
 from explorer.solver import outcome
 from explorer.solver.arrays import Adjacency, depths, solve_adjacency
+from explorer.solver.loopy import Infinite
 from explorer.storage.bulk import StateRow, read_int_columns, value_rows, writer_for
+from explorer.storage.loopy import (
+    LOOPY_METHOD,
+    LoopyValue,
+    apply_loopy_edit,
+    label_arrays,
+    parse_escapes,
+    store_values,
+)
 from explorer.storage.records import (
     BuildCounts,
     add_game,
@@ -72,7 +82,7 @@ class StoredGraph:
     refused while it is checked writes nothing.
     """
 
-    _ROW = "{t}.id, {t}.grundy, {t}.remoteness, {t}.height"
+    _ROW = "{t}.id, {t}.grundy, {t}.remoteness, {t}.height, {t}.escapes"
 
     def __init__(self, conn: sa.Connection, game_id: int, kind: str, method: str) -> None:
         self.conn = conn
@@ -80,7 +90,7 @@ class StoredGraph:
         self.kind = kind
         self.method = method
         self.build_id: int | None = None
-        #: key -> [id, grundy, remoteness, height] of every state read or written so far
+        #: key -> [id, grundy, remoteness, height, escapes] of every state read or written
         self.rows: dict[State, list[int | None]] = {}
 
     def _id(self, state: State) -> int:
@@ -140,8 +150,16 @@ class StoredGraph:
         return {s: self.rows[s][3] for s in self._known(states)}  # type: ignore[misc]
 
     def values_of(self, states: Collection[State]) -> dict[State, StateValue]:
+        """Stored values; an infinite one (a game with cycles) as a `LoopyValue`."""
         rows = ((s, self.rows[s]) for s in self._known(states))
-        return {s: StateValue(r[1], r[2]) for s, r in rows if r[1] is not None}  # type: ignore[arg-type]
+        found: dict[State, Any] = {
+            s: StateValue(r[1], r[2])  # type: ignore[arg-type]
+            if r[4] is None
+            else LoopyValue(None, parse_escapes(r[4]), r[2])  # type: ignore[arg-type]
+            for s, r in rows
+            if r[1] is not None or r[4] is not None
+        }
+        return found
 
     def _record(self) -> int:
         if self.build_id is None:
@@ -154,7 +172,7 @@ class StoredGraph:
         if rows:
             self.conn.execute(sa.text(sql), rows)
 
-    def change_structure(self, edit: Edit, heights: dict[State, int]) -> None:
+    def change_structure(self, edit: Edit, heights: Mapping[State, int | None]) -> None:
         build = self._record()
         game, at = self.game_id, self._id
         self._known({s for e in (*edit.remove_edges, *edit.add_edges) for s in e})
@@ -182,7 +200,7 @@ class StoredGraph:
         for s, h in raised.items():
             self.rows[s][3] = h
 
-    def _insert_states(self, edit: Edit, heights: dict[State, int], build: int) -> None:
+    def _insert_states(self, edit: Edit, heights: Mapping[State, int | None], build: int) -> None:
         """New states get ids above the game's largest and a depth one below their shallowest
         stored predecessor (0 without one)."""
         new = set(edit.add_states)
@@ -198,7 +216,7 @@ class StoredGraph:
         for offset, key in enumerate(edit.add_states):
             above = [depth_of[v] for v, w in edit.add_edges if w == key and v in depth_of]
             depth = 1 + min(above) if above else 0
-            self.rows[key] = [first + offset, None, None, heights[key]]
+            self.rows[key] = [first + offset, None, None, heights[key], None]
             rows.append(
                 StateRow(
                     game_id=self.game_id,
@@ -259,9 +277,26 @@ class ChangedValue:
     old_grundy: int | None
     old_outcome: str | None
     old_remoteness: int | None
-    grundy: int
+    grundy: int | None
     outcome: str
-    remoteness: int
+    remoteness: int | None
+    #: K of an infinite value ∞(K) in a game with cycles (``grundy`` is then None).
+    old_escapes: list[int] | None = None
+    escapes: list[int] | None = None
+
+    @property
+    def old_value(self) -> str | None:
+        """The old value as text (``3``, ``∞(0,2)``), None for a new state."""
+        if self.old_escapes is not None:
+            return str(Infinite(frozenset(self.old_escapes)))
+        return None if self.old_grundy is None else str(self.old_grundy)
+
+    @property
+    def value(self) -> str:
+        """The new value as text."""
+        if self.escapes is not None:
+            return str(Infinite(frozenset(self.escapes)))
+        return str(self.grundy)
 
 
 @dataclass(frozen=True)
@@ -318,6 +353,8 @@ def _report(
             new.grundy,
             new.outcome,
             new.remoteness,
+            _escapes(old),
+            _escapes(new),
         )
         for s, (old, new) in result.changed.items()
     ]
@@ -340,6 +377,11 @@ def _report(
     )
 
 
+def _escapes(value: object) -> list[int] | None:
+    escapes = getattr(value, "escapes", None)
+    return None if escapes is None else sorted(escapes)
+
+
 # -- the entry points ------------------------------------------------------------------------
 
 
@@ -356,7 +398,8 @@ def _apply(
     conn: sa.Connection, game_id: int, spec: str, kind: str, edit: Edit, method: str
 ) -> tuple[EditResult, int | None]:
     store = StoredGraph(conn, game_id, kind, method)
-    result = apply_edit(store, edit)
+    loopy = spec.startswith("graph:")
+    result = apply_loopy_edit(store, edit) if loopy else apply_edit(store, edit)
     store.finish(edit, result)
     return result, store.build_id
 
@@ -397,11 +440,11 @@ def edit_game(engine: Engine, spec: str, edit: Edit) -> EditReport:
     started = time.perf_counter()
     if not edit:
         raise EditError("the edit changes nothing (give states or moves to add or remove)")
-    method = f"{edit.describe()}; {METHOD}"
     with engine.begin() as conn:
         game_id, stored = _stored(conn, spec)
+        method = f"{edit.describe()}; {LOOPY_METHOD if stored.startswith('graph:') else METHOD}"
         spec = shown_spec(stored)
-        if not stored.startswith("dag:"):
+        if not stored.startswith(("dag:", "graph:")):
             # its moves come from rules: an edited copy would disagree with them, and a later
             # build would reuse the disagreeing values
             raise EditError(
@@ -522,6 +565,8 @@ def _store_new(
 ) -> int:
     """Insert a new game with every state and edge, solved from scratch; return the build id."""
     succ = Adjacency.from_edges(len(vertices), src, dst)
+    if not game.acyclic:
+        return _store_new_loopy(conn, game, vertices, src, dst, fingerprint)
     grundy, remote, height = solve_adjacency(succ, name=vertices.__getitem__)
     depth = depths(succ)
     game_id = add_game(conn, game, fingerprint)
@@ -564,6 +609,53 @@ def _store_new(
     writer = writer_for(conn)
     writer.insert_states(rows)
     writer.insert_edges(game_id, src, dst)
+    return build_id
+
+
+def _store_new_loopy(
+    conn: sa.Connection,
+    game: DagGame,
+    vertices: list[str],
+    src: np.ndarray,
+    dst: np.ndarray,
+    fingerprint: str,
+) -> int:
+    """Insert a new game with cycles: every state and edge, with generalized values (∞(K) with
+    its escapes, outcome D for a draw) and no height; return the build id."""
+    values = label_arrays(len(vertices), src, dst)
+    depth = depths(Adjacency.from_edges(len(vertices), src, dst))
+    game_id = add_game(conn, game, fingerprint)
+    build_id = insert_build(
+        conn,
+        game_id=game_id,
+        kind="import",
+        status="complete",
+        counts=BuildCounts(
+            states_new=len(vertices), edges_new=len(src), values_computed=len(vertices)
+        ),
+        method=f"import of {game.path}; generalized Sprague-Grundy labelling (explorer "
+        f"{__version__})",
+    )
+    rows = [
+        StateRow(
+            game_id=game_id,
+            id=i,
+            key=key,
+            depth=d,
+            expanded=True,
+            grundy=None,
+            outcome=None,
+            remoteness=None,
+            height=None,
+            build_id=build_id,
+            value_build_id=build_id,
+        )
+        for i, (key, d) in enumerate(zip(vertices, depth.tolist(), strict=True))
+    ]
+    writer = writer_for(conn)
+    writer.insert_states(rows)
+    writer.insert_edges(game_id, src, dst)
+    store_values(conn, game_id, build_id, values)
     return build_id
 
 

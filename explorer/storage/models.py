@@ -111,7 +111,7 @@ class StateTable(Base):
     __tablename__ = "states"
     __table_args__ = (
         UniqueConstraint("game_id", "key"),
-        CheckConstraint("outcome IN ('P', 'N')", name="outcome"),
+        CheckConstraint("outcome IN ('P', 'N', 'D')", name="outcome"),
         {"sqlite_with_rowid": False},
     )
 
@@ -128,6 +128,9 @@ class StateTable(Base):
     height: Mapped[int | None] = mapped_column(Integer)
     build_id: Mapped[int] = mapped_column(ForeignKey("builds.id"))
     value_build_id: Mapped[int | None] = mapped_column(ForeignKey("builds.id"))
+    #: For the value ∞(K) of a game with cycles (``grundy`` NULL): K as text, ``"0,2"`` (``""``
+    #: for ∞ alone). NULL for a finite value. Such games have no height (NULL).
+    escapes: Mapped[str | None] = mapped_column(Text)
 
 
 class EdgeTable(Base):

@@ -36,10 +36,16 @@ def utc_now() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
-def _dag_path(piece: str) -> str | None:
-    """The file a ``dag:FILE`` spec names, as typed (None for other specs)."""
+#: Families whose spec names a graph file (``graph:`` allows cycles).
+FILE_FAMILIES = ("dag", "graph")
+
+
+def _file_spec(piece: str) -> tuple[str, str] | None:
+    """The family and file a ``dag:FILE`` or ``graph:FILE`` spec names, as typed (None for
+    other specs)."""
     name, colon, rest = piece.strip().partition(":")
-    return rest.strip() if colon and name.strip().lower() == "dag" and rest.strip() else None
+    family = name.strip().lower()
+    return (family, rest.strip()) if colon and family in FILE_FAMILIES and rest.strip() else None
 
 
 def canonical_spec(spec: str) -> str:
@@ -57,9 +63,9 @@ def canonical_spec(spec: str) -> str:
     """
     pieces = []
     for piece in spec.split(SEPARATOR):
-        path = _dag_path(piece)
-        if path is not None:
-            pieces.append(f"dag:{os.path.realpath(path)}")
+        found = _file_spec(piece)
+        if found is not None:
+            pieces.append(f"{found[0]}:{os.path.realpath(found[1])}")
             continue
         try:
             pieces.append(load_game(piece).spec)
@@ -72,8 +78,10 @@ def _typed_spec(spec: str) -> str:
     """A spec as databases written before resolved paths stored it: DAG paths as typed."""
     pieces = []
     for piece in spec.split(SEPARATOR):
-        path = _dag_path(piece)
-        pieces.append(piece.strip() if path is None else f"dag:{os.path.normpath(path)}")
+        found = _file_spec(piece)
+        pieces.append(
+            piece.strip() if found is None else f"{found[0]}:{os.path.normpath(found[1])}"
+        )
     return f" {SEPARATOR} ".join(pieces)
 
 
@@ -90,11 +98,11 @@ def shown_spec(stored: str) -> str:
     """
     pieces = []
     for piece in stored.split(f" {SEPARATOR} "):
-        path = _dag_path(piece)
-        if path is not None and os.path.isabs(path):
-            relative = os.path.relpath(path)
+        found = _file_spec(piece)
+        if found is not None and os.path.isabs(found[1]):
+            relative = os.path.relpath(found[1])
             if relative != os.pardir and not relative.startswith(os.pardir + os.sep):
-                piece = f"dag:{relative}"
+                piece = f"{found[0]}:{relative}"
         pieces.append(piece)
     return f" {SEPARATOR} ".join(pieces)
 

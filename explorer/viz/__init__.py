@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
+from explorer.errors import SpecError
 from explorer.games.base import Game, Position
 from explorer.graph import DEFAULT_MAX_STATES
 from explorer.viz.graphs import (
@@ -67,8 +68,12 @@ def draw_game(
     budget: int | None = None,
     condensed: GroupBy | None = None,
     max_states: int = DEFAULT_MAX_STATES,
+    misere: bool = False,
 ) -> GraphPage:
     """The page of a game from `position`, generated and solved in memory.
+
+    A game with cycles shows its draws and infinite values in colours of their own; with
+    `misere` the states are drawn by their misère outcome (the last mover loses).
 
     Draws the whole graph cut to `budget` states (by default `DEFAULT_BUDGET`, which keeps a
     big game's page readable, and the page says so), the neighbourhood of `around` within
@@ -86,13 +91,23 @@ def draw_game(
     'The graph was cut: sho'
     """
     if condensed is not None:
+        if misere:
+            raise SpecError("--condensed groups normal-play values; draw misère play without it")
         return draw_condensed(condensed_graph(game, position, by=condensed, max_states=max_states))
     if around is not None and depth is None:
         depth = DEFAULT_DEPTH
     if depth is not None and around is None:
         around = position
     return draw_graph(
-        game_graph(game, position, around=around, depth=depth, budget=budget, max_states=max_states)
+        game_graph(
+            game,
+            position,
+            around=around,
+            depth=depth,
+            budget=budget,
+            max_states=max_states,
+            misere=misere,
+        )
     )
 
 

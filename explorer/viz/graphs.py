@@ -12,11 +12,13 @@ from typing import Literal
 
 import networkx as nx
 
-from explorer.errors import PositionError
+from explorer.errors import CyclicGraphError, PositionError
 from explorer.games.base import Game, Position
 from explorer.graph import DEFAULT_MAX_STATES, build_graph
 from explorer.solver import layers as layers  # the layering the page draws, re-exported
 from explorer.solver import outcomes, solve_graph
+from explorer.solver.loopy import Infinite, solve_loopy
+from explorer.solver.misere import misere_outcomes
 
 #: States drawn when no budget is given: the nearest 40 keep a page readable at its first zoom
 #: (2,000 states of Kayles 30 drew a grey smear).
@@ -28,14 +30,21 @@ GroupBy = Literal["grundy", "depth"]
 
 
 def solved_graph(
-    game: Game, position: Position, *, max_states: int = DEFAULT_MAX_STATES
+    game: Game,
+    position: Position,
+    *,
+    max_states: int = DEFAULT_MAX_STATES,
+    misere: bool = False,
 ) -> nx.DiGraph:
     """The whole game graph from `position`, each node carrying its values.
 
-    Node attributes: ``grundy``, ``outcome`` (``"P"``/``"N"``), ``remoteness``, ``moves`` (the
-    number of distinct moves) and ``depth`` (the fewest moves from `position`), as the database
-    stores them. Nodes stay position objects; graph attributes ``game`` and ``root`` are those
-    of `explorer.graph.build_graph`.
+    Node attributes: ``grundy``, ``outcome`` (``"P"``/``"N"``, ``"D"`` for a draw),
+    ``remoteness``, ``moves`` (the number of distinct moves) and ``depth`` (the fewest moves
+    from `position`), as the database stores them, and ``escapes`` (K of a value ∞(K) in a
+    game with cycles, ``grundy`` then None; None for a finite value). With `misere`, outcome
+    and remoteness are those of misère play and ``grundy`` is None; the graph attribute
+    ``convention`` says which play. Nodes stay position objects; graph attributes ``game`` and
+    ``root`` are those of `explorer.graph.build_graph`.
 
     Examples
     --------
@@ -43,23 +52,56 @@ def solved_graph(
     >>> nim = load_game("nim")
     >>> graph = solved_graph(nim, nim.parse("1,1"))
     >>> graph.nodes[(1, 1)]
-    {'grundy': 0, 'outcome': 'P', 'remoteness': 2, 'moves': 1, 'depth': 0}
+    {'grundy': 0, 'outcome': 'P', 'remoteness': 2, 'moves': 1, 'depth': 0, 'escapes': None}
     """
     graph = build_graph(game, position, max_states=max_states)
-    solved = solve_graph(graph)
-    values, far = solved.grundy, solved.remoteness
-    kinds = outcomes(values)
+    grundy: Mapping[Hashable, int | None]
+    kinds: Mapping[Hashable, str]
+    far: Mapping[Hashable, int | None]
+    escapes: Mapping[Hashable, list[int] | None] = {}
+    if misere:
+        kinds, far = misere_outcomes(graph)
+        grundy = {}
+    else:
+        try:
+            solved = solve_graph(graph)
+            grundy, far, kinds = solved.grundy, solved.remoteness, outcomes(solved.grundy)
+        except CyclicGraphError:
+            loopy = solve_loopy(graph)
+            far, kinds = loopy.remoteness, loopy.outcomes
+            grundy = {n: None if isinstance(v, Infinite) else v for n, v in loopy.values.items()}
+            escapes = {
+                n: sorted(v.escapes) for n, v in loopy.values.items() if isinstance(v, Infinite)
+            }
+    graph.graph["convention"] = "misere" if misere else "normal"
     succ = graph._succ
     depth = nearest(graph, position, graph.number_of_nodes())
     for node, attrs in graph.nodes.items():
         attrs.update(
-            grundy=values[node],
+            grundy=grundy.get(node),
             outcome=kinds[node],
             remoteness=far[node],
             moves=len(succ[node]),
             depth=depth[node],
+            escapes=escapes.get(node),
         )
     return graph
+
+
+def drawing_layers(graph: nx.DiGraph, start: Hashable | None) -> dict[Hashable, int]:
+    """The rows of a drawing: `layers` (every move goes down); for a graph with cycles, where
+    no such rows exist, the fewest moves from `start` (moves may then go up)."""
+    try:
+        return layers(graph)
+    except CyclicGraphError:
+        pass
+    rows: dict[Hashable, int] = {}
+    for root in [start, *graph] if start in graph else list(graph):
+        if root not in rows:
+            base = max(rows.values()) + 1 if rows else 0
+            for node, distance in nearest(graph, root, graph.number_of_nodes()).items():
+                rows.setdefault(node, base + distance)
+    return rows
 
 
 def nearest(
@@ -167,8 +209,10 @@ def game_graph(
     depth: int | None = None,
     budget: int | None = None,
     max_states: int = DEFAULT_MAX_STATES,
+    misere: bool = False,
 ) -> nx.DiGraph:
-    """A drawable graph of a game from memory: nodes are position texts with their values.
+    """A drawable graph of a game from memory: nodes are position texts with their values
+    (misère outcomes with `misere`, see `solved_graph`).
 
     Parameters
     ----------
@@ -201,7 +245,7 @@ def game_graph(
     >>> sorted(graph), graph.nodes["1,1"]["grundy"]
     (['1', '1,1', '1,2', '2', '2,2'], 0)
     """
-    graph = solved_graph(game, position, max_states=max_states)
+    graph = solved_graph(game, position, max_states=max_states, misere=misere)
     centre = position if around is None else around
     if centre not in graph:
         raise PositionError(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
-from collections.abc import Hashable, Mapping
+from collections.abc import Collection, Hashable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -17,9 +17,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import networkx as nx
 
 from explorer.viz import templating
-from explorer.viz.graphs import LARGE_BUDGET, layers, layout
+from explorer.viz.graphs import LARGE_BUDGET, drawing_layers, layout
 from explorer.viz.output import write_text
 from explorer.viz.palette import (
+    DRAW_COLOUR,
+    INFINITE_COLOUR,
+    MISERE_N_COLOUR,
     MOVE_COLOUR,
     N_BORDER,
     N_COLOURS,
@@ -85,7 +88,47 @@ def _group(value: int | None) -> str:
     return "P" if value == 0 else f"G{value}"
 
 
+def _plain_style(fill: str) -> dict[str, Any]:
+    hover = {"background": fill, "border": P_BORDER}
+    return {
+        "shape": "ellipse",
+        "borderWidth": 1,
+        "font": {"color": TEXT},
+        "color": {"background": fill, "border": N_BORDER, "highlight": hover, "hover": hover},
+    }
+
+
 GROUPS = {_group(v): _group_style(v) for v in [None, *range(len(N_COLOURS) + 2)]}
+#: Games with cycles (draws, infinite values) and misère play have groups of their own.
+GROUPS.update(
+    D=_plain_style(DRAW_COLOUR),
+    infinite=_plain_style(INFINITE_COLOUR),
+    misereN=_plain_style(MISERE_N_COLOUR),
+)
+
+
+def _node_group(attrs: Mapping[str, Any], misere: bool) -> str:
+    """The group of a state: by outcome in misère play and for draws, ∞ apart, else by value."""
+    outcome = attrs.get("outcome")
+    if misere:
+        return {"P": "P", "N": "misereN", "D": "D"}.get(outcome or "", "unsolved")
+    if outcome == "D":
+        return "D"
+    if attrs.get("escapes") is not None:
+        return "infinite"
+    return _group(attrs.get("grundy"))
+
+
+def _value_text(attrs: Mapping[str, Any], misere: bool) -> str:
+    """The value in a state's label: ``G 3``, ``G ∞(0)``, ``G ?``; ``misère P`` in misère play."""
+    if misere:
+        return f"misère {attrs.get('outcome') or '?'}"
+    escapes = attrs.get("escapes")
+    if escapes is not None:
+        return "G " + ("∞(" + ",".join(map(str, escapes)) + ")" if escapes else "∞")
+    value = attrs.get("grundy")
+    return f"G {'?' if value is None else value}"
+
 
 OPTIONS: dict[str, Any] = {
     "physics": {"enabled": False},
@@ -193,7 +236,15 @@ def _swatch(value: int | None, text: str) -> LegendItem:
     return LegendItem(mark, style["color"]["background"], text, dashed=value is None)
 
 
-def _legend(values: set[int | None], *, start: bool) -> list[LegendItem]:
+def _legend(
+    values: set[int | None],
+    *,
+    start: bool,
+    groups: Collection[str] = (),
+    misere: bool = False,
+) -> list[LegendItem]:
+    if misere:
+        return _misere_legend(groups, start=start)
     known = {v for v in values if v is not None}
     items = []
     if 0 in known:
@@ -203,9 +254,32 @@ def _legend(values: set[int | None], *, start: bool) -> list[LegendItem]:
         items.append(
             _swatch(len(N_COLOURS) + 1, f"N-position, G > {len(N_COLOURS)} (value in the label)")
         )
-    if None in values:
+    if "infinite" in groups:
+        items.append(
+            LegendItem("swatch", INFINITE_COLOUR, "N-position of infinite value ∞(K), 0 in K")
+        )
+    if "D" in groups:
+        items.append(LegendItem("swatch", DRAW_COLOUR, "D-position, ∞(K) with 0 not in K: a draw"))
+    if "unsolved" in groups or (not groups and None in values):
         items.append(_swatch(None, "not solved yet (the stored build stopped)"))
     items.append(LegendItem("line", P_COLOUR, "winning move (into a P-position)", thick=True))
+    items.append(LegendItem("line", MOVE_COLOUR, "other move"))
+    if start:
+        items.append(LegendItem("start", START_BORDER, "where the drawing starts"))
+    return items
+
+
+def _misere_legend(groups: Collection[str], *, start: bool) -> list[LegendItem]:
+    items = []
+    if "P" in groups:
+        items.append(_swatch(0, "misère P-position: the player to move loses"))
+    if "misereN" in groups:
+        items.append(LegendItem("swatch", MISERE_N_COLOUR, "misère N-position"))
+    if "D" in groups:
+        items.append(LegendItem("swatch", DRAW_COLOUR, "D-position: a draw"))
+    items.append(
+        LegendItem("line", P_COLOUR, "winning move (into a misère P-position)", thick=True)
+    )
     items.append(LegendItem("line", MOVE_COLOUR, "other move"))
     if start:
         items.append(LegendItem("start", START_BORDER, "where the drawing starts"))
@@ -251,33 +325,38 @@ def draw_graph(graph: nx.DiGraph, *, title: str | None = None) -> GraphPage:
     """
     meta = graph.graph
     start = meta.get("centre", meta.get("root"))
-    level = layers(graph)
+    misere = meta.get("convention") == "misere"
+    level = drawing_layers(graph, start)
     widest = max((len(_short(str(n))) for n in graph), default=1)
     step = max(90.0, 8.0 * widest + 30.0)
     where = layout(graph, level, dx=step, dy=ROW)
     ids = {node: i for i, node in enumerate(graph)}
     values: set[int | None] = set()
+    groups: set[str] = set()
     succ = graph._succ
     tooltips = _tooltips()
     nodes = []
     for node, attrs in graph.nodes.items():
         text = str(node)
         value = attrs.get("grundy")
+        group = _node_group(attrs, misere)
         values.add(value)
+        groups.add(group)
         x, y = where[node]
+        shown = _value_text(attrs, misere)
         item = {
             "id": ids[node],
-            "group": _group(value),
+            "group": group,
             "position": text,
             "grundy": value,
             "outcome": attrs.get("outcome"),
             "x": x,
             "y": y,
             "level": level[node],
-            "label": f"{_short(text)}\nG {'?' if value is None else value}",
+            "label": f"{_short(text)}\n{shown}",
             "tooltip": tooltips.state(
                 text,
-                value,
+                None if group == "unsolved" else shown.removeprefix("G "),
                 outcome_text(attrs.get("outcome")),
                 attrs.get("remoteness"),
                 attrs.get("moves"),
@@ -297,7 +376,7 @@ def draw_graph(graph: nx.DiGraph, *, title: str | None = None) -> GraphPage:
         if (a, b) in bent:
             kind, roundness = bent[a, b]
             edge["smooth"] = {"enabled": True, "type": kind, "roundness": roundness}
-        if graph.nodes[b].get("grundy") == 0:
+        if graph.nodes[b].get("outcome") == "P":
             edge.update(
                 color={"color": P_COLOUR, "inherit": False},
                 width=3.5,
@@ -308,12 +387,18 @@ def draw_graph(graph: nx.DiGraph, *, title: str | None = None) -> GraphPage:
     heading = title or _heading(meta, start)
     summary = (
         f"{_count(len(nodes), 'state')} and {_count(len(edges), 'move')} drawn"
-        f" ({_count(sum(1 for n in nodes if n['grundy'] == 0), 'P-position')}), one row per layer: "
-        "every move goes down."
+        f" ({_count(sum(1 for n in nodes if n['outcome'] == 'P'), 'P-position')}), "
+        + (
+            "one row per layer: every move goes down."
+            if _acyclic(level, graph)
+            else "rows by fewest moves from the start (the graph has cycles: some moves go up)."
+        )
+        + (" Misère play: the player who moves last loses." if misere else "")
     )
     default = bool(meta.get("default_budget"))
     note = _cut_note(len(nodes), states, default=default) if meta.get("cut") else ""
-    drawing = Drawing(heading, [summary], note, _legend(values, start=start in ids), nodes, edges)
+    legend = _legend(values, start=start in ids, groups=groups, misere=misere)
+    drawing = Drawing(heading, [summary], note, legend, nodes, edges)
     return GraphPage(
         _render(drawing),
         len(nodes),
@@ -327,6 +412,10 @@ def draw_graph(graph: nx.DiGraph, *, title: str | None = None) -> GraphPage:
 
 
 Point = tuple[float, float]
+
+
+def _acyclic(level: Mapping[Hashable, int], graph: nx.DiGraph) -> bool:
+    return all(level[a] < level[b] for a, b in graph.edges)
 
 
 def _bends(

@@ -27,6 +27,12 @@ N_COLOURS = (
 HIGH_COLOUR = "#d9d9d9"
 #: Fill of states whose value is not known (a stored build that was stopped).
 UNSOLVED_COLOUR = "#ffffff"
+#: Fill of D-positions (draws, in games with cycles: always of value ∞(K) with 0 not in K).
+DRAW_COLOUR = "#9e9ac8"
+#: Fill of N-positions of infinite value ∞(K), 0 in K (games with cycles).
+INFINITE_COLOUR = "#fe9929"
+#: Fill of N-positions in misère play (drawn by outcome: misère values do not add up).
+MISERE_N_COLOUR = "#a6cee3"
 #: Border of the state a drawing starts from.
 START_BORDER = "#1f4e9e"
 #: Moves that are not winning moves.

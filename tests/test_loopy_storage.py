@@ -1,0 +1,270 @@
+"""Stored games with cycles (``graph:FILE``) on SQLite and PostgreSQL: imports store γ with its
+escapes and outcome D; random edits that create and break cycles leave every stored value equal
+to a labelling from scratch (checked against the definition too); queries filter by D and ∞."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import networkx as nx
+import pytest
+import sqlalchemy as sa
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from explorer.cli import main
+from explorer.errors import CyclicGraphError, EditError
+from explorer.games.loopy import GraphGame
+from explorer.incremental import Edit
+from explorer.solver.loopy import Infinite, label_vertices, outcome_of
+from explorer.storage import Database
+from tests.test_incremental import random_edit
+from tests.test_incremental_storage import database, files  # noqa: F401 (fixtures)
+from tests.test_loopy import check_definition, plain_retrograde
+
+_names = iter(range(10**6))
+
+
+def write_graph(folder: Path, graph: nx.DiGraph) -> Path:
+    path = folder / f"loopy{next(_names)}.json"
+    path.write_text(json.dumps({"vertices": list(graph.nodes), "edges": list(graph.edges)}))
+    return path
+
+
+def stored_values(db: Database, spec: str) -> tuple[nx.DiGraph, dict[str, tuple]]:
+    """The stored graph and, per state: grundy, escapes, outcome, remoteness, value_build_id."""
+    with db.engine.connect() as conn:
+        game = conn.execute(sa.text("SELECT id FROM games WHERE spec = :s"), {"s": spec}).scalar()
+        rows = conn.execute(
+            sa.text(
+                "SELECT key, grundy, escapes, outcome, remoteness, value_build_id "
+                "FROM states WHERE game_id = :g"
+            ),
+            {"g": game},
+        ).all()
+        edges = conn.execute(
+            sa.text(
+                "SELECT a.key, b.key FROM edges AS e "
+                "JOIN states AS a ON a.game_id = e.game_id AND a.id = e.src "
+                "JOIN states AS b ON b.game_id = e.game_id AND b.id = e.dst "
+                "WHERE e.game_id = :g"
+            ),
+            {"g": game},
+        ).all()
+    graph = nx.DiGraph()
+    graph.add_nodes_from(r[0] for r in rows)
+    graph.add_edges_from(tuple(e) for e in edges)
+    return graph, {r[0]: tuple(r[1:]) for r in rows}
+
+
+def assert_labelled(db: Database, spec: str, expected: nx.DiGraph) -> dict[str, tuple]:
+    """Stored values equal γ of `expected` labelled from scratch, which satisfies the definition;
+    outcomes equal a plain retrograde analysis."""
+    graph, rows = stored_values(db, spec)
+    assert sorted(graph.nodes) == sorted(expected.nodes)
+    assert sorted(graph.edges) == sorted(expected.edges)
+    nodes = sorted(expected.nodes)
+    index = {n: i for i, n in enumerate(nodes)}
+    succ = [[index[w] for w in expected.successors(n)] for n in nodes]
+    labels = label_vertices(succ)
+    check_definition(succ, labels.values, labels.counters)
+    retro = plain_retrograde(succ)
+    for n, value, outcome in zip(nodes, labels.values, retro, strict=True):
+        grundy, escapes, stored_outcome, far, _ = rows[n]
+        if isinstance(value, Infinite):
+            assert grundy is None and escapes == ",".join(map(str, sorted(value.escapes))), n
+        else:
+            assert (grundy, escapes) == (value, None), n
+        assert stored_outcome == outcome == outcome_of(value), n
+        assert (far is None) == (outcome == "D"), n
+    return rows
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_random_edits_to_a_stored_graph_with_cycles_match_a_labelling_from_scratch(
+    database: Database,  # noqa: F811
+    files: Path,  # noqa: F811
+    data: st.DataObject,
+) -> None:
+    n = data.draw(st.integers(2, 8), label="states")
+    pairs = data.draw(
+        st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=2 * n)
+    )
+    graph = nx.DiGraph()
+    graph.add_nodes_from(f"v{i}" for i in range(n))
+    graph.add_edges_from((f"v{a}", f"v{b}") for a, b in pairs)
+    report = database.import_graph(GraphGame(str(write_graph(files, graph))))
+    spec = "graph:" + str(Path(report.game.partition(":")[2]).resolve())
+    if not report.game.startswith("graph:/"):
+        spec = "graph:" + str((Path.cwd() / report.game.partition(":")[2]).resolve())
+    mirror = graph.copy()
+    assert_labelled(database, spec, mirror)
+    cycles_made = cycles_broken = 0
+    for step in range(data.draw(st.integers(1, 5), label="edits")):
+        edit = random_edit(data.draw, mirror, fresh=f"n{step}_")
+        if data.draw(st.booleans(), label="self-loop") and mirror.number_of_nodes():
+            v = data.draw(st.sampled_from(sorted(mirror)), label="loop at")
+            if not mirror.has_edge(v, v) and v not in edit.remove_states:
+                edit = Edit(
+                    edit.add_states,
+                    edit.remove_states,
+                    (*edit.add_edges, (v, v)),
+                    edit.remove_edges,
+                )
+        if not edit:
+            continue
+        trial = mirror.copy()
+        trial.remove_edges_from(edit.remove_edges)
+        trial.remove_nodes_from(edit.remove_states)
+        trial.add_nodes_from(edit.add_states)
+        trial.add_edges_from(edit.add_edges)
+        before = stored_values(database, spec)[1]
+        try:
+            result = database.edit(spec, edit)
+        except EditError:  # an edit random_edit made inconsistent: nothing may change
+            assert stored_values(database, spec)[1] == before
+            continue
+        was_dag = nx.is_directed_acyclic_graph(mirror)
+        cycles_made += was_dag and not nx.is_directed_acyclic_graph(trial)
+        cycles_broken += not was_dag and nx.is_directed_acyclic_graph(trial)
+        mirror = trial
+        rows = assert_labelled(database, spec, mirror)
+        for key, row in rows.items():  # exactly the changed values point to this edit
+            old = before.get(key)
+            if old is None or old[:4] != row[:4]:
+                assert row[4] == result.build_id, key
+            else:
+                assert row[4] == old[4], key
+        assert result.changed == len(result.values)
+
+
+def test_an_edit_can_create_and_break_a_cycle(database: Database, files: Path) -> None:  # noqa: F811
+    graph = nx.DiGraph([("a", "b"), ("b", "t")])
+    spec = database.import_graph(GraphGame(str(write_graph(files, graph)))).game
+    assert database.state(spec, "a")["grundy"] == 0
+    made = database.edit(spec, Edit(add_edges=(("b", "a"),)))  # a -> b -> a: still decided
+    assert (database.state(spec, "a")["grundy"], database.state(spec, "b")["grundy"]) == (0, 1)
+    assert made.changed == 0 and made.reexamined == 2
+    looped = database.edit(spec, Edit(add_edges=(("t", "t"),)))  # the end becomes a pass
+    a = database.state(spec, "a")
+    assert (a["grundy"], a["infinite"], a["escapes"], a["outcome"]) == (None, True, [], "D")
+    assert looped.reexamined == 3 and looped.changed == 3
+    assert {v.position: v.value for v in looped.values} == {"a": "∞", "b": "∞", "t": "∞"}
+    broken = database.edit(spec, Edit(remove_edges=(("t", "t"), ("b", "a"))))
+    assert [database.state(spec, s)["grundy"] for s in "abt"] == [0, 1, 0]
+    assert broken.changed == 3
+    with pytest.raises(EditError) as error:
+        database.edit(spec, Edit(add_edges=(("a", "zz"),)))
+    assert str(error.value) == "no state 'zz' in the graph (add it in the same edit)"
+
+
+def test_queries_filter_by_draw_and_infinity(database: Database) -> None:  # noqa: F811
+    game = GraphGame(str(Path(REPO_DATA) / "loopy.json"))
+    spec = database.import_graph(game).game
+    draws = database.states(spec, outcome="D")
+    assert sorted(s["position"] for s in draws["states"]) == ["c", "f"]
+    infinite = database.states(spec, infinite=True)
+    assert sorted(s["position"] for s in infinite["states"]) == ["c", "d", "f"]
+    assert [s["escapes"] for s in infinite["states"] if s["position"] == "d"] == [[0]]
+    finite = database.states(spec, infinite=False)
+    assert sorted(s["position"] for s in finite["states"]) == ["a", "b", "e", "t"]
+    d = database.state(spec, "d")
+    assert (d["grundy"], d["infinite"], d["escapes"], d["outcome"], d["remoteness"]) == (
+        None,
+        True,
+        [0],
+        "N",
+        1,
+    )
+    with database.engine.connect() as conn:
+        rows = conn.execute(
+            sa.text("SELECT position, grundy, escapes, outcome FROM state_values WHERE game = :g "
+                    "AND outcome = 'D' ORDER BY position"),
+            {"g": "graph:" + str((Path(REPO_DATA) / "loopy.json").resolve())},
+        ).all()  # fmt: skip
+    assert [tuple(r) for r in rows] == [("c", None, "", "D"), ("f", None, "", "D")]
+
+
+REPO_DATA = Path(__file__).resolve().parent.parent / "data"
+
+
+def test_cli_import_query_and_edit_of_a_graph_with_cycles(tmp_path: Path) -> None:
+    source = tmp_path / "ring.edges"
+    source.write_text("a b\nb c\nc a\nc t\n")
+    db = str(tmp_path / "games.db")
+    runner = CliRunner()
+    result = runner.invoke(main, ["import", str(source), "--db", db])
+    assert result.exit_code == 1 and "(play it as graph:" in result.stderr
+    assert not Path(db).exists()
+    result = runner.invoke(main, ["import", f"graph:{source}", "--db", db])
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == f"imported graph:{source} (build 1): 4 states, 4 edges, solved\n"
+    spec = f"graph:{source}"
+    result = runner.invoke(main, ["query", spec, "--outcome", "D", "--db", db, "--json"])
+    assert json.loads(result.stdout)["total"] == 0
+    result = runner.invoke(main, ["query", spec, "c", "--db", db])
+    assert "grundy      2\n" in result.stdout  # a = 1, b = 0, c = mex{1, 0}
+    result = runner.invoke(main, ["edit", spec, "--remove-edge", "c", "t", "--db", db])
+    assert result.exit_code == 0, result.stderr
+    assert "re-examined 3 states, 3 values changed" in result.stdout
+    assert "2 -> ∞" in result.stdout and "P -> D" in result.stdout
+    result = runner.invoke(main, ["query", spec, "--infinite", "--db", db])
+    assert result.exit_code == 0 and "∞" in result.stdout and "3 of 3" in result.stdout
+    result = runner.invoke(main, ["query", spec, "--outcome", "D", "--db", db, "--json"])
+    assert sorted(s["position"] for s in json.loads(result.stdout)["states"]) == ["a", "b", "c"]
+
+
+def test_a_dag_game_still_refuses_a_cycle(tmp_path: Path) -> None:
+    source = tmp_path / "line.edges"
+    source.write_text("a b\n")
+    db = str(tmp_path / "games.db")
+    runner = CliRunner()
+    assert runner.invoke(main, ["import", str(source), "--db", db]).exit_code == 0
+    result = runner.invoke(main, ["edit", f"dag:{source}", "--add-edge", "b", "a", "--db", db])
+    assert result.exit_code == 1
+    assert result.stderr.startswith("Error: the edit would create a cycle")
+    assert CyclicGraphError.__name__  # the library error behind it
+
+
+def test_verify_labels_a_game_with_cycles_again(tmp_path: Path) -> None:
+    db = str(tmp_path / "games.db")
+    runner = CliRunner()
+    spec = f"graph:{REPO_DATA / 'loopy.json'}"
+    assert runner.invoke(main, ["import", spec, "--db", db]).exit_code == 0
+    result = runner.invoke(main, ["verify", "--db", db])
+    assert result.exit_code == 0, result.output
+    engine = sa.create_engine(f"sqlite:///{db}")
+    with engine.begin() as conn:
+        conn.exec_driver_sql(
+            "UPDATE states SET grundy = 0, escapes = NULL, outcome = 'P' WHERE key = 'f'"
+        )
+    engine.dispose()
+    result = runner.invoke(main, ["verify", "--db", db])
+    assert result.exit_code == 1
+    assert (
+        " f: value: stored 0 P (remoteness None), the labelling of the stored moves gives ∞ D "
+        "(remoteness None)" in result.stdout
+    )
+
+
+def test_the_readme_session_of_a_stored_graph_with_cycles_is_real(tmp_path: Path) -> None:
+    import os
+    import shutil
+    import subprocess
+
+    from tests.test_docs import session_blocks
+
+    (tmp_path / "data").mkdir()
+    shutil.copy(REPO_DATA / "loopy.json", tmp_path / "data" / "loopy.json")
+    cases = [c for c in session_blocks() if "graph:data/loopy.json" in c[0] and (
+        c[0].split()[1] in {"import", "query", "edit"})]  # fmt: skip
+    assert [c[0].split()[1] for c in cases] == ["import", "query", "edit"]
+    env = dict(os.environ, COLUMNS="100", EXPLORER_DB=str(tmp_path / "explorer.db"))
+    for command, expected in cases:
+        result = subprocess.run(
+            ["bash", "-c", command], capture_output=True, text=True, env=env, cwd=tmp_path
+        )
+        assert result.stdout + result.stderr == expected, command
