@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import click
 
-from explorer.cli import core, edit, storage, viz
+from explorer.cli import core, edit, serve, storage, viz
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -21,5 +21,5 @@ def main() -> None:
     """
 
 
-for command in [*core.COMMANDS, *storage.COMMANDS, *edit.COMMANDS, *viz.COMMANDS]:
+for command in [*core.COMMANDS, *storage.COMMANDS, *edit.COMMANDS, *viz.COMMANDS, *serve.COMMANDS]:
     main.add_command(command)

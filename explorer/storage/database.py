@@ -35,10 +35,16 @@ Direction = Literal["out", "in", "both"]
 
 #: Largest graph `neighbourhood` and `subgraph` put in memory unless told otherwise.
 MAX_GRAPH_STATES = 200_000
+#: Keys looked up per query by `Database.lookup` (SQLite allows 32,766 parameters).
+LOOKUP_CHUNK = 500
 
 _STATE_FIELDS = (
     "s.id, s.key, s.grundy, s.outcome, s.remoteness, s.depth, s.height, s.expanded, s.escapes"
 )
+#: States reached by moves: edges first, then each state by its key. SQLite plans a CROSS JOIN
+#: in the order written; without it, and without statistics, it may walk every state of the game
+#: in id order looking for the few a move reaches (seconds on a million states).
+_EDGES_THEN_STATES = "edges AS e CROSS JOIN states AS s WHERE s.game_id = e.game_id"
 
 
 P = ParamSpec("P")
@@ -383,9 +389,8 @@ class Database:
         ).scalar_one()
         rows = conn.execute(
             sa.text(
-                f"SELECT {_STATE_FIELDS} FROM edges AS e JOIN states AS s "
-                f"ON s.game_id = e.game_id AND s.id = e.{far} "
-                f"WHERE e.game_id = :g AND e.{near} = :s ORDER BY s.id LIMIT :n OFFSET :o"
+                f"SELECT {_STATE_FIELDS} FROM {_EDGES_THEN_STATES} AND s.id = e.{far} "
+                f"AND e.game_id = :g AND e.{near} = :s ORDER BY e.{far} LIMIT :n OFFSET :o"
             ),
             {"g": game_id, "s": state, "n": limit, "o": offset},
         )
@@ -429,13 +434,15 @@ class Database:
         infinite: bool | None = None,
         limit: int = 20,
         offset: int = 0,
+        count: bool = True,
     ) -> QueryResult:
         """One page of a game's stored states, filtered, in discovery order.
 
         `outcome` is ``"P"``, ``"N"`` or ``"D"`` (a draw, in a game with cycles); `infinite`
         True keeps the states of value ∞(K), False the finite ones. Returns ``{"game",
         "total", "offset", "limit", "states": [...]}`` where ``total`` counts every state
-        matching the filters.
+        matching the filters. Counting reads every state of the game; with ``count=False`` it
+        is skipped (``total`` is None) and ``"more"`` says whether states follow this page.
         """
         where = ["game_id = :g"]
         params: dict[str, object] = {"n": limit, "o": offset}
@@ -453,9 +460,13 @@ class Database:
         condition = " AND ".join(where)
         with self.engine.connect() as conn:
             params["g"], spec = self._game(conn, spec)
-            total = conn.execute(
-                sa.text(f"SELECT COUNT(*) FROM states WHERE {condition}"), params
-            ).scalar_one()
+            total = None
+            if count:
+                total = conn.execute(
+                    sa.text(f"SELECT COUNT(*) FROM states WHERE {condition}"), params
+                ).scalar_one()
+            else:
+                params["n"] = limit + 1
             rows = conn.execute(
                 sa.text(
                     f"SELECT {_STATE_FIELDS} FROM states AS s WHERE {condition} "
@@ -464,7 +475,10 @@ class Database:
                 params,
             )
             found = [_state_dict(r) for r in rows]
-        return QueryResult(game=spec, total=total, offset=offset, limit=limit, states=found)
+        more = len(found) > limit if total is None else offset + len(found) < total
+        return QueryResult(
+            game=spec, total=total, offset=offset, limit=limit, states=found[:limit], more=more
+        )
 
     @_translated("read")
     def games(self) -> list[dict[str, Any]]:
@@ -557,6 +571,218 @@ class Database:
             "max_height": totals.max_height,
             "builds": builds,
         }
+
+    # -- browsing (explorer serve): bounded reads, one page at a time --------------------
+    @_translated("read")
+    def building(self) -> set[str]:
+        """The games with a build still marked running (running now, or killed while running)."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                sa.text(
+                    "SELECT DISTINCT g.spec FROM builds AS b JOIN games AS g ON g.id = b.game_id "
+                    "WHERE b.status = 'running'"
+                )
+            )
+            return {r.spec for r in rows}
+
+    @_translated("read")
+    def version(self) -> tuple[object, ...]:
+        """Changes whenever a build, import or edit starts or finishes (for caches of counts)."""
+        with self.engine.connect() as conn:
+            row = conn.execute(
+                sa.text(
+                    "SELECT COUNT(*) AS n, MAX(id) AS last, MAX(finished_at) AS finished, "
+                    "SUM(CASE WHEN status = 'running' THEN 1 ELSE 0 END) AS running FROM builds"
+                )
+            ).one()
+        return (row.n, row.last, str(row.finished), row.running)
+
+    @_translated("read")
+    def best_moves(
+        self, spec: str, position: str, *, limit: int = 100, offset: int = 0
+    ) -> dict[str, Any]:
+        """One page of the moves from a position, best first for the player making them.
+
+        Moves into P-positions (winning moves) come first, quickest win first; then draws;
+        then moves into N-positions, longest defence first; moves into unsolved states last.
+        Returns ``{"game", "position", "total", "offset", "limit", "states": [...]}``.
+
+        Examples
+        --------
+        >>> db = open_database("sqlite://")
+        >>> _ = db.build("nim", "1,2")
+        >>> [s["position"] for s in db.best_moves("nim", "1,2")["states"]]
+        ['1,1', '2', '1']
+        >>> db.close()
+        """
+        spec, key, problem = self._position(spec, position)
+        with self.engine.connect() as conn:
+            game_id, spec = self._game(conn, spec)
+            row = self._state_row(conn, game_id, spec, key, problem)
+            params = {"g": game_id, "s": row.id, "n": limit, "o": offset}
+            total = conn.execute(
+                sa.text("SELECT COUNT(*) FROM edges WHERE game_id = :g AND src = :s"), params
+            ).scalar_one()
+            rows = conn.execute(
+                sa.text(
+                    f"SELECT {_STATE_FIELDS} FROM {_EDGES_THEN_STATES} AND s.id = e.dst "
+                    "AND e.game_id = :g AND e.src = :s "
+                    "ORDER BY CASE s.outcome WHEN 'P' THEN 0 WHEN 'D' THEN 1 WHEN 'N' THEN 2 "
+                    "ELSE 3 END, CASE WHEN s.outcome = 'P' THEN s.remoteness "
+                    "ELSE -s.remoteness END, s.id LIMIT :n OFFSET :o"
+                ),
+                params,
+            )
+            found = [_state_dict(r) for r in rows]
+        return {
+            "game": spec,
+            "position": key,
+            "total": total,
+            "offset": offset,
+            "limit": limit,
+            "states": found,
+        }
+
+    @_translated("read")
+    def lookup(self, spec: str, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """The stored states among `keys` (canonical texts), by key; keys not stored are left out.
+
+        Examples
+        --------
+        >>> db = open_database("sqlite://")
+        >>> _ = db.build("nim", "2")
+        >>> sorted((k, v["grundy"]) for k, v in db.lookup("nim", ["1", "2", "3"]).items())
+        [('1', 1), ('2', 2)]
+        >>> db.close()
+        """
+        found: dict[str, dict[str, Any]] = {}
+        with self.engine.connect() as conn:
+            game_id, spec = self._game(conn, spec)
+            query = sa.text(
+                f"SELECT {_STATE_FIELDS} FROM states AS s WHERE game_id = :g AND key IN :keys"
+            ).bindparams(sa.bindparam("keys", expanding=True))
+            unique = list(dict.fromkeys(keys))
+            for start in range(0, len(unique), LOOKUP_CHUNK):
+                chunk = unique[start : start + LOOKUP_CHUNK]
+                for row in conn.execute(query, {"g": game_id, "keys": chunk}):
+                    found[row.key] = _state_dict(row)
+        return found
+
+    @_translated("read")
+    def first_illegal_move(self, spec: str, keys: Sequence[str]) -> int | None:
+        """Where a line of play (canonical position texts) leaves the stored moves, or None.
+
+        Returns the index ``i`` of the first position that is not stored, or (for ``i > 0``)
+        not reached by a stored move from position ``i - 1``.
+
+        Examples
+        --------
+        >>> db = open_database("sqlite://")
+        >>> _ = db.build("nim", "3")
+        >>> db.first_illegal_move("nim", ["3", "1", "0"]), db.first_illegal_move("nim", ["1", "2"])
+        (None, 1)
+        >>> db.close()
+        """
+        query = sa.text(
+            "SELECT id, key FROM states WHERE game_id = :g AND key IN :keys"
+        ).bindparams(sa.bindparam("keys", expanding=True))
+        with self.engine.connect() as conn:
+            game_id, spec = self._game(conn, spec)
+            unique = list(dict.fromkeys(keys))
+            ids: dict[str, int] = {}
+            for start in range(0, len(unique), LOOKUP_CHUNK):
+                chunk = unique[start : start + LOOKUP_CHUNK]
+                ids.update(
+                    (r.key, r.id) for r in conn.execute(query, {"g": game_id, "keys": chunk})
+                )
+            for i, key in enumerate(keys):
+                if key not in ids:
+                    return i
+                if (
+                    i
+                    and not conn.execute(
+                        sa.text("SELECT 1 FROM edges WHERE game_id = :g AND src = :a AND dst = :b"),
+                        {"g": game_id, "a": ids[keys[i - 1]], "b": ids[key]},
+                    ).first()
+                ):
+                    return i
+        return None
+
+    @_translated("read")
+    def nearby(self, spec: str, position: str, *, depth: int = 2, limit: int = 200) -> nx.DiGraph:
+        """At most `limit` states nearest a position (moves followed both ways) and their moves.
+
+        Breadth first, `depth` moves at most, forward moves before backward ones at each
+        distance; each step reads at most the states still wanted, so a state with a million
+        predecessors costs no more than one with ten. Nodes and attributes are those of
+        `neighbourhood`, plus ``moves`` (the number of moves from the state, when it is
+        drawn); graph attributes ``game``, ``centre``, ``radius`` and ``cut`` (True when
+        states within `depth` moves were left out).
+
+        Examples
+        --------
+        >>> db = open_database("sqlite://")
+        >>> _ = db.build("nim", "1,2,3")
+        >>> graph = db.nearby("nim", "1,2", depth=1, limit=5)
+        >>> graph.number_of_nodes(), graph.graph["cut"]
+        (5, True)
+        >>> db.close()
+        """
+        spec, key, problem = self._position(spec, position)
+        with self.engine.connect() as conn:
+            game_id, spec = self._game(conn, spec)
+            root = self._state_row(conn, game_id, spec, key, problem)
+            rows = {root.id: root}
+            frontier, cut = [root.id], False
+            for _ in range(depth):
+                found: list[int] = []
+                for near, far in (("src", "dst"), ("dst", "src")):
+                    wanted = limit - len(rows)
+                    if wanted <= 0:
+                        cut = cut or bool(frontier)
+                        break
+                    step = conn.execute(
+                        sa.text(
+                            f"SELECT DISTINCT {_STATE_FIELDS} FROM {_EDGES_THEN_STATES} "
+                            f"AND s.id = e.{far} AND e.game_id = :g AND e.{near} IN :ids "
+                            f"AND e.{far} NOT IN :seen "
+                            "LIMIT :n"
+                        ).bindparams(
+                            sa.bindparam("ids", expanding=True),
+                            sa.bindparam("seen", expanding=True),
+                        ),
+                        {"g": game_id, "ids": frontier, "seen": list(rows), "n": wanted + 1},
+                    ).all()
+                    # no ORDER BY: it would read every neighbour of a hub before the LIMIT
+                    if len(step) > wanted:
+                        cut, step = True, step[:wanted]
+                    for row in step:
+                        rows[row.id] = row
+                        found.append(row.id)
+                frontier = found
+                if not frontier:
+                    break
+            ids = list(rows)
+            edges = conn.execute(
+                sa.text(
+                    "SELECT src, dst FROM edges WHERE game_id = :g AND src IN :ids AND dst IN :ids"
+                ).bindparams(sa.bindparam("ids", expanding=True)),
+                {"g": game_id, "ids": ids},
+            ).all()
+            moves: dict[int, int] = dict(
+                conn.execute(
+                    sa.text(
+                        "SELECT src, COUNT(*) FROM edges WHERE game_id = :g AND src IN :ids "
+                        "GROUP BY src"
+                    ).bindparams(sa.bindparam("ids", expanding=True)),
+                    {"g": game_id, "ids": ids},
+                ).all()
+            )
+        graph = self._graph(spec, key, list(rows.values()), edges)
+        for row in rows.values():
+            graph.nodes[row.key]["moves"] = moves.get(row.id, 0) if row.expanded else None
+        graph.graph.update(centre=key, radius=depth, cut=cut)
+        return graph
 
     # -- NetworkX subgraphs ---------------------------------------------------------------
     @_translated("read")
@@ -681,7 +907,9 @@ class Database:
         return graph
 
 
-def open_database(url: str | None = None, *, create: bool = True) -> Database:
+def open_database(
+    url: str | None = None, *, create: bool = True, read_only: bool = False
+) -> Database:
     """Open (creating or upgrading as needed) the database a URL or file path names.
 
     Parameters
@@ -691,6 +919,9 @@ def open_database(url: str | None = None, *, create: bool = True) -> Database:
         ``$EXPLORER_DB`` or else ``./explorer.db``. ``sqlite://`` is a database in memory.
     create : bool
         With False, a SQLite file that does not exist is an error (for commands that read).
+    read_only : bool
+        With True, the database must exist at the newest schema, and every write through this
+        object fails (the connection itself is read-only): for servers and viewers.
 
     Returns
     -------
@@ -707,4 +938,4 @@ def open_database(url: str | None = None, *, create: bool = True) -> Database:
     ...     db.games()
     []
     """
-    return Database(create_engine(url, create=create))
+    return Database(create_engine(url, create=create, read_only=read_only))

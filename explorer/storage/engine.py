@@ -11,6 +11,7 @@ import re
 import sqlite3
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import sqlalchemy as sa
 from alembic import command
@@ -37,6 +38,8 @@ DEFAULT_PATH = "explorer.db"
 ENV_VAR = "EXPLORER_DB"
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
+#: PostgreSQL sessions of a read-only database: every transaction refuses writes.
+READ_ONLY = "-c default_transaction_read_only=on"
 
 #: Per-connection SQLite settings: safe with WAL, and fast for bulk writes.
 SQLITE_PRAGMAS = (
@@ -144,7 +147,9 @@ def head_revision() -> str:
     return head
 
 
-def create_engine(url: str | None = None, *, create: bool = True) -> Engine:
+def create_engine(
+    url: str | None = None, *, create: bool = True, read_only: bool = False
+) -> Engine:
     """Open a database, check its schema, and upgrade it to the newest revision.
 
     This is the only place that connects; `explorer.storage.open_database` wraps it.
@@ -160,13 +165,19 @@ def create_engine(url: str | None = None, *, create: bool = True) -> Engine:
         When a newer explorer wrote the database; nothing is written.
 
     With ``create=False`` a SQLite file that does not exist is an error, not a new database:
-    commands that only read must not leave an empty database behind.
+    commands that only read must not leave an empty database behind. With ``read_only=True``
+    every connection refuses writes (SQLite opened with ``mode=ro``, PostgreSQL sessions with
+    ``default_transaction_read_only``) and a schema older than the code is refused, not upgraded.
     """
     resolved = resolve_url(url)
     shown = _shown(resolved)
     if resolved.get_backend_name() == "sqlite":
-        engine = _sqlite_engine(resolved, create=create)
+        engine = _sqlite_engine(resolved, create=create and not read_only, read_only=read_only)
     else:
+        if read_only:  # added to the URL's own options (a search_path, say), not replacing them
+            options = resolved.query.get("options", "")
+            options = " ".join([*([options] if isinstance(options, str) else options), READ_ONLY])
+            resolved = resolved.update_query_dict({"options": options.strip()})
         try:
             engine = sa.create_engine(resolved, connect_args={"connect_timeout": 10})
         except ImportError as error:
@@ -175,7 +186,7 @@ def create_engine(url: str | None = None, *, create: bool = True) -> Engine:
                 f"installed ({error}); install it with: pip install 'psycopg[binary]'"
             ) from None
     try:
-        _check_and_upgrade(engine, shown)
+        _check_and_upgrade(engine, shown, upgrade=not read_only)
     except ExplorerError:
         engine.dispose()
         raise
@@ -255,8 +266,10 @@ def database_error(error: BaseException, shown: str, verb: str) -> DatabaseError
     return DatabaseError(f"cannot {verb} database {shown!r}: {text}")
 
 
-def _sqlite_engine(url: URL, *, create: bool = True) -> Engine:
+def _sqlite_engine(url: URL, *, create: bool = True, read_only: bool = False) -> Engine:
     path = url.database
+    if read_only and (not path or path == ":memory:"):
+        raise DatabaseError("a database in memory cannot be opened read-only (name a file)")
     if not path or path == ":memory:":
         # one shared connection, or every checkout would see a new empty database
         engine = sa.create_engine(
@@ -269,7 +282,16 @@ def _sqlite_engine(url: URL, *, create: bool = True) -> Engine:
                 "POSITION, or name another with --db)"
             )
         _check_sqlite_file(Path(path), _shown(url))
-        engine = sa.create_engine(url)
+        if read_only:
+            # a URI names the file exactly (quoted), and mode=ro makes SQLite refuse every write
+            # while still reading a WAL database that a build is writing
+            location = "file:" + quote(str(Path(path).resolve())) + "?mode=ro"
+            engine = sa.create_engine(
+                url,  # names the dialect and the file in messages; the creator connects
+                creator=lambda: sqlite3.connect(location, uri=True, check_same_thread=False),
+            )
+        else:
+            engine = sa.create_engine(url)
     event.listen(engine, "connect", _sqlite_connect)
     event.listen(engine, "begin", _sqlite_begin)
     return engine
@@ -325,8 +347,11 @@ def _sqlite_begin(connection: sa.Connection) -> None:
     connection.exec_driver_sql("BEGIN")
 
 
-def _check_and_upgrade(engine: Engine, shown: str) -> None:
-    """Refuse foreign or newer schemas without writing; then migrate to head in one transaction."""
+def _check_and_upgrade(engine: Engine, shown: str, *, upgrade: bool = True) -> None:
+    """Refuse foreign or newer schemas without writing; then migrate to head in one transaction.
+
+    Without `upgrade`, a schema that is not the newest is refused instead.
+    """
     script = ScriptDirectory.from_config(alembic_config())
     head = script.get_current_head()
     with engine.connect() as connection:
@@ -359,6 +384,17 @@ def _check_and_upgrade(engine: Engine, shown: str) -> None:
                 )
         if current == head:
             return
+        if not upgrade and current is None:
+            raise DatabaseError(
+                f"database {shown!r} holds no explorer schema and is open read-only: store a "
+                "game in it first (explorer build SPEC POSITION --db URL)"
+            )
+        if not upgrade:
+            raise DatabaseError(
+                f"database {shown!r} has schema revision {current!r}, older than this explorer's "
+                f"{head!r}, and is open read-only: upgrade it first (any command that opens it, "
+                "such as explorer stats --db URL, does)"
+            )
     if engine.dialect.name == "sqlite":
         # persistent in the file, so set once here, only after the checks above passed, and
         # outside any transaction (SQLite ignores it inside one)

@@ -324,6 +324,35 @@ def draw_graph(graph: nx.DiGraph, *, title: str | None = None) -> GraphPage:
     (2, 1, False)
     """
     meta = graph.graph
+    drawing = graph_drawing(graph, title=title)
+    return GraphPage(
+        _render(drawing),
+        len(drawing.nodes),
+        len(drawing.edges),
+        int(meta.get("states", graph.number_of_nodes())),
+        bool(meta.get("cut")),
+        drawing.note,
+        False,
+        drawing,
+    )
+
+
+def graph_drawing(graph: nx.DiGraph, *, title: str | None = None) -> Drawing:
+    """What `draw_graph` shows, as data: nodes and edges styled and laid out, and the words.
+
+    The page is made from it, and so is each position page of `explorer serve`.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> g = nx.DiGraph([("1", "0")])
+    >>> g.add_nodes_from([("1", dict(grundy=1, outcome="N", remoteness=1)),
+    ...                   ("0", dict(grundy=0, outcome="P", remoteness=0))])
+    >>> drawing = graph_drawing(g)
+    >>> [(n["position"], n["group"], n["y"]) for n in drawing.nodes]
+    [('1', 'G1', 0.0), ('0', 'P', 110.0)]
+    """
+    meta = graph.graph
     start = meta.get("centre", meta.get("root"))
     misere = meta.get("convention") == "misere"
     level = drawing_layers(graph, start)
@@ -398,17 +427,7 @@ def draw_graph(graph: nx.DiGraph, *, title: str | None = None) -> GraphPage:
     default = bool(meta.get("default_budget"))
     note = _cut_note(len(nodes), states, default=default) if meta.get("cut") else ""
     legend = _legend(values, start=start in ids, groups=groups, misere=misere)
-    drawing = Drawing(heading, [summary], note, legend, nodes, edges)
-    return GraphPage(
-        _render(drawing),
-        len(nodes),
-        len(edges),
-        states,
-        bool(meta.get("cut")),
-        note,
-        False,
-        drawing,
-    )
+    return Drawing(heading, [summary], note, legend, nodes, edges)
 
 
 Point = tuple[float, float]

@@ -1,0 +1,91 @@
+"""`explorer serve` as the tests run it: a real uvicorn process on a free loopback port.
+
+Loaded with ``pytest_plugins = ["serve_fixtures"]``. `start_server` runs the command itself
+(``explorer serve --port 0 --json``), reads the address it prints, and stops it afterwards.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class Reply:
+    status: int
+    headers: dict[str, str]
+    body: str
+
+
+@dataclass
+class Server:
+    """A running server: its address, and plain HTTP requests to it (redirects not followed)."""
+
+    url: str
+    process: subprocess.Popen[str]
+
+    @property
+    def port(self) -> int:
+        return int(urlsplit(self.url).port or 80)
+
+    def request(
+        self, path: str, *, method: str = "GET", headers: dict[str, str] | None = None
+    ) -> Reply:
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        try:
+            connection.request(method, path, headers=headers or {})
+            response = connection.getresponse()
+            body = response.read().decode("utf-8", errors="replace")
+            return Reply(response.status, {k.lower(): v for k, v in response.getheaders()}, body)
+        finally:
+            connection.close()
+
+    def get(self, path: str) -> Reply:
+        return self.request(path)
+
+
+@contextmanager
+def start_server(db_url: str, *extra: str) -> Iterator[Server]:
+    """Run ``explorer serve --db DB_URL --port 0 --json``; yield once it listens."""
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", "from explorer.cli import main; main()", "serve", "--db", db_url]
+        + ["--port", "0", "--json", *extra],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=REPO,
+    )
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: lines.put(process.stdout.readline()), daemon=True).start()  # type: ignore[union-attr]
+    try:
+        try:
+            first = lines.get(timeout=60)
+        except queue.Empty:
+            first = ""
+        if not first:
+            process.kill()
+            raise AssertionError(f"explorer serve did not start: {process.stderr.read()}")  # type: ignore[union-attr]
+        yield Server(json.loads(first)["url"].rstrip("/"), process)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

@@ -1,0 +1,258 @@
+"""`explorer serve` in headless Chromium (Debian's, through Playwright), against a real uvicorn.
+
+The games page lists what `stats` lists; clicking a state in the graph goes to its page and the
+back button returns; the best move is a winning one exactly at N-positions; the app wins when it
+can, and loses to perfect play; hostile names stay text; no request leaves the app.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, quote, urlsplit
+
+import pytest
+from click.testing import CliRunner
+
+from explorer import load_game, solve
+from explorer.cli import main
+from tests.conftest import CHROMIUM_FLAGS
+from tests.serve_fixtures import REPO, Server, start_server
+
+pytestmark = pytest.mark.browser
+pytest_plugins = ["serve_fixtures"]
+
+HOSTILE_FILE = REPO / "data" / "hostile-labels.json"
+#: Set to a folder to keep the position page's screenshot there (the README's image).
+SCREENSHOTS = os.environ.get("EXPLORER_SCREENSHOTS")
+
+
+def run(*args: str) -> str:
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
+    tmp = tmp_path_factory.mktemp("serve-browser")
+    path = str(tmp / "games.db")
+    for spec, position in [("nim", "3,4,5"), ("kayles", "9"), ("wythoff", "5,6"), ("nim", "2,2,3")]:
+        run("build", spec, position, "--db", path)
+    hostile = tmp / "hostile-labels.json"
+    shutil.copy(HOSTILE_FILE, hostile)
+    run("import", str(hostile), "--db", path)
+    return path, f"dag:{hostile}"
+
+
+@pytest.fixture(scope="module")
+def server(stored: tuple[str, str]) -> Iterator[Server]:
+    with start_server(stored[0]) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def browser(chromium_path: str) -> Iterator[Any]:
+    import playwright.sync_api as playwright
+
+    with playwright.sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=chromium_path, args=CHROMIUM_FLAGS)
+        yield launched
+        launched.close()
+
+
+@dataclass
+class Tab:
+    """A browser tab on the app, recording every request, error and dialog."""
+
+    page: Any
+    server: Server
+    requests: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    dialogs: list[str] = field(default_factory=list)
+
+    def open(self, path: str) -> None:
+        self.page.goto(self.server.url + path)
+
+    def wait_for_graph(self) -> None:
+        self.page.wait_for_function("window.explorerDrawn === true", timeout=30_000)
+
+    def query(self) -> dict[str, list[str]]:
+        return parse_qs(urlsplit(self.page.url).query)
+
+    def heading(self) -> str:
+        return str(self.page.text_content("#position"))
+
+    def check_clean(self) -> None:
+        assert self.errors == [] and self.dialogs == []
+        outside = [u for u in self.requests if not u.startswith(self.server.url + "/")]
+        assert outside == []
+
+
+@pytest.fixture
+def tab(browser: Any, server: Server) -> Iterator[Tab]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    opened = Tab(page, server)
+    page.on("request", lambda r: opened.requests.append(r.url))
+    page.on("pageerror", lambda e: opened.errors.append(str(e)))
+    page.on(
+        "console",
+        lambda m: m.type in ("error", "warning") and opened.errors.append(f"{m.type}: {m.text}"),
+    )
+
+    def dialog(d: Any) -> None:
+        opened.dialogs.append(d.message)
+        d.dismiss()
+
+    page.on("dialog", dialog)
+    yield opened
+    context.close()
+
+
+def position_path(spec: str, position: str) -> str:
+    return f"/position?spec={quote(spec)}&p={quote(position)}"
+
+
+def test_games_page_lists_what_stats_lists(tab: Tab, stored: tuple[str, str]):
+    listed = json.loads(run("stats", "--db", stored[0], "--json"))
+    tab.open("/")
+    rows = tab.page.eval_on_selector_all(
+        "#games tbody tr",
+        """rows => rows.map(r => ({
+            game: r.querySelector('a.game').textContent,
+            states: Number(r.querySelector('.states').textContent.replace(/,/g, '')),
+            edges: Number(r.querySelector('.edges').textContent.replace(/,/g, '')),
+        }))""",
+    )
+    assert rows == listed and len(rows) == 4
+    tab.check_clean()
+
+
+def test_clicking_a_state_goes_to_its_page_and_back_returns(tab: Tab):
+    tab.open(position_path("nim", "3,4,5"))
+    tab.wait_for_graph()
+    assert tab.heading() == "3,4,5"
+    for target in ["1,4,5", "3,4"]:
+        at = tab.page.evaluate("p => window.explorerNodeAt(p)", target)
+        tab.page.mouse.click(at["x"], at["y"])
+        tab.page.wait_for_url(f"**{position_path('nim', target)}")
+        assert tab.heading() == target
+        assert tab.page.title().startswith(f"nim {target}")
+        tab.wait_for_graph()
+        tab.page.go_back()
+        tab.page.wait_for_url(lambda url: parse_qs(urlsplit(url).query).get("p") == ["3,4,5"])
+        assert tab.heading() == "3,4,5"
+        tab.wait_for_graph()
+    tab.page.go_forward()
+    tab.page.wait_for_url(lambda url: parse_qs(urlsplit(url).query).get("p") == ["3,4"])
+    assert tab.heading() == "3,4"
+    tab.check_clean()
+
+
+@pytest.mark.parametrize(
+    ("spec", "position"),
+    [("nim", "3,4,5"), ("nim", "1,4,5"), ("nim", "2,2,3"), ("nim", "2,2"), ("nim", "0")]
+    + [("octal:0.77", str(n)) for n in range(10)]
+    + [("wythoff", "1,2"), ("wythoff", "4,6"), ("wythoff", "3,5")],
+)
+def test_the_first_move_wins_exactly_at_n_positions(tab: Tab, spec: str, position: str):
+    game = load_game(spec)
+    key = game.format(game.parse(position))
+    tab.open(position_path(spec, key))
+    outcome = str(tab.page.text_content("#outcome"))
+    first = tab.page.query_selector("#moves li")
+    truth = solve(game, game.parse(key), method="graph").outcome
+    assert outcome.startswith(truth)
+    if first is None:
+        assert truth == "P"  # no move at all: the player to move loses
+        return
+    assert ("win" in str(first.get_attribute("class")).split()) == (truth == "N")
+    tab.check_clean()
+
+
+def _play(tab: Tab, choose: Any) -> tuple[str, list[str]]:
+    """Play the game in the tab until it ends, choosing our moves with `choose`."""
+    for _ in range(100):
+        result = tab.page.query_selector("#result")
+        if result is not None:
+            return str(result.get_attribute("data-winner")), tab.query()["p"]
+        offered = tab.page.eval_on_selector_all(
+            "#choices a.choice", "links => links.map(a => a.dataset.position)"
+        )
+        current = str(tab.page.text_content("#current"))
+        picked = choose(current, offered)
+        with tab.page.expect_navigation():  # to our move, then (redirected) to the app's reply
+            tab.page.click(f'#choices a.choice[data-position="{picked}"]')
+    raise AssertionError("the game did not end")
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_app_moving_first_from_an_n_position_beats_random_replies(tab: Tab, seed: int):
+    chance = random.Random(seed)
+    tab.open("/play?spec=nim&p=3,4,5&app=first")
+    winner, line = _play(tab, lambda _, offered: chance.choice(offered))
+    assert winner == "app"
+    nim = load_game("nim")
+    assert len(line) % 2 == 0  # the app, moving first, made the last move
+    # the app always moved to a P-position
+    for i in range(1, len(line), 2):
+        assert solve(nim, nim.parse(line[i]), method="graph").outcome == "P"
+    tab.check_clean()
+
+
+@pytest.mark.parametrize(
+    ("spec", "start"), [("nim", "3,4,5"), ("octal:0.77", "9"), ("wythoff", "5,6")]
+)
+def test_winning_moves_from_an_n_position_beat_the_app(tab: Tab, spec: str, start: str):
+    game = load_game(spec)
+    assert solve(game, game.parse(start), method="graph").outcome == "N"
+
+    def winning(current: str, offered: list[str]) -> str:
+        moves = [m for m in offered if solve(game, game.parse(m), method="graph").outcome == "P"]
+        assert moves, current
+        return moves[0]
+
+    tab.open(f"/play?spec={quote(spec)}&p={quote(start)}&app=second")
+    winner, line = _play(tab, winning)
+    assert winner == "you" and len(line) % 2 == 0  # we moved first and last
+    tab.check_clean()
+
+
+def test_hostile_names_render_as_text(tab: Tab, stored: tuple[str, str]):
+    spec = stored[1]
+    names = json.loads(HOSTILE_FILE.read_text(encoding="utf-8"))["vertices"]
+    for name in names[:8] + [names[-1]]:
+        tab.open(position_path(spec, name))
+        tab.wait_for_graph()
+        assert tab.heading() == name
+        assert tab.page.evaluate("document.querySelectorAll('img, iframe, object').length") == 0
+        drawn = tab.page.evaluate(
+            "window.explorerNetwork.body.data.nodes.get().map(n => n.position)"
+        )
+        assert name in drawn
+        for link in tab.page.eval_on_selector_all(
+            "#moves a.position, #predecessors a.position", "links => links.map(a => a.textContent)"
+        ):
+            assert link in names
+    tab.open("/")
+    assert spec in str(tab.page.text_content("#games"))
+    tab.check_clean()
+
+
+def test_position_page_screenshot(tab: Tab, tmp_path: Path):
+    tab.open(position_path("nim", "2,4,5"))
+    tab.wait_for_graph()
+    tab.page.wait_for_timeout(300)
+    shot = tmp_path / "serve-position.png"
+    tab.page.screenshot(path=str(shot))
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
+    if SCREENSHOTS:
+        shutil.copy(shot, Path(SCREENSHOTS) / shot.name)
+    tab.check_clean()
