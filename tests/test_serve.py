@@ -299,15 +299,22 @@ def test_the_connection_is_read_only(request: pytest.FixtureRequest, tmp_path: P
         assert db.stats("nim")["edges"] == edges
 
 
-def test_a_read_only_open_refuses_a_missing_file_and_an_old_schema(tmp_path: Path):
-    with pytest.raises(DatabaseError, match="no database at"):
-        open_database(str(tmp_path / "none.db"), read_only=True)
+def test_a_read_only_open_refuses_a_missing_file(tmp_path: Path):
+    for path in (tmp_path / "none.db", tmp_path / "empty.db"):
+        if path.name == "empty.db":
+            path.touch()
+        with pytest.raises(DatabaseError, match="no database at"):
+            open_database(str(path), read_only=True)
     assert not (tmp_path / "none.db").exists()
-    empty = tmp_path / "empty.db"
-    empty.touch()
+    assert (tmp_path / "empty.db").read_bytes() == b""
+
+
+@pytest.mark.postgres
+def test_a_read_only_open_refuses_an_empty_schema(pg_url: str):
     with pytest.raises(DatabaseError, match="holds no explorer schema and is open read-only"):
-        open_database(str(empty), read_only=True)
-    assert empty.read_bytes() == b""
+        open_database(pg_url, read_only=True)
+    with open_database(pg_url) as db:  # nothing was written: the schema is still empty
+        assert db.games() == []
 
 
 def test_serve_on_postgresql(pg_url: str, tmp_path: Path):
