@@ -13,6 +13,7 @@ import json
 import re
 import shutil
 import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -26,7 +27,8 @@ from click.testing import CliRunner
 from explorer import build_graph, load_game, solve
 from explorer.cli import main
 from explorer.storage import DatabaseError, open_database
-from tests.serve_fixtures import REPO, Server, start_server
+from explorer.viz.app import Counts
+from tests.serve_fixtures import REPO, Reply, Server, start_server
 
 pytest_plugins = ["storage_fixtures", "serve_fixtures"]
 
@@ -63,6 +65,16 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]
 def server(stored: tuple[str, str]) -> Iterator[Server]:
     with start_server(stored[0]) as running:
         yield running
+
+
+def counted(server: Server, path: str) -> Reply:
+    """A page that shows counts, once they are counted (a page still counting says so)."""
+    deadline = time.monotonic() + 60
+    while True:
+        reply = server.get(path)
+        if "counting" not in reply.body or time.monotonic() > deadline:
+            return reply
+        time.sleep(0.2)
 
 
 def position_url(spec: str, position: str) -> str:
@@ -198,10 +210,10 @@ def test_states_are_filtered_and_paged(
 
 
 def test_game_page_shows_counts_and_a_plot(server: Server):
-    kayles = server.get("/game?spec=kayles")
+    kayles = counted(server, "/game?spec=kayles")
     assert kayles.status == 200 and 'id="sequence"' in kayles.body
     assert "G(7) = 2" in kayles.body  # Kayles: 0 1 2 3 1 4 3 2 ...
-    wythoff = server.get("/game?spec=wythoff")
+    wythoff = counted(server, "/game?spec=wythoff")
     assert 'id="table"' in wythoff.body and "G(1, 2) = 0" in wythoff.body
     assert "G(3, 5) = 0" in wythoff.body and "G(2, 2) = 1" in wythoff.body
 
@@ -232,7 +244,7 @@ def test_hostile_names_are_escaped(server: Server, stored: tuple[str, str]):
         heading = re.search(r'<span class="position" id="position">(.*?)</span>', reply.body, re.S)
         assert heading is not None and html.unescape(heading[1]) == name
         assert "<img src=x" not in reply.body and "<script>alert" not in reply.body
-    games = server.get("/")
+    games = counted(server, "/")
     assert html.escape(spec) in games.body
 
 
@@ -360,17 +372,41 @@ def test_a_game_shows_building_until_its_build_completes(tmp_path: Path):
         writer.start()
         try:
             assert first_batch.wait(60)
-            games = server.get("/").body
+            games = counted(server, "/").body
             row = re.search(r"octal:0\.77</a>.*?</tr>", games, re.S)
             assert row is not None and "building" in row[0]
-            assert "building" in server.get("/game?spec=kayles").body
+            assert "building" in counted(server, "/game?spec=kayles").body
             assert server.get(position_url("octal:0.77", "16")).status == 200
             assert server.get(position_url("nim", "2")).status == 200
         finally:
             finish.set()
             writer.join(60)
-        games = server.get("/").body
+        games = counted(server, "/").body
         row = re.search(r"octal:0\.77</a>.*?</tr>", games, re.S)
         assert row is not None and "building" not in row[0]
         page = server.get(position_url("octal:0.77", "16"))
         assert field(page.body, "grundy") == str(solve(load_game("kayles"), (16,)).grundy)
+
+
+def test_counts_never_keep_a_page_waiting(tmp_path: Path):
+    path = str(tmp_path / "c.db")
+    run("build", "nim", "2,3", "--db", path)
+    release = threading.Event()
+
+    def slow() -> str:
+        assert release.wait(60)
+        return "counted"
+
+    with open_database(path, read_only=True) as db:
+        counts = Counts(db)
+        started = time.monotonic()
+        assert counts._get("slow", False, slow, 0.2) is None  # still counting: nothing yet
+        assert counts._get("slow", False, slow, 0.2) is None  # the same count, not a second
+        assert time.monotonic() - started < 5
+        release.set()
+        deadline = time.monotonic() + 30
+        while counts._get("slow", False, slow, 0.2) != "counted":
+            assert time.monotonic() < deadline
+        assert counts.stats("nim", False, wait=30)["states"] == db.stats("nim")["states"]  # type: ignore[index]
+        with pytest.raises(LookupError, match="not stored"):
+            counts.stats("wythoff", False, wait=30)

@@ -51,6 +51,10 @@ SEQUENCE_HEAPS, TABLE_SIDE = 1_000, 64
 CHART_VALUES = 32
 #: Seconds the counts of a game stay cached while one of its builds runs.
 BUILDING_TTL = 5.0
+#: Seconds a page waits for counts before it shows what it has (and reloads itself).
+COUNT_WAIT = 1.0
+#: Seconds after which a page still counting reloads itself.
+RELOAD_SECONDS = 3
 
 #: Only what the app itself serves may load; nothing inline runs; no frame may embed a page.
 CONTENT_SECURITY_POLICY = (
@@ -183,29 +187,36 @@ class _Cached:
 
 
 class Counts:
-    """The counts of each stored game (`Database.stats`), read once per change of the database.
+    """The counts of the stored games (`Database.games`, `Database.stats`), computed in the
+    background and kept until the database changes.
 
-    Counting reads every state of a game, so it is cached until a build, import or edit starts
-    or ends, and for a few seconds only while one of the game's builds runs.
+    Counting reads every state of a game (seconds on millions of states), so a page never waits
+    for it more than `COUNT_WAIT` seconds: it shows what was counted before, or nothing yet,
+    and a fresh count is made in a thread of its own. Counts are kept until a build, import or
+    edit starts or ends, and for `BUILDING_TTL` seconds only while a build runs.
     """
 
     def __init__(self, database: Database) -> None:
         self.database = database
         self.lock = threading.Lock()
         self.cache: dict[str, _Cached] = {}
+        self.running: dict[str, threading.Event] = {}
+        self.failed: dict[str, BaseException] = {}
 
-    def stats(self, spec: str, building: bool) -> dict[str, Any]:
-        """`Database.stats` of a game."""
-        return dict(self._cached(spec, building, lambda: self.database.stats(spec)))
+    def stats(self, spec: str, building: bool, wait: float = COUNT_WAIT) -> dict[str, Any] | None:
+        """`Database.stats` of a game, or None while it is being counted."""
+        return self._get(f"stats {spec}", building, lambda: self.database.stats(spec), wait)
 
-    def games(self, building: bool) -> list[dict[str, Any]]:
-        """`Database.games`: every stored game with its numbers of states and edges."""
-        return list(self._cached("", building, self.database.games))
+    def games(self, building: bool) -> list[dict[str, Any]] | None:
+        """`Database.games` (each game with its numbers of states and edges), or None."""
+        return self._get("games", building, self.database.games, COUNT_WAIT)
 
-    def _cached(self, name: str, building: bool, compute: Callable[[], Any]) -> Any:
+    def _get(self, name: str, building: bool, compute: Callable[[], Any], wait: float) -> Any:
         version = self.database.version()
         now = time.monotonic()
         with self.lock:
+            if name in self.failed:
+                raise self.failed.pop(name)
             hit = self.cache.get(name)
             if (
                 hit is not None
@@ -213,10 +224,40 @@ class Counts:
                 and not (hit.building and now - hit.at > BUILDING_TTL)
             ):
                 return hit.value
-        value = compute()
+            done = self.running.get(name)
+            if done is None:
+                done = self.running[name] = threading.Event()
+                worker = threading.Thread(
+                    target=self._count, args=(name, compute, version, building, done), daemon=True
+                )
+                worker.start()
+        done.wait(wait)
         with self.lock:
-            self.cache[name] = _Cached(value, version, now, building)
-        return value
+            if name in self.failed and done.is_set():
+                raise self.failed.pop(name)
+            hit = self.cache.get(name)
+        return None if hit is None else hit.value
+
+    def _count(
+        self,
+        name: str,
+        compute: Callable[[], Any],
+        version: tuple[object, ...],
+        building: bool,
+        done: threading.Event,
+    ) -> None:
+        try:
+            value = compute()
+        except BaseException as error:  # handed to the page that asks next
+            with self.lock:
+                self.failed[name] = error
+                del self.running[name]
+            done.set()
+            return
+        with self.lock:
+            self.cache[name] = _Cached(value, version, time.monotonic(), building)
+            del self.running[name]
+        done.set()
 
 
 def _int(
@@ -347,20 +388,21 @@ class Pages:
     # -- pages ------------------------------------------------------------------------------
     def games(self, request: Request) -> Response:
         building = self.database.building()
+        listed = self.counts.games(bool(building))
         games = []
-        for row in self.counts.games(bool(building)):
+        for row in listed or []:  # start every game's count at once, then wait for them
+            self.counts.stats(row["game"], row["game"] in building, wait=0)
+        for row in listed or []:
             stats = self.counts.stats(row["game"], row["game"] in building)
-            games.append(
-                {
-                    **row,
-                    "building": row["game"] in building,
-                    "outcomes": _bars(_by_outcome(stats), _outcome_colour, str),
-                    "values": _bars(stats["by_grundy"], grundy_colour, lambda v: f"G {v}"),
-                    "root": _last_root(stats),
-                    "max_grundy": stats["max_grundy"],
-                }
-            )
-        return self.render("games.html", games=games, title="Stored games")
+            games.append({**row, "building": row["game"] in building, **_charts(stats)})
+        counting = listed is None or any(g["counting"] for g in games)
+        return self.render(
+            "games.html",
+            games=games,
+            listed=listed is not None,
+            title="Stored games",
+            reload=RELOAD_SECONDS if counting else None,
+        )
 
     def game(self, request: Request) -> Response:
         spec = _spec(request.query_params)
@@ -368,18 +410,22 @@ class Pages:
         spec = spec if game is None else game.spec
         building = spec in self.database.building()
         stats = self.counts.stats(spec, building)
+        if stats is None:
+            return self.render(
+                "game.html", title=spec, spec=spec, stats=None, building=building,
+                reload=RELOAD_SECONDS,
+            )  # fmt: skip
         return self.render(
             "game.html",
             title=spec,
             spec=spec,
             stats=stats,
             building=building,
-            root=_last_root(stats),
-            outcomes=_bars(_by_outcome(stats), _outcome_colour, str),
-            values=_bars(stats["by_grundy"], grundy_colour, lambda v: f"G {v}"),
             depths=_bars(stats["by_depth"], lambda _: "#80b1d3", lambda d: f"depth {d}"),
             sequence=self._sequence(spec, game, stats),
             table=self._table(spec, game, stats),
+            reload=None,
+            **_charts(stats),
         )
 
     def position(self, request: Request) -> Response:
@@ -618,6 +664,19 @@ class Pages:
                 for (r, c), g in sorted(values.items())
             ],
         }
+
+
+def _charts(stats: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The bars of a game's counts by outcome and by Grundy value, and where it starts."""
+    if stats is None:
+        return {"counting": True, "outcomes": [], "values": [], "root": None, "max_grundy": None}
+    return {
+        "counting": False,
+        "outcomes": _bars(_by_outcome(stats), _outcome_colour, str),
+        "values": _bars(stats["by_grundy"], grundy_colour, lambda v: f"G {v}"),
+        "root": _last_root(stats),
+        "max_grundy": stats["max_grundy"],
+    }
 
 
 def _by_outcome(stats: Mapping[str, Any]) -> dict[str, int]:
