@@ -410,3 +410,12 @@ def test_counts_never_keep_a_page_waiting(tmp_path: Path):
         assert counts.stats("nim", False, wait=30)["states"] == db.stats("nim")["states"]  # type: ignore[index]
         with pytest.raises(LookupError, match="not stored"):
             counts.stats("wythoff", False, wait=30)
+
+
+def test_a_long_game_fits_in_the_address(server: Server):
+    line = "&p=" + quote(" 3, 4, 5 ", safe="")
+    path = "/play?spec=nim&p=3,4,5" + line * 1000
+    assert len(path) > 16 * 1024
+    reply = server.get(path)
+    assert reply.status == 400
+    assert "move 1 of the game, to &#39; 3, 4, 5 &#39;, is not a stored move" in reply.body

@@ -20,7 +20,7 @@ from urllib.parse import quote_plus, urlencode
 
 import networkx as nx
 
-from explorer.errors import ExplorerError
+from explorer.errors import DatabaseError, ExplorerError
 from explorer.games import load_game
 from explorer.games.base import Game
 from explorer.games.heaps import HeapGame
@@ -740,6 +740,8 @@ def create_app(database: Database, *, host: str = "127.0.0.1", port: int = 8000)
                 return pages.error(400, str(error))
             except LookupError as error:  # NotStoredError
                 return pages.error(404, str(error))
+            except DatabaseError as error:  # unreadable, locked, damaged: not the request's fault
+                return pages.error(503, str(error))
             except ExplorerError as error:
                 return pages.error(400, str(error))
 
@@ -822,7 +824,11 @@ def serve(
     if on_listening is not None:
         on_listening(f"http://{address}:{port}/")
     config = uvicorn.Config(
-        app, log_level="warning", access_log=False, lifespan="off", server_header=False
+        app,
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
+        server_header=False,
     )
     try:
         uvicorn.Server(config).run(sockets=[sock])
