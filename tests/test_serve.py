@@ -26,7 +26,7 @@ from click.testing import CliRunner
 
 from explorer import build_graph, load_game, solve
 from explorer.cli import main
-from explorer.storage import DatabaseError, open_database
+from explorer.storage import DatabaseError, open_database, resolve_url
 from explorer.viz.app import Counts
 from tests.serve_fixtures import REPO, Reply, Server, start_server
 
@@ -419,3 +419,17 @@ def test_a_long_game_fits_in_the_address(server: Server):
     reply = server.get(path)
     assert reply.status == 400
     assert "move 1 of the game, to &#39; 3, 4, 5 &#39;, is not a stored move" in reply.body
+
+
+@pytest.mark.postgres
+def test_a_database_that_fails_to_read_gives_503(pg_url: str):
+    run("build", "nim", "3,4,5", "--db", pg_url)
+    with start_server(pg_url) as server:
+        assert server.get(position_url("nim", "3,4,5")).status == 200
+        engine = sa.create_engine(resolve_url(pg_url))
+        with engine.begin() as conn:  # the tables go away under the running server
+            conn.execute(sa.text("DROP TABLE edges CASCADE"))
+        engine.dispose()
+        reply = server.get(position_url("nim", "2,4,5"))
+        assert reply.status == 503
+        assert "cannot read database" in html.unescape(reply.body)
