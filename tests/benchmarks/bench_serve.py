@@ -101,7 +101,7 @@ def main() -> None:
         with ThreadPoolExecutor(max_workers=8) as pool:
             together = list(pool.map(lambda p: fetch(server.port, p), paths))
         report("position pages, 8 clients at once", together)
-        report("games page (counts cached)", [fetch(server.port, "/") for _ in range(5)])
+        report("games page (counts in background)", [fetch(server.port, "/") for _ in range(5)])
     folder.cleanup()
 
 
