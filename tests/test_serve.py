@@ -312,11 +312,11 @@ def test_the_connection_is_read_only(request: pytest.FixtureRequest, tmp_path: P
 
 
 def test_a_read_only_open_refuses_a_missing_file(tmp_path: Path):
-    for path in (tmp_path / "none.db", tmp_path / "empty.db"):
-        if path.name == "empty.db":
-            path.touch()
-        with pytest.raises(DatabaseError, match="no database at"):
-            open_database(str(path), read_only=True)
+    with pytest.raises(DatabaseError, match="no database at"):
+        open_database(str(tmp_path / "none.db"), read_only=True)
+    (tmp_path / "empty.db").touch()
+    with pytest.raises(DatabaseError, match="is an empty file, not a database"):
+        open_database(str(tmp_path / "empty.db"), read_only=True)
     assert not (tmp_path / "none.db").exists()
     assert (tmp_path / "empty.db").read_bytes() == b""
 
