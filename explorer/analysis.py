@@ -10,13 +10,17 @@ them by the generalized nim-sum, never through the product graph.
 from __future__ import annotations
 
 from collections.abc import Hashable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 import networkx as nx
+import numpy as np
 
 from explorer.errors import CyclicGraphError, ExplorerError, GraphTooLargeError, SpecError
 from explorer.games.base import Decomposition, Game, Position
+from explorer.games.ferguson import Ferguson
+from explorer.games.heaps import FAR_HEAP, FAR_MOVES, PERIODIC_SPLIT_PARTS, HeapGame
+from explorer.games.wythoff import Wythoff
 from explorer.graph import DEFAULT_MAX_STATES, build_graph
 from explorer.solver import mex, solve_graph
 from explorer.solver.loopy import (
@@ -26,6 +30,9 @@ from explorer.solver.loopy import (
     outcome_of,
     solve_loopy,
 )
+from explorer.solver.periods import proof_length
+from explorer.solver.sparse import guy_smith, heap_sequence
+from explorer.solver.tables import ferguson_table, heap_pair_table, wythoff_table
 
 Method = Literal["auto", "graph", "decompose"]
 
@@ -34,8 +41,8 @@ AUTO_GRAPH_STATES = 5_000
 AUTO_GRAPH_EDGES = 50_000
 #: ... and has at most this many parts (each move of a long sum costs as much as the sum).
 AUTO_GRAPH_PARTS = 16
-#: Largest value table `value_table` computes.
-MAX_TABLE_CELLS = 1_000_000
+#: Default memory a value table may take, in MiB (``--max-memory`` raises it).
+DEFAULT_TABLE_MEMORY_MB = 2048
 
 
 @dataclass(frozen=True)
@@ -165,6 +172,36 @@ def graph_value(game: Game, position: Position, *, max_states: int = DEFAULT_MAX
     return cache[position]  # type: ignore[no-any-return]
 
 
+def prepare_heaps(game: Game, position: Position) -> str:
+    """Make the heaps of `position` answerable: past the values a heap game has, prove its
+    period (octal games, computing no more than the Guy-Smith theorem needs) or compute the
+    values up to the largest heap. Returns how heaps past the computed values are answered
+    ("" when none is).
+
+    Examples
+    --------
+    >>> from explorer import load_game
+    >>> kayles = load_game("kayles")
+    >>> prepare_heaps(kayles, (10**12,))
+    'period 12 from heap 71, proven by the Guy-Smith theorem from G(0..167)'
+    """
+    if not isinstance(game, HeapGame) or not position:
+        return ""
+    largest = max(position)  # type: ignore[call-overload]
+    if game.closed_form(largest) is not None:
+        return f"closed form of {game.spec}" if largest >= FAR_HEAP else ""
+    if largest >= game.tabulated and game.period is None:
+        result = heap_sequence(game, largest, until_periodic=True)
+        game.adopt(result.values, result.proof)
+    if largest >= game.tabulated and game.period is not None:
+        pre, period = game.period
+        return (
+            f"period {period} from heap {pre}, proven by the Guy-Smith theorem "
+            f"from G(0..{proof_length(pre, period, guy_smith(game)) - 1})"  # type: ignore[arg-type]
+        )
+    return ""
+
+
 def grundy_value(game: Game, position: Position, *, max_states: int = DEFAULT_MAX_STATES) -> Value:
     """The Grundy value of a position, from its parts where the game splits it exactly.
 
@@ -177,6 +214,7 @@ def grundy_value(game: Game, position: Position, *, max_states: int = DEFAULT_MA
     >>> grundy_value(nim, nim.parse("3,4,5"))
     2
     """
+    prepare_heaps(game, position)
     known = game.known_value(position)
     if known is not None:
         return known
@@ -261,6 +299,17 @@ def solve(
     ['1,1']
     """
     parts = game.decompose(position)
+    far = prepare_heaps(game, position) if method != "graph" else ""
+    if far:
+        # heaps past the computed values: no graph, the period (or formula) answers them
+        solution = _solve_decomposed(game, position, parts, max_states)
+        method_name = "closed form" if far.startswith("closed") else "period"
+        listed = ""
+        if solution.winning_moves and method_name == "period":
+            listed = f"; splits listed with a part up to {PERIODIC_SPLIT_PARTS:,}"
+        elif solution.winning_moves:
+            listed = f"; moves listed among the first {FAR_MOVES:,} of each far heap"
+        return replace(solution, method=method_name, note=far + listed)
     small_sum = parts is None or (parts.exact and len(parts.parts) <= AUTO_GRAPH_PARTS)
     if method == "graph" or (method == "auto" and small_sum):
         small = method == "auto"
@@ -463,17 +512,43 @@ def explain(game: Game, position: Position, *, max_states: int = DEFAULT_MAX_STA
 
 
 def value_table(
-    game: Game, rows: int, cols: int, *, max_states: int = DEFAULT_MAX_STATES
+    game: Game,
+    rows: int,
+    cols: int,
+    *,
+    max_states: int = DEFAULT_MAX_STATES,
+    max_memory_mb: int = DEFAULT_TABLE_MEMORY_MB,
 ) -> list[list[int | None]]:
     """G(r, c) for 0 <= r < rows, 0 <= c < cols of a two-coordinate game.
 
-    Works for games whose positions parse from ``"r,c"``: two heaps of a heap game, Wythoff,
-    Ferguson. Cells that are not positions of the game (Ferguson's empty heaps) are None.
+    Works for games whose positions parse from ``"r,c"``: two heaps of a heap game (the XOR of
+    its single-heap values), Wythoff and Ferguson (dynamic programming over the table), and
+    others from their game graphs. Cells that are not positions of the game (Ferguson's empty
+    heaps) are None.
+
+    Examples
+    --------
+    >>> from explorer import load_game
+    >>> value_table(load_game("wythoff"), 2, 3)
+    [[0, 1, 2], [1, 2, 0]]
     """
-    if rows * cols > MAX_TABLE_CELLS:
-        raise SpecError(
-            f"a table of {rows:,} x {cols:,} cells is too large (at most {MAX_TABLE_CELLS:,} cells)"
+    need = 8 * rows * cols * 4  # the table, its list form and the bitsets, about
+    if need > max_memory_mb * 2**20:
+        raise GraphTooLargeError(
+            f"a table of {rows:,} x {cols:,} cells needs about {need / 2**20:,.0f} MiB, over "
+            f"the limit of {max_memory_mb:,} MiB (raise it with --max-memory)",
+            max_memory_mb,
         )
+    if isinstance(game, Wythoff):
+        return wythoff_table(rows, cols).tolist()  # type: ignore[no-any-return]
+    if isinstance(game, Ferguson):
+        cells = ferguson_table(rows, cols).tolist()
+        return [[None if v < 0 else v for v in row] for row in cells]
+    if isinstance(game, HeapGame):
+        largest = max(rows, cols) - 1
+        prepare_heaps(game, (largest,))
+        values = np.array([game.heap_value(n) for n in range(largest + 1)], dtype=np.int64)
+        return heap_pair_table(values, rows, cols).tolist()  # type: ignore[no-any-return]
     table: list[list[int | None]] = [[None] * cols for _ in range(rows)]
     # largest cells first: one graph from the far corner fills the memo for the rest
     for r in reversed(range(rows)):

@@ -1,36 +1,85 @@
 """Value sequences of one-parameter games (heaps, strips, rows) and their periodicity.
 
-`value_sequence` computes G(0..N); `find_period` looks for an eventual period; for octal games
-with finitely many non-zero digits the Guy-Smith theorem turns a long enough check into a proof.
+`value_sequence` computes G(0..N) (splitting heap games through the compiled sparse-space
+kernel), proves the period of octal games by the Guy-Smith theorem as soon as the values allow,
+and answers the values past the proof from the period; `find_period` reads a period off values.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 import numpy as np
 
 from explorer.analysis import finite_value
 from explorer.errors import SpecError
 from explorer.games.base import Game
-from explorer.games.heaps import HeapGame, OctalGame
-
-#: A period must repeat at least this many times in the computed values to be reported.
-MIN_REPEATS = 3
+from explorer.games.heaps import HeapGame
+from explorer.solver.periods import observed_period
+from explorer.solver.sparse import (
+    HeapSequence,
+    Progress,
+    check_memory,
+    fletcher32,
+    guy_smith,
+    heap_sequence,
+)
 
 
 @dataclass(frozen=True)
 class ValueSequence:
-    """G(0), ..., G(N) with the period found in them, if any."""
+    """G(start), ..., G(upto) with the period found, if any.
+
+    ``values`` holds G(start..upto); G(0..computed-1) were computed (or read from the database,
+    ``stored`` of them), and every value from ``computed`` on follows from the proven period.
+    """
 
     game: str
-    values: list[int]
+    values: np.ndarray
     period: int | None
     preperiod: int | None
     proven: bool
+    start: int = 0
+    computed: int = 0
+    method: str = "table"
+    stored: int = 0
+
+    @property
+    def upto(self) -> int:
+        return self.start + len(self.values) - 1
+
+    @property
+    def checksum(self) -> int | None:
+        """Fletcher-32 of the values shown, as 16-bit words (None when one does not fit)."""
+        if len(self.values) and int(self.values.max()) > 0xFFFF:
+            return None
+        return fletcher32(self.values)
 
     def to_dict(self) -> dict[str, object]:
-        return asdict(self)
+        """The JSON contract of ``explorer sequence --json``."""
+        checksum = self.checksum
+        return {
+            "game": self.game,
+            "start": self.start,
+            "upto": self.upto,
+            "values": self.values.tolist(),
+            "period": self.period,
+            "preperiod": self.preperiod,
+            "proven": self.proven,
+            "computed": self.computed,
+            "method": self.method,
+            "stored": self.stored,
+            "checksum": None if checksum is None else f"{checksum:08x}",
+        }
+
+    def summary(self) -> str:
+        """One line: the period found and whether it is proven."""
+        if self.period is None:
+            return "no period found in these values"
+        status = "proven (Guy-Smith theorem)" if self.proven else "observed, not proven"
+        return f"period {self.period}, preperiod {self.preperiod}: {status}"
 
     def _repr_html_(self) -> str:
         """The values in rows of 20 (P-positions in bold red) and the period, for Jupyter."""
@@ -43,8 +92,8 @@ def find_period(values: list[int] | np.ndarray) -> tuple[int, int] | None:
     """The (preperiod, period) the values show, or None.
 
     The smallest period p is taken whose periodic stretch (from the preperiod to the end)
-    covers at least half of the values and at least `MIN_REPEATS` periods; the preperiod is
-    the first index from which G(n + p) = G(n) holds to the end.
+    covers at least half of the values and at least three periods; the preperiod is the first
+    index from which G(n + p) = G(n) holds to the end.
 
     Examples
     --------
@@ -54,55 +103,206 @@ def find_period(values: list[int] | np.ndarray) -> tuple[int, int] | None:
     True
     """
     v = np.asarray(values)
-    n = len(v)
-    for p in range(1, n // MIN_REPEATS + 1):
-        mismatches = np.flatnonzero(v[p:] != v[:-p])
-        pre = int(mismatches[-1]) + 1 if mismatches.size else 0
-        stretch = n - pre
-        if stretch >= MIN_REPEATS * p and 2 * stretch >= n:
-            return pre, p
-    return None
+    return observed_period(v, len(v))
 
 
-def guy_smith_proven(game: Game, length: int, preperiod: int, period: int) -> bool:
-    """Whether `length` computed values prove the period by the Guy-Smith theorem.
-
-    For an octal game removing at most k tokens, G(n + p) = G(n) for n0 <= n < 2 n0 + p + k
-    implies it for all n >= n0; the values must reach index 2 n0 + 2p + k - 1.
-    """
-    if not isinstance(game, OctalGame) or game.splits_without_removal:
-        return False
-    return length >= 2 * preperiod + 2 * period + game.max_removal
-
-
-def value_sequence(game: Game, upto: int) -> ValueSequence:
-    """G(0), ..., G(upto) of a one-parameter game, with its period when one shows.
+def value_sequence(
+    game: Game,
+    upto: int,
+    *,
+    start: int = 0,
+    until_periodic: bool = False,
+    known: np.ndarray | None = None,
+    progress: Progress | None = None,
+    checkpoint: Callable[[np.ndarray, int], None] | None = None,
+    max_memory_mb: int | None = None,
+) -> ValueSequence:
+    """G(start), ..., G(upto) of a one-parameter game, with its period when one shows.
 
     Supported: heap games (G of one heap of n) and games with a ``sequence_position(n)``
-    method (a strip of n cells, a row with one coin at n).
+    method (a strip of n cells, a row with one coin at n). For octal games the values are
+    computed only until the Guy-Smith theorem proves a period; the rest follow from it.
+    With `until_periodic`, the values stop there (`upto` is then only the bound).
 
     Examples
     --------
     >>> from explorer import load_game
     >>> seq = value_sequence(load_game("subtraction:1,2,3"), 20)
-    >>> seq.values[:8], seq.period, seq.preperiod, seq.proven
-    ([0, 1, 2, 3, 0, 1, 2, 3], 4, 0, True)
+    >>> seq.values[:8].tolist(), seq.period, seq.preperiod, seq.proven, seq.computed
+    ([0, 1, 2, 3, 0, 1, 2, 3], 4, 0, True, 11)
+    >>> value_sequence(load_game("kayles"), 10**18, start=10**18).values.tolist()
+    [1]
     """
-    if upto < 0:
+    if upto < 0 or start < 0:
         raise SpecError(f"--upto must be non-negative, got {upto}")
+    if start > upto:
+        raise SpecError(f"--from {start} is past --upto {upto}")
     if isinstance(game, HeapGame):
-        values = [int(x) for x in game.heap_values(upto)]
-    else:
-        nth = getattr(game, "sequence_position", None)
-        if nth is None:
-            raise SpecError(
-                f"{game.spec} has no one-parameter positions (sequences are for heap games, "
-                "treblecross strips and coin rows)"
+        return _heap_value_sequence(
+            game, upto, start, until_periodic, known, progress, checkpoint, max_memory_mb
+        )
+    nth = getattr(game, "sequence_position", None)
+    if nth is None:
+        raise SpecError(
+            f"{game.spec} has no one-parameter positions (sequences are for heap games, "
+            "treblecross strips and coin rows)"
+        )
+    check_memory(upto, max_memory_mb or 2048)
+    values = np.array([finite_value(game, nth(n)) for n in range(upto + 1)], dtype=np.int64)
+    found = observed_period(values, len(values))
+    pre, period = found if found is not None else (None, None)
+    return ValueSequence(game.spec, values[start:], period, pre, False, start, len(values), "graph")
+
+
+def _heap_value_sequence(
+    game: HeapGame,
+    upto: int,
+    start: int,
+    until_periodic: bool,
+    known: np.ndarray | None,
+    progress: Progress | None,
+    checkpoint: Callable[[np.ndarray, int], None] | None,
+    max_memory_mb: int | None,
+) -> ValueSequence:
+    limit = max_memory_mb or game.max_memory_mb
+    if not until_periodic:  # the values shown; a run itself checks what it allocates
+        check_memory(upto - start, limit)
+    if game.closed_form(upto) is not None:
+        # a proven formula: nothing to compute, every value follows from it
+        values = np.array([game.closed_form(n) for n in range(start, upto + 1)], dtype=np.int64)
+        found = observed_period(values, len(values)) if start == 0 else None
+        pre, period = found if found is not None else (None, None)
+        return ValueSequence(
+            game.spec, values, period, pre, found is not None, start, 0, "closed form"
+        )
+    # octal games stop computing at a proof; the values asked for past it follow from it
+    result: HeapSequence = heap_sequence(
+        game,
+        upto,
+        until_periodic=guy_smith(game) is not None,
+        known=known,
+        progress=progress,
+        checkpoint=checkpoint,
+        max_memory_mb=limit,
+    )
+    computed = result.computed
+    if result.proof is not None:
+        pre, period = result.proof
+        game.adopt(result.values, result.proof)
+        last = min(upto, computed - 1) if until_periodic else upto
+        if until_periodic:
+            start = min(start, last)
+        values = _from_period(result.values, pre, period, start, last)
+        return ValueSequence(
+            game.spec,
+            values,
+            period,
+            pre,
+            True,
+            start,
+            computed,
+            result.method,
+            result.stored,
+        )
+    game.adopt(result.values)
+    found = observed_period(result.values, computed)
+    pre, period = found if found is not None else (None, None)
+    return ValueSequence(
+        game.spec,
+        result.values[start : upto + 1],
+        period,
+        pre,
+        False,
+        start,
+        computed,
+        result.method,
+        result.stored,
+    )
+
+
+def _from_period(values: np.ndarray, pre: int, period: int, start: int, last: int) -> np.ndarray:
+    """G(start..last) from the computed values and the period they prove."""
+    n = np.arange(start, last + 1, dtype=np.int64)
+    beyond = n >= pre + period
+    index = np.where(beyond, pre + (n - pre) % period, n)
+    return values[index]
+
+
+class SequenceStore(Protocol):
+    """Where sequences are kept (`explorer.storage.Database`)."""
+
+    def sequence(self, spec: str) -> Any: ...
+
+    def save_sequence(
+        self,
+        spec: str,
+        values: Any,
+        computed: int,
+        *,
+        period: tuple[int, int] | None = None,
+        checksum: int,
+        method: str,
+    ) -> None: ...
+
+
+def stored_value_sequence(
+    store: SequenceStore,
+    game: Game,
+    upto: int,
+    *,
+    start: int = 0,
+    until_periodic: bool = False,
+    progress: Progress | None = None,
+    max_memory_mb: int | None = None,
+) -> ValueSequence:
+    """`value_sequence`, continuing from the values `store` holds and storing what it computes
+    (every few seconds while it runs, so that a killed run resumes from its last save).
+
+    Examples
+    --------
+    >>> from explorer import load_game
+    >>> from explorer.storage import open_database
+    >>> db = open_database("sqlite://")
+    >>> stored_value_sequence(db, load_game("kayles"), 1000).computed
+    168
+    >>> again = stored_value_sequence(db, load_game("kayles"), 1000)
+    >>> again.method, again.stored, again.period
+    ('stored', 168, 12)
+    >>> db.close()
+    """
+    if not isinstance(game, HeapGame) or game.closed_form(0) is not None:
+        return value_sequence(
+            game, upto, start=start, until_periodic=until_periodic, max_memory_mb=max_memory_mb
+        )
+    stored = store.sequence(game.spec)
+    known = None if stored is None else stored.values
+
+    def checkpoint(values: np.ndarray, done: int) -> None:
+        part = values[:done]
+        store.save_sequence(game.spec, part, done, checksum=fletcher32(part), method="partial")
+
+    result = value_sequence(
+        game,
+        upto,
+        start=start,
+        until_periodic=until_periodic,
+        known=known,
+        progress=progress,
+        checkpoint=checkpoint,
+        max_memory_mb=max_memory_mb,
+    )
+    had = 0 if stored is None else len(stored.values)
+    newly_proven = result.proven and (stored is None or stored.period is None)
+    if result.computed > had or newly_proven:
+        values = game.heap_values(result.computed - 1)[: result.computed]
+        if int(values.max(initial=0)) <= 0xFFFF:
+            period = (result.preperiod, result.period) if result.proven else None
+            store.save_sequence(
+                game.spec,
+                values,
+                result.computed,
+                period=period,  # type: ignore[arg-type]
+                checksum=fletcher32(values),
+                method=result.method,
             )
-        values = [finite_value(game, nth(n)) for n in range(upto + 1)]
-    found = find_period(values)
-    if found is None:
-        return ValueSequence(game.spec, values, None, None, False)
-    pre, period = found
-    proven = guy_smith_proven(game, len(values), pre, period)
-    return ValueSequence(game.spec, values, period, pre, proven)
+    return result

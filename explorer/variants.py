@@ -101,8 +101,8 @@ def compare_range(game_a: Game, game_b: Game, upto: int) -> Comparison:
     >>> [(d.position, d.grundy_a, d.grundy_b) for d in result.differences]
     [('5', 3, 0), ('6', 2, 1), ('9', 0, 2)]
     """
-    values_a = value_sequence(game_a, upto).values
-    values_b = value_sequence(game_b, upto).values
+    values_a = value_sequence(game_a, upto).values.tolist()
+    values_b = value_sequence(game_b, upto).values.tolist()
     differences = [
         Difference(str(n), a, b)
         for n, (a, b) in enumerate(zip(values_a, values_b, strict=True))

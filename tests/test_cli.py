@@ -139,8 +139,14 @@ def test_explain_shows_the_xor():
             "large: more than 200,000 states (raise the limit with --max-states)",
         ),
         (
-            ["solve", "kayles", "20000000"],
-            "Error: heap 20000000 too large to tabulate octal:0.77 values (at most 300,000)",
+            ["solve", "grundy", "2000000000"],
+            "Error: G(0..2,000,000,000) needs about 11,446 MiB, over the limit of 2,048 MiB "
+            "(raise it with --max-memory)",
+        ),
+        (
+            ["solve", "grundy", "2000000", "--max-memory", "4"],
+            "Error: G(0..2,000,000) needs about 13 MiB, over the limit of 4 MiB "
+            "(raise it with --max-memory)",
         ),
         (
             ["sequence", "wythoff"],

@@ -138,7 +138,8 @@ def test_single_heap_table_matches_brute_force_far_out(spec):
     brute: dict = {(): 0}
     for n in range(1, upto + 1):
         brute.update(mex_values((n,), moves))
-    assert value_sequence(game, upto).values == [brute[(n,) if n else ()] for n in range(upto + 1)]
+    expected = [brute[(n,) if n else ()] for n in range(upto + 1)]
+    assert value_sequence(game, upto).values.tolist() == expected
 
 
 def test_nim_is_xor_and_answers_huge_positions_at_once():
@@ -169,17 +170,18 @@ def test_bash_p_positions(m):
 
 
 def test_subtraction_123_is_n_mod_4():
-    assert value_sequence(load_game("subtraction:1,2,3"), 100).values == [n % 4 for n in range(101)]
+    values = value_sequence(load_game("subtraction:1,2,3"), 100).values
+    assert values.tolist() == [n % 4 for n in range(101)]
 
 
 def test_take_half_values():
-    values = value_sequence(load_game("half"), 300).values
+    values = value_sequence(load_game("half"), 300).values.tolist()
     assert values[:9] == [0, 1, 2, 2, 3, 3, 3, 3, 4]
     assert values == [min(k for k in range(20) if 2**k > x) for x in range(301)]
 
 
 def test_lasker_formula():
-    values = value_sequence(load_game("lasker"), 400).values
+    values = value_sequence(load_game("lasker"), 400).values.tolist()
     for n in range(1, 401):
         expected = {1: n, 2: n, 3: n + 1, 0: n - 1}[n % 4]
         assert values[n] == expected
@@ -188,7 +190,7 @@ def test_lasker_formula():
 def test_kayles_period_12_from_71_proven():
     seq = value_sequence(load_game("kayles"), 2000)
     assert (seq.period, seq.preperiod, seq.proven) == (12, 71, True)
-    assert seq.values[:12] == [0, 1, 2, 3, 1, 4, 3, 2, 1, 4, 2, 6]
+    assert seq.values[:12].tolist() == [0, 1, 2, 3, 1, 4, 3, 2, 1, 4, 2, 6]
 
 
 def test_dawson_period_34():
@@ -200,7 +202,7 @@ def test_dawson_period_34():
 def test_grundy_game_shows_no_period():
     seq = value_sequence(load_game("grundy"), 3000)
     assert seq.period is None and not seq.proven
-    assert seq.values[:12] == [0, 0, 0, 1, 0, 2, 1, 0, 2, 1, 0, 2]
+    assert seq.values[:12].tolist() == [0, 0, 0, 1, 0, 2, 1, 0, 2, 1, 0, 2]
 
 
 def test_nim_and_lasker_are_not_proven_periodic():
@@ -297,12 +299,29 @@ def test_moves_to_value_from_several_heaps_equals_filtering_every_successor(spec
             assert game.moves_to_value(position, target) == expected, (position, target)
 
 
-def test_moves_to_value_keeps_the_table_size_guard():
-    game = load_game("kayles")
-    expected = "heap 300001 too large to tabulate octal:0.77 values (at most 300,000)"
+def test_moves_to_value_keeps_the_table_memory_guard():
+    game = load_game("grundy")
+    game.max_memory_mb = 1
+    expected = (
+        "the values of grundy up to heap 300,001 need about 2 MiB, over the limit of 1 MiB "
+        "(raise it with --max-memory)"
+    )
     with pytest.raises(GraphTooLargeError) as error:
         game.moves_to_value((300_001,), 0)
     assert str(error.value) == expected
+
+
+def test_a_heap_past_the_proven_period_is_answered_from_it():
+    kayles = load_game("kayles")
+    result = solve(kayles, (10**12,))
+    assert result.method == "period"
+    assert "period 12 from heap 71" in result.note
+    # kayles' period: G(n) for n >= 72 by n mod 12
+    assert result.grundy == [4, 1, 2, 8, 1, 4, 7, 2, 1, 8, 2, 7][10**12 % 12]
+    for move in result.winning_moves:
+        heaps = kayles.parse(move)
+        assert sum(heaps) in (10**12 - 1, 10**12 - 2)
+        assert grundy_value(load_game("kayles"), heaps) == 0
 
 
 def sums(max_heap, max_heaps, min_heaps=0):

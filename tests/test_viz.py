@@ -637,7 +637,7 @@ def svg_markers(path: Path, gid: str) -> int:
 def test_sequence_plot_marks_every_value(tmp_path):
     kayles = load_game("kayles")
     sequence = value_sequence(kayles, 90)
-    values = sequence.values
+    values = sequence.values.tolist()
     plot_sequence(sequence, tmp_path / "k.svg")
     assert svg_markers(tmp_path / "k.svg", "n-positions") == sum(1 for v in values if v)
     assert svg_markers(tmp_path / "k.svg", "p-positions") == values.count(0) == 1

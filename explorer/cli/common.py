@@ -5,11 +5,14 @@ from __future__ import annotations
 import functools
 import json
 import sys
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import click
 from rich.console import Console
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from explorer.errors import ExplorerError
 
@@ -50,6 +53,41 @@ misere_option = click.option(
     is_flag=True,
     help="Misère play: the player who makes the last move loses (outcome and remoteness).",
 )
+
+
+max_memory_option = click.option(
+    "--max-memory",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="MIB",
+    help="Most memory for value tables, in MiB (default 2,048).",
+)
+
+
+@contextmanager
+def sequence_progress(enabled: bool) -> Iterator[Callable[[int, int], None]]:
+    """A progress bar on standard error for long value computations: heaps per second and the
+    largest value so far (only on a terminal)."""
+    errors = Console(stderr=True)
+    bar = Progress(
+        SpinnerColumn(),
+        TextColumn("{task.fields[done]:>14,} heaps"),
+        TextColumn("{task.fields[rate]:>12,.0f} heaps/s"),
+        TextColumn("largest value {task.fields[largest]:,}"),
+        TimeElapsedColumn(),
+        console=errors,
+        transient=True,
+        disable=not enabled or not errors.is_terminal,
+    )
+    began = time.perf_counter()
+    with bar:
+        task = bar.add_task("values", total=None, done=0, rate=0.0, largest=0)
+
+        def update(done: int, largest: int) -> None:
+            spent = time.perf_counter() - began
+            bar.update(task, done=done, rate=done / spent if spent else 0.0, largest=largest)
+
+        yield update
 
 
 def upto_option(help_text: str) -> Callable[[F], F]:

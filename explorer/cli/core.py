@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import click
 from rich.table import Table
 
@@ -9,18 +11,23 @@ from explorer.analysis import explain, solve, value_table
 from explorer.cli.common import (
     console,
     json_option,
+    max_memory_option,
     max_states_option,
     misere_option,
     print_json,
     reports_errors,
+    sequence_progress,
     upto_option,
 )
 from explorer.games import families, load_game
+from explorer.games.heaps import HeapGame
 from explorer.graph import DEFAULT_MAX_STATES
 from explorer.misere import explain_misere, misere_sequence, solve_misere
-from explorer.sequences import value_sequence
+from explorer.sequences import stored_value_sequence, value_sequence
 from explorer.viz.palette import VERDICTS, outcome_text
 
+#: Values of a sequence formatted at a time (a multiple of 20, the values a line shows).
+STREAM_VALUES = 20 * 4096
 #: Moves listed by `explorer explain` before it says how many more there are.
 EXPLAIN_ROWS = 50
 
@@ -67,10 +74,17 @@ def games_command(as_json: bool) -> None:
 )
 @misere_option
 @max_states_option
+@max_memory_option
 @json_option
 @reports_errors
 def solve_command(
-    spec: str, position: str, method: str, misere: bool, max_states: int | None, as_json: bool
+    spec: str,
+    position: str,
+    method: str,
+    misere: bool,
+    max_states: int | None,
+    max_memory: int | None,
+    as_json: bool,
 ) -> None:
     """Grundy value, outcome, remoteness and winning moves of a POSITION of the game SPEC.
 
@@ -83,8 +97,13 @@ def solve_command(
       explorer solve "nim + kayles" "3,4 + 7" --json
       explorer solve "windup:5:1,3 + nim" "2 + 1"
       explorer solve nim 1,1,1 --misere
+      explorer solve kayles 1000000000000
     """
     game = load_game(spec)
+    if max_memory is not None:
+        for part in getattr(game, "components", (game,)):
+            if isinstance(part, HeapGame):
+                part.max_memory_mb = max_memory
     solver = solve_misere if misere else solve
     result = solver(
         game,
@@ -184,38 +203,117 @@ def explain_command(
 
 @click.command("sequence")
 @click.argument("spec")
-@upto_option("Compute G(0) .. G(UPTO).")
+@upto_option("Compute G(0) .. G(UPTO) (with --until-periodic: the most values to compute).")
+@click.option(
+    "--from",
+    "start",
+    type=click.IntRange(min=0),
+    default=0,
+    help="Print G(FROM) .. G(UPTO) only (far values of a proven period cost nothing).",
+)
+@click.option(
+    "--until-periodic",
+    is_flag=True,
+    help="Stop as soon as the values prove a period (octal games); --upto is the bound.",
+)
 @click.option(
     "--misere",
     is_flag=True,
     help="Misère values G⁻ of one heap (the last mover loses; 0 exactly on P-positions).",
 )
+@max_memory_option
+@click.option(
+    "--db",
+    "url",
+    metavar="URL",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    help="Store the values in a database and continue from it; --db alone means the default "
+    "($EXPLORER_DB, else ./explorer.db).",
+)
 @json_option
 @reports_errors
-def sequence_command(spec: str, upto: int, misere: bool, as_json: bool) -> None:
+def sequence_command(
+    spec: str,
+    upto: int,
+    start: int,
+    until_periodic: bool,
+    misere: bool,
+    max_memory: int | None,
+    url: str | None,
+    as_json: bool,
+) -> None:
     """The values G(0..N) of one heap (or strip, or coin) of a game, and their period.
+
+    Octal games are computed until the Guy-Smith theorem proves their period; later values
+    follow from it. Splitting games use the compiled sparse-space method past 30,000 values.
 
     \b
     Examples:
       explorer sequence kayles --upto 2000
+      explorer sequence octal:0.16 --until-periodic --upto 10000000
+      explorer sequence kayles --from 1000000000000 --upto 1000000000020 --json
+      explorer sequence grundy --upto 1048576 --db explorer.db
       explorer sequence kayles --upto 40 --misere
+
+    With --db the values are stored (the same database as builds): a larger --upto continues
+    from them, a killed run resumes, and a stored sequence is read back without computing.
     """
     if misere:
         _misere_sequence(spec, upto, as_json)
         return
-    result = value_sequence(load_game(spec), upto)
-    if as_json:
-        print_json(result.to_dict())
-        return
-    console.print(f"{result.game}: G(0..{upto})")
-    for start in range(0, len(result.values), 20):
-        chunk = " ".join(f"{v:>3}" for v in result.values[start : start + 20])
-        console.print(f"{start:>6}: {chunk}")
-    if result.period is None:
-        console.print("no period found in these values")
+    game = load_game(spec)
+    if url is None:
+        with sequence_progress(not as_json) as update:
+            result = value_sequence(
+                game,
+                upto,
+                start=start,
+                until_periodic=until_periodic,
+                progress=update,
+                max_memory_mb=max_memory,
+            )
     else:
-        status = "proven (Guy-Smith theorem)" if result.proven else "observed, not proven"
-        console.print(f"period {result.period}, preperiod {result.preperiod}: {status}")
+        from explorer.storage import open_database
+
+        with open_database(url or None) as database, sequence_progress(not as_json) as update:
+            result = stored_value_sequence(
+                database,
+                game,
+                upto,
+                start=start,
+                until_periodic=until_periodic,
+                progress=update,
+                max_memory_mb=max_memory,
+            )
+    out = click.get_text_stream("stdout")
+    if as_json:
+        # the values are streamed: a list of 16 million Python ints would take 130 MB
+        head, tail = json.dumps({**result.to_dict(), "values": "\0"}).split('"\\u0000"')
+        out.write(head + "[")
+        for offset in range(0, len(result.values), STREAM_VALUES):
+            part = result.values[offset : offset + STREAM_VALUES].tolist()
+            out.write((", " if offset else "") + ", ".join(map(str, part)))
+        out.write("]" + tail + "\n")
+        return
+    out.write(f"{result.game}: G({result.start}..{result.upto})\n")
+    for offset in range(0, len(result.values), STREAM_VALUES):
+        values = result.values[offset : offset + STREAM_VALUES].tolist()
+        lines = []
+        for row in range(0, len(values), 20):
+            chunk = " ".join(f"{v:>3}" for v in values[row : row + 20])
+            lines.append(f"{result.start + offset + row:>6}: {chunk}\n")
+        out.write("".join(lines))
+    if result.proven and result.computed <= result.upto:
+        out.write(
+            f"computed G(0..{result.computed - 1}) ({result.method}); the rest follow from the "
+            "period\n"
+        )
+    checksum = result.checksum
+    if checksum is not None:
+        out.write(f"Fletcher-32 {checksum:08x}\n")
+    out.write(result.summary() + "\n")
 
 
 def _misere_sequence(spec: str, upto: int, as_json: bool) -> None:
@@ -238,17 +336,30 @@ def _misere_sequence(spec: str, upto: int, as_json: bool) -> None:
 @click.option("--rows", type=click.IntRange(min=1), default=10, show_default=True)
 @click.option("--cols", type=click.IntRange(min=1), default=10, show_default=True)
 @max_states_option
+@max_memory_option
 @json_option
 @reports_errors
-def table_command(spec: str, rows: int, cols: int, max_states: int | None, as_json: bool) -> None:
+def table_command(
+    spec: str, rows: int, cols: int, max_states: int | None, max_memory: int | None, as_json: bool
+) -> None:
     """The value table G(r, c) of a two-coordinate game (wythoff, ferguson, two heaps).
 
+    Wythoff and Ferguson are filled by dynamic programming over the table, two heaps of a heap
+    game from its value sequence: 1000 x 1000 takes about a second.
+
     \b
-    Example:
+    Examples:
       explorer table wythoff --rows 8 --cols 8
+      explorer table wythoff --rows 1000 --cols 1000 --json
     """
     game = load_game(spec)
-    values = value_table(game, rows, cols, max_states=max_states or DEFAULT_MAX_STATES)
+    values = value_table(
+        game,
+        rows,
+        cols,
+        max_states=max_states or DEFAULT_MAX_STATES,
+        **({"max_memory_mb": max_memory} if max_memory else {}),
+    )
     if as_json:
         print_json({"game": game.spec, "values": values})
         return

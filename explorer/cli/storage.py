@@ -290,7 +290,7 @@ def _print_state(state: dict[str, Any]) -> None:
 def stats_command(spec: str | None, url: str | None, as_json: bool) -> None:
     """Counts by outcome, Grundy value and depth, and the build history of a stored game.
 
-    Without SPEC, list the stored games.
+    Without SPEC, list the stored games and value sequences.
 
     \b
     Examples:
@@ -309,6 +309,20 @@ def stats_command(spec: str | None, url: str | None, as_json: bool) -> None:
         for row in result:
             table.add_row(row["game"], f"{row['states']:,}", f"{row['edges']:,}")
         console.print(table)
+        stored = [(row["game"], row["sequence"]) for row in result if row["sequence"]]
+        if stored:
+            sequences = Table("game", "values", "period", "largest", "Fletcher-32")
+            sequences.title = "value sequences"
+            for game, seq in stored:
+                period = (
+                    f"{seq['period']:,} from {seq['preperiod']:,} (proven)"
+                    if seq["period"] is not None
+                    else "none proven"
+                )
+                sequences.add_row(
+                    game, f"{seq['values']:,}", period, str(seq["largest"]), seq["checksum"]
+                )
+            console.print(sequences)
         return
     console.print(f"game            {result['game']}")
     console.print(

@@ -7,8 +7,10 @@ values come from a table extended on demand (vectorised with numpy for the split
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from itertools import chain
 from typing import ClassVar
 
@@ -26,11 +28,14 @@ from explorer.games.base import (
 
 Heaps = tuple[int, ...]
 
-#: Largest heap whose value is tabulated (a table of 10^7 int64 values takes 80 MB).
-MAX_TABLE = 10_000_000
-#: Largest heap for games whose heaps split: each new value costs a pass over the table, so
-#: the work is quadratic (Kayles to 100,000 takes about 6 s, to 300,000 about a minute).
-MAX_SPLIT_TABLE = 300_000
+#: Default memory a table of single-heap values may take, in MiB (``--max-memory`` raises it).
+DEFAULT_MAX_MEMORY_MB = 2048
+#: Splits of a heap past the computed values listed as moves: smaller parts up to this.
+PERIODIC_SPLIT_PARTS = 1_000
+#: Heaps from this size on are not tabulated by games with a closed form.
+FAR_HEAP = 1 << 20
+#: Moves of such a far heap examined for winning moves.
+FAR_MOVES = 10_000
 #: Most digits of an octal code (a Bash or subtraction game's largest move).
 MAX_DIGITS = 10_000
 
@@ -75,13 +80,34 @@ def _single_heaps_to_value(table: np.ndarray, upto: int, target: int) -> list[He
     return [(h,) for h in found.tolist()]
 
 
+@dataclass(frozen=True)
+class SplitRules:
+    """What one heap of n may become, for the compiled sequence kernel.
+
+    ``leave_one``: removals k that may leave one heap n - k > 0; ``take_all``: removals k that
+    may take a whole heap of exactly k; ``split_after``: removals k after which the rest n - k is
+    split into two non-empty heaps (0 for games that split without removing); ``unequal``: the two
+    heaps of a split must differ (Grundy's game).
+    """
+
+    leave_one: tuple[int, ...]
+    take_all: tuple[int, ...]
+    split_after: tuple[int, ...]
+    unequal: bool = False
+
+
 class HeapGame(Game):
     """A game played on heaps where a move changes one heap into zero, one or more heaps."""
 
     position_syntax: ClassVar[str] = "heap sizes, e.g. 3,4,5 (0 for no heap)"
     _table: np.ndarray
-    #: Largest heap this game tabulates.
-    max_table: int = MAX_TABLE
+    #: Most memory the table of single-heap values may take, in MiB.
+    max_memory_mb: int = DEFAULT_MAX_MEMORY_MB
+    #: A proven (preperiod, period) of the single-heap values, once known: any heap is then
+    #: answered from the first preperiod + period values.
+    period: tuple[int, int] | None = None
+    #: The rules as the compiled sequence kernel reads them (splitting games only).
+    split_rules: SplitRules | None = None
 
     def __init__(self) -> None:
         self._table = np.zeros(1, dtype=np.int64)
@@ -180,23 +206,70 @@ class HeapGame(Game):
         return moves
 
     # values --------------------------------------------------------------
+    @property
+    def tabulated(self) -> int:
+        """How many single-heap values are known without computing (G(0) .. G(tabulated - 1))."""
+        return len(self._table)
+
     def heap_value(self, heap: int) -> int:
-        """The Grundy value of a single heap."""
+        """The Grundy value of a single heap (from the proven period when there is one)."""
+        if heap >= len(self._table):
+            closed = self.closed_form(heap)
+            if closed is not None:
+                return closed
+            if self.period is not None:
+                pre, period = self.period
+                return int(self._table[pre + (heap - pre) % period])
         return int(self.heap_values(heap)[heap])
 
+    def closed_form(self, heap: int) -> int | None:
+        """G(heap) by a formula, for games with a proven one (else None)."""
+        return None
+
+    def _far_moves_to_value(self, heap: int, target: int) -> list[Heaps]:
+        """Moves of a heap too large to tabulate, worth `target`, by the closed form: among the
+        first `FAR_MOVES` moves `heap_moves` yields (a far heap has more than can be listed)."""
+        moves = []
+        for result in itertools.islice(self.heap_moves(heap), FAR_MOVES):
+            value = 0
+            for h in result:
+                value ^= self.heap_value(h)
+            if value == target:
+                moves.append(tuple(sorted(h for h in result if h > 0)))
+        return list(dict.fromkeys(moves))
+
+    def adopt(self, values: np.ndarray, period: tuple[int, int] | None = None) -> None:
+        """Take values G(0), G(1), ... computed elsewhere (the sequence engine, the database),
+        and a period they prove."""
+        if len(values) > len(self._table):
+            self._table = values
+        if period is not None:
+            pre, p = period
+            if pre + p > len(self._table):
+                raise ValueError(f"a period {period} needs {pre + p} values")
+            self.period = period
+
     def heap_values(self, upto: int) -> np.ndarray:
-        """The values G(0), ..., G(upto) of single heaps, as an int64 array."""
+        """The values G(0), ..., G(upto) of single heaps, as an integer array."""
         known = len(self._table)
-        if upto > self.max_table:
-            raise GraphTooLargeError(
-                f"heap {upto} too large to tabulate {self.spec} values "
-                f"(at most {self.max_table:,})",
-                self.max_table,
-            )
         if upto >= known:
-            table = np.zeros(max(upto + 1, 2 * known), dtype=np.int64)
+            size = max(upto + 1, 2 * known)
+            need = 8 * size
+            if need > self.max_memory_mb * 2**20:
+                raise GraphTooLargeError(
+                    f"the values of {self.spec} up to heap {upto:,} need about "
+                    f"{need / 2**20:,.0f} MiB, over the limit of {self.max_memory_mb:,} MiB "
+                    "(raise it with --max-memory)",
+                    self.max_memory_mb,
+                )
+            table = np.zeros(size, dtype=np.int64)
             table[:known] = self._table
-            self._table_extend(table, known)
+            if self.period is not None:
+                pre, period = self.period
+                rest = np.arange(known, size, dtype=np.int64)
+                table[known:] = table[pre + (rest - pre) % period]
+            else:
+                self._table_extend(table, known)
             self._table = table
         return self._table[: upto + 1]
 
@@ -219,6 +292,9 @@ class Nim(HeapGame):
     def heap_moves(self, heap: int) -> Iterator[Heaps]:
         for k in range(heap):
             yield (k,) if k else ()
+
+    def closed_form(self, heap: int) -> int | None:
+        return heap
 
     def heap_value(self, heap: int) -> int:
         return heap  # Bouton: a single Nim heap of n is *n (checked against the table in tests)
@@ -270,8 +346,12 @@ class OctalGame(HeapGame):
             raise SpecError(
                 f"octal code of {len(self.digits):,} digits is too long (at most {MAX_DIGITS:,})"
             )
-        if self.splits_without_removal or any(d & 4 for d in self.digits):
-            self.max_table = MAX_SPLIT_TABLE
+        split_after = [k for k, d in enumerate(self.digits, 1) if d & 4]
+        self.split_rules = SplitRules(
+            leave_one=tuple(k for k, d in enumerate(self.digits, 1) if d & 2),
+            take_all=tuple(k for k, d in enumerate(self.digits, 1) if d & 1),
+            split_after=(0, *split_after) if self.splits_without_removal else tuple(split_after),
+        )
         # the removals k by what they may leave: one heap, nothing, or two heaps
         self._leave_one = np.array([k for k, d in enumerate(self.digits, 1) if d & 2], np.int64)
         self._take_all = {k for k, d in enumerate(self.digits, 1) if d & 1}
@@ -330,6 +410,8 @@ class OctalGame(HeapGame):
             split_cache.pop(n - len(self.digits) - 1, None)
 
     def _heap_moves_to_value(self, heap: int, target: int) -> list[Heaps]:
+        if heap >= len(self._table) and self.period is not None:
+            return self._periodic_moves_to_value(heap, target)
         table = self.heap_values(heap)
         moves = _splits_to_value(table, heap, target) if self.splits_without_removal else []
         if self._split_after:
@@ -346,6 +428,30 @@ class OctalGame(HeapGame):
         if heap in self._take_all and target == 0:
             moves.append(())
         return moves
+
+    def _periodic_moves_to_value(self, heap: int, target: int) -> list[Heaps]:
+        """Moves of a heap past the computed values, worth `target`, from the proven period.
+
+        A heap that far has more splits than can be listed: those whose smaller part is within
+        the computed values are (`PERIODIC_SPLIT_PARTS`), by increasing smaller part.
+        """
+        moves: list[Heaps] = []
+        parts = np.arange(1, min(len(self._table), PERIODIC_SPLIT_PARTS + 1), dtype=np.int64)
+        for k, digit in enumerate(self.digits, start=1):
+            rest = heap - k
+            if digit & 2 and self.heap_value(rest) == target:
+                moves.append((rest,))
+            if digit & 4:
+                found = parts[(self._table[parts] ^ self._values_at(rest - parts)) == target]
+                moves += [(int(a), rest - int(a)) for a in found.tolist()]
+        return moves
+
+    def _values_at(self, heaps: np.ndarray) -> np.ndarray:
+        """G of many heaps at once, from the table and the proven period."""
+        assert self.period is not None
+        pre, period = self.period
+        index = np.where(heaps >= pre + period, pre + (heaps - pre) % period, heaps)
+        return self._table[index]
 
     @classmethod
     def from_parameters(cls, parameters: str | None) -> OctalGame:
@@ -369,6 +475,9 @@ class Bash(OctalGame):
     @property
     def spec(self) -> str:
         return f"bash:{self.most}"
+
+    def closed_form(self, heap: int) -> int | None:
+        return heap % (self.most + 1)
 
     def _table_extend(self, table: np.ndarray, start: int) -> None:
         # G(n) = n mod (M+1); the octal table agrees (tests), this is only faster for big M
@@ -422,8 +531,6 @@ class Subtraction(OctalGame):
 class Lasker(HeapGame):
     """Lasker's Nim: remove any number from one heap, or split a heap into two non-empty heaps."""
 
-    max_table = MAX_SPLIT_TABLE // 6  # its values grow like n, so its masks do too
-
     family = "lasker"
     example = ("lasker", "4,7")
     summary = "Lasker's Nim: take any number, or split a heap in two"
@@ -437,6 +544,10 @@ class Lasker(HeapGame):
             yield (k,) if k else ()
         yield from ((a, heap - a) for a in range(1, heap // 2 + 1))
 
+    def closed_form(self, heap: int) -> int | None:
+        # Lasker: G(4k+1) = 4k+1, G(4k+2) = 4k+2, G(4k+3) = 4k+4, G(4k+4) = 4k+3
+        return heap + {0: -1, 3: 1}.get(heap % 4, 0) if heap else 0
+
     def _table_extend(self, table: np.ndarray, start: int) -> None:
         smaller = 0
         for v in table[:start]:
@@ -446,6 +557,8 @@ class Lasker(HeapGame):
             smaller |= 1 << int(table[n])
 
     def _heap_moves_to_value(self, heap: int, target: int) -> list[Heaps]:
+        if heap >= FAR_HEAP:
+            return self._far_moves_to_value(heap, target)
         table = self.heap_values(heap)
         emptied: list[Heaps] = [()] if target == 0 else []
         return (
@@ -463,7 +576,7 @@ class Lasker(HeapGame):
 class GrundyGame(HeapGame):
     """Grundy's game: split one heap into two unequal non-empty heaps."""
 
-    max_table = MAX_SPLIT_TABLE
+    split_rules = SplitRules(leave_one=(), take_all=(), split_after=(0,), unequal=True)
 
     family = "grundy"
     example = ("grundy", "7,9")
@@ -505,6 +618,9 @@ class TakeHalf(HeapGame):
             for y in range(heap // 2 + 1):
                 yield (y,) if y else ()
 
+    def closed_form(self, heap: int) -> int | None:
+        return heap.bit_length()  # G(n) = 1 + floor(log2 n): the options are G(0..n//2)
+
     def _table_extend(self, table: np.ndarray, start: int) -> None:
         # options of n are the values of 0..n//2, so keep the mask of every prefix
         prefix = []
@@ -518,6 +634,8 @@ class TakeHalf(HeapGame):
             prefix.append(mask)
 
     def _heap_moves_to_value(self, heap: int, target: int) -> list[Heaps]:
+        if heap >= FAR_HEAP:
+            return self._far_moves_to_value(heap, target)
         table = self.heap_values(heap)
         emptied: list[Heaps] = [()] if target == 0 else []
         return emptied + _single_heaps_to_value(table, heap // 2, target)

@@ -26,6 +26,12 @@ from explorer.storage.engine import create_engine, database_error, dbapi_errors
 from explorer.storage.export import export_graph
 from explorer.storage.loopy import parse_escapes
 from explorer.storage.records import canonical_spec, lookup_game, shown_spec, shown_status
+from explorer.storage.sequences import (
+    StoredSequence,
+    load_sequence,
+    save_sequence,
+    stored_sequences,
+)
 
 if TYPE_CHECKING:
     from explorer.games.dag import DagGame
@@ -482,7 +488,8 @@ class Database:
 
     @_translated("read")
     def games(self) -> list[dict[str, Any]]:
-        """Every stored game with its numbers of states and edges."""
+        """Every stored game with its numbers of states and edges, and its stored value
+        sequence (None when there is none)."""
         with self.engine.connect() as conn:
             rows = conn.execute(
                 sa.text(
@@ -491,10 +498,56 @@ class Database:
                     "(SELECT COUNT(*) FROM edges AS e WHERE e.game_id = g.id) AS edges "
                     "FROM games AS g ORDER BY g.id"
                 )
+            ).all()
+            sequences = stored_sequences(conn)
+        return [
+            {
+                "game": shown_spec(r.spec),
+                "states": r.states,
+                "edges": r.edges,
+                "sequence": sequences.get(r.spec),
+            }
+            for r in rows
+        ]
+
+    @_translated("read")
+    def sequence(self, spec: str) -> StoredSequence | None:
+        """The stored single-heap value sequence of a game, or None.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> db = open_database("sqlite://")
+        >>> db.save_sequence("nim", np.arange(5, dtype=np.uint16), 5, checksum=0, method="table")
+        >>> db.sequence("nim").values.tolist()
+        [0, 1, 2, 3, 4]
+        >>> db.close()
+        """
+        with self.engine.connect() as conn:
+            return load_sequence(conn, canonical_spec(spec))
+
+    @_translated("write to")
+    def save_sequence(
+        self,
+        spec: str,
+        values: Any,
+        computed: int,
+        *,
+        period: tuple[int, int] | None = None,
+        checksum: int,
+        method: str,
+    ) -> None:
+        """Store G(0..computed-1) of a game's single heap (one transaction), and its period."""
+        with self.engine.begin() as conn:
+            save_sequence(
+                conn,
+                canonical_spec(spec),
+                values,
+                computed,
+                period=period,
+                checksum=checksum,
+                method=method,
             )
-            return [
-                {"game": shown_spec(r.spec), "states": r.states, "edges": r.edges} for r in rows
-            ]
 
     @_translated("read")
     def stats(self, spec: str) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""The database schema as SQLAlchemy typed models: games, builds, states and edges.
+"""The database schema as SQLAlchemy typed models: games, builds, states, edges and value
+sequences.
 
 The classes are named for their tables (``GameTable``), never for the rules' `Game`.
 
@@ -11,12 +12,14 @@ from __future__ import annotations
 from datetime import datetime
 
 from sqlalchemy import (
+    BigInteger,
     Boolean,
     CheckConstraint,
     DateTime,
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Text,
@@ -149,3 +152,31 @@ class EdgeTable(Base):
     game_id: Mapped[int] = mapped_column(Integer, primary_key=True)
     src: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     dst: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+
+
+class SequenceTable(Base):
+    """The single-heap value sequence of one game: G(0..computed-1), in chunks, and the period
+    the values prove (NULL until one is proven)."""
+
+    __tablename__ = "sequences"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), unique=True)
+    computed: Mapped[int] = mapped_column(BigInteger)
+    preperiod: Mapped[int | None] = mapped_column(BigInteger)
+    period: Mapped[int | None] = mapped_column(BigInteger)
+    largest: Mapped[int] = mapped_column(Integer)
+    checksum: Mapped[int] = mapped_column(BigInteger)
+    method: Mapped[str] = mapped_column(String(20))
+    updated_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class SequenceChunkTable(Base):
+    """`CHUNK_VALUES` consecutive values of a sequence as little-endian 16-bit words (the last
+    chunk may be shorter); chunk i holds G(i * CHUNK_VALUES) onwards."""
+
+    __tablename__ = "sequence_chunks"
+
+    sequence_id: Mapped[int] = mapped_column(ForeignKey("sequences.id"), primary_key=True)
+    chunk: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    data: Mapped[bytes] = mapped_column(LargeBinary)

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 IMAGE_SUFFIXES = (".png", ".svg")
 #: Tables up to this many cells a side get their values written in the cells.
 ANNOTATED_CELLS = 16
+#: Sequences longer than this are drawn as rasterised points.
+RASTER_FROM = 20_000
 
 Table = list[list[int | None]]
 
@@ -69,32 +71,40 @@ def plot_sequence(sequence: ValueSequence, path: str | Path) -> Path:
     >>> plot_sequence(value_sequence(load_game("kayles"), 100), out).read_text()[:5]
     '<?xml'
     """
+    import numpy as np
     from matplotlib.ticker import MaxNLocator
 
-    values = sequence.values
+    values = np.asarray(sequence.values)
+    n = np.arange(sequence.start, sequence.start + len(values))
     figure = _figure(10, 4)
     axes = figure.add_subplot()
-    zeros = [n for n, v in enumerate(values) if v == 0]
-    others = [n for n, v in enumerate(values) if v != 0]
-    size = 14 if len(values) <= 300 else 5
+    zeros = values == 0
+    size = 14 if len(values) <= 300 else 5 if len(values) <= RASTER_FROM else 0.5
+    # past RASTER_FROM points the markers are drawn as one image (an SVG stays small) and so
+    # small that density shows: a million values make a readable band, not a blot
+    raster = len(values) > RASTER_FROM
     axes.scatter(
-        others,
-        [values[n] for n in others],
+        n[~zeros],
+        values[~zeros],
         s=size,
         color="#2b6ca3",
         label="N-position (G > 0)",
         gid="n-positions",
+        rasterized=raster,
+        linewidths=0,
     )
     axes.scatter(
-        zeros,
-        [0] * len(zeros),
+        n[zeros],
+        values[zeros],
         s=size * 1.6,
         color=P_COLOUR,
         marker="s",
         label="P-position (G = 0)",
         gid="p-positions",
+        rasterized=raster,
+        linewidths=0,
     )
-    title = f"{sequence.game}: G(n) for n = 0..{len(values) - 1}"
+    title = f"{sequence.game}: G(n) for n = {sequence.start}..{sequence.upto}"
     if sequence.period is not None and sequence.preperiod is not None:
         status = "proven" if sequence.proven else "observed"
         title += f"; period {sequence.period} from n = {sequence.preperiod} ({status})"
@@ -110,7 +120,7 @@ def plot_sequence(sequence: ValueSequence, path: str | Path) -> Path:
     axes.set_xlabel("n (heap size)")
     axes.set_ylabel("Grundy value G(n)")
     axes.yaxis.set_major_locator(MaxNLocator(integer=True))
-    axes.set_xlim(-0.5, max(len(values) - 0.5, 1))
+    axes.set_xlim(sequence.start - 0.5, max(sequence.upto + 0.5, 1))
     axes.grid(alpha=0.3)
     axes.legend(loc="upper left", fontsize="small")
     return _save(figure, path)

@@ -1,0 +1,537 @@
+"""Single-heap value sequences of splitting games at research scale: the sparse-space method.
+
+For octal games with finitely many non-zero digits and Grundy's game. The values are split into
+*common* and *rare* ones such that the XOR of two common values is never common (a parity mask
+chosen from the value counts by a Walsh-Hadamard transform, optionally with the position's parity
+as one more bit); each heap then XORs only the pairs involving a rare position, takes the least
+common value not reached as its candidate, and verifies every rare value below it by scanning the
+splits until each has appeared. Games without a sparse space get the naive method, in the same
+compiled kernel (numba). Values are 16-bit.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from explorer.errors import ExplorerError, GraphTooLargeError
+from explorer.games.heaps import HeapGame, OctalGame, SplitRules
+from explorer.solver.periods import GuySmith, proof_length, proven_period
+
+#: Values are stored as 16-bit integers; the value 65535 is refused (it would not fit the mex).
+VALUE_LIMIT = 65_535
+#: Extended values: the value in the low 16 bits, the position's parity in bit 16.
+_PARITY_BIT = 1 << 16
+#: The method is sparse when at most this share of positions is rare, else naive.
+SPARSE_SHARE = 1 / 4
+#: Heaps computed by the naive method before a split is first chosen.
+FIRST_SPLIT = 256
+#: Below this many values a sequence is computed by numpy (no compiler to start).
+COMPILED_FROM = 30_000
+
+Progress = Callable[[int, int], None]
+
+
+class ValueLimitError(ExplorerError, OverflowError):
+    """A Grundy value does not fit the 16 bits the sequence engine stores."""
+
+
+def _parity_split(rules: SplitRules) -> bool:
+    """Whether the position's parity may join the split: every split total n - k then has the
+    parity of n plus one fixed parity."""
+    return len({k & 1 for k in rules.split_after}) == 1
+
+
+def memory_needed(upto: int) -> int:
+    """Bytes a sequence G(0..upto) needs: the 16-bit values and at most as many rare positions
+    (int64) as the sparse method keeps before falling back to the naive one."""
+    return 2 * (upto + 1) + int(16 * SPARSE_SHARE * (upto + 1)) + (1 << 21)
+
+
+def check_memory(upto: int, max_memory_mb: int) -> None:
+    """Refuse a run whose arrays would exceed `max_memory_mb` MiB, saying what it needs."""
+    need = memory_needed(upto)
+    if need > max_memory_mb * 2**20:
+        raise GraphTooLargeError(
+            f"G(0..{upto:,}) needs about {need / 2**20:,.0f} MiB, over the limit of "
+            f"{max_memory_mb:,} MiB (raise it with --max-memory)"
+        )
+
+
+def _kernel():  # type: ignore[no-untyped-def]
+    """The compiled per-heap loop (numba, cached on disk; compiled on first use)."""
+    global _compiled
+    if _compiled is None:
+        from numba import njit
+
+        _compiled = njit(cache=True, nogil=True)(_extend_py)
+    return _compiled
+
+
+_compiled = None
+
+
+def _extend_py(  # type: ignore[no-untyped-def]
+    values,
+    start,
+    stop,
+    leave_one,
+    take_all,
+    split_after,
+    unequal,
+    sparse,
+    common,
+    rare,
+    nrare,
+    seen,
+):
+    """Fill values[start:stop]; returns (heaps done up to, rare count, largest value, pairs).
+
+    Stops early when the rare buffer is full or a value reaches the 16-bit limit.
+    """
+    largest = 0
+    pairs = 0
+    nsplit = split_after.shape[0]
+    totals = np.zeros(max(nsplit, 1), dtype=np.int64)
+    halves = np.zeros(max(nsplit, 1), dtype=np.int64)
+    for n in range(start, stop):
+        mark = np.int32(n + 1)
+        for i in range(take_all.shape[0]):
+            if take_all[i] == n:
+                seen[0] = mark
+        for i in range(leave_one.shape[0]):
+            k = leave_one[i]
+            if k < n:
+                seen[values[n - k]] = mark
+        amax = 0
+        has0 = False
+        has1 = False
+        m = 0  # splits with at least one pair, their totals and largest smaller parts
+        for i in range(nsplit):
+            t = n - split_after[i]
+            if t < 2:
+                continue
+            hi = (t - 1) >> 1 if unequal else t >> 1
+            if hi < 1:
+                continue
+            totals[m] = t
+            halves[m] = hi
+            m += 1
+            amax = max(amax, hi)
+            if t & 1:
+                has1 = True
+            else:
+                has0 = True
+        if not sparse:
+            for i in range(m):
+                t = totals[i]
+                for a in range(1, halves[i] + 1):
+                    seen[values[a] ^ values[t - a]] = mark
+                pairs += halves[i]
+            x = 0
+            while seen[x] == mark:
+                x += 1
+        else:
+            # every pair with a rare part: the only pairs that can reach a common value
+            for i in range(m):
+                t = totals[i]
+                for j in range(nrare):
+                    a = rare[j]
+                    if a >= t:
+                        break
+                    if unequal and a + a == t:
+                        continue  # Grundy's game: no split into equal heaps
+                    seen[values[a] ^ values[t - a]] = mark
+                    pairs += 1
+            # the least value no common pair can reach and no rare pair reached
+            need = 0
+            cand = 0
+            while True:
+                if seen[cand] != mark:
+                    if (not has0 or common[0, cand]) and (not has1 or common[1, cand]):
+                        break
+                    need += 1
+                cand += 1
+            # verification: every value below the candidate must be shown reached
+            if need > 0:
+                if m == 1:
+                    t = totals[0]
+                    hi = halves[0]
+                    a = 1
+                    while a <= hi:
+                        v = values[a] ^ values[t - a]
+                        a += 1
+                        if v < cand and seen[v] != mark:
+                            seen[v] = mark
+                            need -= 1
+                            if need == 0:
+                                break
+                    pairs += a - 1
+                else:
+                    a = 1
+                    while need > 0 and a <= amax:
+                        for i in range(m):
+                            if a > halves[i]:
+                                continue
+                            v = values[a] ^ values[totals[i] - a]
+                            if v < cand and seen[v] != mark:
+                                seen[v] = mark
+                                need -= 1
+                        pairs += m
+                        a += 1
+            x = 0
+            while x < cand and seen[x] == mark:
+                x += 1
+        values[n] = x
+        if x > largest:
+            largest = x
+        if x >= 65535:
+            return n + 1, nrare, largest, pairs
+        if sparse and common[n & 1, x] == 0:
+            rare[nrare] = n
+            nrare += 1
+            if nrare == rare.shape[0]:
+                return n + 1, nrare, largest, pairs
+    return stop, nrare, largest, pairs
+
+
+def _walsh_hadamard(counts: np.ndarray) -> np.ndarray:
+    """The Walsh-Hadamard transform of a histogram whose length is a power of two."""
+    h = counts.astype(np.int64)
+    size = h.size
+    step = 1
+    while step < size:
+        h = h.reshape(-1, 2, step)
+        h = np.concatenate([h[:, 0] + h[:, 1], h[:, 0] - h[:, 1]], axis=1).reshape(-1)
+        step *= 2
+    return h
+
+
+def choose_mask(values: np.ndarray, upto: int, *, parity: bool) -> tuple[int, int]:
+    """The parity mask (bit 16: the position's parity) with the fewest rare positions among
+    1..upto-1, and that number. A position is common when popcount(extended value & mask) is
+    odd; the XOR of two common values is then never common.
+
+    Examples
+    --------
+    >>> choose_mask(np.array([0, 1, 2, 1, 2, 1, 2], dtype=np.uint16), 7, parity=False)
+    (3, 0)
+    """
+    part = values[1:upto].astype(np.int64)
+    bits = max(int(part.max(initial=0)).bit_length(), 1)
+    extended = part
+    if parity:
+        extended = part | ((np.arange(1, upto, dtype=np.int64) & 1) << bits)
+        bits += 1
+    counts = np.bincount(extended, minlength=1 << bits)
+    transform = _walsh_hadamard(counts)
+    # rare(m) = (positions + H(m)) / 2: the fewest rare positions where H is least
+    transform[0] = np.iinfo(np.int64).max
+    best = int(np.argmin(transform))
+    rare = (part.size + int(transform[best])) // 2
+    if parity and best >> (bits - 1) & 1:
+        best = (best & ((1 << (bits - 1)) - 1)) | _PARITY_BIT
+    return best, rare
+
+
+def common_table(mask: int) -> np.ndarray:
+    """common[p, v]: whether value v at parity p (of a position or a split's total) is common."""
+    v = np.arange(1 << 16, dtype=np.int64)
+    table = np.empty((2, 1 << 16), dtype=np.uint8)
+    for p in (0, 1):
+        bits = (v | (p << 16)) & mask
+        table[p] = _popcount(bits) & 1
+    return table
+
+
+def _popcount(x: np.ndarray) -> np.ndarray:
+    count = np.zeros_like(x)
+    while x.any():
+        count += x & 1
+        x = x >> 1
+    return count
+
+
+@dataclass
+class SparseRun:
+    """The state of one run: the values so far and how the last heaps were computed."""
+
+    values: np.ndarray
+    done: int
+    largest: int
+    method: str = "naive"
+    mask: int = 0
+    rare: int = 0
+    pairs: int = 0
+
+
+def extend_values(
+    rules: SplitRules,
+    values: np.ndarray,
+    done: int,
+    upto: int,
+    *,
+    progress: Progress | None = None,
+    should_stop: Callable[[int], bool] | None = None,
+    naive: bool = False,
+) -> SparseRun:
+    """Compute values[done..upto] of a splitting game in place (values: uint16, length > upto).
+
+    The split between common and rare values is revised at every power of two and whenever the
+    rare positions outgrow their buffer. `progress(heaps_done, largest)` is called between chunks;
+    `should_stop(heaps_done)` ends the run early (the values up to the returned ``done`` are
+    final). `naive` computes every pair of every heap (the reference the tests compare with).
+
+    Examples
+    --------
+    >>> from explorer import load_game
+    >>> rules = load_game("kayles").split_rules
+    >>> v = np.zeros(13, dtype=np.uint16)
+    >>> extend_values(rules, v, 0, 12).done, v.tolist()
+    (13, [0, 1, 2, 3, 1, 4, 3, 2, 1, 4, 2, 6, 4])
+    """
+    kernel = _kernel()
+    leave_one = np.array(rules.leave_one, dtype=np.int64)
+    take_all = np.array(rules.take_all, dtype=np.int64)
+    split_after = np.array(rules.split_after, dtype=np.int64)
+    seen = np.zeros(VALUE_LIMIT + 2, dtype=np.int32)
+    largest = int(values[:done].max(initial=0))
+    run = SparseRun(values, done, largest)
+    common = np.zeros((2, 1 << 16), dtype=np.uint8)
+    rare = np.zeros(1, dtype=np.int64)
+    nrare = 0
+    sparse = False
+    revise_at = upto + 1 if naive else max(done, 1)
+    chunk = 4096
+    stop_at = upto + 1
+    while run.done < stop_at:
+        n = run.done
+        if n >= revise_at and not naive:
+            sparse, common, rare, nrare = _revise(rules, values, n, run)
+            revise_at = max(FIRST_SPLIT, 1 << n.bit_length())
+        end = min(stop_at, revise_at, n + chunk)
+        began = time.perf_counter()
+        reached, nrare, top, pairs = kernel(
+            values,
+            n,
+            end,
+            leave_one,
+            take_all,
+            split_after,
+            rules.unequal,
+            sparse,
+            common,
+            rare,
+            nrare,
+            seen,
+        )
+        run.pairs += pairs
+        run.done = reached
+        run.largest = max(run.largest, int(top))
+        run.rare = nrare
+        if run.largest >= VALUE_LIMIT:
+            raise ValueLimitError(
+                f"G({reached - 1:,}) reaches {VALUE_LIMIT:,}: values past 16 bits are not supported"
+            )
+        if sparse and nrare == rare.size and reached < stop_at:
+            revise_at = reached  # buffer full: choose again, with room to grow
+        spent = time.perf_counter() - began
+        # chunks of about a quarter of a second keep the progress bar live
+        chunk = int(min(max(chunk * (0.25 / spent if spent > 0 else 2), 64), 1 << 20))
+        if progress is not None:
+            progress(run.done, run.largest)
+        if should_stop is not None and should_stop(run.done):
+            break
+    return run
+
+
+def _revise(
+    rules: SplitRules, values: np.ndarray, n: int, run: SparseRun
+) -> tuple[bool, np.ndarray, np.ndarray, int]:
+    """Choose the split for the heaps from n on; naive when too many positions would be rare."""
+    if n < FIRST_SPLIT or not rules.split_after:
+        run.method, run.mask = "naive", 0
+        return False, np.zeros((2, 1 << 16), dtype=np.uint8), np.zeros(1, dtype=np.int64), 0
+    mask, rare_count = choose_mask(values, n, parity=_parity_split(rules))
+    if rare_count > SPARSE_SHARE * n:
+        run.method, run.mask = "naive", 0
+        return False, np.zeros((2, 1 << 16), dtype=np.uint8), np.zeros(1, dtype=np.int64), 0
+    common = common_table(mask)
+    positions = np.arange(1, n, dtype=np.int64)
+    is_rare = common[positions & 1, values[1:n]] == 0
+    rare_positions = positions[is_rare]
+    capacity = max(2 * rare_positions.size, 1024)
+    rare = np.zeros(capacity, dtype=np.int64)
+    rare[: rare_positions.size] = rare_positions
+    run.method, run.mask = "sparse", mask
+    return True, common, rare, int(rare_positions.size)
+
+
+def fletcher32(values: np.ndarray) -> int:
+    """Fletcher-32 of a sequence of 16-bit values (sums modulo 65535, from 0).
+
+    Examples
+    --------
+    >>> hex(fletcher32(np.array([0x6261, 0x6463, 0x0065], dtype=np.uint16)))  # "abcde"
+    '0xf04fc729'
+    """
+    words = np.asarray(values, dtype=np.int64)
+    count = words.size
+    sum1 = 0
+    sum2 = 0
+    block = 1 << 20
+    for start in range(0, count, block):
+        part = words[start : start + block]
+        # word i contributes to sum2 once for every prefix that contains it
+        weights = (count - start - np.arange(part.size, dtype=np.int64)) % 65535
+        sum1 = (sum1 + int(part.sum())) % 65535
+        sum2 = (sum2 + int((weights * part).sum() % 65535)) % 65535
+    return (sum2 << 16) | sum1
+
+
+@dataclass
+class HeapSequence:
+    """G(0..len(values)-1) of one heap, how they were computed, and the period they prove."""
+
+    values: np.ndarray
+    method: str
+    proof: tuple[int, int] | None = None
+    stored: int = 0
+
+    @property
+    def computed(self) -> int:
+        return len(self.values)
+
+
+def guy_smith(game: HeapGame) -> GuySmith | None:
+    """The Guy-Smith theorem for this game, or None when it does not apply (not an octal
+    game, or one splitting heaps without removing)."""
+    if isinstance(game, OctalGame) and not game.splits_without_removal:
+        return GuySmith(game.max_removal, 1 if game.split_rules.split_after else 0)  # type: ignore[union-attr]
+    return None
+
+
+def heap_sequence(
+    game: HeapGame,
+    upto: int,
+    *,
+    until_periodic: bool = False,
+    known: np.ndarray | None = None,
+    progress: Progress | None = None,
+    checkpoint: Callable[[np.ndarray, int], None] | None = None,
+    max_memory_mb: int | None = None,
+) -> HeapSequence:
+    """G(0), ..., G(upto) of a heap game, or fewer when `until_periodic` and a period is proven.
+
+    Splitting games (octal games, Grundy's game) past `COMPILED_FROM` values go through the
+    compiled sparse-space kernel; the rest through the game's own table. `known` values (from
+    the database) are taken as they are and the run continues after them; `checkpoint(values,
+    done)` is called now and then with the values final so far, so a killed run can resume.
+
+    Examples
+    --------
+    >>> from explorer import load_game
+    >>> seq = heap_sequence(load_game("kayles"), 10**6, until_periodic=True)
+    >>> seq.proof, seq.computed
+    ((71, 12), 168)
+    """
+    theorem = guy_smith(game) if until_periodic else None
+    limit = max_memory_mb or game.max_memory_mb
+    if theorem is None:
+        check_memory(upto, limit)
+    previous = np.zeros(0, dtype=np.uint16) if known is None else known
+    stored = len(previous)
+    proof: tuple[int, int] | None = None
+    if theorem is not None and stored:
+        proof = proven_period(previous, stored, theorem)
+        if proof is not None:
+            length = proof_length(*proof, theorem)
+            return HeapSequence(previous[:length], "stored", proof, stored)
+    if stored > upto:
+        return HeapSequence(previous[: upto + 1], "stored", None, stored)
+    rules = game.split_rules
+    if rules is None or (upto < COMPILED_FROM and not stored):
+        return _small_sequence(game, upto, theorem, progress, limit)
+    if theorem is not None and not stored:
+        # most proofs come early: look for one before starting the compiler
+        first = _small_sequence(game, COMPILED_FROM - 1, theorem, progress, limit)
+        if first.proof is not None:
+            return first
+        previous, stored = first.values, first.computed
+    # a run that may stop at a proof grows its array by doubling, so a far bound costs nothing
+    size = upto + 1 if theorem is None else min(upto + 1, max(2 * stored, 1 << 16))
+    check_memory(size - 1, limit)
+    values = np.zeros(size, dtype=np.uint16)
+    values[:stored] = previous
+    checked = max(stored, 16)
+    saved = [stored, time.monotonic()]
+
+    def should_stop(done: int) -> bool:
+        nonlocal proof, checked
+        if checkpoint is not None and time.monotonic() - saved[1] > CHECKPOINT_SECONDS:
+            checkpoint(values, done)
+            saved[:] = [done, time.monotonic()]
+        if theorem is not None and done >= checked * 1.0625:
+            checked = done
+            proof = proven_period(values, done, theorem)
+            return proof is not None
+        return False
+
+    done = stored
+    method = "stored"
+    while True:
+        run = extend_values(
+            rules, values, done, size - 1, progress=progress, should_stop=should_stop
+        )
+        done = run.done
+        method = run.method
+        if proof is not None or done > upto:
+            break
+        size = min(upto + 1, 2 * size)
+        check_memory(size - 1, limit)
+        grown = np.zeros(size, dtype=np.uint16)
+        grown[:done] = values[:done]
+        values = grown
+    if theorem is not None and proof is None:
+        proof = proven_period(values, done, theorem)
+    if theorem is not None and proof is not None:
+        done = min(done, proof_length(*proof, theorem))
+    if checkpoint is not None and done > saved[0]:
+        checkpoint(values, done)
+    return HeapSequence(values[:done], method, proof, stored)
+
+
+#: Seconds between two checkpoints of a long run.
+CHECKPOINT_SECONDS = 2.0
+
+
+def _small_sequence(
+    game: HeapGame,
+    upto: int,
+    theorem: GuySmith | None,
+    progress: Progress | None,
+    limit: int,
+) -> HeapSequence:
+    """Through the game's own table (numpy): doubling while looking for a proof."""
+    if theorem is None:
+        check_memory(upto, limit)
+        table = game.heap_values(upto)
+        if progress is not None:
+            progress(upto + 1, int(table.max(initial=0)))
+        return HeapSequence(table, "table")
+    size = 64
+    while True:
+        size = min(size, upto + 1)
+        check_memory(size - 1, limit)
+        table = game.heap_values(size - 1)
+        proof = proven_period(table, size, theorem)
+        if progress is not None:
+            progress(size, int(table.max(initial=0)))
+        if proof is not None:
+            return HeapSequence(table[: proof_length(*proof, theorem)], "table", proof)
+        if size > upto:
+            return HeapSequence(table, "table")
+        size *= 2
