@@ -96,6 +96,8 @@ def _extend_py(  # type: ignore[no-untyped-def]
     pairs = 0
     nsplit = split_after.shape[0]
     totals = np.zeros(max(nsplit, 1), dtype=np.int64)
+    # the values still to be shown reached, as flags: one load per pair in the scans
+    want = np.zeros(65538, dtype=np.uint8)
     halves = np.zeros(max(nsplit, 1), dtype=np.int64)
     for n in range(start, stop):
         mark = np.int32(n + 1)
@@ -160,28 +162,62 @@ def _extend_py(  # type: ignore[no-untyped-def]
                 if m == 1:
                     t = totals[0]
                     hi = halves[0]
+                    for x in range(cand):
+                        if seen[x] != mark:
+                            want[x] = 1
                     a = 1
-                    while a <= hi:
+                    while a + 3 <= hi and need > 0:
+                        b = t - a
+                        v0 = values[a] ^ values[b]
+                        v1 = values[a + 1] ^ values[b - 1]
+                        v2 = values[a + 2] ^ values[b - 2]
+                        v3 = values[a + 3] ^ values[b - 3]
+                        a += 4
+                        if want[v0] | want[v1] | want[v2] | want[v3]:
+                            if want[v0]:
+                                want[v0] = 0
+                                seen[v0] = mark
+                                need -= 1
+                            if want[v1]:
+                                want[v1] = 0
+                                seen[v1] = mark
+                                need -= 1
+                            if want[v2]:
+                                want[v2] = 0
+                                seen[v2] = mark
+                                need -= 1
+                            if want[v3]:
+                                want[v3] = 0
+                                seen[v3] = mark
+                                need -= 1
+                    while a <= hi and need > 0:
                         v = values[a] ^ values[t - a]
                         a += 1
-                        if v < cand and seen[v] != mark:
+                        if want[v]:
+                            want[v] = 0
                             seen[v] = mark
                             need -= 1
-                            if need == 0:
-                                break
+                    for x in range(cand):
+                        want[x] = 0
                     pairs += a - 1
                 else:
+                    for x in range(cand):
+                        if seen[x] != mark:
+                            want[x] = 1
                     a = 1
                     while need > 0 and a <= amax:
                         for i in range(m):
                             if a > halves[i]:
                                 continue
                             v = values[a] ^ values[totals[i] - a]
-                            if v < cand and seen[v] != mark:
+                            if want[v]:
+                                want[v] = 0
                                 seen[v] = mark
                                 need -= 1
                         pairs += m
                         a += 1
+                    for x in range(cand):
+                        want[x] = 0
             x = 0
             while x < cand and seen[x] == mark:
                 x += 1
