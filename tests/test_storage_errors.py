@@ -133,7 +133,9 @@ def test_the_migration_moves_a_typed_dag_game_to_its_file_when_upgraded_beside_i
     db, a, _ = _typed_database(tmp_path, monkeypatch)
     before = rows(db)["states"]
     monkeypatch.chdir(a.parent)
-    assert run_json("stats", "--db", db) == [{"game": "dag:game.json", "states": 2, "edges": 1}]
+    assert run_json("stats", "--db", db) == [
+        {"game": "dag:game.json", "states": 2, "edges": 1, "sequence": None}
+    ]
     stored = rows(db)
     assert [g[1] for g in stored["games"]] == [f"dag:{a}"]
     # the columns of schema 0001 are unchanged (later migrations add columns, e.g. escapes)
@@ -283,7 +285,7 @@ def _damage(path: Path) -> None:
     size = path.stat().st_size
     with path.open("r+b") as file:
         file.seek(size // 2)
-        file.write(b"\xff" * 8192)
+        file.write(b"\xff" * 32768)
 
 
 def test_a_damaged_database_is_one_line_for_every_command(stored):

@@ -801,7 +801,7 @@ def test_cli_reports_library_errors(tmp_path, monkeypatch):
     for args, error in [
         (["viz", "nim", "1,x", "-o", "x.html"], bad.value),
         (["viz", "nim", "9,9,9", "--max-states", "10", "-o", "x.html"], big.value),
-        (["plot", "table", "wythoff", "--max-states", "10", "-o", "x.png"], None),
+        (["plot", "table", "nim + wythoff", "-o", "x.png"], None),  # no (r, c) positions
     ]:
         code, stdout, stderr = run(*args)
         assert (code, stdout) == (1, "")
