@@ -185,13 +185,6 @@ def test_python_dash_m_runs_the_cli():
     assert json.loads(result.stdout)["outcome"] == "P"
 
 
-def test_export_limit_is_the_storage_guard():
-    from explorer.cli.storage import EXPORT_LIMIT
-    from explorer.storage.database import MAX_GRAPH_STATES
-
-    assert EXPORT_LIMIT == MAX_GRAPH_STATES
-
-
 def test_read_commands_leave_no_database_behind(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     for args in (

@@ -27,9 +27,6 @@ from explorer.viz.palette import outcome_text
 if TYPE_CHECKING:  # SQLAlchemy and Alembic load only in the commands that open a database
     from explorer.storage import BuildProgress, BuildReport, Database
 
-#: Default --limit of export (the storage layer's guard on graphs it hands to NetworkX).
-EXPORT_LIMIT = 200_000
-
 db_option = click.option(
     "--db",
     "url",
@@ -390,9 +387,9 @@ def stats_command(spec: str | None, url: str | None, as_json: bool) -> None:
 @click.option(
     "--limit",
     type=click.IntRange(min=1),
-    default=EXPORT_LIMIT,
-    show_default=True,
-    help="Most states to export.",
+    default=None,
+    help="Most states to export: the first N in discovery order (default: all), or for "
+    "--around the most the neighbourhood may have (default 2,000,000).",
 )
 @db_option
 @json_option
@@ -404,11 +401,14 @@ def export_command(
     around: str | None,
     depth: int,
     direction: str,
-    limit: int,
+    limit: int | None,
     url: str | None,
     as_json: bool,
 ) -> None:
     """Write a stored game graph, or a neighbourhood, as GraphML, GEXF, JSON or CSV.
+
+    Rows stream from the database to the file (memory stays flat whatever the graph's size);
+    the file replaces OUTPUT only once it is complete, and a symbolic link is never followed.
 
     \b
     Examples:
@@ -417,8 +417,8 @@ def export_command(
     """
     from explorer.storage import open_database
 
-    with open_database(url, create=False) as database:
-        result = database.export(
+    with open_database(url, create=False) as database, _export_progress(not as_json) as update:
+        report = database.export(
             spec,
             output,
             fmt,
@@ -426,20 +426,45 @@ def export_command(
             depth=depth,
             direction=direction,  # type: ignore[arg-type]
             limit=limit,
+            progress=update,
         )
-    stored = result["stored_states"]
     if as_json:
-        print_json(result)
+        print_json(report.to_dict())
         return
     cut = (
-        f" (the first {result['states']:,} of {stored:,}: raise --limit)"
-        if (stored > result["states"])
+        f" (the first {report.states:,} of {report.stored_states:,}: raise --limit)"
+        if report.stored_states > report.states
         else ""
     )
     console.print(
-        f"wrote {result['states']:,} states and {result['edges']:,} edges of "
-        f"{result['game']}{cut} to {', '.join(result['files'])}"
+        f"wrote {report.states:,} states and {report.edges:,} edges of "
+        f"{report.game}{cut} to {', '.join(report.files)}"
     )
+
+
+@contextmanager
+def _export_progress(enabled: bool) -> Iterator[Any]:
+    """A progress bar on standard error: states written, then moves."""
+    errors = Console(stderr=True)
+    bar = Progress(
+        SpinnerColumn(),
+        TextColumn("writing {task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed:>12,} of {task.total:,}"),
+        TimeElapsedColumn(),
+        console=errors,
+        transient=True,
+        disable=not enabled or not errors.is_terminal,
+    )
+    tasks: dict[str, Any] = {}
+    with bar:
+
+        def update(what: str, done: int, total: int) -> None:
+            if what not in tasks:
+                tasks[what] = bar.add_task(what, total=total)
+            bar.update(tasks[what], completed=done)
+
+        yield update
 
 
 def _problems(count: int) -> str:

@@ -243,7 +243,7 @@ def writer_for(connection: sa.Connection) -> BulkWriter:
     return writer_class(connection.dialect.name)(connection)
 
 
-def _partitions(
+def partitions(
     connection: sa.Connection, sql: str, params: dict[str, object]
 ) -> Iterator[Sequence[Sequence[object]]]:
     """The rows of a query in lists of `STREAM` size, streamed on every dialect."""
@@ -281,7 +281,7 @@ def read_int_columns(
     [-1, 5]
     """
     chunks: list[np.ndarray] = []
-    for partition in _partitions(connection, sql, params):
+    for partition in partitions(connection, sql, params):
         count = len(partition) * columns
         try:
             flat = np.fromiter(chain.from_iterable(partition), dtype=np.int64, count=count)

@@ -1,6 +1,6 @@
 """`Database`, the one way into a stored database: build, import, edit, re-solve and export
 games, and read them back (a position's value and moves, filtered and paginated listings,
-statistics, NetworkX subgraphs fetched with recursive SQL).
+statistics, NetworkX subgraphs fetched level by level).
 
 Reads return plain data (dicts and lists) or `networkx.DiGraph` objects; writes return reports.
 """
@@ -18,13 +18,15 @@ import networkx as nx
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from explorer.errors import DatabaseError, ExplorerError, GraphTooLargeError, NotStoredError
+from explorer.errors import DatabaseError, ExplorerError, NotStoredError
 from explorer.games import load_game
 from explorer.storage.building import BATCH_STATES, BuildProgress, BuildReport, build_position
+from explorer.storage.bulk import partitions
 from explorer.storage.edits import EditReport, edit_game, import_graph, solve_stored
 from explorer.storage.engine import create_engine, database_error, dbapi_errors
-from explorer.storage.export import export_graph
+from explorer.storage.export import ExportReport, Progress, export_format, write_graph
 from explorer.storage.loopy import parse_escapes
+from explorer.storage.neighbourhood import Direction, chunks, edges_among, neighbourhood_ids
 from explorer.storage.records import canonical_spec, lookup_game, shown_spec, shown_status
 from explorer.storage.sequences import (
     StoredSequence,
@@ -37,12 +39,13 @@ if TYPE_CHECKING:
     from explorer.games.dag import DagGame
     from explorer.incremental import Edit
 
-Direction = Literal["out", "in", "both"]
-
 #: Largest graph `neighbourhood` and `subgraph` put in memory unless told otherwise.
 MAX_GRAPH_STATES = 200_000
 #: Keys looked up per query by `Database.lookup` (SQLite allows 32,766 parameters).
 LOOKUP_CHUNK = 500
+
+#: Largest neighbourhood `export` holds the ids of unless told otherwise (whole graphs stream).
+MAX_EXPORT_NEIGHBOURHOOD = 2_000_000
 
 _STATE_FIELDS = (
     "s.id, s.key, s.grundy, s.outcome, s.remoteness, s.depth, s.height, s.expanded, s.escapes"
@@ -306,51 +309,6 @@ class Database:
         >>> db.close()
         """
         return solve_stored(self.engine, spec)
-
-    # -- export ---------------------------------------------------------------------------
-    @_translated("read")
-    def export(
-        self,
-        spec: str,
-        path: str | Path,
-        fmt: str | None = None,
-        *,
-        around: str | None = None,
-        depth: int = 2,
-        direction: Direction = "out",
-        limit: int = MAX_GRAPH_STATES,
-    ) -> dict[str, Any]:
-        """Write a stored game graph, or the neighbourhood of the position `around`, to files.
-
-        Formats are those of `explorer.storage.export.export_graph` (GraphML, GEXF, JSON,
-        CSV). Returns ``{"game", "states", "edges", "stored_states", "files"}``: the states
-        and edges written, the states stored (more than written when `limit` cut the graph),
-        and the files written.
-
-        Examples
-        --------
-        >>> import tempfile
-        >>> db = open_database("sqlite://")
-        >>> _ = db.build("nim", "1,2")
-        >>> with tempfile.TemporaryDirectory() as tmp:
-        ...     db.export("nim", Path(tmp) / "nim.graphml")["states"]
-        5
-        >>> db.close()
-        """
-        if around is None:
-            graph = self.subgraph(spec, limit)
-            stored = self.stats(spec)["states"]
-        else:
-            graph = self.neighbourhood(spec, around, depth, direction, max_states=limit)
-            stored = graph.number_of_nodes()
-        written = export_graph(graph, path, fmt)
-        return {
-            "game": graph.graph["game"],
-            "states": graph.number_of_nodes(),
-            "edges": graph.number_of_edges(),
-            "stored_states": stored,
-            "files": [str(p) for p in written],
-        }
 
     # -- single positions ---------------------------------------------------------------
     @_translated("read")
@@ -866,48 +824,22 @@ class Database:
         GraphTooLargeError
             When the neighbourhood has more than `max_states` states.
         """
-        if direction not in ("out", "in", "both"):
-            raise ValueError(f"direction must be 'out', 'in' or 'both', not {direction!r}")
         spec, key, problem = self._position(spec, position)
-        follow = {
-            "out": ("e.dst", "e.src = n.id"),
-            "in": ("e.src", "e.dst = n.id"),
-            # one join with OR: PostgreSQL allows a single recursive reference
-            "both": (
-                "CASE WHEN e.src = n.id THEN e.dst ELSE e.src END",
-                "(e.src = n.id OR e.dst = n.id)",
-            ),
-        }
-        other_end, joined = follow[direction]
-        step = (
-            f"SELECT {other_end}, n.dist + 1 FROM near AS n JOIN edges AS e "
-            f"ON e.game_id = :g AND {joined} WHERE n.dist < :depth"
-        )
-        near = (
-            "WITH RECURSIVE near(id, dist) AS (SELECT CAST(:root AS INTEGER), 0 UNION "
-            + step
-            + "), "
-            "ids AS (SELECT id, MIN(dist) AS dist FROM near GROUP BY id) "
-        )
         with self.engine.connect() as conn:
             game_id, spec = self._game(conn, spec)
             root = self._state_row(conn, game_id, spec, key, problem)
-            params = {"g": game_id, "root": root.id, "depth": depth, "n": max_states + 1}
-            rows = conn.execute(
-                sa.text(
-                    near + f"SELECT {_STATE_FIELDS} FROM ids JOIN states AS s "
-                    "ON s.game_id = :g AND s.id = ids.id ORDER BY ids.dist, s.id LIMIT :n"
-                ),
-                params,
-            ).all()
-            self._guard(len(rows), max_states, f"the neighbourhood of {key!r}")
-            edges = conn.execute(
-                sa.text(
-                    near + "SELECT e.src, e.dst FROM edges AS e JOIN ids AS a ON a.id = e.src "
-                    "JOIN ids AS b ON b.id = e.dst WHERE e.game_id = :g"
-                ),
-                params,
-            ).all()
+            near = neighbourhood_ids(
+                conn,
+                game_id,
+                root.id,
+                depth,
+                direction,
+                max_states=max_states,
+                what=f"the neighbourhood of {key!r}",
+            )
+            ids = [state for state, _ in near]
+            rows = self._rows_by_id(conn, game_id, ids)
+            edges = list(edges_among(conn, game_id, ids))
         return self._graph(spec, key, rows, edges)
 
     @_translated("read")
@@ -939,12 +871,177 @@ class Database:
         return self._graph(spec, rows[0].key if rows else None, rows, edges)
 
     @staticmethod
-    def _guard(found: int, limit: int, what: str) -> None:
-        if found > limit:
-            raise GraphTooLargeError(
-                f"{what} has more than {limit:,} states (ask for fewer moves, or raise the limit)",
-                limit,
+    def _rows_by_id(conn: sa.Connection, game_id: int, ids: Sequence[int]) -> list[Any]:
+        """The state rows of `ids`, in the order given."""
+        statement = sa.text(
+            f"SELECT {_STATE_FIELDS} FROM states AS s WHERE s.game_id = :g AND s.id IN :ids"
+        ).bindparams(sa.bindparam("ids", expanding=True))
+        found: dict[int, Any] = {}
+        for chunk in chunks(ids):
+            found.update(
+                (row.id, row) for row in conn.execute(statement, {"g": game_id, "ids": chunk})
             )
+        return [found[i] for i in ids]
+
+    # -- export ---------------------------------------------------------------------------
+    @_translated("read")
+    def export(
+        self,
+        spec: str,
+        path: str | Path,
+        fmt: str | None = None,
+        *,
+        around: str | None = None,
+        depth: int = 2,
+        direction: Direction = "out",
+        limit: int | None = None,
+        progress: Progress | None = None,
+    ) -> ExportReport:
+        """Stream a stored game graph, or a neighbourhood, into GraphML, GEXF, JSON or CSV.
+
+        Rows go from the database to the file as they are read, so the whole graph of a
+        large game exports in constant memory; the file replaces `path` only once complete.
+
+        Parameters
+        ----------
+        path : str or Path
+            The file; for CSV, ``X.csv`` gives ``X.nodes.csv`` and ``X.edges.csv``.
+        fmt : {"graphml", "gexf", "json", "csv"}, optional
+            Defaults to the file's suffix.
+        around : str, optional
+            Export the states within `depth` moves of this position (`direction` as in
+            `neighbourhood`) instead of the whole graph.
+        limit : int, optional
+            The whole graph: the first `limit` states in discovery order (all by default). A
+            neighbourhood: the most states it may have (2,000,000 by default).
+        progress : callable, optional
+            Called as ``progress(what, done, total)``, what being ``"states"`` or ``"moves"``.
+
+        Raises
+        ------
+        NotStoredError
+            When the game or the position is not stored.
+        ExportError
+            For an unknown format, a destination that is a symbolic link, a position XML cannot
+            hold, or a failed write (the previous file is then unchanged).
+        GraphTooLargeError
+            When the neighbourhood has more than `limit` states.
+
+        Examples
+        --------
+        >>> import tempfile, networkx as nx
+        >>> db = open_database("sqlite://")
+        >>> _ = db.build("nim", "1,2")
+        >>> with tempfile.TemporaryDirectory() as tmp:
+        ...     report = db.export("nim", Path(tmp) / "nim.graphml")
+        ...     graph = nx.read_graphml(report.files[0])
+        >>> report.states, report.edges, graph.nodes["1,1"]["grundy"]
+        (5, 7, 0)
+        >>> db.close()
+        """
+        path = Path(path)
+        chosen = export_format(path, fmt)
+        counted = {"states": 0, "moves": 0}
+
+        def counting(batches: Iterator[list[Any]], what: str, total: int) -> Iterator[list[Any]]:
+            for batch in batches:
+                yield batch
+                counted[what] += len(batch)
+                if progress is not None:
+                    progress(what, counted[what], total)
+
+        with self.engine.connect() as conn:
+            if around is None:
+                game_id, spec = self._game(conn, spec)
+                root, nodes, edges, stored, states, moves = self._whole(conn, game_id, limit)
+            else:
+                spec, key, problem = self._position(spec, around)
+                game_id, spec = self._game(conn, spec)
+                root = key
+                start = self._state_row(conn, game_id, spec, key, problem)
+                near = neighbourhood_ids(
+                    conn,
+                    game_id,
+                    start.id,
+                    depth,
+                    direction,
+                    max_states=MAX_EXPORT_NEIGHBOURHOOD if limit is None else limit,
+                    what=f"the neighbourhood of {key!r}",
+                )
+                nodes, edges, moves = self._near(conn, game_id, [i for i, _ in near])
+                stored = states = len(near)
+            files = write_graph(
+                path,
+                chosen,
+                spec,
+                root,
+                counting(nodes, "states", states),
+                counting(edges, "moves", moves),
+            )
+        return ExportReport(
+            spec, counted["states"], counted["moves"], stored, [str(f) for f in files]
+        )
+
+    def _whole(
+        self, conn: sa.Connection, game_id: int, limit: int | None
+    ) -> tuple[str | None, Iterator[Any], Iterator[Any], int, int, int]:
+        """Streams of the first `limit` states and the moves among them, with their counts."""
+        params: dict[str, object] = {"g": game_id}
+        stored = conn.execute(
+            sa.text("SELECT COUNT(*) FROM states WHERE game_id = :g"), params
+        ).scalar_one()
+        root = conn.execute(
+            sa.text("SELECT key FROM states WHERE game_id = :g ORDER BY id LIMIT 1"), params
+        ).scalar()
+        within = ""
+        if limit is not None and limit < stored:
+            params["cut"] = conn.execute(
+                sa.text("SELECT id FROM states WHERE game_id = :g ORDER BY id LIMIT 1 OFFSET :n"),
+                {**params, "n": limit - 1},
+            ).scalar_one()
+            within = " AND e.src <= :cut AND e.dst <= :cut"
+        moves = conn.execute(
+            sa.text(f"SELECT COUNT(*) FROM edges AS e WHERE e.game_id = :g{within}"), params
+        ).scalar_one()
+        nodes_sql = (
+            "SELECT key, grundy, outcome, remoteness, depth, height, expanded FROM states "
+            "WHERE game_id = :g" + (" AND id <= :cut" if within else "") + " ORDER BY id"
+        )
+        edges_sql = (
+            "SELECT a.key, b.key FROM edges AS e "
+            "JOIN states AS a ON a.game_id = e.game_id AND a.id = e.src "
+            "JOIN states AS b ON b.game_id = e.game_id AND b.id = e.dst "
+            f"WHERE e.game_id = :g{within} ORDER BY e.src, e.dst"
+        )
+
+        def stream(sql: str) -> Iterator[list[Any]]:
+            for partition in partitions(conn, sql, params):
+                yield list(partition)
+
+        states = stored if not within else min(stored, limit or stored)
+        return root, stream(nodes_sql), stream(edges_sql), stored, states, moves
+
+    def _near(
+        self, conn: sa.Connection, game_id: int, ids: list[int]
+    ) -> tuple[Iterator[Any], Iterator[Any], int]:
+        """Streams of the states `ids` (in that order) and the moves among them."""
+        keys: dict[int, str] = {}
+
+        def nodes() -> Iterator[list[Any]]:
+            for chunk in chunks(ids):
+                rows = self._rows_by_id(conn, game_id, chunk)
+                keys.update((row.id, row.key) for row in rows)
+                yield [
+                    (r.key, r.grundy, r.outcome, r.remoteness, r.depth, r.height, r.expanded)
+                    for r in rows
+                ]
+
+        def edges() -> Iterator[list[Any]]:
+            for chunk in chunks(pairs):
+                yield [(keys[a], keys[b]) for a, b in chunk]
+
+        pairs: list[tuple[int, int]] = list(edges_among(conn, game_id, ids))
+        return nodes(), edges(), len(pairs)
 
     @staticmethod
     def _graph(

@@ -1,23 +1,52 @@
 """Writing a stored graph (or a neighbourhood) to files other tools read: GraphML, GEXF, JSON, CSV.
 
-GraphML and GEXF (Gephi, Cytoscape) go through the NetworkX writers; JSON is NetworkX's
-node-link form; CSV is a node table and an edge table.
+Rows stream from the database straight into the file, so memory stays flat whatever the graph's
+size. Every file is written beside its destination under a temporary name and renamed over it
+only when complete: an export that fails (a full disk, say) leaves the previous file as it was.
+A destination that is a symbolic link is refused, never followed. XML output is always valid:
+markup characters are escaped, and a position holding a character XML 1.0 cannot represent is
+refused (JSON and CSV take any text).
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import os
+import re
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import ExitStack, contextmanager, suppress
+from dataclasses import asdict, dataclass
 from pathlib import Path
-
-import networkx as nx
+from typing import IO, Any
 
 from explorer.errors import ExportError
 
 FORMATS = ("graphml", "gexf", "json", "csv")
 
-#: Node attributes written, in this order (CSV columns after ``position``).
+#: Node attributes written, in this order (CSV columns after ``position``), with XML types.
 NODE_ATTRIBUTES = ("grundy", "outcome", "remoteness", "depth", "height", "expanded")
+_XML_TYPES = ("long", "string", "long", "long", "long", "boolean")
+
+#: A node as the writers take it: position text, then `NODE_ATTRIBUTES` (None when unknown).
+Node = tuple[Any, ...]
+#: Called as ``progress(what, done, total)`` with what = "states" or "moves".
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class ExportReport:
+    """What an export wrote: counts, and the files (two for CSV)."""
+
+    game: str
+    states: int
+    edges: int
+    stored_states: int
+    files: list[str]
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
 
 
 def export_format(path: Path, fmt: str | None) -> str:
@@ -49,70 +78,363 @@ def csv_paths(path: Path) -> tuple[Path, Path]:
     return stem.with_name(stem.name + ".nodes.csv"), stem.with_name(stem.name + ".edges.csv")
 
 
-def _clean(graph: nx.DiGraph) -> nx.DiGraph:
-    """A copy without None attributes (GraphML and GEXF have no null) and with string names."""
-    copy = nx.DiGraph()
-    copy.graph.update({k: str(v) for k, v in graph.graph.items() if v is not None})
-    for node, data in graph.nodes(data=True):
-        copy.add_node(str(node), **{k: data[k] for k in NODE_ATTRIBUTES if data.get(k) is not None})
-    copy.add_edges_from((str(a), str(b)) for a, b in graph.edges)
-    return copy
+def export_paths(path: Path, fmt: str) -> list[Path]:
+    """The files an export in `fmt` to `path` writes."""
+    return list(csv_paths(path)) if fmt == "csv" else [path]
 
 
-def export_graph(graph: nx.DiGraph, path: str | Path, fmt: str | None = None) -> list[Path]:
-    """Write a game graph (from `Database.subgraph` or `Database.neighbourhood`) to files.
+# -- files replaced atomically ------------------------------------------------------------------
 
-    Parameters
-    ----------
-    graph : networkx.DiGraph
-        Nodes are position texts with the stored attributes.
-    path : str or Path
-        The file to write; for CSV, ``X.csv`` gives ``X.nodes.csv`` and ``X.edges.csv``.
-    fmt : {"graphml", "gexf", "json", "csv"}, optional
-        Defaults to the file's suffix.
 
-    Returns
-    -------
-    list of Path
-        The files written.
+def _check_destination(path: Path) -> None:
+    if path.is_symlink():
+        raise ExportError(
+            f"{str(path)!r} is a symbolic link: explorer never writes through one (remove the "
+            "link or name another file)"
+        )
+    if path.is_dir():
+        raise ExportError(f"cannot write {str(path)!r}: it is a directory")
+
+
+def _file_mode(path: Path) -> int:
+    """The mode the new file gets: the old file's, else what the umask gives a new file."""
+    with suppress(OSError):
+        return path.stat().st_mode & 0o7777
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+@contextmanager
+def replacing(paths: list[Path]) -> Iterator[list[IO[str]]]:
+    """Text files that replace `paths` only if the block completes (each renamed over its
+    destination); otherwise the temporary files go and the destinations are untouched.
 
     Raises
     ------
     ExportError
-        For an unknown format or a file that cannot be written.
+        For a destination that is a symbolic link or a directory, or a write that fails
+        (full disk, no permission, missing directory): nothing is replaced then.
+    """
+    for path in paths:
+        _check_destination(path)
+    temporary: list[str] = []
+    current = paths[0]
+    try:
+        with ExitStack() as stack:
+            files: list[IO[str]] = []
+            for path in paths:
+                current = path
+                fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+                temporary.append(name)
+                os.fchmod(fd, _file_mode(path))
+                files.append(
+                    stack.enter_context(
+                        os.fdopen(fd, "w", encoding="utf-8", newline="", buffering=1 << 20)
+                    )
+                )
+            yield files
+            for path, file in zip(paths, files, strict=True):
+                current = path
+                file.flush()
+                os.fsync(file.fileno())
+        while temporary:
+            current = paths[len(paths) - len(temporary)]
+            _check_destination(current)
+            os.replace(temporary[0], current)
+            temporary.pop(0)
+    except OSError as error:
+        raise ExportError(
+            f"cannot write {str(current)!r}: {error.strerror or error} (nothing was replaced)"
+        ) from None
+    finally:
+        for name in temporary:
+            with suppress(OSError):
+                os.unlink(name)
+
+
+# -- XML text -------------------------------------------------------------------------------
+
+#: Characters XML 1.0 cannot hold at all, not even as references.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+#: Characters escaped: markup, and white space an attribute value would otherwise normalise.
+_ESCAPED = re.compile('[&<>"\t\n\r]')
+_ENTITIES = {
+    "&": "&amp;",
+    "<": "&lt;",
+    ">": "&gt;",
+    '"': "&quot;",
+    "\t": "&#9;",
+    "\n": "&#10;",
+    "\r": "&#13;",
+}
+
+
+def xml_text(text: str) -> str:
+    """`text` escaped for an XML attribute value or element.
+
+    Raises
+    ------
+    ExportError
+        When `text` holds a character XML 1.0 cannot represent (most control characters).
+
+    Examples
+    --------
+    >>> xml_text('a<b & "c"')
+    'a&lt;b &amp; &quot;c&quot;'
+    """
+    if _NOT_XML.search(text):
+        raise ExportError(
+            f"position {text!r} holds a character XML cannot represent (a control character); "
+            "export it as JSON or CSV instead"
+        )
+    return _ESCAPED.sub(lambda m: _ENTITIES[m.group()], text)
+
+
+#: Any character `xml_text` would change or refuse.
+_SPECIAL = re.compile('[&<>"\t\n\r\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]')
+
+
+def _xml_texts(texts: list[str]) -> list[str]:
+    """`xml_text` of each, checked in one pass when none needs escaping (the usual case)."""
+    if _SPECIAL.search(" ".join(texts)) is None:
+        return texts
+    return [xml_text(t) for t in texts]
+
+
+def _xml_nodes(batch: list[Node]) -> Iterator[tuple[str, list[tuple[int, str]]]]:
+    """Each node's escaped name and its known attributes as (index, XML text)."""
+    names = _xml_texts([node[0] for node in batch])
+    for name, node in zip(names, batch, strict=True):
+        values = []
+        for i, value in enumerate(node[1:]):
+            if value is None:
+                continue
+            if i == 5:
+                values.append((i, "true" if value else "false"))
+            else:  # integers, and the outcome P or N: nothing to escape
+                values.append((i, str(value)))
+        yield name, values
+
+
+# -- writers ------------------------------------------------------------------------------
+
+#: Batches of nodes, then of edges, as the writers take them.
+Batches = Iterable[list[Any]]
+
+
+class _Writer:
+    """Writes one graph: `begin`, then every batch of nodes, then of edges, then `end`."""
+
+    def __init__(self, files: list[IO[str]], game: str, root: str | None) -> None:
+        self.files, self.game, self.root = files, game, root
+
+    def begin(self) -> None:
+        pass
+
+    def nodes(self, batches: Batches) -> None:
+        raise NotImplementedError
+
+    def edges(self, batches: Batches) -> None:
+        raise NotImplementedError
+
+    def end(self) -> None:
+        pass
+
+
+class _GraphML(_Writer):
+    def begin(self) -> None:
+        keys = "".join(
+            f'  <key id="d{i}" for="node" attr.name="{name}" attr.type="{kind}" />\n'
+            for i, (name, kind) in enumerate(zip(NODE_ATTRIBUTES, _XML_TYPES, strict=True))
+        )
+        graph = [("game", self.game)] + ([("root", self.root)] if self.root is not None else [])
+        keys += "".join(
+            f'  <key id="g{i}" for="graph" attr.name="{name}" attr.type="string" />\n'
+            for i, (name, _) in enumerate(graph)
+        )
+        data = "".join(
+            f'    <data key="g{i}">{xml_text(value)}</data>\n' for i, (_, value) in enumerate(graph)
+        )
+        self.files[0].write(
+            "<?xml version='1.0' encoding='utf-8'?>\n"
+            '<graphml xmlns="http://graphml.graphdrawing.org/xmlns" '
+            'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
+            'xsi:schemaLocation="http://graphml.graphdrawing.org/xmlns '
+            'http://graphml.graphdrawing.org/xmlns/1.0/graphml.xsd">\n'
+            f'{keys}  <graph edgedefault="directed">\n{data}'
+        )
+
+    def nodes(self, batches: Batches) -> None:
+        for batch in batches:
+            self.files[0].write(
+                "".join(
+                    f'    <node id="{name}">'
+                    + "".join(f'<data key="d{i}">{v}</data>' for i, v in values)
+                    + "</node>\n"
+                    for name, values in _xml_nodes(batch)
+                )
+            )
+
+    def edges(self, batches: Batches) -> None:
+        for batch in batches:
+            ends = _xml_texts([end for edge in batch for end in edge])
+            self.files[0].write(
+                "".join(
+                    f'    <edge source="{a}" target="{b}" />\n'
+                    for a, b in zip(ends[::2], ends[1::2], strict=True)
+                )
+            )
+
+    def end(self) -> None:
+        self.files[0].write("  </graph>\n</graphml>\n")
+
+
+class _GEXF(_Writer):
+    def begin(self) -> None:
+        attributes = "".join(
+            f'      <attribute id="{i}" title="{name}" type="{kind}" />\n'
+            for i, (name, kind) in enumerate(zip(NODE_ATTRIBUTES, _XML_TYPES, strict=True))
+        )
+        self.files[0].write(
+            "<?xml version='1.0' encoding='utf-8'?>\n"
+            '<gexf xmlns="http://www.gexf.net/1.2draft" '
+            'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
+            'xsi:schemaLocation="http://www.gexf.net/1.2draft '
+            'http://www.gexf.net/1.2draft/gexf.xsd" version="1.2">\n'
+            f"  <meta><creator>explorer</creator><description>{xml_text(self.game)}"
+            "</description></meta>\n"
+            '  <graph defaultedgetype="directed" mode="static">\n'
+            f'    <attributes class="node" mode="static">\n{attributes}    </attributes>\n'
+            "    <nodes>\n"
+        )
+        self.edge_id = 0
+
+    def nodes(self, batches: Batches) -> None:
+        for batch in batches:
+            self.files[0].write(
+                "".join(
+                    f'      <node id="{name}" label="{name}"><attvalues>'
+                    + "".join(f'<attvalue for="{i}" value="{v}" />' for i, v in values)
+                    + "</attvalues></node>\n"
+                    for name, values in _xml_nodes(batch)
+                )
+            )
+
+    def edges(self, batches: Batches) -> None:
+        self.files[0].write("    </nodes>\n    <edges>\n")
+        for batch in batches:
+            ends = _xml_texts([end for edge in batch for end in edge])
+            first = self.edge_id
+            self.edge_id += len(batch)
+            self.files[0].write(
+                "".join(
+                    f'      <edge id="{i}" source="{a}" target="{b}" />\n'
+                    for i, a, b in zip(
+                        range(first, self.edge_id), ends[::2], ends[1::2], strict=True
+                    )
+                )
+            )
+
+    def end(self) -> None:
+        self.files[0].write("    </edges>\n  </graph>\n</gexf>\n")
+
+
+class _NodeLink(_Writer):
+    """NetworkX's node-link JSON (``networkx.node_link_graph(data, edges="edges")``)."""
+
+    def begin(self) -> None:
+        graph = json.dumps({"game": self.game, "root": self.root}, ensure_ascii=False)
+        self.files[0].write(
+            f'{{"directed": true, "multigraph": false, "graph": {graph}, "nodes": ['
+        )
+        self.separator = "\n"
+
+    def _batch(self, items: list[str]) -> None:
+        if items:
+            self.files[0].write(self.separator + ",\n".join(items))
+            self.separator = ",\n"
+
+    def nodes(self, batches: Batches) -> None:
+        def item(node: Node) -> str:
+            data = {name: node[i + 1] for i, name in enumerate(NODE_ATTRIBUTES)}
+            data["expanded"] = None if node[6] is None else bool(node[6])
+            data["id"] = node[0]
+            return json.dumps(data, ensure_ascii=False)
+
+        for batch in batches:
+            self._batch([item(node) for node in batch])
+
+    def edges(self, batches: Batches) -> None:
+        self.files[0].write('], "edges": [')
+        self.separator = "\n"
+
+        def text(position: str) -> str:
+            return json.dumps(position, ensure_ascii=False)
+
+        for batch in batches:
+            self._batch([f'{{"source": {text(a)}, "target": {text(b)}}}' for a, b in batch])
+
+    def end(self) -> None:
+        self.files[0].write("]}\n")
+
+
+class _CSV(_Writer):
+    def begin(self) -> None:
+        self.node_rows = csv.writer(self.files[0])
+        self.edge_rows = csv.writer(self.files[1])
+        self.node_rows.writerow(("position", *NODE_ATTRIBUTES))
+        self.edge_rows.writerow(("source", "target"))
+
+    def nodes(self, batches: Batches) -> None:
+        for batch in batches:
+            self.node_rows.writerows(
+                (*node[:6], None if node[6] is None else bool(node[6])) for node in batch
+            )
+
+    def edges(self, batches: Batches) -> None:
+        for batch in batches:
+            self.edge_rows.writerows(batch)
+
+
+_WRITERS: dict[str, type[_Writer]] = {
+    "graphml": _GraphML,
+    "gexf": _GEXF,
+    "json": _NodeLink,
+    "csv": _CSV,
+}
+
+
+def write_graph(
+    path: Path,
+    fmt: str,
+    game: str,
+    root: str | None,
+    nodes: Batches,
+    edges: Batches,
+) -> list[Path]:
+    """Stream batches of `nodes` then of `edges` into the file(s) of an export, replaced
+    atomically.
+
+    A node is its position text then the `NODE_ATTRIBUTES` (None where unknown); an edge is
+    two position texts. Returns the files written.
 
     Examples
     --------
     >>> import tempfile, networkx as nx
-    >>> g = nx.DiGraph([("1", "0")])
-    >>> g.nodes["1"].update(grundy=1, outcome="N"); g.nodes["0"].update(grundy=0, outcome="P")
     >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     [p.name for p in export_graph(g, Path(tmp) / "g.csv")]
-    ['g.nodes.csv', 'g.edges.csv']
+    ...     out = write_graph(Path(tmp) / "g.graphml", "graphml", "nim", "1",
+    ...                       [[("1", 1, "N", 1, 0, 1, True), ("0", 0, "P", 0, 1, 0, True)]],
+    ...                       [[("1", "0")]])
+    ...     g = nx.read_graphml(out[0])
+    >>> sorted(g.edges), g.nodes["0"]["outcome"], g.graph["game"]
+    ([('1', '0')], 'P', 'nim')
     """
-    path = Path(path)
-    chosen = export_format(path, fmt)
-    try:
-        if chosen == "graphml":
-            nx.write_graphml(_clean(graph), path)
-            return [path]
-        if chosen == "gexf":
-            nx.write_gexf(_clean(graph), path)
-            return [path]
-        if chosen == "json":
-            data = nx.node_link_data(graph, edges="edges")
-            path.write_text(json.dumps(data, ensure_ascii=False, default=str), encoding="utf-8")
-            return [path]
-        nodes, edges = csv_paths(path)
-        with nodes.open("w", newline="", encoding="utf-8") as file:
-            writer = csv.writer(file)
-            writer.writerow(("position", *NODE_ATTRIBUTES))
-            for node, data in graph.nodes(data=True):
-                writer.writerow((node, *(data.get(k) for k in NODE_ATTRIBUTES)))
-        with edges.open("w", newline="", encoding="utf-8") as file:
-            writer = csv.writer(file)
-            writer.writerow(("source", "target"))
-            writer.writerows(graph.edges)
-        return [nodes, edges]
-    except OSError as error:
-        raise ExportError(f"cannot write {str(path)!r}: {error.strerror}") from None
+    paths = export_paths(path, fmt)
+    with replacing(paths) as files:
+        writer = _WRITERS[fmt](files, game, root)
+        writer.begin()
+        writer.nodes(nodes)
+        writer.edges(edges)
+        writer.end()
+    return paths
