@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 from alembic import command
+from sqlalchemy.engine import make_url
 from storage_support import run, run_json
 
 from explorer.storage import open_database
@@ -231,6 +232,38 @@ def test_writes_to_a_locked_database_are_one_line_and_change_nothing(stored):
         holder.rollback()
         holder.close()
     assert rows(str(path)) == before
+
+
+def _with_options(url: str, *options: str) -> str:
+    """A PostgreSQL URL with more server settings in its ``options``."""
+    parsed = make_url(url)
+    joined = " ".join([str(parsed.query.get("options", "")), *options]).strip()
+    return parsed.update_query_dict({"options": joined}).render_as_string(hide_password=False)
+
+
+@pytest.mark.postgres
+def test_postgresql_read_only_and_locked_writes_are_one_line_and_change_nothing(pg_url, tmp_path):
+    graph = write_game(tmp_path / "graphs", GAME_B)
+    run_json("build", "nim", "2,2", "--db", pg_url)
+    spec = run_json("import", str(graph), "--db", pg_url)["game"]
+    write_game(graph.parent, {**GAME_B, "w": ["x"]})
+    before = rows(pg_url)
+    read_only = _with_options(pg_url, "-cdefault_transaction_read_only=on")
+    for template in WRITES:
+        args = [a.format(graph=graph, spec=spec) for a in template] + ["--db", read_only]
+        err = assert_one_line_error(args, "read-only transaction")
+        assert "cannot be written" in err
+    impatient = _with_options(pg_url, "-clock_timeout=300")
+    engine = sa.create_engine(resolve_url(pg_url))
+    with engine.connect() as holder:
+        holder.exec_driver_sql("LOCK TABLE states IN ACCESS EXCLUSIVE MODE")
+        for template in WRITES:
+            args = [a.format(graph=graph, spec=spec) for a in template] + ["--db", impatient]
+            err = assert_one_line_error(args, "lock timeout")
+            assert "another program is using it" in err
+        holder.rollback()
+    engine.dispose()
+    assert rows(pg_url) == before
 
 
 @pytest.fixture
