@@ -135,7 +135,7 @@ class Explanation:
         )
 
 
-def _cache(game: Game, name: str = "_graph_values") -> dict[Hashable, Any]:
+def _cache(game: Game[Any], name: str = "_graph_values") -> dict[Hashable, Any]:
     """Per-game memo of values solved from graphs (shared by every part of that game)."""
     try:
         return game.__dict__[name]  # type: ignore[no-any-return]
@@ -144,7 +144,7 @@ def _cache(game: Game, name: str = "_graph_values") -> dict[Hashable, Any]:
 
 
 def _graph_values(
-    game: Game, graph: nx.DiGraph
+    game: Game[Any], graph: nx.DiGraph
 ) -> tuple[dict[Hashable, Value], dict[Hashable, int | None]]:
     """Value and remoteness of every node, generalized (∞ allowed, draws without remoteness)
     when the graph has a cycle; memoised, with each node's labelling stage and counter then,
@@ -164,7 +164,9 @@ def _graph_values(
     return values, far
 
 
-def graph_value(game: Game, position: Position, *, max_states: int = DEFAULT_MAX_STATES) -> Value:
+def graph_value(
+    game: Game[Any], position: Position, *, max_states: int = DEFAULT_MAX_STATES
+) -> Value:
     """The value of `position` from its whole game graph (memoised per game)."""
     cache = _cache(game)
     if position not in cache:
@@ -172,7 +174,7 @@ def graph_value(game: Game, position: Position, *, max_states: int = DEFAULT_MAX
     return cache[position]  # type: ignore[no-any-return]
 
 
-def prepare_heaps(game: Game, position: Position) -> str:
+def prepare_heaps(game: Game[Any], position: Position) -> str:
     """Make the heaps of `position` answerable: past the values a heap game has, prove its
     period (octal games, computing no more than the Guy-Smith theorem needs) or compute the
     values up to the largest heap. Returns how heaps past the computed values are answered
@@ -202,7 +204,9 @@ def prepare_heaps(game: Game, position: Position) -> str:
     return ""
 
 
-def grundy_value(game: Game, position: Position, *, max_states: int = DEFAULT_MAX_STATES) -> Value:
+def grundy_value(
+    game: Game[Any], position: Position, *, max_states: int = DEFAULT_MAX_STATES
+) -> Value:
     """The Grundy value of a position, from its parts where the game splits it exactly.
 
     In a game with cycles the value is the generalized one: an int, or `Infinite` (∞(K)).
@@ -224,7 +228,9 @@ def grundy_value(game: Game, position: Position, *, max_states: int = DEFAULT_MA
     return graph_value(game, position, max_states=max_states)
 
 
-def reduced_value(game: Game, position: Position, *, max_states: int = DEFAULT_MAX_STATES) -> Value:
+def reduced_value(
+    game: Game[Any], position: Position, *, max_states: int = DEFAULT_MAX_STATES
+) -> Value:
     """The value of the game's reduction where it has one (zero exactly on P-positions),
     else the Grundy value."""
     parts = game.decompose(position)
@@ -237,7 +243,9 @@ def _xor_of_parts(parts: Decomposition, max_states: int) -> Value:
     return nim_sum(*(grundy_value(p.game, p.position, max_states=max_states) for p in parts.parts))
 
 
-def finite_value(game: Game, position: Position, *, max_states: int = DEFAULT_MAX_STATES) -> int:
+def finite_value(
+    game: Game[Any], position: Position, *, max_states: int = DEFAULT_MAX_STATES
+) -> int:
     """The reduced value of a position that must be finite (tables and sequences), else an
     error saying which position is infinite."""
     value = reduced_value(game, position, max_states=max_states)
@@ -263,7 +271,7 @@ def _shown(value: Value) -> int | str:
 
 
 def solve(
-    game: Game,
+    game: Game[Any],
     position: Position,
     *,
     method: Method = "auto",
@@ -327,7 +335,7 @@ def solve(
 
 
 def _solve_graph(
-    game: Game, position: Position, *, max_states: int, max_edges: int | None
+    game: Game[Any], position: Position, *, max_states: int, max_edges: int | None
 ) -> Solution:
     graph = build_graph(game, position, max_states=max_states, max_edges=max_edges)
     values, far = _graph_values(game, graph)
@@ -348,7 +356,7 @@ def _solve_graph(
 
 
 def _solve_decomposed(
-    game: Game, position: Position, parts: Decomposition | None, max_states: int
+    game: Game[Any], position: Position, parts: Decomposition | None, max_states: int
 ) -> Solution:
     value = reduced_value(game, position, max_states=max_states)
     outcome = outcome_of(value)
@@ -391,7 +399,9 @@ def _solve_decomposed(
     )
 
 
-def _moves_to_value(game: Game, position: Position, target: int, max_states: int) -> list[Position]:
+def _moves_to_value(
+    game: Game[Any], position: Position, target: int, max_states: int
+) -> list[Position]:
     shortcut = game.moves_to_value(position, target)
     if shortcut is not None:
         return shortcut
@@ -457,7 +467,9 @@ def _drawing_moves_through_parts(parts: Decomposition, max_states: int) -> list[
     return moves
 
 
-def explain(game: Game, position: Position, *, max_states: int = DEFAULT_MAX_STATES) -> Explanation:
+def explain(
+    game: Game[Any], position: Position, *, max_states: int = DEFAULT_MAX_STATES
+) -> Explanation:
     """Show how a position's value arises: the mex of its successors, or the XOR of its parts
     (the generalized nim-sum), or, in a game with cycles, the labelling stage that fixed it.
 
@@ -512,7 +524,7 @@ def explain(game: Game, position: Position, *, max_states: int = DEFAULT_MAX_STA
 
 
 def value_table(
-    game: Game,
+    game: Game[Any],
     rows: int,
     cols: int,
     *,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import deque
 from itertools import islice
+from typing import Any
 
 import networkx as nx
 
@@ -20,7 +21,7 @@ EDGES_PER_STATE = 25
 
 
 def build_graph(
-    game: Game,
+    game: Game[Any],
     position: Position,
     *,
     max_states: int = DEFAULT_MAX_STATES,

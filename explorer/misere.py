@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from explorer.analysis import (
     AUTO_GRAPH_EDGES,
@@ -35,7 +36,7 @@ _BOUTON = (
 )
 
 
-def nim_heaps(game: Game, position: Position) -> list[int] | None:
+def nim_heaps(game: Game[Any], position: Position) -> list[int] | None:
     """The heaps of a position of Nim (or a sum of Nim games), or None for any other game."""
     if isinstance(game, Nim):
         return list(position)  # type: ignore[call-overload]
@@ -45,7 +46,7 @@ def nim_heaps(game: Game, position: Position) -> list[int] | None:
 
 
 def solve_misere(
-    game: Game,
+    game: Game[Any],
     position: Position,
     *,
     method: Method = "auto",
@@ -100,7 +101,7 @@ def solve_misere(
     )
 
 
-def _rebuild(game: Game, position: Position, heaps: list[int]) -> Position:
+def _rebuild(game: Game[Any], position: Position, heaps: list[int]) -> Position:
     """A Nim (or sum of Nim) position with these heaps, in the order `nim_heaps` lists them."""
     if isinstance(game, Nim):
         return tuple(sorted(h for h in heaps if h))
@@ -114,7 +115,7 @@ def _rebuild(game: Game, position: Position, heaps: list[int]) -> Position:
 
 
 def _solve_graph(
-    game: Game, position: Position, *, max_states: int, max_edges: int | None
+    game: Game[Any], position: Position, *, max_states: int, max_edges: int | None
 ) -> Solution:
     graph = build_graph(game, position, max_states=max_states, max_edges=max_edges)
     outcome, far = misere_outcomes(graph)
@@ -137,7 +138,7 @@ def _solve_graph(
 
 
 def explain_misere(
-    game: Game, position: Position, *, max_states: int = DEFAULT_MAX_STATES
+    game: Game[Any], position: Position, *, max_states: int = DEFAULT_MAX_STATES
 ) -> Explanation:
     """Why a position has its misère outcome: its moves and their misère outcomes.
 
@@ -189,7 +190,7 @@ class MisereSequence:
 
 
 def misere_sequence(
-    game: Game, upto: int, *, max_states: int = DEFAULT_MAX_STATES
+    game: Game[Any], upto: int, *, max_states: int = DEFAULT_MAX_STATES
 ) -> MisereSequence:
     """The misère Grundy values G⁻ of one heap of 0..upto, each from its whole game graph.
 

@@ -107,7 +107,7 @@ def find_period(values: list[int] | np.ndarray) -> tuple[int, int] | None:
 
 
 def value_sequence(
-    game: Game,
+    game: Game[Any],
     upto: int,
     *,
     start: int = 0,
@@ -141,14 +141,15 @@ def value_sequence(
         return _heap_value_sequence(
             game, upto, start, until_periodic, known, progress, checkpoint, max_memory_mb
         )
-    nth = getattr(game, "sequence_position", None)
-    if nth is None:
+    if game.sequence_position(0) is None:
         raise SpecError(
             f"{game.spec} has no one-parameter positions (sequences are for heap games, "
             "treblecross strips and coin rows)"
         )
     check_memory(upto, max_memory_mb or 2048)
-    values = np.array([finite_value(game, nth(n)) for n in range(upto + 1)], dtype=np.int64)
+    values = np.array(
+        [finite_value(game, game.sequence_position(n)) for n in range(upto + 1)], dtype=np.int64
+    )
     found = observed_period(values, len(values))
     pre, period = found if found is not None else (None, None)
     return ValueSequence(game.spec, values[start:], period, pre, False, start, len(values), "graph")
@@ -247,7 +248,7 @@ class SequenceStore(Protocol):
 
 def stored_value_sequence(
     store: SequenceStore,
-    game: Game,
+    game: Game[Any],
     upto: int,
     *,
     start: int = 0,

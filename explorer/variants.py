@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from explorer.analysis import reduced_value
 from explorer.games.base import Game
@@ -72,7 +73,7 @@ class Comparison:
         return data
 
 
-def compare_range(game_a: Game, game_b: Game, upto: int) -> Comparison:
+def compare_range(game_a: Game[Any], game_b: Game[Any], upto: int) -> Comparison:
     """Compare G(0..upto) of two one-parameter games (one heap, strip or row of size n).
 
     The positions are named by n. For games solved through a reduction (treblecross) the value
@@ -111,7 +112,7 @@ def compare_range(game_a: Game, game_b: Game, upto: int) -> Comparison:
     return Comparison(game_a.spec, game_b.spec, len(values_a), differences)
 
 
-def compare_positions(game_a: Game, game_b: Game, positions: Iterable[str]) -> Comparison:
+def compare_positions(game_a: Game[Any], game_b: Game[Any], positions: Iterable[str]) -> Comparison:
     """Compare two games on listed positions, each parsed by both games.
 
     The value compared is the one ``explorer solve`` reports: the Grundy value, or for games

@@ -6,6 +6,8 @@ name a sum of games.
 
 from __future__ import annotations
 
+from typing import Any
+
 from explorer.errors import SpecError, UnknownGameError
 from explorer.games.base import Decomposition, Game, Part, Position
 from explorer.games.chomp import Chomp
@@ -30,7 +32,7 @@ from explorer.games.treblecross import Treblecross
 from explorer.games.wythoff import Wythoff
 
 #: Family name -> game class; each class builds itself with ``from_parameters``.
-FAMILIES: dict[str, type[Game]] = {
+FAMILIES: dict[str, type[Game[Any]]] = {
     cls.family: cls
     for cls in (
         Nim,
@@ -60,7 +62,7 @@ ALIASES: dict[str, str] = {
 }
 
 
-def load_game(spec: str) -> Game:
+def load_game(spec: str) -> Game[Any]:
     """Return the game a spec names.
 
     Parameters
@@ -100,10 +102,10 @@ def load_game(spec: str) -> Game:
     if family is None:
         known = ", ".join(sorted([*FAMILIES, *ALIASES]))
         raise UnknownGameError(f"unknown game {name!r} (known: {known})")
-    return family.from_parameters(parameters.strip() if colon else None)  # type: ignore[attr-defined]
+    return family.from_parameters(parameters.strip() if colon else None)
 
 
-def families() -> list[tuple[str, type[Game]]]:
+def families() -> list[tuple[str, type[Game[Any]]]]:
     """The registered families in registry order, then the sum."""
     return [*FAMILIES.items(), ("sum", SumGame)]
 

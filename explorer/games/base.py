@@ -8,18 +8,21 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from explorer.errors import PositionError, SpecError
 
+#: A position of some game, as code that handles every game sees it: immutable and hashable.
 Position = Hashable
+#: The position type of one game (``tuple[int, ...]`` heaps for Nim, a vertex name for a DAG).
+P = TypeVar("P", bound=Hashable)
 
 
 @dataclass(frozen=True)
 class Part:
     """One summand of a decomposed position: a position of `game`."""
 
-    game: Game
+    game: Game[Any]
     position: Position
 
 
@@ -34,17 +37,18 @@ class Decomposition:
     """
 
     parts: tuple[Part, ...]
-    rebuild: Callable[[Sequence[Position]], Position] = field(compare=False)
+    rebuild: Callable[[Sequence[Any]], Any] = field(compare=False)
     exact: bool = True
     note: str = ""
 
 
-class Game(ABC):
-    """An impartial game under normal play.
+class Game(ABC, Generic[P]):
+    """An impartial game under normal play, whose positions are of type `P`.
 
     Subclasses set the class attributes used by `explorer games` and implement parsing,
     formatting and successor generation. Positions are immutable and hashable; the formatted
-    text is canonical, so ``game.parse(game.format(p)) == p``.
+    text is canonical, so ``game.parse(game.format(p)) == p``. Code that handles any game
+    takes a ``Game[Any]``.
     """
 
     family: ClassVar[str]
@@ -58,28 +62,40 @@ class Game(ABC):
     def spec(self) -> str:
         """The canonical spec string naming this game."""
 
+    @classmethod
+    def from_parameters(cls, parameters: str | None) -> Game[P]:
+        """The game of a spec's parameters (the text after ``family:``, None without one),
+        raising `SpecError` when they are not valid; `explorer.games.load_game` calls it for
+        every registered family (games made only by others, like a sum's, have none)."""
+        raise NotImplementedError(f"{cls.__name__} is not named by a spec")
+
     @abstractmethod
-    def parse(self, text: str) -> Position:
+    def parse(self, text: str) -> P:
         """Parse a position text, raising `PositionError` when it is not a position."""
 
     @abstractmethod
-    def format(self, position: Position) -> str:
+    def format(self, position: P) -> str:
         """Format a position as its canonical text."""
 
     @abstractmethod
-    def successors(self, position: Position) -> Iterator[Position]:
+    def successors(self, position: P) -> Iterator[P]:
         """Yield the positions one move away, in a deterministic order (duplicates allowed)."""
 
-    def decompose(self, position: Position) -> Decomposition | None:
+    def decompose(self, position: P) -> Decomposition | None:
         """Split a position into a sum of parts, or None when it is not a sum."""
         return None
 
-    def known_value(self, position: Position) -> int | None:
+    def known_value(self, position: P) -> int | None:
         """The Grundy value from a closed form or a table, or None to solve the graph."""
         return None
 
-    def moves_to_value(self, position: Position, target: int) -> list[Position] | None:
+    def moves_to_value(self, position: P, target: int) -> list[P] | None:
         """Successors whose value is `target`, when a shortcut knows them; None otherwise."""
+        return None
+
+    def sequence_position(self, n: int) -> P | None:
+        """The position of size `n` in the game's value sequence (a strip of n cells, say),
+        or None when the game has no such sequence; heap games use their heap tables."""
         return None
 
     def __repr__(self) -> str:

@@ -6,12 +6,12 @@ import re
 from collections.abc import Iterator
 
 from explorer.errors import PositionError
-from explorer.games.base import Game, Position, no_parameters, parse_int_list
+from explorer.games.base import Game, no_parameters, parse_int_list
 
 Rows = tuple[int, ...]
 
 
-class Chomp(Game):
+class Chomp(Game[Rows]):
     """Chomp; a position is its non-increasing row lengths, row 1 holding the poisoned cell.
 
     A move picks a remaining cell (a, b) other than (1, 1) and removes every cell (x, y) with
@@ -45,16 +45,15 @@ class Chomp(Game):
             )
         return tuple(rows)
 
-    def format(self, position: Position) -> str:
-        return ",".join(map(str, position))  # type: ignore[call-overload]
+    def format(self, position: Rows) -> str:
+        return ",".join(map(str, position))
 
-    def successors(self, position: Position) -> Iterator[Rows]:
-        rows: Rows = position  # type: ignore[assignment]
-        for a, length in enumerate(rows):
+    def successors(self, position: Rows) -> Iterator[Rows]:
+        for a, length in enumerate(position):
             for b in range(length):
                 if a == 0 and b == 0:
                     continue
-                eaten = rows[:a] + tuple(min(r, b) for r in rows[a:])
+                eaten = position[:a] + tuple(min(r, b) for r in position[a:])
                 yield tuple(r for r in eaten if r)
 
     @classmethod

@@ -11,7 +11,7 @@ from itertools import combinations
 import numpy as np
 
 from explorer.errors import GraphTooLargeError, PositionError, SpecError
-from explorer.games.base import Decomposition, Game, Part, Position
+from explorer.games.base import Decomposition, Game, Part
 
 Row = tuple[int, ...]
 
@@ -33,7 +33,7 @@ def is_odious(n: int) -> bool:
     return n.bit_count() % 2 == 1
 
 
-class CoinTurning(Game):
+class CoinTurning(Game[Row]):
     """A coin-turning game; a position is the tuple of coins showing heads (coin 1 leftmost).
 
     A move turns over a set of coins allowed by the rule; the turned coin furthest right must go
@@ -91,13 +91,12 @@ class CoinTurning(Game):
                 )
         return tuple(i for i, coin in enumerate(row, start=1) if coin == "H")
 
-    def format(self, position: Position) -> str:
+    def format(self, position: Row) -> str:
         """The row up to its last head; the all-tails row is written ``T``."""
-        heads: Row = position  # type: ignore[assignment]
-        if not heads:
+        if not position:
             return "T"
-        row = ["T"] * heads[-1]
-        for coin in heads:
+        row = ["T"] * position[-1]
+        for coin in position:
             row[coin - 1] = "H"
         return "".join(row)
 
@@ -123,27 +122,25 @@ class CoinTurning(Game):
         for size in range(min(self.most, coin)):
             yield from combinations(range(1, coin), size)
 
-    def successors(self, position: Position) -> Iterator[Row]:
-        heads: Row = position  # type: ignore[assignment]
-        showing = set(heads)
-        for coin in heads:
+    def successors(self, position: Row) -> Iterator[Row]:
+        showing = set(position)
+        for coin in position:
             for others in self.companions(coin):
                 yield tuple(sorted(showing.symmetric_difference((*others, coin))))
 
-    def decompose(self, position: Position) -> Decomposition | None:
-        heads: Row = position  # type: ignore[assignment]
-        if len(heads) < 2:
+    def decompose(self, position: Row) -> Decomposition | None:
+        if len(position) < 2:
             return None
         return Decomposition(
-            parts=tuple(Part(self, (coin,)) for coin in heads),
+            parts=tuple(Part(self, (coin,)) for coin in position),
             rebuild=_add_rows,
             note="a row of coins is the sum of its single heads",
         )
 
     # values --------------------------------------------------------------
-    def known_value(self, position: Position) -> int | None:
+    def known_value(self, position: Row) -> int | None:
         value = 0
-        for coin in position:  # type: ignore[attr-defined]
+        for coin in position:
             value ^= self.head_value(coin)
         return value
 
@@ -248,13 +245,12 @@ class CoinTurning(Game):
             coin = self._coin_of.get(value)
         return coin if coin is not None and coin < below else None
 
-    def moves_to_value(self, position: Position, target: int) -> list[Position] | None:
+    def moves_to_value(self, position: Row, target: int) -> list[Row] | None:
         """From a single head, the moves to value `target`, found without trying every move."""
-        heads: Row = position  # type: ignore[assignment]
-        if len(heads) != 1:
-            return None if heads else []
-        (coin,) = heads
-        moves: list[Position] = []
+        if len(position) != 1:
+            return None if position else []
+        (coin,) = position
+        moves: list[Row] = []
         if self.most is None:
             value = 0
             for start in range(coin, 0, -1):
@@ -298,9 +294,9 @@ class CoinTurning(Game):
         )
 
 
-def _add_rows(parts: Sequence[Position]) -> Row:
+def _add_rows(parts: Sequence[Row]) -> Row:
     """The sum of rows: a coin shows heads when an odd number of parts show it heads."""
     heads: set[int] = set()
     for part in parts:
-        heads.symmetric_difference_update(part)  # type: ignore[arg-type]
+        heads.symmetric_difference_update(part)
     return tuple(sorted(heads))

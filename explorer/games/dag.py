@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from explorer.errors import CyclicGraphError, GameFileError, PositionError, SpecError
-from explorer.games.base import Game, Position
+from explorer.games.base import Game
 
 Edge = tuple[str, str]
 
@@ -448,7 +448,7 @@ def _refuse_cycles(name: str, vertices: list[str], edges: list[Edge]) -> None:
         )
 
 
-class DagGame(Game):
+class DagGame(Game[str]):
     """The game on an explicit DAG; a position is a vertex name.
 
     Examples
@@ -490,11 +490,11 @@ class DagGame(Game):
         listing = f"{shown}, ... {len(self.vertices)} in all" if more > 0 else shown
         raise PositionError(f"{text!r} is not a vertex of {self.spec} (vertices: {listing})")
 
-    def format(self, position: Position) -> str:
-        return position  # type: ignore[return-value]
+    def format(self, position: str) -> str:
+        return position
 
-    def successors(self, position: Position) -> Iterator[str]:
-        yield from self._successors[position]  # type: ignore[index]
+    def successors(self, position: str) -> Iterator[str]:
+        yield from self._successors[position]
 
     @classmethod
     def from_parameters(cls, parameters: str | None) -> DagGame:

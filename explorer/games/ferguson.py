@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import cast
 
 from explorer.errors import PositionError
-from explorer.games.base import Game, Position, no_parameters, parse_int_list
+from explorer.games.base import Game, no_parameters, parse_int_list
 
 Pair = tuple[int, int]
 
 
-class Ferguson(Game):
+class Ferguson(Game[Pair]):
     """Ferguson's game; a position is the sorted pair of heaps, each at least 1."""
 
     family = "ferguson"
@@ -32,12 +31,12 @@ class Ferguson(Game):
         n, m = sorted(heaps)
         return (n, m)
 
-    def format(self, position: Position) -> str:
-        n, m = cast(Pair, position)
+    def format(self, position: Pair) -> str:
+        n, m = position
         return f"{n},{m}"
 
-    def successors(self, position: Position) -> Iterator[Pair]:
-        n, m = cast(Pair, position)
+    def successors(self, position: Pair) -> Iterator[Pair]:
+        n, m = position
         for keep in dict.fromkeys((m, n)):  # empty the other heap, split this one
             for a in range(1, keep // 2 + 1):
                 yield (a, keep - a)

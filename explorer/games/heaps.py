@@ -21,7 +21,6 @@ from explorer.games.base import (
     Decomposition,
     Game,
     Part,
-    Position,
     no_parameters,
     parse_int_list,
 )
@@ -58,7 +57,8 @@ def _mask_of(values: np.ndarray) -> int:
 def _split_values(table: np.ndarray, total: int, *, unequal: bool) -> np.ndarray:
     """G(a) XOR G(total - a) for a = 1, 2, ... up to the last split of `total` (a <= total - a)."""
     half = max((total - 1) // 2 if unequal else total // 2, 0)
-    return table[1 : half + 1] ^ table[total - half : total][::-1]
+    values: np.ndarray = table[1 : half + 1] ^ table[total - half : total][::-1]
+    return values
 
 
 def split_mask(table: np.ndarray, total: int, *, unequal: bool = False) -> int:
@@ -96,7 +96,7 @@ class SplitRules:
     unequal: bool = False
 
 
-class HeapGame(Game):
+class HeapGame(Game[Heaps]):
     """A game played on heaps where a move changes one heap into zero, one or more heaps."""
 
     position_syntax: ClassVar[str] = "heap sizes, e.g. 3,4,5 (0 for no heap)"
@@ -133,37 +133,33 @@ class HeapGame(Game):
         heaps = parse_int_list(text, what=self.position_syntax, game=self.spec)
         return tuple(sorted(h for h in heaps if h > 0))
 
-    def format(self, position: Position) -> str:
-        heaps: Heaps = position  # type: ignore[assignment]
-        return ",".join(map(str, heaps)) if heaps else "0"
+    def format(self, position: Heaps) -> str:
+        return ",".join(map(str, position)) if position else "0"
 
-    def successors(self, position: Position) -> Iterator[Heaps]:
-        heaps: Heaps = position  # type: ignore[assignment]
-        for i, h in enumerate(heaps):
-            if i and heaps[i - 1] == h:
+    def successors(self, position: Heaps) -> Iterator[Heaps]:
+        for i, h in enumerate(position):
+            if i and position[i - 1] == h:
                 continue
-            rest = heaps[:i] + heaps[i + 1 :]
+            rest = position[:i] + position[i + 1 :]
             for result in self.heap_moves(h):
                 yield tuple(sorted(rest + tuple(x for x in result if x > 0)))
 
-    def decompose(self, position: Position) -> Decomposition | None:
-        heaps: Heaps = position  # type: ignore[assignment]
-        if len(heaps) < 2:
+    def decompose(self, position: Heaps) -> Decomposition | None:
+        if len(position) < 2:
             return None
         return Decomposition(
-            parts=tuple(Part(self, (h,)) for h in heaps),
+            parts=tuple(Part(self, (h,)) for h in position),
             rebuild=_join_heaps,
             note="a position of several heaps is the sum of its single heaps",
         )
 
-    def known_value(self, position: Position) -> int | None:
-        heaps: Heaps = position  # type: ignore[assignment]
+    def known_value(self, position: Heaps) -> int | None:
         value = 0
-        for h in heaps:
+        for h in position:
             value ^= self.heap_value(h)
         return value
 
-    def moves_to_value(self, position: Position, target: int) -> list[Position] | None:
+    def moves_to_value(self, position: Heaps, target: int) -> list[Heaps] | None:
         """The successors of `position` worth `target`, in the order of `successors`.
 
         Each heap is asked for its moves to the value that makes the sum `target`, from the
@@ -178,14 +174,13 @@ class HeapGame(Game):
         >>> kayles.moves_to_value((1, 7), 0)
         [(1, 2, 3)]
         """
-        heaps: Heaps = position  # type: ignore[assignment]
-        total = self.known_value(heaps)
+        total = self.known_value(position)
         assert total is not None  # a heap game knows every value
-        moves: list[Position] = []
-        for i, h in enumerate(heaps):
-            if i and heaps[i - 1] == h:
+        moves: list[Heaps] = []
+        for i, h in enumerate(position):
+            if i and position[i - 1] == h:
                 continue
-            rest = heaps[:i] + heaps[i + 1 :]
+            rest = position[:i] + position[i + 1 :]
             for result in self._heap_moves_to_value(h, target ^ total ^ self.heap_value(h)):
                 moves.append(tuple(sorted(rest + result)) if rest else result)
         # moves from heaps of different sizes could meet in one position (not in these games)
@@ -274,8 +269,8 @@ class HeapGame(Game):
         return self._table[: upto + 1]
 
 
-def _join_heaps(parts: Sequence[Position]) -> Heaps:
-    return tuple(sorted(chain.from_iterable(parts)))  # type: ignore[arg-type]
+def _join_heaps(parts: Sequence[Heaps]) -> Heaps:
+    return tuple(sorted(chain.from_iterable(parts)))
 
 
 class Nim(HeapGame):
@@ -299,20 +294,19 @@ class Nim(HeapGame):
     def heap_value(self, heap: int) -> int:
         return heap  # Bouton: a single Nim heap of n is *n (checked against the table in tests)
 
-    def known_value(self, position: Position) -> int | None:
+    def known_value(self, position: Heaps) -> int:
         value = 0
-        for h in position:  # type: ignore[attr-defined]
+        for h in position:
             value ^= h
         return value
 
-    def moves_to_value(self, position: Position, target: int) -> list[Position] | None:
-        heaps: Heaps = position  # type: ignore[assignment]
-        change = target ^ self.known_value(heaps)  # type: ignore[operator]
-        moves: list[Position] = []
-        for i, h in enumerate(heaps):
-            if (i and heaps[i - 1] == h) or h ^ change >= h:
+    def moves_to_value(self, position: Heaps, target: int) -> list[Heaps] | None:
+        change = target ^ self.known_value(position)
+        moves: list[Heaps] = []
+        for i, h in enumerate(position):
+            if (i and position[i - 1] == h) or h ^ change >= h:
                 continue
-            rest = heaps[:i] + heaps[i + 1 :]
+            rest = position[:i] + position[i + 1 :]
             moves.append(tuple(sorted(rest + ((h ^ change,) if h ^ change else ()))))
         return moves
 

@@ -5,6 +5,7 @@ WindUp (`windup:N:S`, subtraction modulo N). Their values are the generalized on
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from explorer.errors import PositionError, SpecError
 from explorer.games.base import Game, Position
@@ -33,7 +34,7 @@ class GraphGame(DagGame):
     acyclic = False
 
 
-class WindUp(Game):
+class WindUp(Game[Any]):
     """WindUp: positions 0..N-1; a move subtracts some s in S modulo N; 0 is terminal.
 
     Examples

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from explorer.errors import PositionError
-from explorer.games.base import Decomposition, Game, Part, Position, no_parameters
+from explorer.games.base import Decomposition, Game, Part, no_parameters
 
 Square = tuple[int, int]
 Board = tuple[Square, ...]
@@ -113,17 +113,16 @@ def _reflected(square: Square) -> Square:
     return (x, y) if x <= y else (y, x)
 
 
-def _board(squares: Sequence[Position]) -> Board:
+def _board(squares: Sequence[Square]) -> Board:
     """The board holding a piece on each square (the parts of a reduction, put back).
 
     The parts have their pieces mirrored to x <= y, which changes no value: mirroring one
     piece maps its moves onto themselves and keeps (0,0) in place.
     """
-    pieces: list[Square] = list(squares)  # type: ignore[arg-type]
-    return tuple(sorted(pieces))
+    return tuple(sorted(squares))
 
 
-class Queens(Game):
+class Queens(Game[Board]):
     """Several pieces on a board; a move takes one piece left, down or diagonally down-left.
 
     A position is the sorted tuple of the pieces' squares (several may share one). Whoever
@@ -148,39 +147,36 @@ class Queens(Game):
             raise PositionError(f"empty position for queens (expected {SQUARES})")
         return _board([parse_square(piece, text, "queens") for piece in text.split(";")])
 
-    def format(self, position: Position) -> str:
-        board: Board = position  # type: ignore[assignment]
-        return ";".join(f"{x},{y}" for x, y in board)
+    def format(self, position: Board) -> str:
+        return ";".join(f"{x},{y}" for x, y in position)
 
-    def successors(self, position: Position) -> Iterator[Board]:
-        board: Board = position  # type: ignore[assignment]
-        if CORNER in board:
+    def successors(self, position: Board) -> Iterator[Board]:
+        if CORNER in position:
             return
-        for i, square in enumerate(board):
-            if i and board[i - 1] == square:
+        for i, square in enumerate(position):
+            if i and position[i - 1] == square:
                 continue
-            rest = board[:i] + board[i + 1 :]
+            rest = position[:i] + position[i + 1 :]
             for target in queen_moves(square):
                 yield _board([*rest, target])
 
-    def decompose(self, position: Position) -> Decomposition:
+    def decompose(self, position: Board) -> Decomposition:
         """Note 002's reduction: the board as a sum of pieces in the `ReducedQueen` game.
 
         It decides the outcome (P exactly when the XOR of the parts is 0), not the Grundy
         value of the board as written. A board with a piece on (0,0) has no parts (value 0);
         one with a piece that reaches (0,0) at once is that piece alone (value 1).
         """
-        board: Board = position  # type: ignore[assignment]
-        if CORNER in board:
+        if CORNER in position:
             note = "a piece is on (0,0): the game is over and the player to move has lost"
             return Decomposition((), _board, exact=False, note=note)
-        for square in board:
+        for square in position:
             if on_a_line(square):
                 x, y = square
                 note = f"the piece on {x},{y} reaches (0,0) in one move: the player to move wins"
                 alone = (Part(self.reduced, _reflected(square)),)
                 return Decomposition(alone, _board, exact=False, note=note)
-        parts = tuple(Part(self.reduced, _reflected(square)) for square in board)
+        parts = tuple(Part(self.reduced, _reflected(square)) for square in position)
         return Decomposition(parts, _board, exact=False, note=REDUCTION_NOTE)
 
     @classmethod
@@ -189,7 +185,7 @@ class Queens(Game):
         return cls()
 
 
-class ReducedQueen(Game):
+class ReducedQueen(Game[Square]):
     """One piece of the reduced board game of note 002 (not registered: a part of `Queens`).
 
     From a square off row 0, column 0 and the diagonal the piece moves only to squares off
@@ -210,19 +206,17 @@ class ReducedQueen(Game):
     def parse(self, text: str) -> Square:
         return _reflected(parse_square(text, text, self.spec))
 
-    def format(self, position: Position) -> str:
-        square: Square = position  # type: ignore[assignment]
-        x, y = square
+    def format(self, position: Square) -> str:
+        x, y = position
         return f"{x},{y}"
 
-    def successors(self, position: Position) -> Iterator[Square]:
-        square: Square = position  # type: ignore[assignment]
-        if square == CORNER:
+    def successors(self, position: Square) -> Iterator[Square]:
+        if position == CORNER:
             return
-        if on_a_line(square):
+        if on_a_line(position):
             yield CORNER
             return
-        for target in queen_moves(square):
+        for target in queen_moves(position):
             if not on_a_line(target):
                 yield _reflected(target)
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from explorer.games.base import Game, Position, no_parameters, parse_int_list
+from explorer.games.base import Game, no_parameters, parse_int_list
 
 Steps = tuple[int, ...]
 
 
-class Staircase(Game):
+class Staircase(Game[Steps]):
     """Staircase Nim; a position is the coin counts of steps 1..k (trailing zeros dropped).
 
     Coins moved off step 1 reach the ground (step 0) and leave the game. The position equals
@@ -31,36 +31,33 @@ class Staircase(Game):
             steps.pop()
         return tuple(steps)
 
-    def format(self, position: Position) -> str:
-        steps: Steps = position  # type: ignore[assignment]
-        return ",".join(map(str, steps)) if steps else "0"
+    def format(self, position: Steps) -> str:
+        return ",".join(map(str, position)) if position else "0"
 
-    def successors(self, position: Position) -> Iterator[Steps]:
-        steps: Steps = position  # type: ignore[assignment]
-        for i, coins in enumerate(steps):
+    def successors(self, position: Steps) -> Iterator[Steps]:
+        for i, coins in enumerate(position):
             for k in range(1, coins + 1):
-                yield self._moved(steps, i, k)
+                yield self._moved(position, i, k)
 
-    def known_value(self, position: Position) -> int | None:
+    def known_value(self, position: Steps) -> int:
         value = 0
-        for coins in position[0::2]:  # type: ignore[index]
+        for coins in position[0::2]:
             value ^= coins
         return value
 
-    def moves_to_value(self, position: Position, target: int) -> list[Position] | None:
+    def moves_to_value(self, position: Steps, target: int) -> list[Steps] | None:
         """Change the odd steps' XOR to `target`: take coins off an odd step, or bring coins
         down onto one from the even step above it."""
-        steps: Steps = position  # type: ignore[assignment]
-        change = target ^ self.known_value(steps)  # type: ignore[operator]
+        change = target ^ self.known_value(position)
         if not change:
             return []
-        moves: list[Position] = []
-        for i in range(0, len(steps), 2):  # index i is step i + 1, an odd step
-            wanted = steps[i] ^ change
-            if wanted < steps[i]:
-                moves.append(self._moved(steps, i, steps[i] - wanted))
-            elif i + 1 < len(steps) and wanted - steps[i] <= steps[i + 1]:
-                moves.append(self._moved(steps, i + 1, wanted - steps[i]))
+        moves: list[Steps] = []
+        for i in range(0, len(position), 2):  # index i is step i + 1, an odd step
+            wanted = position[i] ^ change
+            if wanted < position[i]:
+                moves.append(self._moved(position, i, position[i] - wanted))
+            elif i + 1 < len(position) and wanted - position[i] <= position[i + 1]:
+                moves.append(self._moved(position, i + 1, wanted - position[i]))
         return moves
 
     @staticmethod

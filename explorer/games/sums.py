@@ -7,6 +7,7 @@ components' positions the same way (``3,4,5 + 2,3``).
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 from explorer.errors import PositionError
 from explorer.games.base import Decomposition, Game, Part, Position
@@ -14,7 +15,7 @@ from explorer.games.base import Decomposition, Game, Part, Position
 SEPARATOR = "+"
 
 
-class SumGame(Game):
+class SumGame(Game[tuple[Position, ...]]):
     """The disjunctive sum of several games: a move is a move in exactly one component."""
 
     family = "sum"
@@ -23,7 +24,7 @@ class SumGame(Game):
     example = ("nim + wythoff + kayles", "3,4 + 2,3 + 6")
     summary = "a sum of any games above, played side by side"
 
-    def __init__(self, components: Sequence[Game]) -> None:
+    def __init__(self, components: Sequence[Game[Any]]) -> None:
         self.components = tuple(components)
 
     @property
@@ -39,23 +40,21 @@ class SumGame(Game):
             )
         return tuple(g.parse(piece) for g, piece in zip(self.components, pieces, strict=True))
 
-    def format(self, position: Position) -> str:
-        parts: tuple[Position, ...] = position  # type: ignore[assignment]
+    def format(self, position: tuple[Position, ...]) -> str:
         return f" {SEPARATOR} ".join(
-            g.format(p) for g, p in zip(self.components, parts, strict=True)
+            g.format(p) for g, p in zip(self.components, position, strict=True)
         )
 
-    def successors(self, position: Position) -> Iterator[tuple[Position, ...]]:
-        parts: tuple[Position, ...] = position  # type: ignore[assignment]
+    def successors(self, position: tuple[Position, ...]) -> Iterator[tuple[Position, ...]]:
         for i, game in enumerate(self.components):
-            for moved in game.successors(parts[i]):
-                yield parts[:i] + (moved,) + parts[i + 1 :]
+            for moved in game.successors(position[i]):
+                yield position[:i] + (moved,) + position[i + 1 :]
 
-    def decompose(self, position: Position) -> Decomposition:
+    def decompose(self, position: tuple[Position, ...]) -> Decomposition:
         """Each component, itself split where its own decomposition is exact."""
         parts: list[Part] = []
         spans: list[tuple[int, Decomposition | None]] = []
-        for game, component in zip(self.components, position, strict=True):  # type: ignore[call-overload]
+        for game, component in zip(self.components, position, strict=True):
             inner = game.decompose(component)
             if inner is not None and inner.exact:
                 spans.append((len(inner.parts), inner))

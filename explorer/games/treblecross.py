@@ -10,7 +10,7 @@ from typing import ClassVar
 import numpy as np
 
 from explorer.errors import PositionError
-from explorer.games.base import Decomposition, Game, Part, Position, no_parameters
+from explorer.games.base import Decomposition, Game, Part, no_parameters
 from explorer.games.heaps import HeapGame, Heaps
 
 Strip = str
@@ -123,7 +123,7 @@ def safe_runs(strip: Strip) -> list[int]:
     return [run for run in runs if run > 0]
 
 
-def strip_with_runs(parts: Sequence[Position]) -> Strip:
+def strip_with_runs(parts: Sequence[tuple[int, ...]]) -> Strip:
     """A strip whose safe runs are those of the given run positions (a reduction put back).
 
     Parameters
@@ -143,16 +143,16 @@ def strip_with_runs(parts: Sequence[Position]) -> Strip:
     >>> safe_runs(_)
     [3, 2]
     """
-    runs = [run for part in parts for run in part]  # type: ignore[attr-defined]
+    runs = [run for part in parts for run in part]
     return ("." * 2 + MARK + "." * 2).join(EMPTY * run for run in runs)
 
 
-def _threat(parts: Sequence[Position]) -> Strip:
+def _threat(parts: Sequence[Strip]) -> Strip:
     """The strip of the one part of a reduction where three can be made at once."""
-    return parts[0]  # type: ignore[return-value]
+    return parts[0]
 
 
-class Treblecross(Game):
+class Treblecross(Game[Strip]):
     """Treblecross played as written: mark an empty cell; three marks in a row end the game.
 
     A position is the strip's text. A strip holding ``XXX`` has no move: under normal play
@@ -176,18 +176,17 @@ class Treblecross(Game):
     def parse(self, text: str) -> Strip:
         return parse_strip(text, self.spec)
 
-    def format(self, position: Position) -> str:
-        return format_strip(position)  # type: ignore[arg-type]
+    def format(self, position: Strip) -> str:
+        return format_strip(position)
 
-    def successors(self, position: Position) -> Iterator[Strip]:
-        strip: Strip = position  # type: ignore[assignment]
-        if THREE in strip:
+    def successors(self, position: Strip) -> Iterator[Strip]:
+        if THREE in position:
             return
-        for i, cell in enumerate(strip):
+        for i, cell in enumerate(position):
             if cell == EMPTY:
-                yield strip[:i] + MARK + strip[i + 1 :]
+                yield position[:i] + MARK + position[i + 1 :]
 
-    def decompose(self, position: Position) -> Decomposition | None:
+    def decompose(self, position: Strip) -> Decomposition | None:
         """Note 002's reduction: the safe runs as a sum of heaps of the `SafeRuns` game.
 
         It decides the outcome (P exactly when the XOR of the parts is 0), not the Grundy
@@ -195,16 +194,15 @@ class Treblecross(Game):
         one mark makes three is one `TreblecrossThreat` part (value 1). Strips of fewer than
         three cells are not reduced (None): they are solved as written.
         """
-        strip: Strip = position  # type: ignore[assignment]
-        if len(strip) < SHORTEST_REDUCED:
+        if len(position) < SHORTEST_REDUCED:
             return None
-        if THREE in strip:
+        if THREE in position:
             note = "three marks in a row: the game is over and the player to move has lost"
             return Decomposition((), strip_with_runs, exact=False, note=note)
-        if any(pattern in strip for pattern in THREATS):
+        if any(pattern in position for pattern in THREATS):
             note = "one mark makes three in a row: the player to move wins"
-            return Decomposition((Part(self.threats, strip),), _threat, exact=False, note=note)
-        parts = tuple(Part(self.runs, (run,)) for run in safe_runs(strip))
+            return Decomposition((Part(self.threats, position),), _threat, exact=False, note=note)
+        parts = tuple(Part(self.runs, (run,)) for run in safe_runs(position))
         return Decomposition(parts, strip_with_runs, exact=False, note=REDUCTION_NOTE)
 
     def sequence_position(self, cells: int) -> Strip:
@@ -268,7 +266,7 @@ class SafeRuns(HeapGame):
         return "SafeRuns()"
 
 
-class TreblecrossThreat(Game):
+class TreblecrossThreat(Game[Strip]):
     """A strip where one mark makes three, reduced to those winning marks (not registered).
 
     Its only moves complete three in a row, after which nothing moves: its value is 1, the
@@ -287,16 +285,18 @@ class TreblecrossThreat(Game):
     def parse(self, text: str) -> Strip:
         return parse_strip(text, self.spec)
 
-    def format(self, position: Position) -> str:
-        return format_strip(position)  # type: ignore[arg-type]
+    def format(self, position: Strip) -> str:
+        return format_strip(position)
 
-    def successors(self, position: Position) -> Iterator[Strip]:
-        strip: Strip = position  # type: ignore[assignment]
-        if THREE in strip:
+    def successors(self, position: Strip) -> Iterator[Strip]:
+        if THREE in position:
             return
-        for i, cell in enumerate(strip):
-            if cell == EMPTY and THREE in strip[max(0, i - 2) : i] + MARK + strip[i + 1 : i + 3]:
-                yield strip[:i] + MARK + strip[i + 1 :]
+        for i, cell in enumerate(position):
+            if (
+                cell == EMPTY
+                and THREE in position[max(0, i - 2) : i] + MARK + position[i + 1 : i + 3]
+            ):
+                yield position[:i] + MARK + position[i + 1 :]
 
     def __repr__(self) -> str:
         return "TreblecrossThreat()"

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import cast
 
 from explorer.errors import PositionError
-from explorer.games.base import Game, Position, no_parameters, parse_int_list
+from explorer.games.base import Game, no_parameters, parse_int_list
 
 Pair = tuple[int, int]
 
 
-class Wythoff(Game):
+class Wythoff(Game[Pair]):
     """Wythoff's game; a position is the pair of heaps, sorted (the game is symmetric)."""
 
     family = "wythoff"
@@ -32,12 +31,12 @@ class Wythoff(Game):
         x, y = sorted(heaps)
         return (x, y)
 
-    def format(self, position: Position) -> str:
-        x, y = cast(Pair, position)
+    def format(self, position: Pair) -> str:
+        x, y = position
         return f"{x},{y}"
 
-    def successors(self, position: Position) -> Iterator[Pair]:
-        x, y = cast(Pair, position)
+    def successors(self, position: Pair) -> Iterator[Pair]:
+        x, y = position
         for k in range(1, y + 1):
             yield _pair(x, y - k)
         for k in range(1, x + 1):

@@ -213,7 +213,7 @@ class GraphBuilder:
     def __init__(
         self,
         engine: Engine,
-        game: Game,
+        game: Game[Any],
         root: Position,
         *,
         max_states: int | None = None,

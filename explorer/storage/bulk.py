@@ -153,7 +153,7 @@ class SQLiteWriter(BulkWriter):
 
     def _rows_per_statement(self, columns: int) -> int:
         raw = self.connection.connection.driver_connection
-        limit = raw.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)  # type: ignore[union-attr]
+        limit: int = raw.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)  # type: ignore[union-attr]
         return max(1, min(limit, MAX_PARAMETERS) // columns)
 
     def insert_states(self, rows: Sequence[StateRow]) -> None:

@@ -96,11 +96,11 @@ class StoredGraph:
     def _id(self, state: State) -> int:
         return self.rows[state][0]  # type: ignore[return-value]
 
-    def _by_id(self, sql: str, states: Collection[State]) -> list[sa.Row]:
+    def _by_id(self, sql: str, states: Collection[State]) -> list[Any]:
         """Rows of `sql` (which filters on ``IN :ids``) for the given stored states."""
         statement = sa.text(sql).bindparams(sa.bindparam("ids", expanding=True))
         ids = [self._id(s) for s in self._known(states)]
-        rows: list[sa.Row] = []
+        rows: list[Any] = []
         for chunk in _chunks(ids):
             rows += self.conn.execute(statement, {"g": self.game_id, "ids": chunk}).all()
         return rows

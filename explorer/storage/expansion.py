@@ -10,11 +10,12 @@ the same ids whichever is used.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from explorer.games.base import Game, Position
-from explorer.games.heaps import HeapGame
+from explorer.games.heaps import HeapGame, Heaps
 from explorer.solver.arrays import ranges
 
 #: Heap games are expanded with numpy when positions fit in this many heaps ...
@@ -44,7 +45,7 @@ class Expansion:
 class PositionIndex:
     """States of one game numbered 0, 1, 2, ... with their positions, for any game."""
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: Game[Any]) -> None:
         self.game = game
         self.positions: list[Position | None] = []
         self.ids: dict[Position, int] = {}
@@ -137,12 +138,12 @@ class HeapIndex:
         self.move_result = np.array(results, dtype=np.int64)
 
     @classmethod
-    def suits(cls, game: Game, positions: Sequence[Position]) -> HeapIndex | None:
+    def suits(cls, game: Game[Any], positions: Sequence[Any]) -> HeapIndex | None:
         """A heap index for these positions when the game allows one, else None."""
         if not isinstance(game, HeapGame) or not positions:
             return None
-        width = max(1, max(len(p) for p in positions))  # type: ignore[arg-type]
-        base = 1 + max((max(p) for p in positions if p), default=0)  # type: ignore[call-overload]
+        width = max(1, max(len(p) for p in positions))
+        base = 1 + max((max(p) for p in positions if p), default=0)
         if width > MAX_VECTOR_HEAPS or base**width >= MAX_CODE:
             return None
         for heap in range(base):
@@ -154,9 +155,9 @@ class HeapIndex:
     def next_id(self) -> int:
         return self.size
 
-    def _row(self, position: Position) -> np.ndarray:
+    def _row(self, position: Heaps) -> np.ndarray:
         row = np.zeros(self.width, dtype=np.int64)
-        heaps = list(position)  # type: ignore[call-overload]
+        heaps = list(position)
         if heaps:
             row[self.width - len(heaps) :] = heaps
         return row
@@ -183,13 +184,14 @@ class HeapIndex:
     def _lookup(self, codes: np.ndarray) -> np.ndarray:
         """The id of each code, -1 where unknown."""
         if self.dense is not None:
-            return self.dense[codes].astype(np.int64) - 1
+            found: np.ndarray = self.dense[codes].astype(np.int64) - 1
+            return found
         if not len(self.codes):
             return np.full(len(codes), -1, dtype=np.int64)
         at = np.minimum(np.searchsorted(self.codes, codes), len(self.codes) - 1)
         return np.where(self.codes[at] == codes, self.code_ids[at], -1)
 
-    def load(self, ids: Sequence[int], positions: Sequence[Position]) -> None:
+    def load(self, ids: Sequence[int], positions: Sequence[Heaps]) -> None:
         if not len(ids):
             return
         size = max(ids) + 1
@@ -201,14 +203,13 @@ class HeapIndex:
         id_array = np.asarray(ids, dtype=np.int64)
         self._index(rows[id_array] @ self.powers, id_array)
 
-    def find(self, position: Position) -> int | None:
-        heaps: tuple[int, ...] = position  # type: ignore[assignment]
-        if len(heaps) > self.width or (heaps and max(heaps) >= self.base):
+    def find(self, position: Heaps) -> int | None:
+        if len(position) > self.width or (position and max(position) >= self.base):
             return None
         state = int(self._lookup(np.array([self._row(position) @ self.powers]))[0])
         return None if state < 0 else state
 
-    def add(self, position: Position) -> int:
+    def add(self, position: Heaps) -> int:
         row = self._row(position)
         (state,) = self._append(row[None, :])
         self._index(np.array([row @ self.powers]), np.array([state]))
@@ -293,7 +294,7 @@ class HeapIndex:
 
 
 def position_index(
-    game: Game, ids: Sequence[int], positions: Sequence[Position], root: Position
+    game: Game[Any], ids: Sequence[int], positions: Sequence[Any], root: Position
 ) -> PositionIndex | HeapIndex:
     """The fastest index able to hold a game's stored states (given parsed) and `root`'s."""
     index = HeapIndex.suits(game, [root, *positions]) or PositionIndex(game)

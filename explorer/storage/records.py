@@ -20,6 +20,7 @@ import socket
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 import numpy as np
 import sqlalchemy as sa
@@ -152,7 +153,7 @@ def graph_fingerprint(vertices: Sequence[str], src: np.ndarray, dst: np.ndarray)
     return digest.hexdigest()
 
 
-def add_game(conn: sa.Connection, game: Game, fingerprint: str | None = None) -> int:
+def add_game(conn: sa.Connection, game: Game[Any], fingerprint: str | None = None) -> int:
     """Store a new game row under its canonical spec; returns its id.
 
     ``parameters`` holds the text after ``family:`` (a DAG file's resolved path), the whole
@@ -176,13 +177,13 @@ def add_game(conn: sa.Connection, game: Game, fingerprint: str | None = None) ->
     return int(game_id)
 
 
-def stored_game(conn: sa.Connection, game: Game) -> int:
+def stored_game(conn: sa.Connection, game: Game[Any]) -> int:
     """The id of a game's row, stored now if it was not."""
     found = find_game(conn, canonical_spec(game.spec))
     return add_game(conn, game) if found is None else found
 
 
-def adopt_typed_game(conn: sa.Connection, game: Game, fingerprint: str) -> int | None:
+def adopt_typed_game(conn: sa.Connection, game: Game[Any], fingerprint: str) -> int | None:
     """Move a DAG game stored with its path as typed (before resolved paths) to its resolved
     path, if it holds exactly this file's graph; returns its id, or None if there is none.
 

@@ -106,7 +106,7 @@ class _Checker:
         if len(self.result.mismatches) < self.show:
             self.result.mismatches.append(Mismatch(self.check.game, position, kind, detail))
 
-    def state(self, row: Any, moves: list[Any], rules: GameRules | None) -> None:
+    def state(self, row: Any, moves: list[Any], rules: GameRules[Any] | None) -> None:
         """Check one stored state against its stored successors (``moves``) and the rules."""
         key, grundy = row.key, row.grundy
         if grundy is None:
@@ -164,7 +164,7 @@ class _Checker:
                 f"stored {row.height}, not above its successors' highest ({below})",
             )
 
-    def _rules(self, key: str, stored: list[str], rules: GameRules) -> None:
+    def _rules(self, key: str, stored: list[str], rules: GameRules[Any]) -> None:
         try:
             position = rules.parse(key)
             canonical = rules.format(position)
@@ -213,7 +213,7 @@ def _check_game(
         if progress is not None:
             progress(spec, check.states, check.states)
         return check
-    game: GameRules | None = None
+    game: GameRules[Any] | None = None
     try:
         game = load_game(spec)
     except ExplorerError as error:

@@ -60,7 +60,7 @@ __all__ = [
 
 
 def draw_game(
-    game: Game,
+    game: Game[Any],
     position: Position,
     *,
     around: Position | None = None,

@@ -279,7 +279,7 @@ def _spec(params: Mapping[str, str]) -> str:
     return spec
 
 
-def _game(spec: str) -> Game | None:
+def _game(spec: str) -> Game[Any] | None:
     """The rules of a stored game, when they load (a DAG game's file may be gone)."""
     try:
         return load_game(spec)
@@ -579,7 +579,7 @@ class Pages:
 
     # -- sequence and table ---------------------------------------------------------------
     def _sequence(
-        self, spec: str, game: Game | None, stats: Mapping[str, Any]
+        self, spec: str, game: Game[Any] | None, stats: Mapping[str, Any]
     ) -> dict[str, Any] | None:
         """G(n) of single heaps stored for a heap game, as points of a scatter plot."""
         if not isinstance(game, HeapGame):
@@ -621,7 +621,7 @@ class Pages:
         }
 
     def _table(
-        self, spec: str, game: Game | None, stats: Mapping[str, Any]
+        self, spec: str, game: Game[Any] | None, stats: Mapping[str, Any]
     ) -> dict[str, Any] | None:
         """G(r, c) of the stored positions of a two-coordinate game, as heat-map cells."""
         if game is None or game.family not in ("wythoff", "ferguson"):

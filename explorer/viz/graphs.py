@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter, deque
 from collections.abc import Callable, Hashable, Mapping
-from typing import Literal
+from typing import Any, Literal
 
 import networkx as nx
 
@@ -30,7 +30,7 @@ GroupBy = Literal["grundy", "depth"]
 
 
 def solved_graph(
-    game: Game,
+    game: Game[Any],
     position: Position,
     *,
     max_states: int = DEFAULT_MAX_STATES,
@@ -202,7 +202,7 @@ def cut(
 
 
 def game_graph(
-    game: Game,
+    game: Game[Any],
     position: Position,
     *,
     around: Position | None = None,
@@ -344,7 +344,7 @@ def condense(graph: nx.DiGraph, by: GroupBy = "grundy") -> nx.DiGraph:
 
 
 def condensed_graph(
-    game: Game,
+    game: Game[Any],
     position: Position,
     *,
     by: GroupBy = "grundy",

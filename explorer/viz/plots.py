@@ -9,8 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from explorer.errors import OutputFileError
 from explorer.sequences import ValueSequence
-from explorer.viz.output import OutputFileError, check_suffix
+from explorer.viz.output import check_suffix
 from explorer.viz.palette import P_COLOUR
 
 if TYPE_CHECKING:
