@@ -11,6 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 IN_CI = bool(os.environ.get("CI"))
 REPO = Path(__file__).resolve().parent.parent
@@ -28,6 +29,23 @@ CHROMIUM_FLAGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+
+
+#: Hypothesis profiles shared by every property test: quick while developing, thorough in CI
+#: (CI set), or the one HYPOTHESIS_PROFILE names. No deadline: the machines are shared and slow.
+settings.register_profile(
+    "dev",
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+settings.register_profile("ci", settings.get_profile("dev"), max_examples=100)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if IN_CI else "dev"))
+
+
+def fraction_of_examples(share: float) -> int:
+    """A share of the profile's examples, for a property whose examples are expensive."""
+    return max(5, round(settings.default.max_examples * share))
 
 
 def require(reason: str) -> None:

@@ -1,7 +1,7 @@
 """Storage test fixtures: a fresh database per test on SQLite and on PostgreSQL.
 
-Loaded with ``pytest_plugins = ["storage_fixtures"]``. Each PostgreSQL test gets a schema of its
-own (chosen through the connection's search_path), so tests never see each other's rows.
+Loaded with ``pytest_plugins = ["tests.storage_fixtures"]``. Each PostgreSQL test gets a schema
+of its own (chosen through the connection's search_path), so tests never see each other's rows.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ from itertools import combinations
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from explorer.analysis import explain, grundy_value, solve
@@ -246,7 +246,6 @@ def test_parse_and_format(text, heads, canonical):
     assert game.parse(canonical) == heads
 
 
-@settings(max_examples=200)
 @given(st.sets(st.integers(min_value=1, max_value=60)))
 def test_round_trip(heads):
     game = load_game("turning:turtles")

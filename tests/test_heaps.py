@@ -12,6 +12,7 @@ from explorer import grundy_value, load_game, solve, value_sequence
 from explorer.errors import GraphTooLargeError
 from explorer.games.treblecross import SafeRuns
 from tests.bruteforce import heap_game_moves, mex_values, remoteness_values
+from tests.conftest import fraction_of_examples
 
 # The rules again, written from GAMES.md, independently of explorer/games/heaps.py.
 
@@ -329,7 +330,6 @@ def sums(max_heap, max_heaps, min_heaps=0):
     return heaps.map(lambda h: tuple(sorted(h)))
 
 
-@settings(max_examples=120, deadline=None)
 @given(st.sampled_from(sorted(RULES)), sums(6, 4))
 def test_winning_moves_of_a_sum_are_the_moves_to_p_positions(spec, position):
     game = load_game(spec)
@@ -342,7 +342,7 @@ def test_winning_moves_of_a_sum_are_the_moves_to_p_positions(spec, position):
         assert sorted(found) == expected, method
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=fraction_of_examples(0.5))  # each example solves a sum of 17+ heaps
 @given(st.sampled_from(sorted(RULES)), sums(40, 40, min_heaps=17))
 def test_winning_moves_of_a_long_sum_are_the_moves_to_p_positions(spec, position):
     # more parts than solve builds whole graphs for: the moves come through the parts

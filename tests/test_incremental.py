@@ -6,7 +6,7 @@ import copy
 
 import networkx as nx
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from explorer.errors import CyclicGraphError
@@ -129,7 +129,6 @@ def snapshot(solved: SolvedGraph) -> tuple[object, ...]:
 # --- properties ------------------------------------------------------------------------------
 
 
-@settings(max_examples=150, deadline=None)
 @given(st.data(), random_dags())
 def test_random_edits_match_a_solve_from_scratch(data: st.DataObject, graph: nx.DiGraph) -> None:
     solved = SolvedGraph(graph)
@@ -168,7 +167,6 @@ def test_random_edits_match_a_solve_from_scratch(data: st.DataObject, graph: nx.
         assert result.reexamined <= len(direct | above)
 
 
-@settings(max_examples=100, deadline=None)
 @given(random_dags(), random_dags())
 def test_the_difference_of_two_graphs_turns_one_into_the_other(
     old: nx.DiGraph, new: nx.DiGraph

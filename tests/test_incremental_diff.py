@@ -13,6 +13,7 @@ from explorer.cli import main
 from explorer.games import load_game
 from explorer.variants import compare_positions, compare_range
 from tests.bruteforce import mex_values
+from tests.conftest import fraction_of_examples
 
 
 def subtraction_values(moves: set[int], upto: int) -> list[int]:
@@ -29,7 +30,7 @@ def run(*args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=fraction_of_examples(0.4))  # each example tabulates two games
 @given(
     st.sets(st.integers(min_value=1, max_value=6), min_size=1, max_size=3),
     st.sets(st.integers(min_value=1, max_value=6), min_size=1, max_size=3),

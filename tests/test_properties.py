@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from explorer import build_graph, grundy_values, load_game, solve
 from tests.conftest import REPO
 from tests.strategies import game_positions, sums
-
-PROFILE = settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
 
 
 @pytest.fixture(autouse=True)
@@ -20,7 +16,6 @@ def _in_repo(monkeypatch):
     monkeypatch.chdir(REPO)  # the dag strategy names a file under data/
 
 
-@PROFILE
 @given(sums())
 def test_value_of_a_sum_is_the_xor_of_its_parts(parts):
     spec = " + ".join(s for s, _ in parts)
@@ -41,7 +36,6 @@ def test_value_of_a_sum_is_the_xor_of_its_parts(parts):
         assert whole.states == product_size
 
 
-@PROFILE
 @given(game_positions())
 def test_mex_rule_holds_on_every_edge(case):
     spec, text = case
@@ -54,7 +48,6 @@ def test_mex_rule_holds_on_every_edge(case):
         assert set(range(values[node])) <= reached  # every smaller value is reached
 
 
-@PROFILE
 @given(game_positions())
 def test_decomposed_equals_brute_force(case):
     spec, text = case
@@ -68,7 +61,6 @@ def test_decomposed_equals_brute_force(case):
     assert sorted(fast.winning_moves) == sorted(graph.winning_moves)
 
 
-@PROFILE
 @given(game_positions())
 def test_remoteness_parity_matches_outcome(case):
     spec, text = case
@@ -78,7 +70,6 @@ def test_remoteness_parity_matches_outcome(case):
     assert (result.remoteness % 2 == 0) == (result.outcome == "P")
 
 
-@PROFILE
 @given(game_positions(), st.data())
 def test_winning_moves_lead_to_p_positions(case, data):
     spec, text = case

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from explorer import build_graph, load_game, solve
 from explorer.cli import main
-from explorer.games import FAMILIES, families
+from explorer.games import FAMILIES, Game, families
 from tests.conftest import REPO
 
 
@@ -43,6 +43,11 @@ def test_aliases_resolve_to_octal_codes():
     assert load_game("dawson").spec == "octal:0.07"
 
 
-def test_registry_names_match_classes():
+def test_every_family_builds_itself_from_its_spec(monkeypatch):
+    monkeypatch.chdir(REPO)  # examples name files under data/
     for name, cls in FAMILIES.items():
-        assert cls.family == name
+        assert cls.from_parameters is not Game.from_parameters, name  # not the base's refusal
+        spec, _ = cls.example
+        game = load_game(spec)
+        assert type(game) is cls, spec
+        assert game.spec.partition(":")[0] == name, spec

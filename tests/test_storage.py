@@ -17,14 +17,14 @@ import networkx as nx
 import numpy as np
 import pytest
 import sqlalchemy as sa
-from bruteforce import heap_game_moves, mex_values, remoteness_values
-from storage_support import dump, run, run_json
 
 from explorer.games import load_game
 from explorer.storage import NotStoredError, expansion, open_database
 from explorer.storage.bulk import read_int_columns, writer_for
 from explorer.storage.engine import ENV_VAR
 from explorer.storage.expansion import HeapIndex
+from tests.bruteforce import heap_game_moves, mex_values, remoteness_values
+from tests.storage_support import dump, run, run_json
 
 Moves = Callable[[Hashable], Iterable[Hashable]]
 
@@ -32,7 +32,7 @@ Moves = Callable[[Hashable], Iterable[Hashable]]
 nim_moves = heap_game_moves(lambda h: ((k,) for k in range(h)))
 take_1_2_moves = heap_game_moves(lambda h: ((h - s,) for s in (1, 2) if s <= h))
 
-pytest_plugins = ["storage_fixtures"]  # db_url, other_db_url, pg_url
+pytest_plugins = ["tests.storage_fixtures"]  # db_url, other_db_url, pg_url
 
 
 def heaps(text: str) -> tuple[int, ...]:

@@ -11,11 +11,11 @@ import sys
 import time
 
 import pytest
-from storage_support import dump, run_json
 
 from explorer.games import load_game
+from tests.storage_support import dump, run_json
 
-pytest_plugins = ["storage_fixtures"]  # db_url, other_db_url, pg_url
+pytest_plugins = ["tests.storage_fixtures"]  # db_url, other_db_url, pg_url
 
 BATCH = 40  # many small transactions, so kills land between and inside them
 

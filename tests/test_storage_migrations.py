@@ -10,13 +10,13 @@ import pytest
 import sqlalchemy as sa
 from alembic import command
 from alembic.script import ScriptDirectory
-from storage_support import dump, run, run_json
 
 from explorer.storage import SchemaTooNewError, open_database
 from explorer.storage.engine import alembic_config, head_revision, migrations_path, resolve_url
 from explorer.storage.models import Base
+from tests.storage_support import dump, run, run_json
 
-pytest_plugins = ["storage_fixtures"]  # db_url, other_db_url, pg_url
+pytest_plugins = ["tests.storage_fixtures"]  # db_url, other_db_url, pg_url
 
 
 def test_migrations_are_found_and_form_one_line_of_revisions():

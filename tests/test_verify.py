@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
-from storage_support import run
 
 from explorer.storage.engine import resolve_url
+from tests.storage_support import run
 
-pytest_plugins = ["storage_fixtures"]  # db_url, other_db_url, pg_url
+pytest_plugins = ["tests.storage_fixtures"]  # db_url, other_db_url, pg_url
 
 REPO = Path(__file__).resolve().parent.parent
 NOTE003 = str(REPO / "data" / "note003.json")

@@ -19,7 +19,7 @@ from tests.conftest import CHROMIUM_FLAGS
 from tests.test_viz import HOSTILE, HOSTILE_FILE, NASTY, brute_nim, distances, page_data
 
 pytestmark = pytest.mark.browser
-pytest_plugins = ["storage_fixtures"]  # db_url: a fresh SQLite file or PostgreSQL schema
+pytest_plugins = ["tests.storage_fixtures"]  # db_url: a fresh SQLite file or PostgreSQL schema
 
 
 @pytest.fixture(scope="module")
