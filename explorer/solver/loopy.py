@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import networkx as nx
 
 from explorer.errors import ExplorerError
+from explorer.solver import outcome
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,7 @@ def outcome_of(value: Value) -> str:
     """
     if isinstance(value, Infinite):
         return "N" if 0 in value.escapes else "D"
-    return "P" if value == 0 else "N"
+    return outcome(value)
 
 
 def nim_sum(*values: Value) -> Value:
