@@ -18,12 +18,12 @@ import pytest
 import sqlalchemy as sa
 from alembic import command
 from sqlalchemy.engine import make_url
-from storage_support import run, run_json
 
 from explorer.storage import open_database
 from explorer.storage.engine import alembic_config, resolve_url
+from tests.storage_support import run, run_json
 
-pytest_plugins = ["storage_fixtures"]  # db_url, other_db_url, pg_url
+pytest_plugins = ["tests.storage_fixtures"]  # db_url, other_db_url, pg_url
 
 GAME_A = {"a": ["b"], "b": []}
 GAME_B = {"x": ["y", "z"], "y": ["z"], "z": []}

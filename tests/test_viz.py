@@ -41,7 +41,7 @@ from explorer.viz import (
 )
 from tests.bruteforce import mex_values
 
-pytest_plugins = ["storage_fixtures"]  # db_url: a fresh SQLite file or PostgreSQL schema
+pytest_plugins = ["tests.storage_fixtures"]  # db_url: a fresh SQLite file or PostgreSQL schema
 
 REPO = Path(__file__).resolve().parent.parent
 HOSTILE_FILE = REPO / "data" / "hostile-labels.json"
