@@ -13,7 +13,8 @@ from tests.conftest import REPO
 
 #: Modules with no docstring example: the CLI (its commands run in test_cli and the README
 #: sessions), declarations (errors, the game base class, ORM tables, the storage package's
-#: re-exports) and games whose rules the conformance test of test_registry runs.
+#: re-exports), games whose rules the conformance test of test_registry runs, and the notebook
+#: views (HTML for Jupyter, checked in test_viz).
 WITHOUT_EXAMPLES = {
     "explorer.cli",
     "explorer.cli.common",
@@ -32,6 +33,7 @@ WITHOUT_EXAMPLES = {
     "explorer.storage.expansion",
     "explorer.storage.models",
     "explorer.storage.records",
+    "explorer.viz.notebook",
 }
 
 PACKAGE = sorted(
