@@ -209,7 +209,7 @@ def solve_adjacency(succ: Adjacency, *, name: Callable[[int], object] = int) -> 
         values.solve(level, succ)
         solved += len(level)
     if solved < succ.size:
-        _refuse_cycle(succ, values.grundy < 0, name)
+        refuse_cycle(succ, values.grundy < 0, name)
     return values
 
 
@@ -229,7 +229,7 @@ def levels(succ: Adjacency, *, name: Callable[[int], object] = int) -> list[Ints
         reached = np.zeros(succ.size, dtype=bool)
         for level in found:
             reached[level] = True
-        _refuse_cycle(succ, ~reached, name)
+        refuse_cycle(succ, ~reached, name)
     return found
 
 
@@ -270,9 +270,11 @@ def find_cycle(succ: Adjacency) -> list[int] | None:
     return None if done.all() else _cycle_through(succ, ~done)
 
 
-def _refuse_cycle(
+def refuse_cycle(
     succ: Adjacency, open_: npt.NDArray[np.bool_], name: Callable[[int], object]
 ) -> NoReturn:
+    """Raise `CyclicGraphError` naming the first cycle among the `open_` states (every state
+    on a cycle must be open), each state as ``name(id)``."""
     cycle = [name(s) for s in _cycle_through(succ, open_)]
     raise CyclicGraphError("the graph has a cycle: " + " -> ".join(map(str, cycle)), cycle)
 

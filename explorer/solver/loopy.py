@@ -327,7 +327,7 @@ def counter_answer(
     bound = counters[left]
     if values[left] != 0 or bound is None:
         raise NoAnswerError(f"{left!r} is not a P-position")
-    best = None
+    best: tuple[int, Hashable] | None = None
     for w in graph.successors(moved_to):
         c = counters[w]
         if values[w] == 0 and c is not None and c < bound and (best is None or c < best[0]):

@@ -9,9 +9,8 @@ from collections.abc import Hashable, Iterable
 import networkx as nx
 import numpy as np
 
-from explorer.errors import CyclicGraphError
-from explorer.solver import adjacency
-from explorer.solver.arrays import find_cycle, in_levels, mex_by_group
+from explorer.solver import adjacency, outcome
+from explorer.solver.arrays import in_levels, mex_by_group, refuse_cycle
 from explorer.solver.loopy import retrograde
 
 
@@ -57,8 +56,7 @@ def misere_grundy_values(graph: nx.DiGraph) -> dict[Hashable, int]:
         degree = succ.degree[level]
         grundy[level] = np.where(degree == 0, 1, mex_by_group(degree, grundy[succ.of(level)]))
     if (grundy < 0).any():
-        cycle = [nodes[i] for i in find_cycle(succ) or []]
-        raise CyclicGraphError("the graph has a cycle: " + " -> ".join(map(str, cycle)), cycle)
+        refuse_cycle(succ, grundy < 0, nodes.__getitem__)
     return dict(zip(nodes, grundy.tolist(), strict=True))
 
 
@@ -79,7 +77,7 @@ def bouton_misere_outcome(heaps: Iterable[int]) -> str:
         ones += h == 1
         big = big or h > 1
     if big:
-        return "P" if xor == 0 else "N"
+        return outcome(xor)
     return "P" if ones % 2 else "N"
 
 
