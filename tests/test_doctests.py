@@ -28,6 +28,7 @@ WITHOUT_EXAMPLES = {
     "explorer.storage.expansion",
     "explorer.storage.models",
     "explorer.storage.records",
+    "explorer.storage.sequences",
     "explorer.viz.notebook",
 }
 
