@@ -27,6 +27,7 @@ WITHOUT_EXAMPLES = {
     "explorer.storage",
     "explorer.storage.expansion",
     "explorer.storage.models",
+    "explorer.storage.neighbourhood",
     "explorer.storage.records",
     "explorer.storage.sequences",
     "explorer.viz.notebook",
