@@ -13,12 +13,12 @@ from pathlib import Path
 
 import networkx as nx
 import pytest
-from storage_support import run, run_json
 
 from explorer.storage import open_database
 from explorer.storage.export import NODE_ATTRIBUTES
+from tests.storage_support import run, run_json
 
-pytest_plugins = ["storage_fixtures"]  # db_url, other_db_url, pg_url
+pytest_plugins = ["tests.storage_fixtures"]  # db_url, other_db_url, pg_url
 
 FORMATS = ["graphml", "gexf", "json", "csv"]
 TYPED = {"grundy": int, "remoteness": int, "depth": int, "height": int}

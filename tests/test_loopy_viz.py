@@ -19,7 +19,7 @@ from explorer.viz.page import GROUPS
 from explorer.viz.palette import DRAW_COLOUR, INFINITE_COLOUR, MISERE_N_COLOUR, P_COLOUR
 from tests.test_viz import page_data
 
-pytest_plugins = ["storage_fixtures"]  # db_url
+pytest_plugins = ["tests.storage_fixtures"]  # db_url
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 
