@@ -287,8 +287,10 @@ def solve(
     method : {"auto", "graph", "decompose"}
         ``graph`` builds the whole game graph (remoteness included); ``decompose`` uses the
         parts (no remoteness); ``auto`` builds the graph when it is small and decomposes
-        otherwise. For games solved through a reduction (``queens``, ``treblecross``) ``auto``
-        always uses the reduction, whose value is the one the notes compute.
+        otherwise. A position with no parts and no known value (Chomp, Wythoff, a DAG) is
+        always solved whole, up to `max_states`. For games solved through a reduction
+        (``queens``, ``treblecross``) ``auto`` always uses the reduction, whose value is the
+        one the notes compute.
     max_states : int
         Size guard for graphs.
 
@@ -307,6 +309,8 @@ def solve(
     ['1,1']
     """
     parts = game.decompose(position)
+    if parts is None and game.known_value(position) is None:
+        method = "graph"  # no parts and no formula: the whole graph is the only way
     far = prepare_heaps(game, position) if method != "graph" else ""
     if far:
         # heaps past the computed values: no graph, the period (or formula) answers them
@@ -384,8 +388,11 @@ def _solve_decomposed(
             for s in dict.fromkeys(game.successors(position))
             if outcome_of(grundy_value(game, s, max_states=max_states)) == "D"
         ]
-    method = "reduction" if reduction else "decomposition"
-    note = parts.note if parts is not None else ""
+    if parts is None:
+        method, note = "known value", "from the game's value table or closed form"
+    else:
+        method = "reduction" if reduction else "decomposition"
+        note = parts.note
     return Solution(
         game=game.spec,
         position=game.format(position),

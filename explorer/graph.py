@@ -61,6 +61,9 @@ def build_graph(
     """
     if max_edges is None:
         max_edges = EDGES_PER_STATE * max_states
+    counted = game.count_states(position, max_states)
+    if counted is not None and counted > max_states:  # refuse at once, before generating
+        raise _too_many_states(game, position, max_states)
     graph = nx.DiGraph(game=game.spec, root=position)
     graph.add_node(position)
     queue = deque([position])
@@ -71,21 +74,30 @@ def build_graph(
         moves = list(islice(game.successors(state), budget + 1))
         if len(moves) > budget:
             raise GraphTooLargeError(
-                f"position {game.format(position)!r} of {game.spec} is too large: more than "
-                f"{max_edges:,} moves (raise the limit with --max-states)",
+                f"position {_short(game.format(position))!r} of {game.spec} is too large: more "
+                f"than {max_edges:,} moves (raise the limit with --max-states)",
                 max_edges,
             )
         targets = list(dict.fromkeys(moves))
         for target in targets:
             if target not in graph:
                 if graph.number_of_nodes() >= max_states:
-                    raise GraphTooLargeError(
-                        f"position {game.format(position)!r} of {game.spec} is too large: more "
-                        f"than {max_states:,} states (raise the limit with --max-states)",
-                        max_states,
-                    )
+                    raise _too_many_states(game, position, max_states)
                 graph.add_node(target)
                 queue.append(target)
         graph.add_edges_from((state, target) for target in targets)
         edges += len(moves)
     return graph
+
+
+def _too_many_states(game: Game, position: Position, max_states: int) -> GraphTooLargeError:
+    return GraphTooLargeError(
+        f"position {_short(game.format(position))!r} of {game.spec} is too large: more "
+        f"than {max_states:,} states (raise the limit with --max-states)",
+        max_states,
+    )
+
+
+def _short(text: str) -> str:
+    """A position's text as an error quotes it: the first 50 characters of a long one."""
+    return text if len(text) <= 60 else text[:50] + "..."

@@ -1,18 +1,29 @@
-"""What every command shares: turning library errors into one-line CLI errors, JSON output."""
+"""What every command shares: the exit-code rule, names made visible, tables that drop nothing,
+progress bars, JSON output and the common options.
+
+The exit-code rule, applied once by `ExplorerGroup` for every command:
+
+* a usage error (an unknown option, a missing argument, a bad value: click's `UsageError`,
+  `BadParameter`, `ParamType.fail`) exits 2 with click's usage message;
+* any other refusal (an `ExplorerError`: a bad spec, position, file or database) exits 1
+  with exactly one ``Error: ...`` line on standard error;
+* anything else is a bug and keeps its traceback.
+"""
 
 from __future__ import annotations
 
-import functools
 import json
-import sys
 import time
+import unicodedata
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import click
+from rich.cells import cell_len
 from rich.console import Console
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
 
 from explorer.errors import ExplorerError
 
@@ -20,19 +31,172 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 console = Console(highlight=False, soft_wrap=True, markup=False, emoji=False)
 
+#: Upper bound of integer options that select stored rows (values, depths, offsets): the
+#: 64-bit range the databases store.
+MAX_STORED_INT = 2**63 - 1
+#: Most states a command may be asked to build or hold in memory at once.
+MAX_STATES_IN_MEMORY = 100_000_000
+#: Most states a database build may be asked to stop after.
+MAX_STATES_STORED = 10_000_000_000
+#: Longest side of a value table (rows, columns); the cells are guarded by the library too.
+MAX_SIDE = 1_000_000
 
-def reports_errors(func: F) -> F:
-    """Print ``Error: ...`` and exit 1 on an `ExplorerError`; anything else keeps its traceback."""
 
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+#: Longest ``Error:`` line printed; longer messages are cut in the middle.
+LONGEST_ERROR = 2_000
+
+
+class ExplorerGroup(click.Group):
+    """A command group that applies the exit-code rule (see the module's docstring) to every
+    command under it: an `ExplorerError` becomes one ``Error: ...`` line and exit 1."""
+
+    def invoke(self, ctx: click.Context) -> Any:
         try:
-            return func(*args, **kwargs)
+            return super().invoke(ctx)
         except ExplorerError as error:
-            click.echo(f"Error: {error}", err=True)
-            sys.exit(1)
+            message = visible(str(error))
+            if len(message) > LONGEST_ERROR:  # a message quoting a huge input keeps both ends
+                message = f"{message[: LONGEST_ERROR // 2]} ... {message[-LONGEST_ERROR // 4 :]}"
+            raise click.ClickException(message) from None
 
-    return wrapper  # type: ignore[return-value]
+
+def visible(text: object) -> str:
+    """`text` with its control characters made visible, so it prints on one line as itself.
+
+    Newlines, escape sequences, bidirectional overrides and other non-printing characters
+    (Unicode categories Cc, Cf, Zl, Zp) become ``\\n``, ``\\x1b``, ``\\u202e``, ...; every other
+    character, backslashes included, is kept. Every name a command prints (positions, games,
+    files) goes through it.
+
+    Examples
+    --------
+    >>> visible("a\\x1b]0;owned\\x07b\\nc")
+    'a\\\\x1b]0;owned\\\\x07b\\\\nc'
+    >>> visible("3,4,5")
+    '3,4,5'
+    """
+    text = str(text)
+    if text.isprintable():
+        return text
+    return "".join(
+        repr(ch)[1:-1] if unicodedata.category(ch) in _HIDDEN or ch == "\x7f" else ch for ch in text
+    )
+
+
+_HIDDEN = {"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"}
+
+
+def print_table(table: Table) -> None:
+    """Print a rich table without dropping a value, at any width, on a terminal or not.
+
+    Columns that do not fit the console's width go to further tables, each repeating the first
+    column (the row's name); a cell wider than the console folds onto several lines.
+    """
+    columns = table.columns
+    for column in columns:
+        column.overflow = "fold"
+    widths = [
+        max([cell_len(str(column.header)), *(cell_len(str(c)) for c in column.cells)]) + 3
+        for column in columns
+    ]
+    room = console.width - 1
+    if sum(widths) <= room or len(columns) <= 2:
+        console.print(table)
+        return
+    chunks: list[list[int]] = [[]]
+    used = widths[0]
+    for i in range(1, len(columns)):
+        if chunks[-1] and used + widths[i] > room:
+            chunks.append([])
+            used = widths[0]
+        chunks[-1].append(i)
+        used += widths[i]
+    cells = [list(column.cells) for column in columns]
+    for n, chunk in enumerate(chunks):
+        part = Table(
+            title=table.title if n == 0 else None,
+            box=table.box,
+            show_header=table.show_header,
+        )
+        for i in [0, *chunk]:
+            part.add_column(
+                columns[i].header, justify=columns[i].justify, overflow="fold", no_wrap=False
+            )
+        for r in range(table.row_count):
+            part.add_row(*(cells[i][r] for i in [0, *chunk]))
+        console.print(part)
+
+
+class _Elapsed(TimeElapsedColumn):
+    """Elapsed time that never shrinks (rich drops the last column first when space runs out)."""
+
+    def get_table_column(self) -> Any:
+        column = super().get_table_column()
+        column.no_wrap = True
+        column.min_width = 7
+        return column
+
+
+@contextmanager
+def progress_bar(
+    label: str,
+    fields: dict[str, str],
+    *,
+    total: int | None,
+    enabled: bool = True,
+    errors: Console | None = None,
+) -> Iterator[Callable[..., None]]:
+    """A progress bar on standard error (only on a terminal, removed when done).
+
+    `fields` maps a field name to its column's format (e.g. ``"{:>10,} states"``); the
+    function yielded takes ``completed=`` and the fields as keywords. The columns fit in 80
+    characters, the elapsed time included.
+    """
+    errors = errors or Console(stderr=True)
+    texts = [
+        TextColumn(fmt.replace("{", f"{{task.fields[{name}]", 1)) for name, fmt in fields.items()
+    ]
+    bar = Progress(
+        SpinnerColumn(),
+        TextColumn(label),
+        BarColumn(bar_width=10),
+        *texts,
+        _Elapsed(),
+        console=errors,
+        transient=True,
+        disable=not enabled or not errors.is_terminal,
+    )
+    with bar:
+        start: dict[str, Any] = dict.fromkeys(fields, 0)
+        task = bar.add_task(label, total=total, **start)
+
+        def update(completed: int | None = None, **values: Any) -> None:
+            bar.update(task, completed=completed, **values)
+
+        yield update
+
+
+@contextmanager
+def working(label: str, *, enabled: bool = True) -> Iterator[Callable[[str], None]]:
+    """A spinner with the current stage and the elapsed time, on standard error (terminals
+    only): for long work whose size is not known in advance. Yields a function that names
+    the next stage."""
+    errors = Console(stderr=True)
+    bar = Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        _Elapsed(),
+        console=errors,
+        transient=True,
+        disable=not enabled or not errors.is_terminal,
+    )
+    with bar:
+        task = bar.add_task(label, total=None)
+
+        def stage(description: str) -> None:
+            bar.update(task, description=f"{label}: {description}")
+
+        yield stage
 
 
 def print_json(data: object) -> None:
@@ -43,7 +207,7 @@ def print_json(data: object) -> None:
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
 max_states_option = click.option(
     "--max-states",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=MAX_STATES_IN_MEMORY),
     default=None,
     help="Largest game graph to build in memory (default 200,000 states).",
 )
@@ -93,5 +257,9 @@ def sequence_progress(enabled: bool) -> Iterator[Callable[[int, int], None]]:
 def upto_option(help_text: str) -> Callable[[F], F]:
     """``--upto N`` (default 100): the last n of a value sequence G(0..N)."""
     return click.option(  # type: ignore[return-value]
-        "--upto", type=click.IntRange(min=0), default=100, show_default=True, help=help_text
+        "--upto",
+        type=click.IntRange(min=0, max=MAX_STATES_IN_MEMORY),
+        default=100,
+        show_default=True,
+        help=help_text,
     )

@@ -9,15 +9,17 @@ from rich.table import Table
 
 from explorer.analysis import explain, solve, value_table
 from explorer.cli.common import (
+    MAX_SIDE,
     console,
     json_option,
     max_memory_option,
     max_states_option,
     misere_option,
     print_json,
-    reports_errors,
+    print_table,
     sequence_progress,
     upto_option,
+    visible,
 )
 from explorer.games import families, load_game
 from explorer.games.heaps import HeapGame
@@ -30,6 +32,8 @@ from explorer.viz.palette import VERDICTS, outcome_text
 STREAM_VALUES = 20 * 4096
 #: Moves listed by `explorer explain` before it says how many more there are.
 EXPLAIN_ROWS = 50
+#: Winning moves named by `explorer explain` below a table that could not list every move.
+EXPLAIN_WINNING = 20
 
 
 @click.command("games")
@@ -59,7 +63,7 @@ def games_command(as_json: bool) -> None:
         table.add_column(column)
     for row in rows:
         table.add_row(row["name"], row["parameters"], row["position"], row["example"])
-    console.print(table)
+    print_table(table)
 
 
 @click.command("solve")
@@ -76,7 +80,6 @@ def games_command(as_json: bool) -> None:
 @max_states_option
 @max_memory_option
 @json_option
-@reports_errors
 def solve_command(
     spec: str,
     position: str,
@@ -114,8 +117,8 @@ def solve_command(
     if as_json:
         print_json(result.to_dict())
         return
-    console.print(f"game        {result.game}")
-    console.print(f"position    {result.position}")
+    console.print(f"game        {visible(result.game)}")
+    console.print(f"position    {visible(result.position)}")
     if misere:
         console.print("convention  misère (the player who moves last loses)")
     else:
@@ -129,13 +132,13 @@ def solve_command(
         more = len(result.winning_moves) - len(shown)
         console.print("winning moves:")
         for move in shown:
-            console.print(f"  -> {move}")
+            console.print(f"  -> {visible(move)}")
         if more:
             console.print(f"  ... and {more} more (use --json for all)")
     if result.drawing_moves:
         console.print("drawing moves (any other move loses):")
         for move in result.drawing_moves[:20]:
-            console.print(f"  -> {move}")
+            console.print(f"  -> {visible(move)}")
         if len(result.drawing_moves) > 20:
             console.print(f"  ... and {len(result.drawing_moves) - 20} more (use --json for all)")
 
@@ -146,7 +149,6 @@ def solve_command(
 @misere_option
 @max_states_option
 @json_option
-@reports_errors
 def explain_command(
     spec: str, position: str, misere: bool, max_states: int | None, as_json: bool
 ) -> None:
@@ -167,13 +169,13 @@ def explain_command(
     if as_json:
         print_json(result.to_dict())
         return
-    console.print(f"{result.game} at {result.position}")
+    console.print(f"{visible(result.game)} at {visible(result.position)}")
     if misere:
         table = Table("move to", "misère outcome")
         for text, outcome in result.successors[:EXPLAIN_ROWS]:
-            table.add_row(text, str(outcome))
+            table.add_row(visible(text), str(outcome))
         if result.successors:
-            console.print(table)
+            print_table(table)
         if len(result.successors) > EXPLAIN_ROWS:
             more = len(result.successors) - EXPLAIN_ROWS
             console.print(f"... and {more:,} more moves (use --json for all)")
@@ -184,20 +186,25 @@ def explain_command(
         if result.parts:
             table = Table("part", "game", "grundy")
             for game_spec, text, value in result.parts:
-                table.add_row(text, game_spec, str(value))
-            console.print(table)
+                table.add_row(visible(text), visible(game_spec), str(value))
+            print_table(table)
         xor = " XOR ".join(str(v) for _, _, v in result.parts) or "0 (no parts)"
         console.print(f"G = {xor} = {result.value}")
     else:
         table = Table("move to", "grundy")
         for text, value in result.successors[:EXPLAIN_ROWS]:
-            table.add_row(text, str(value))
+            table.add_row(visible(text), str(value))
         if result.successors:
-            console.print(table)
+            print_table(table)
         if len(result.successors) > EXPLAIN_ROWS:
             more = len(result.successors) - EXPLAIN_ROWS
             console.print(f"... and {more:,} more moves (use --json for all)")
         console.print(result.reason())
+        winning = [visible(text) for text, value in result.successors if value == 0]
+        if len(result.successors) > EXPLAIN_ROWS and winning:
+            shown = ", ".join(winning[:EXPLAIN_WINNING])
+            more = len(winning) - EXPLAIN_WINNING
+            console.print(f"winning moves: {shown}" + (f" and {more:,} more" if more > 0 else ""))
     console.print(VERDICTS[result.outcome])
 
 
@@ -233,7 +240,6 @@ def explain_command(
     "($EXPLORER_DB, else ./explorer.db).",
 )
 @json_option
-@reports_errors
 def sequence_command(
     spec: str,
     upto: int,
@@ -321,7 +327,7 @@ def _misere_sequence(spec: str, upto: int, as_json: bool) -> None:
     if as_json:
         print_json(result.to_dict())
         return
-    console.print(f"{result.game}: misère G⁻(0..{upto}) (0 exactly on misère P-positions)")
+    console.print(f"{visible(result.game)}: misère G⁻(0..{upto}) (0 exactly on misère P-positions)")
     for start in range(0, len(result.values), 20):
         chunk = " ".join(f"{v:>3}" for v in result.values[start : start + 20])
         console.print(f"{start:>6}: {chunk}")
@@ -333,12 +339,11 @@ def _misere_sequence(spec: str, upto: int, as_json: bool) -> None:
 
 @click.command("table")
 @click.argument("spec")
-@click.option("--rows", type=click.IntRange(min=1), default=10, show_default=True)
-@click.option("--cols", type=click.IntRange(min=1), default=10, show_default=True)
+@click.option("--rows", type=click.IntRange(min=1, max=MAX_SIDE), default=10, show_default=True)
+@click.option("--cols", type=click.IntRange(min=1, max=MAX_SIDE), default=10, show_default=True)
 @max_states_option
 @max_memory_option
 @json_option
-@reports_errors
 def table_command(
     spec: str, rows: int, cols: int, max_states: int | None, max_memory: int | None, as_json: bool
 ) -> None:
@@ -363,13 +368,13 @@ def table_command(
     if as_json:
         print_json({"game": game.spec, "values": values})
         return
-    table = Table(title=f"{game.spec}: G(row, column)")
+    table = Table(title=f"{visible(game.spec)}: G(row, column)")
     table.add_column("")
     for c in range(cols):
         table.add_column(str(c), justify="right")
     for r, row in enumerate(values):
         table.add_row(str(r), *("·" if v is None else str(v) for v in row))
-    console.print(table)
+    print_table(table)
 
 
 COMMANDS = [games_command, solve_command, explain_command, sequence_command, table_command]

@@ -7,9 +7,15 @@ from typing import TYPE_CHECKING
 import click
 from rich.table import Table
 
-from explorer.cli.common import console, json_option, print_json, reports_errors
+from explorer.cli.common import (
+    MAX_STATES_IN_MEMORY,
+    console,
+    json_option,
+    print_json,
+    print_table,
+    visible,
+)
 from explorer.cli.storage import db_option
-from explorer.errors import SpecError
 from explorer.games import load_game
 from explorer.games.dag import DagGame
 from explorer.games.loopy import GraphGame
@@ -31,7 +37,7 @@ DEFAULT_UPTO = 100
 @click.argument("spec_b")
 @click.option(
     "--upto",
-    type=click.IntRange(min=0),
+    type=click.IntRange(min=0, max=MAX_STATES_IN_MEMORY),
     default=None,
     help=f"Compare one heap (strip, row) of size 0..UPTO [default: {DEFAULT_UPTO}].",
 )
@@ -43,7 +49,6 @@ DEFAULT_UPTO = 100
     help="Compare this position instead of a range (repeat for several).",
 )
 @json_option
-@reports_errors
 def diff_command(
     spec_a: str, spec_b: str, upto: int | None, positions: tuple[str, ...], as_json: bool
 ) -> None:
@@ -56,7 +61,7 @@ def diff_command(
     """
     game_a, game_b = load_game(spec_a), load_game(spec_b)
     if positions and upto is not None:
-        raise SpecError("give --upto or --position, not both")
+        raise click.UsageError("give --upto or --position, not both")
     if positions:
         result = compare_positions(game_a, game_b, positions)
     else:
@@ -65,20 +70,21 @@ def diff_command(
         print_json(result.to_dict())
         return
     console.print(
-        f"{result.game_a} vs {result.game_b}: {len(result.differences)} of {result.compared} "
+        f"{visible(result.game_a)} vs {visible(result.game_b)}: "
+        f"{len(result.differences)} of {result.compared} "
         f"positions differ ({result.outcome_differences} in outcome)"
     )
     if not result.differences:
         return
-    table = Table("position", result.game_a, result.game_b, "outcome")
+    table = Table("position", visible(result.game_a), visible(result.game_b), "outcome")
     for d in result.differences:
         table.add_row(
-            d.position,
+            visible(d.position),
             f"{d.grundy_a} {d.outcome_a}",
             f"{d.grundy_b} {d.outcome_b}",
             "differs" if d.outcome_differs else "same",
         )
-    console.print(table)
+    print_table(table)
 
 
 def _count(n: int, word: str) -> str:
@@ -87,22 +93,22 @@ def _count(n: int, word: str) -> str:
 
 def _print_edit(report: EditReport) -> None:
     build = f" (build {report.build_id})" if report.build_id is not None else ""
+    game = visible(report.game)
     if report.kind == "import":
         console.print(
-            f"imported {report.game}{build}: {report.states:,} states, {report.edges:,} edges, "
-            "solved"
+            f"imported {game}{build}: {report.states:,} states, {report.edges:,} edges, solved"
         )
         return
     if report.kind == "reimport":
         if report.build_id is None:
-            console.print(f"{report.game}: the stored graph already matches the file; no change")
+            console.print(f"{game}: the stored graph already matches the file; no change")
             return
         console.print(
-            f"re-imported {report.game}{build}: states +{report.states_added} "
+            f"re-imported {game}{build}: states +{report.states_added} "
             f"-{report.states_removed}, edges +{report.edges_added} -{report.edges_removed}"
         )
     else:
-        console.print(f"edited {report.game}{build}: {report.description}")
+        console.print(f"edited {game}{build}: {visible(report.description)}")
     console.print(
         f"re-examined {_count(report.reexamined, 'state')}, "
         f"{_count(report.changed, 'value')} changed, "
@@ -113,15 +119,17 @@ def _print_edit(report: EditReport) -> None:
     table = Table("position", "grundy", "outcome", "remoteness")
     for v in report.values[:SHOWN_CHANGES]:
         if v.old_value is None:
-            table.add_row(v.position, f"new {v.value}", f"new {v.outcome}", f"new {v.remoteness}")
+            table.add_row(
+                visible(v.position), f"new {v.value}", f"new {v.outcome}", f"new {v.remoteness}"
+            )
         else:
             table.add_row(
-                v.position,
+                visible(v.position),
                 f"{v.old_value} -> {v.value}",
                 f"{v.old_outcome} -> {v.outcome}",
                 f"{v.old_remoteness} -> {v.remoteness}",
             )
-    console.print(table)
+    print_table(table)
     more = len(report.values) - SHOWN_CHANGES
     if more > 0:
         console.print(f"... and {more:,} more (use --json for all)")
@@ -131,7 +139,6 @@ def _print_edit(report: EditReport) -> None:
 @click.argument("file")
 @db_option
 @json_option
-@reports_errors
 def import_command(file: str, url: str | None, as_json: bool) -> None:
     """Store the DAG in FILE as the game dag:FILE, solved; a stored one gets only the difference.
 
@@ -187,7 +194,6 @@ def import_command(file: str, url: str | None, as_json: bool) -> None:
 )
 @db_option
 @json_option
-@reports_errors
 def edit_command(
     spec: str,
     add_states: tuple[str, ...],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from explorer.cli.common import json_option, print_json, reports_errors
+from explorer.cli.common import json_option, print_json
 
 
 @click.command("serve")
@@ -31,7 +31,6 @@ from explorer.cli.common import json_option, print_json, reports_errors
 )
 @click.option("--open", "open_browser", is_flag=True, help="Open the app in a web browser.")
 @json_option
-@reports_errors
 def serve_command(url: str | None, port: int, host: str, open_browser: bool, as_json: bool) -> None:
     """Browse the games of a database in a local web app, read-only.
 

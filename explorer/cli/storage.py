@@ -3,29 +3,36 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    Progress,
-    SpinnerColumn,
-    TextColumn,
-    TimeElapsedColumn,
-)
+from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from explorer.cli.common import console, json_option, print_json, reports_errors
+from explorer.cli.common import (
+    MAX_STATES_IN_MEMORY,
+    MAX_STATES_STORED,
+    MAX_STORED_INT,
+    console,
+    json_option,
+    print_json,
+    print_table,
+    progress_bar,
+    visible,
+)
 from explorer.games import load_game
 from explorer.solver.loopy import Infinite
 from explorer.viz.palette import outcome_text
 
 if TYPE_CHECKING:  # SQLAlchemy and Alembic load only in the commands that open a database
     from explorer.storage import BuildProgress, BuildReport, Database
+
+#: Most states one page of `explorer query` lists.
+MAX_PAGE = 1_000_000
 
 db_option = click.option(
     "--db",
@@ -37,44 +44,33 @@ db_option = click.option(
 )
 
 
-@contextmanager
-def _progress(enabled: bool, total: int | None) -> Iterator[Any]:
-    """A rich progress bar on standard error, updated once per committed batch."""
-    errors = Console(stderr=True)
-    bar = Progress(
-        SpinnerColumn(),
-        TextColumn("building"),
-        BarColumn(),
-        TextColumn("{task.fields[states]:>12,} states"),
-        TextColumn("{task.fields[edges]:>12,} edges"),
-        TextColumn("{task.fields[rate]:>9,.0f} states/s"),
-        TimeElapsedColumn(),
-        console=errors,
-        transient=True,
-        disable=not enabled or not errors.is_terminal,
-    )
-    with bar:
-        task = bar.add_task("build", total=total, states=0, edges=0, rate=0.0)
+#: The build progress bar's fields (they fit in 80 columns with the bar and the elapsed time).
+BUILD_FIELDS = {"states": "{:>11,} states", "edges": "{:>11,} edges", "rate": "{:>7,.0f}/s"}
 
-        def update(step: BuildProgress) -> None:
+
+@contextmanager
+def _progress(enabled: bool, total: int | None) -> Iterator[Callable[[BuildProgress], None]]:
+    """The build's progress bar, updated once per committed batch."""
+    with progress_bar("building", BUILD_FIELDS, total=total, enabled=enabled) as update:
+
+        def on_batch(step: BuildProgress) -> None:
             rate = step.states_new / step.seconds if step.seconds else 0.0
-            bar.update(
-                task,
-                completed=step.states_new,
-                states=step.states_new,
-                edges=step.edges_new,
-                rate=rate,
+            update(
+                completed=step.states_new, states=step.states_new, edges=step.edges_new, rate=rate
             )
 
-        yield update
+        yield on_batch
 
 
 def _print_build(report: BuildReport, database: Database, max_states: int | None) -> None:
     rate = report.states_new / report.seconds if report.seconds else 0.0
-    console.print(f"{report.game} {report.position} -> {database.url}: {report.status}")
+    console.print(
+        f"{visible(report.game)} {visible(report.position)} -> {visible(database.url)}: "
+        f"{report.status}"
+    )
     console.print(
         f"  states   {report.states_new:,} new, {report.states_reused:,} reused "
-        f"({report.states_stored:,} stored for {report.game})"
+        f"({report.states_stored:,} stored for {visible(report.game)})"
     )
     console.print(f"  edges    {report.edges_new:,} new")
     console.print(f"  values   {report.values_computed:,} computed")
@@ -97,13 +93,12 @@ def _print_build(report: BuildReport, database: Database, max_states: int | None
 @db_option
 @click.option(
     "--max-states",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=MAX_STATES_STORED),
     default=None,
     help="Stop cleanly once this many new states are stored (the last state's moves are kept "
     "together, so a few more may be); the same command continues later.",
 )
 @json_option
-@reports_errors
 def build_command(
     spec: str, position: str, url: str | None, max_states: int | None, as_json: bool
 ) -> None:
@@ -134,7 +129,7 @@ def _state_table(states: list[dict[str, Any]], title: str | None = None) -> Tabl
         table.add_column(column, justify="left" if column == "position" else "right")
     for s in states:
         table.add_row(
-            s["position"],
+            visible(s["position"]),
             _value_text(s),
             *("·" if s[k] is None else str(s[k]) for k in ("outcome", "remoteness", "depth")),
         )
@@ -171,8 +166,16 @@ def _page_note(total: int, offset: int, shown: int) -> str:
     default=None,
     help="List only states of value ∞(K) (games with cycles), or only finite ones.",
 )
-@click.option("--grundy", type=click.IntRange(min=0), help="List only states of this value.")
-@click.option("--depth", type=click.IntRange(min=0), help="List only states at this depth.")
+@click.option(
+    "--grundy",
+    type=click.IntRange(min=0, max=MAX_STORED_INT),
+    help="List only states of this value.",
+)
+@click.option(
+    "--depth",
+    type=click.IntRange(min=0, max=MAX_STORED_INT),
+    help="List only states at this depth.",
+)
 @click.option("--successors", "direction", flag_value="out", help="Page through the moves.")
 @click.option(
     "--predecessors",
@@ -181,17 +184,20 @@ def _page_note(total: int, offset: int, shown: int) -> str:
     help="Page through the positions with a move to POSITION.",
 )
 @click.option(
-    "--limit", type=click.IntRange(min=1), default=20, show_default=True, help="States per page."
+    "--limit",
+    type=click.IntRange(min=1, max=MAX_PAGE),
+    default=20,
+    show_default=True,
+    help="States per page.",
 )
 @click.option(
     "--offset",
-    type=click.IntRange(min=0),
+    type=click.IntRange(min=0, max=MAX_STORED_INT),
     default=0,
     show_default=True,
     help="States to skip (the page start).",
 )
 @json_option
-@reports_errors
 def query_command(
     spec: str,
     position: str | None,
@@ -236,13 +242,13 @@ def query_command(
                 limit=limit,
                 offset=offset,
             )
-            title = f"{page['game']} states"
+            title = f"{visible(page['game'])} states"
         elif direction:
             linked = database.successors if direction == "out" else database.predecessors
             page = linked(spec, position, limit=limit, offset=offset)
             title = (
-                f"{page['game']} {'moves from' if direction == 'out' else 'moves to'} "
-                f"{page['position']}"
+                f"{visible(page['game'])} {'moves from' if direction == 'out' else 'moves to'} "
+                f"{visible(page['position'])}"
             )
         else:
             state = database.state(spec, position, moves=limit)
@@ -254,13 +260,13 @@ def query_command(
     if as_json:
         print_json(page)
         return
-    console.print(_state_table(page["states"], title))
+    print_table(_state_table(page["states"], title))
     console.print(_page_note(page["total"], offset, len(page["states"])))
 
 
 def _print_state(state: dict[str, Any]) -> None:
-    console.print(f"game        {state['game']}")
-    console.print(f"position    {state['position']}")
+    console.print(f"game        {visible(state['game'])}")
+    console.print(f"position    {visible(state['position'])}")
     if state["outcome"] is None:
         console.print("grundy      not solved yet (its build has not finished)")
     else:
@@ -271,7 +277,7 @@ def _print_state(state: dict[str, Any]) -> None:
     console.print(f"depth       {state['depth']}")
     console.print(f"moves       {state['moves']:,} (predecessors: {state['predecessors']:,})")
     if state["successors"]:
-        console.print(_state_table(state["successors"], "moves (P = winning move)"))
+        print_table(_state_table(state["successors"], "moves (P = winning move)"))
         if state["moves"] > len(state["successors"]):
             console.print(
                 f"... {state['moves'] - len(state['successors']):,} more: "
@@ -283,7 +289,6 @@ def _print_state(state: dict[str, Any]) -> None:
 @click.argument("spec", required=False)
 @db_option
 @json_option
-@reports_errors
 def stats_command(spec: str | None, url: str | None, as_json: bool) -> None:
     """Counts by outcome, Grundy value and depth, and the build history of a stored game.
 
@@ -302,10 +307,10 @@ def stats_command(spec: str | None, url: str | None, as_json: bool) -> None:
         print_json(result)
         return
     if spec is None:
-        table = Table("game", "states", "edges", title=f"games in {database.url}")
+        table = Table("game", "states", "edges", title=f"games in {visible(database.url)}")
         for row in result:
-            table.add_row(row["game"], f"{row['states']:,}", f"{row['edges']:,}")
-        console.print(table)
+            table.add_row(visible(row["game"]), f"{row['states']:,}", f"{row['edges']:,}")
+        print_table(table)
         stored = [(row["game"], row["sequence"]) for row in result if row["sequence"]]
         if stored:
             sequences = Table("game", "values", "period", "largest", "Fletcher-32")
@@ -317,11 +322,15 @@ def stats_command(spec: str | None, url: str | None, as_json: bool) -> None:
                     else "none proven"
                 )
                 sequences.add_row(
-                    game, f"{seq['values']:,}", period, str(seq["largest"]), seq["checksum"]
+                    visible(game),
+                    f"{seq['values']:,}",
+                    period,
+                    str(seq["largest"]),
+                    seq["checksum"],
                 )
-            console.print(sequences)
+            print_table(sequences)
         return
-    console.print(f"game            {result['game']}")
+    console.print(f"game            {visible(result['game'])}")
     console.print(
         f"states          {result['states']:,} ({result['expanded']:,} expanded, "
         f"{result['solved']:,} solved)"
@@ -335,23 +344,23 @@ def stats_command(spec: str | None, url: str | None, as_json: bool) -> None:
     by_value = Table("grundy", "states", title="by Grundy value")
     for value, count in result["by_grundy"].items():
         by_value.add_row(str(value), f"{count:,}")
-    console.print(by_value)
+    print_table(by_value)
     by_depth = Table("depth", "states", title="by depth")
     for value, count in result["by_depth"].items():
         by_depth.add_row(str(value), f"{count:,}")
-    console.print(by_depth)
+    print_table(by_depth)
     builds = Table("id", "position", "status", "new", "reused", "edges", "started", title="builds")
     for b in result["builds"]:
         builds.add_row(
             str(b["id"]),
-            str(b["position"]),
+            visible(b["position"]),
             b["status"],
             f"{b['states_new']:,}",
             f"{b['states_reused']:,}",
             f"{b['edges_new']:,}",
             b["started_at"][:19],
         )
-    console.print(builds)
+    print_table(builds)
 
 
 @click.command("export")
@@ -372,7 +381,7 @@ def stats_command(spec: str | None, url: str | None, as_json: bool) -> None:
 @click.option("--around", metavar="POSITION", help="Export the neighbourhood of POSITION.")
 @click.option(
     "--depth",
-    type=click.IntRange(min=0),
+    type=click.IntRange(min=0, max=MAX_STATES_IN_MEMORY),
     default=2,
     show_default=True,
     help="Moves from --around to include.",
@@ -386,14 +395,13 @@ def stats_command(spec: str | None, url: str | None, as_json: bool) -> None:
 )
 @click.option(
     "--limit",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=MAX_STORED_INT),
     default=None,
     help="Most states to export: the first N in discovery order (default: all), or for "
     "--around the most the neighbourhood may have (default 2,000,000).",
 )
 @db_option
 @json_option
-@reports_errors
 def export_command(
     spec: str,
     output: Path,
@@ -438,7 +446,7 @@ def export_command(
     )
     console.print(
         f"wrote {report.states:,} states and {report.edges:,} edges of "
-        f"{report.game}{cut} to {', '.join(report.files)}"
+        f"{visible(report.game)}{cut} to {visible(', '.join(report.files))}"
     )
 
 
@@ -472,28 +480,15 @@ def _problems(count: int) -> str:
 
 
 @contextmanager
-def _verify_progress(enabled: bool) -> Iterator[Any]:
-    """A progress bar per game on standard error while `verify` reads it."""
-    errors = Console(stderr=True)
-    bar = Progress(
-        SpinnerColumn(),
-        TextColumn("verifying {task.fields[game]}"),
-        BarColumn(),
-        TextColumn("{task.completed:>12,} of {task.total:,} states"),
-        TimeElapsedColumn(),
-        console=errors,
-        transient=True,
-        disable=not enabled or not errors.is_terminal,
-    )
-    tasks: dict[str, Any] = {}
-    with bar:
+def _verify_progress(enabled: bool) -> Iterator[Callable[[str, int, int], None]]:
+    """A progress bar on standard error while `verify` reads each game."""
+    fields = {"game": "{}", "done": "{:>11,} states"}
+    with progress_bar("verifying", fields, total=None, enabled=enabled) as update:
 
-        def update(game: str, done: int, total: int) -> None:
-            if game not in tasks:
-                tasks[game] = bar.add_task("verify", total=total, game=game)
-            bar.update(tasks[game], completed=done)
+        def on_step(game: str, done: int, total: int) -> None:
+            update(completed=done, total=total, game=visible(game), done=done)
 
-        yield update
+        yield on_step
 
 
 @click.command("verify")
@@ -513,7 +508,6 @@ def _verify_progress(enabled: bool) -> Iterator[Any]:
     help="Mismatches to list (all are counted).",
 )
 @json_option
-@reports_errors
 def verify_command(
     spec: str | None, url: str | None, rules: bool, show: int, as_json: bool
 ) -> None:
@@ -537,23 +531,25 @@ def verify_command(
     if as_json:
         print_json(result.to_dict())
     else:
-        console.print(f"verified {database.url}")
+        console.print(f"verified {visible(database.url)}")
         console.print(f"  integrity  {result.integrity}")
         for problem in result.integrity_problems:
             console.print(f"    {problem}")
         for game in result.games:
             verdict = "ok" if not game.problems else _problems(game.problems)
             console.print(
-                f"  {game.game}: {game.states:,} states, {game.edges:,} moves "
+                f"  {visible(game.game)}: {game.states:,} states, {game.edges:,} moves "
                 f"({game.rules}): {verdict}"
             )
         for m in result.mismatches:
-            console.print(f"  {m.game} {m.position}: {m.check}: {m.detail}")
+            console.print(
+                f"  {visible(m.game)} {visible(m.position)}: {m.check}: {visible(m.detail)}"
+            )
     if not result.ok:
         total = result.problems + len(result.integrity_problems)
         shown = len(result.mismatches) + len(result.integrity_problems)
         click.echo(
-            f"Error: {_problems(total)} found in {database.url}"
+            f"Error: {_problems(total)} found in {visible(database.url)}"
             + (f" (the first {shown:,} listed)" if shown < total else ""),
             err=True,
         )

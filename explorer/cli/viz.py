@@ -9,13 +9,15 @@ import click
 
 from explorer.analysis import value_table
 from explorer.cli.common import (
+    MAX_SIDE,
+    MAX_STATES_IN_MEMORY,
     console,
     json_option,
     max_states_option,
     misere_option,
     print_json,
-    reports_errors,
     upto_option,
+    visible,
 )
 from explorer.errors import ExplorerError, SpecError
 from explorer.games import load_game
@@ -55,16 +57,16 @@ class OutputFile(click.ParamType):
 def _report(page: GraphPage, path: Path, as_json: bool, **extra: object) -> None:
     if page.condensed:
         drawn = {"groups": page.nodes, "states": page.states}
-        line = f"wrote {path}: {page.states:,} states in {page.nodes:,} groups"
+        line = f"wrote {visible(path)}: {page.states:,} states in {page.nodes:,} groups"
     else:
         drawn = {"drawn_states": page.nodes, "drawn_moves": page.edges, "states": page.states}
-        line = f"wrote {path}: {page.nodes:,} states and {page.edges:,} moves drawn"
+        line = f"wrote {visible(path)}: {page.nodes:,} states and {page.edges:,} moves drawn"
     if as_json:
         print_json({"file": str(path), **extra, **drawn, "cut": page.cut, "note": page.note})
         return
     console.print(line)
     if page.note:
-        console.print(page.note)
+        console.print(visible(page.note))
 
 
 @click.command("viz")
@@ -79,7 +81,7 @@ def _report(page: GraphPage, path: Path, as_json: bool, **extra: object) -> None
 )
 @click.option(
     "--budget",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=MAX_STATES_IN_MEMORY),
     help=f"Most states drawn; the ones nearest the start are kept [default: {DEFAULT_BUDGET}, "
     f"which stays readable; {LARGE_BUDGET:,} still draw in a second or two].",
 )
@@ -90,7 +92,7 @@ def _report(page: GraphPage, path: Path, as_json: bool, **extra: object) -> None
 )
 @click.option(
     "--depth",
-    type=click.IntRange(min=0),
+    type=click.IntRange(min=0, max=MAX_STATES_IN_MEMORY),
     help="Neighbourhood radius in moves, forward and backward (around POSITION "
     "unless --around is given).",
 )
@@ -110,7 +112,6 @@ def _report(page: GraphPage, path: Path, as_json: bool, **extra: object) -> None
 @misere_option
 @max_states_option
 @json_option
-@reports_errors
 def viz_command(
     spec: str,
     position: str,
@@ -198,7 +199,7 @@ def _wrote(path: Path, as_json: bool, **facts: object) -> None:
     if as_json:
         print_json({"file": str(path), **facts})
     else:
-        console.print(f"wrote {path}")
+        console.print(f"wrote {visible(path)}")
 
 
 @plot_group.command("sequence")
@@ -206,7 +207,6 @@ def _wrote(path: Path, as_json: bool, **facts: object) -> None:
 @upto_option("Plot G(0) .. G(UPTO).")
 @image_option
 @json_option
-@reports_errors
 def plot_sequence_command(spec: str, upto: int, output: Path, as_json: bool) -> None:
     """Scatter the values G(0..N) of one heap (or strip, or coin) of SPEC.
 
@@ -220,8 +220,8 @@ def plot_sequence_command(spec: str, upto: int, output: Path, as_json: bool) -> 
 
 
 table_options = [
-    click.option("--rows", type=click.IntRange(min=1), default=30, show_default=True),
-    click.option("--cols", type=click.IntRange(min=1), default=30, show_default=True),
+    click.option("--rows", type=click.IntRange(min=1, max=MAX_SIDE), default=30, show_default=True),
+    click.option("--cols", type=click.IntRange(min=1, max=MAX_SIDE), default=30, show_default=True),
     max_states_option,
     image_option,
     json_option,
@@ -237,7 +237,6 @@ def _with_table_options(command: Any) -> Any:
 @plot_group.command("table")
 @click.argument("spec")
 @_with_table_options
-@reports_errors
 def plot_table_command(
     spec: str, rows: int, cols: int, max_states: int | None, output: Path, as_json: bool
 ) -> None:
@@ -255,7 +254,6 @@ def plot_table_command(
 @plot_group.command("p-positions")
 @click.argument("spec")
 @_with_table_options
-@reports_errors
 def plot_p_positions_command(
     spec: str, rows: int, cols: int, max_states: int | None, output: Path, as_json: bool
 ) -> None:

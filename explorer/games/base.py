@@ -10,7 +10,7 @@ from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
-from explorer.errors import PositionError, SpecError
+from explorer.errors import ExplorerError, PositionError, SpecError
 
 #: A position of some game, as code that handles every game sees it: immutable and hashable.
 Position = Hashable
@@ -89,6 +89,12 @@ class Game(ABC, Generic[P]):
         """The Grundy value from a closed form or a table, or None to solve the graph."""
         return None
 
+    def count_states(self, position: P, limit: int) -> int | None:
+        """How many positions are reachable from `position` (itself included), counted
+        without generating them; any number above `limit` once the count is known to exceed
+        it; None when the game cannot tell (graph generation then finds out)."""
+        return None
+
     def moves_to_value(self, position: P, target: int) -> list[P] | None:
         """Successors whose value is `target`, when a shortcut knows them; None otherwise."""
         return None
@@ -108,6 +114,39 @@ class Game(ABC, Generic[P]):
         return hash(self.spec)
 
 
+#: Longest number a position or a parameter may hold (Python refuses to convert longer ones).
+MAX_NUMBER_DIGITS = 4_000
+
+
+def natural_number(
+    text: str, *, context: str, error: type[ExplorerError] = PositionError
+) -> int | None:
+    """The non-negative integer written in `text` with ASCII digits only, else None.
+
+    ``str.isdigit`` and ``int`` also accept superscripts and other scripts' digits
+    (``"²"``, ``"３"``); positions and parameters are written in ASCII digits only.
+
+    Raises
+    ------
+    ExplorerError
+        `error` (a `PositionError` by default), its message starting with `context`, when
+        the number has more than `MAX_NUMBER_DIGITS` digits.
+
+    Examples
+    --------
+    >>> [natural_number(t, context="nim") for t in ("42", "３", "²", "-1", "")]
+    [42, None, None, None, None]
+    """
+    if not text.isascii() or not text.isdigit():
+        return None
+    if len(text) > MAX_NUMBER_DIGITS:
+        raise error(
+            f"{context}: a number of {len(text):,} digits is too long "
+            f"(at most {MAX_NUMBER_DIGITS:,})"
+        )
+    return int(text)
+
+
 def parse_int_list(text: str, *, what: str, game: str, separator: str = ",") -> list[int]:
     """Parse ``"3,4,5"`` into non-negative integers, with a clear error naming the game."""
     stripped = text.strip()
@@ -116,12 +155,13 @@ def parse_int_list(text: str, *, what: str, game: str, separator: str = ",") -> 
     values = []
     for item in stripped.split(separator):
         item = item.strip()
-        if not item.isdigit():
+        value = natural_number(item, context=f"bad position for {game}")
+        if value is None:
             raise PositionError(
                 f"bad position {text!r} for {game}: {item!r} is not a non-negative integer "
                 f"(expected {what})"
             )
-        values.append(int(item))
+        values.append(value)
     return values
 
 

@@ -5,8 +5,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+import numpy as np
+
 from explorer.errors import PositionError
-from explorer.games.base import Game, no_parameters, parse_int_list
+from explorer.games.base import Game, natural_number, no_parameters, parse_int_list
+
+#: Most rows a position may have.
+MAX_ROWS = 1_000_000
 
 Rows = tuple[int, ...]
 
@@ -28,9 +33,14 @@ class Chomp(Game[Rows]):
         return "chomp"
 
     def parse(self, text: str) -> Rows:
-        rectangle = re.fullmatch(r"\s*(\d+)\s*[xX×]\s*(\d+)\s*", text)
+        rectangle = re.fullmatch(r"\s*([0-9]+)\s*[xX×]\s*([0-9]+)\s*", text)
         if rectangle:
-            rows = [int(rectangle[2])] * int(rectangle[1])
+            context = f"bad position {text[:40]!r} for chomp"
+            height = natural_number(rectangle[1], context=context) or 0
+            width = natural_number(rectangle[2], context=context) or 0
+            if height > MAX_ROWS:
+                raise PositionError(f"{context}: more than {MAX_ROWS:,} rows")
+            rows = [width] * height
         else:
             rows = parse_int_list(text, what=self.position_syntax, game=self.spec)
         while rows and rows[-1] == 0:
@@ -55,6 +65,30 @@ class Chomp(Game[Rows]):
                     continue
                 eaten = position[:a] + tuple(min(r, b) for r in position[a:])
                 yield tuple(r for r in eaten if r)
+
+    def count_states(self, position: Rows, limit: int) -> int:
+        """The positions reachable from a position are the Young diagrams inside it that keep
+        the poisoned cell; counted row by row (a prefix sum per row), capped above `limit`.
+
+        Each cell is the far corner of a different reachable rectangle, so a position with more
+        cells than `limit` is known to be too large before anything is counted.
+
+        Examples
+        --------
+        >>> Chomp().count_states((2, 2), 100)  # 2,2  2,1  2  1,1  1
+        5
+        """
+        rows = position
+        cells = sum(rows)
+        if cells > limit:
+            return cells
+        cap = limit + 2
+        # ways[m]: choices of the rows below this one when this row keeps m cells
+        ways = np.ones(rows[-1] + 1, dtype=np.int64)
+        for above, below in zip(rows[-2::-1], rows[:0:-1], strict=True):
+            reach = np.minimum(np.cumsum(ways), cap)
+            ways = reach[np.minimum(np.arange(above + 1), below)]
+        return min(int(np.sum(ways)), cap) - 1  # less the empty board
 
     @classmethod
     def from_parameters(cls, parameters: str | None) -> Chomp:
