@@ -18,6 +18,7 @@ from explorer.cli.common import (
     print_json,
     upto_option,
     visible,
+    working,
 )
 from explorer.errors import ExplorerError, SpecError
 from explorer.games import load_game
@@ -214,8 +215,11 @@ def plot_sequence_command(spec: str, upto: int, output: Path, as_json: bool) -> 
     Example:
       explorer plot sequence kayles --upto 200 -o kayles.png
     """
-    sequence = value_sequence(load_game(spec), upto)
-    path = plot_sequence(sequence, output)
+    with working("plotting", enabled=not as_json) as stage:
+        stage(f"computing G(0..{upto:,})")
+        sequence = value_sequence(load_game(spec), upto)
+        stage("drawing")
+        path = plot_sequence(sequence, output)
     _wrote(path, as_json, game=sequence.game, period=sequence.period, preperiod=sequence.preperiod)
 
 
@@ -247,8 +251,12 @@ def plot_table_command(
       explorer plot table wythoff --rows 40 --cols 40 -o wythoff.png
     """
     game = load_game(spec)
-    table = value_table(game, rows, cols, max_states=max_states or DEFAULT_MAX_STATES)
-    _wrote(plot_table(game.spec, table, output), as_json, game=game.spec)
+    with working("plotting", enabled=not as_json) as stage:
+        stage(f"computing {rows:,} x {cols:,} values")
+        table = value_table(game, rows, cols, max_states=max_states or DEFAULT_MAX_STATES)
+        stage("drawing")
+        path = plot_table(game.spec, table, output)
+    _wrote(path, as_json, game=game.spec)
 
 
 @plot_group.command("p-positions")
@@ -264,8 +272,12 @@ def plot_p_positions_command(
       explorer plot p-positions wythoff --rows 100 --cols 100 -o wythoff-p.svg
     """
     game = load_game(spec)
-    table = value_table(game, rows, cols, max_states=max_states or DEFAULT_MAX_STATES)
-    _wrote(plot_p_positions(game.spec, table, output), as_json, game=game.spec)
+    with working("plotting", enabled=not as_json) as stage:
+        stage(f"computing {rows:,} x {cols:,} values")
+        table = value_table(game, rows, cols, max_states=max_states or DEFAULT_MAX_STATES)
+        stage("drawing")
+        path = plot_p_positions(game.spec, table, output)
+    _wrote(path, as_json, game=game.spec)
 
 
 COMMANDS = [viz_command, plot_group]

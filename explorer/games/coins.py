@@ -11,7 +11,7 @@ from itertools import combinations
 import numpy as np
 
 from explorer.errors import GraphTooLargeError, PositionError, SpecError
-from explorer.games.base import Decomposition, Game, Part
+from explorer.games.base import Decomposition, Game, Part, natural_number
 
 Row = tuple[int, ...]
 
@@ -286,8 +286,9 @@ class CoinTurning(Game[Row]):
             return cls(None)
         if rule in RULE_SIZES:
             return cls(RULE_SIZES[rule])
-        if rule.isdigit() and int(rule) >= 1:
-            return cls(int(rule))
+        coins = natural_number(rule, context="bad rule for turning", error=SpecError)
+        if coins is not None and coins >= 1:
+            return cls(coins)
         raise SpecError(
             f"bad rule {parameters!r} for turning (expected turtles, mock, ruler or a number "
             "K >= 1 of coins, e.g. turning:4)"

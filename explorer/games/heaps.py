@@ -21,6 +21,7 @@ from explorer.games.base import (
     Decomposition,
     Game,
     Part,
+    natural_number,
     no_parameters,
     parse_int_list,
 )
@@ -479,12 +480,15 @@ class Bash(OctalGame):
 
     @classmethod
     def from_parameters(cls, parameters: str | None) -> Bash:
-        text = (parameters or "").strip()
-        if not text.isdigit() or int(text[:12]) < 1:
+        if parameters is None:
+            raise SpecError("bash needs M, the most tokens a move takes, e.g. bash:3")
+        text = parameters.strip()
+        most = natural_number(text, context="bad parameter for bash", error=SpecError)
+        if most is None or most < 1:
             raise SpecError(f"bad parameter {parameters!r} for bash (expected M >= 1, e.g. bash:3)")
-        if len(text) > 9 or int(text) > MAX_DIGITS:
+        if most > MAX_DIGITS:
             raise SpecError(f"bash:{text} takes too many tokens a move (M at most {MAX_DIGITS:,})")
-        return cls(int(text))
+        return cls(most)
 
 
 class Subtraction(OctalGame):
@@ -508,18 +512,23 @@ class Subtraction(OctalGame):
 
     @classmethod
     def from_parameters(cls, parameters: str | None) -> Subtraction:
-        items = [x.strip() for x in (parameters or "").split(",")]
-        if not items or not all(x.isdigit() and int(x[:12]) > 0 for x in items):
-            raise SpecError(
-                f"bad subtraction set {parameters!r} (expected positive integers, "
-                "e.g. subtraction:1,3,4)"
-            )
-        if any(len(x) > 9 or int(x) > MAX_DIGITS for x in items):
+        if parameters is None:
+            raise SpecError("subtraction needs a set of moves, e.g. subtraction:1,3,4")
+        moves = []
+        for item in parameters.split(","):
+            move = natural_number(item.strip(), context="bad subtraction set", error=SpecError)
+            if not move:  # None (not a number) or 0
+                raise SpecError(
+                    f"bad subtraction set {parameters!r} (expected positive integers, "
+                    "e.g. subtraction:1,3,4)"
+                )
+            moves.append(move)
+        if max(moves) > MAX_DIGITS:
             raise SpecError(
                 f"subtraction set {parameters!r} takes too many tokens a move "
                 f"(at most {MAX_DIGITS:,})"
             )
-        return cls([int(x) for x in items])
+        return cls(moves)
 
 
 class Lasker(HeapGame):

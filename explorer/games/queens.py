@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from explorer.errors import PositionError
-from explorer.games.base import Decomposition, Game, Part, no_parameters
+from explorer.games.base import Decomposition, Game, Part, natural_number, no_parameters
 
 Square = tuple[int, int]
 Board = tuple[Square, ...]
@@ -93,12 +93,13 @@ def parse_square(piece: str, text: str, game: str) -> Square:
     (4, 2)
     """
     coordinates = [c.strip() for c in piece.split(",")]
-    if len(coordinates) != 2 or not all(c.isdigit() for c in coordinates):
+    context = f"bad position {text!r} for {game}"
+    numbers = [natural_number(c, context=context) for c in coordinates]
+    if len(numbers) != 2 or None in numbers:
         raise PositionError(
-            f"bad position {text!r} for {game}: {piece.strip()!r} is not a square x,y "
-            f"(expected {SQUARES})"
+            f"{context}: {piece.strip()!r} is not a square x,y (expected {SQUARES})"
         )
-    x, y = int(coordinates[0]), int(coordinates[1])
+    x, y = numbers[0] or 0, numbers[1] or 0
     if max(x, y) > MAX_COORDINATE:
         raise PositionError(
             f"bad position {text!r} for {game}: square {x},{y} is off the board "

@@ -10,7 +10,7 @@ from typing import ClassVar
 import numpy as np
 
 from explorer.errors import PositionError
-from explorer.games.base import Decomposition, Game, Part, no_parameters
+from explorer.games.base import Decomposition, Game, Part, natural_number, no_parameters
 from explorer.games.heaps import HeapGame, Heaps
 
 Strip = str
@@ -65,8 +65,8 @@ def parse_strip(text: str, game: str) -> Strip:
     stripped = text.strip()
     if not stripped:
         raise PositionError(f"empty position for {game} (expected {STRIP})")
-    if stripped.isdigit():
-        cells = int(stripped)
+    cells = natural_number(stripped, context=f"bad position for {game}")
+    if cells is not None:
         if cells > MAX_CELLS:
             raise PositionError(
                 f"bad position {text!r} for {game}: {cells:,} cells is more than the "
