@@ -105,10 +105,6 @@ def test_listed_positions_are_parsed_by_both_games() -> None:
     ("args", "message"),
     [
         (
-            ["nim", "bash:3", "--upto", "3", "-p", "2"],
-            "Error: give --upto or --position, not both\n",
-        ),
-        (
             ["nim", "chomp", "--upto", "3"],
             "Error: chomp has no one-parameter positions (sequences are for heap games, "
             "treblecross strips and coin rows)\n",
@@ -123,3 +119,10 @@ def test_bad_input_is_a_one_line_error(args: list[str], message: str) -> None:
     assert out == ""
     assert err.startswith(message)
     assert err.count("\n") == 1
+
+
+def test_upto_and_position_together_are_a_usage_error() -> None:
+    code, out, err = run("diff", "nim", "bash:3", "--upto", "3", "-p", "2")
+    assert code == 2
+    assert out == ""
+    assert err.endswith("\nError: give --upto or --position, not both\n")
