@@ -71,7 +71,7 @@ def _run_line(command: str) -> str:
         tail = int(words[pipe + 2].lstrip("-"))
         words = words[:pipe]
     if words[0] == "sqlite3":
-        with closing(sqlite3.connect(words[1])) as conn:
+        with closing(sqlite3.connect(words[1])) as conn, conn:  # commits an UPDATE
             rows = conn.execute(words[2]).fetchall()
         return "".join("|".join(map(str, row)) + "\n" for row in rows)
     assert words[0] == "explorer", command
