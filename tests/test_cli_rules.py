@@ -274,6 +274,17 @@ def test_chomp_counts_its_states_as_the_graph_has_them(rows, limit):
         assert counted > limit
 
 
+def test_a_sum_is_refused_at_once_when_one_part_is_counted_too_large():
+    code, _, err = run("solve", "nim + chomp", "3 + 99999x99999")
+    assert code == 1 and "of chomp is too large" in one_error_line(err)
+    pair = load_game("chomp + chomp")
+    position = pair.parse("3x3 + 2,1")
+    assert (
+        pair.count_states(position, 1000) == 19 * 4 == build_graph(pair, position).number_of_nodes()
+    )
+    assert load_game("chomp + nim").count_states(pair.parse("3x3 + 2,1"), 1000) is None
+
+
 # names made visible ---------------------------------------------------------------------------
 
 HOSTILE = ["a\x1b]0;owned\x07", "b\nforged line", "c\u202ed", "e\x1b[2J"]

@@ -50,6 +50,17 @@ class SumGame(Game[tuple[Position, ...]]):
             for moved in game.successors(position[i]):
                 yield position[:i] + (moved,) + position[i + 1 :]
 
+    def count_states(self, position: tuple[Position, ...], limit: int) -> int | None:
+        """The product of the components' counts; one component known to exceed `limit` is
+        enough (every other component has at least its own position)."""
+        total: int | None = 1
+        for game, component in zip(self.components, position, strict=True):
+            count = game.count_states(component, limit)
+            if count is not None and count > limit:
+                return count
+            total = None if count is None or total is None else min(total * count, limit + 1)
+        return total
+
     def decompose(self, position: tuple[Position, ...]) -> Decomposition:
         """Each component, itself split where its own decomposition is exact."""
         parts: list[Part] = []
