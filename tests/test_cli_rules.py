@@ -274,6 +274,14 @@ def test_chomp_counts_its_states_as_the_graph_has_them(rows, limit):
         assert counted > limit
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 12), st.integers(0, 12))
+def test_wythoff_counts_its_states_as_the_graph_has_them(x, y):
+    wythoff = load_game("wythoff")
+    position = wythoff.parse(f"{x},{y}")
+    assert wythoff.count_states(position, 10**6) == len(build_graph(wythoff, position))
+
+
 def test_a_sum_is_refused_at_once_when_one_part_is_counted_too_large():
     code, _, err = run("solve", "nim + chomp", "3 + 99999x99999")
     assert code == 1 and "of chomp is too large" in one_error_line(err)
