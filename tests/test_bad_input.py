@@ -275,12 +275,8 @@ DB_COMMANDS = {
     "export": ["export", "nim", "-o", "out.csv"],
     "verify": ["verify"],
 }
-#: Commands that may write: an empty file is an empty SQLite database to them.
-WRITERS = {"build", "import", "edit"}
 for name, url in BAD_URLS.items():
-    if name == "zero-byte file":  # commands that only read must not write a schema into it
-        commands = {k: v for k, v in DB_COMMANDS.items() if k not in WRITERS}
-    elif name in {"damaged file", "dropped table"}:
+    if name in {"zero-byte file", "damaged file", "dropped table"}:
         commands = DB_COMMANDS
     else:
         commands = {k: DB_COMMANDS[k] for k in ("query", "build", "import")}
