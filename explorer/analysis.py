@@ -309,8 +309,6 @@ def solve(
     ['1,1']
     """
     parts = game.decompose(position)
-    if parts is None and game.known_value(position) is None:
-        method = "graph"  # no parts and no formula: the whole graph is the only way
     far = prepare_heaps(game, position) if method != "graph" else ""
     if far:
         # heaps past the computed values: no graph, the period (or formula) answers them
@@ -322,6 +320,8 @@ def solve(
         elif solution.winning_moves:
             listed = f"; moves listed among the first {FAR_MOVES:,} of each far heap"
         return replace(solution, method=method_name, note=far + listed)
+    if parts is None and game.known_value(position) is None:
+        method = "graph"  # no parts and no formula: the whole graph is the only way
     small_sum = parts is None or (parts.exact and len(parts.parts) <= AUTO_GRAPH_PARTS)
     if method == "graph" or (method == "auto" and small_sum):
         small = method == "auto"

@@ -76,7 +76,7 @@ def test_usage_errors_exit_2(args, tmp_path, monkeypatch):
         ["solve", "nimm", "3"],
         ["explain", "nim", "x"],
         ["plot", "sequence", "nimm", "-o", "x.png"],
-        ["plot", "table", "wythoff", "--rows", "2000", "--cols", "2000", "-o", "x.png"],
+        ["plot", "table", "wythoff", "--rows", "1000000", "--cols", "1000000", "-o", "x.png"],
         ["diff", "nim", "wythoff"],
         ["query", "nim", "3", "--db", "missing.db"],
     ],

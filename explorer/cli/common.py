@@ -38,6 +38,8 @@ MAX_STORED_INT = 2**63 - 1
 MAX_STATES_IN_MEMORY = 100_000_000
 #: Most states a database build may be asked to stop after.
 MAX_STATES_STORED = 10_000_000_000
+#: Most memory an option may allow a command (MiB): 16 TiB.
+MAX_MEMORY_MIB = 2**24
 #: Longest side of a value table (rows, columns); the cells are guarded by the library too.
 MAX_SIDE = 1_000_000
 
@@ -221,7 +223,7 @@ misere_option = click.option(
 
 max_memory_option = click.option(
     "--max-memory",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=MAX_MEMORY_MIB),
     default=None,
     metavar="MIB",
     help="Most memory for value tables, in MiB (default 2,048).",

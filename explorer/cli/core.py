@@ -10,6 +10,7 @@ from rich.table import Table
 from explorer.analysis import explain, solve, value_table
 from explorer.cli.common import (
     MAX_SIDE,
+    MAX_STORED_INT,
     console,
     json_option,
     max_memory_option,
@@ -214,7 +215,7 @@ def explain_command(
 @click.option(
     "--from",
     "start",
-    type=click.IntRange(min=0),
+    type=click.IntRange(min=0, max=MAX_STORED_INT),
     default=0,
     help="Print G(FROM) .. G(UPTO) only (far values of a proven period cost nothing).",
 )
