@@ -437,7 +437,7 @@ def test_the_build_progress_bar_shows_its_elapsed_time_in_80_columns(tmp_path):
 @pytest.mark.parametrize(
     ("args", "label"),
     [
-        (["export", "nim", "-o", "nim.graphml", "--db", "p.db"], "exporting"),
+        (["export", "nim", "-o", "nim.graphml", "--db", "p.db"], "writing"),
         (["plot", "sequence", "kayles", "--upto", "300", "-o", "k.png"], "plotting"),
         (["plot", "table", "wythoff", "--rows", "60", "--cols", "60", "-o", "w.png"], "plotting"),
     ],

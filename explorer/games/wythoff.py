@@ -43,7 +43,7 @@ class Wythoff(Game[Pair]):
             yield _pair(x - k, y)
             yield (x - k, y - k)
 
-    def count_states(self, position: Position, limit: int) -> int:
+    def count_states(self, position: Pair, limit: int) -> int:
         """Every pair (a, b) with a <= x and b <= y is reachable (one heap, then the other):
         sum over a of y - a + 1 sorted pairs.
 
@@ -52,7 +52,7 @@ class Wythoff(Game[Pair]):
         >>> Wythoff().count_states((1, 2), 100)  # 0,0 0,1 0,2 1,1 1,2
         5
         """
-        x, y = cast(Pair, position)
+        x, y = position
         return (x + 1) * (y + 1) - x * (x + 1) // 2
 
     @classmethod

@@ -94,6 +94,8 @@ def _check_destination(path: Path) -> None:
         )
     if path.is_dir():
         raise ExportError(f"cannot write {str(path)!r}: it is a directory")
+    if path.exists() and not path.is_file():  # a device or FIFO would be replaced by a file
+        raise ExportError(f"cannot write {str(path)!r}: it is not a regular file")
 
 
 def _file_mode(path: Path) -> int:
