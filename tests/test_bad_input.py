@@ -388,7 +388,6 @@ for suffix in ("csv", "graphml", "gexf", "json"):
     case(f"output export {suffix} is a folder", "export", "nim", "-o", "folder", "--format", suffix)
 case("output export unknown suffix", "export", "nim", "-o", "x.xyz")
 case("output export no suffix", "export", "nim", "-o", "noext")
-case("output export full disk", "export", "nim", "-o", "/dev/full", "--format", "json")
 case("output export into proc", "export", "nim", "-o", "/proc/x.graphml")
 for args in (["viz", "nim", "3"], ["plot", "sequence", "nim"], ["plot", "table", "wythoff"]):
     suffix = "html" if args[0] == "viz" else "png"

@@ -56,6 +56,11 @@ def session_lines() -> list[tuple[str, str]]:
     return cases
 
 
+def session_blocks() -> list[tuple[str, str]]:
+    """(command, expected output) for every ``$ explorer`` line of the console blocks."""
+    return [case for case in session_lines() if case[0].startswith("explorer")]
+
+
 #: What changes from run to run: a build's time and rate.
 VARYING = re.compile(r"time +[\d.]+ s \([\d,]+ new states/s\)")
 

@@ -260,7 +260,7 @@ def upto_option(help_text: str) -> Callable[[F], F]:
     """``--upto N`` (default 100): the last n of a value sequence G(0..N)."""
     return click.option(  # type: ignore[return-value]
         "--upto",
-        type=click.IntRange(min=0, max=MAX_STATES_IN_MEMORY),
+        type=click.IntRange(min=0, max=MAX_STORED_INT),
         default=100,
         show_default=True,
         help=help_text,
