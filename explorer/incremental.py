@@ -15,8 +15,7 @@ import networkx as nx
 import numpy as np
 
 from explorer.errors import CyclicGraphError, EditError
-from explorer.solver import Outcome, outcome, solve_graph
-from explorer.solver.arrays import level_values
+from explorer.solver import Outcome, arrays, outcome, solve_graph
 
 State = Hashable
 Edge = tuple[State, State]
@@ -154,10 +153,15 @@ def state_values(successor_values: Sequence[Collection[StateValue]]) -> list[Sta
     >>> state_values([[StateValue(0, 0), StateValue(1, 1)], []])
     [StateValue(grundy=2, remoteness=1), StateValue(grundy=0, remoteness=0)]
     """
+    if len(successor_values) < arrays.FEW:  # numpy's cost per call dominates on a few
+        return [
+            StateValue(*arrays.state_value([v.grundy for v in vs], [v.remoteness for v in vs])[:2])
+            for vs in successor_values
+        ]
     counts = np.fromiter(map(len, successor_values), dtype=np.int64, count=len(successor_values))
     flat = [(v.grundy, v.remoteness) for values in successor_values for v in values]
     grundy, far = np.array(flat, dtype=np.int64).reshape(-1, 2).T
-    g, r, _ = level_values(counts, grundy, far)
+    g, r, _ = arrays.level_values(counts, grundy, far)
     return [StateValue(*pair) for pair in zip(g.tolist(), r.tolist(), strict=True)]
 
 

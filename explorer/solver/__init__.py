@@ -9,6 +9,7 @@ compact form, so the rule (`explorer.solver.arrays.level_values`) is written onc
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
+from itertools import chain
 from typing import Literal, NamedTuple, overload
 
 import networkx as nx
@@ -64,11 +65,13 @@ class GraphAdjacency(NamedTuple):
 def adjacency(graph: nx.DiGraph) -> GraphAdjacency:
     """Number the nodes of `graph` in its order; each node's moves keep the graph's order."""
     nodes = list(graph)
-    number = {node: i for i, node in enumerate(nodes)}
-    succ = graph._succ  # adjacency dicts: several times faster than graph.successors()
-    return GraphAdjacency(
-        nodes, Adjacency.from_lists([[number[t] for t in succ[n]] for n in nodes])
-    )
+    number = {node: i for i, node in enumerate(nodes)}.__getitem__
+    # the adjacency dicts, in the nodes' order: several times faster than graph.successors()
+    moves = graph._succ.values()
+    degree = np.fromiter(map(len, moves), dtype=np.int64, count=len(nodes))
+    total = int(degree.sum())
+    target = np.fromiter(map(number, chain.from_iterable(moves)), dtype=np.int64, count=total)
+    return GraphAdjacency(nodes, Adjacency.from_degrees(degree, target))
 
 
 class GraphValues(NamedTuple):

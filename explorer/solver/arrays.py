@@ -1,8 +1,9 @@
 """The solver's compact-array form: game graphs as CSR arrays of state ids, solved level by level.
 
 Owns the one per-level kernel (`level_values`: mex, remoteness, height of a group of states from
-their successors' values), the one CSR constructor (`Adjacency.from_edges`), the level loop every
-solve runs (`in_levels`) and the one cycle finder (`find_cycle`). Builds, imports, edits, full
+their successors' values; `state_value` is its plain-Python form for a few states, where numpy's
+cost per call would dominate), the one CSR constructor (`Adjacency.from_degrees`), the level loop
+every solve runs (`in_levels`) and the one cycle finder (`find_cycle`). Builds, imports, edits, full
 re-solves and the NetworkX form all solve through here.
 """
 
@@ -18,6 +19,11 @@ from explorer.errors import CyclicGraphError
 
 #: An array of state ids, counts or values.
 Ints = npt.NDArray[np.int64]
+
+#: Fewer states than this are solved one by one in plain Python (`state_value`), not in numpy:
+#: a level of one state is common in deep graphs, and numpy's cost per call (tens of
+#: microseconds a level) made a 50,000-level chain ten times slower than plain Python.
+FEW = 64
 
 #: A remoteness no state has: what "no move to a P-position" looks like in a minimum.
 _NEVER = np.iinfo(np.int64).max
@@ -60,18 +66,15 @@ class Adjacency(NamedTuple):
         state's successors keep the order of the edges."""
         src = np.asarray(src, dtype=np.int64)
         dst = np.asarray(dst, dtype=np.int64)
-        count = np.bincount(src, minlength=size)
-        return cls(np.cumsum(count) - count, count, dst[np.argsort(src, kind="stable")])
+        return cls.from_degrees(
+            np.bincount(src, minlength=size), dst[np.argsort(src, kind="stable")]
+        )
 
     @classmethod
-    def from_lists(cls, successors: Sequence[Sequence[int]]) -> Adjacency:
-        """The adjacency of states ``0 .. len(successors)-1`` from their successor lists."""
-        count = np.fromiter(map(len, successors), dtype=np.int64, count=len(successors))
-        total = int(count.sum())
-        target = np.fromiter(
-            (t for targets in successors for t in targets), dtype=np.int64, count=total
-        )
-        return cls(np.cumsum(count) - count, count, target)
+    def from_degrees(cls, degree: Ints, target: Ints) -> Adjacency:
+        """The successors of states ``0 .. len(degree)-1``: state s has ``degree[s]`` moves,
+        the next ones of `target` (listed state by state)."""
+        return cls(np.cumsum(degree) - degree, degree, target)
 
     @property
     def size(self) -> int:
@@ -126,7 +129,8 @@ def level_values(
     `height`. Its Grundy value is their mex; a terminal state has remoteness and height 0; from
     an N-position the winner hurries (one more than the least remoteness of a P-successor), from
     a P-position the loser delays (one more than the greatest); its height is one more than the
-    greatest successor height (zeros when `height` is not given).
+    greatest successor height (zeros when `height` is not given). Fewer than `FEW` states go
+    through `state_value` one by one, more through numpy (the tests hold the two equal).
 
     Examples
     --------
@@ -134,6 +138,15 @@ def level_values(
     >>> g.tolist(), r.tolist(), h.tolist()
     ([2, 0], [1, 0], [0, 0])
     """
+    if len(counts) < FEW:
+        return _values_one_by_one(counts, grundy, remoteness, height)
+    return _values_in_numpy(counts, grundy, remoteness, height)
+
+
+def _values_in_numpy(
+    counts: Ints, grundy: Ints, remoteness: Ints, height: Ints | None
+) -> tuple[Ints, Ints, Ints]:
+    """`level_values` vectorised over the group (for many states)."""
     g = mex_by_group(counts, grundy)
     r = np.zeros(len(counts), dtype=np.int64)
     h = np.zeros(len(counts), dtype=np.int64)
@@ -146,6 +159,44 @@ def level_values(
         if height is not None:
             h[moving] = 1 + np.maximum.reduceat(height, starts)
     return g, r, h
+
+
+def state_value(
+    grundy: Sequence[int], remoteness: Sequence[int], height: Sequence[int] | None = None
+) -> tuple[int, int, int]:
+    """`level_values` for one state, in plain Python: its Grundy value, remoteness and height
+    from its successors' values (the same rule; numpy's cost per call dominates on a few states).
+
+    Examples
+    --------
+    >>> state_value([0, 1], [0, 1], [0, 1]), state_value([], [])
+    ((2, 1, 2), (0, 0, 0))
+    """
+    if not grundy:
+        return 0, 0, 0
+    seen = set(grundy)
+    g = 0
+    while g in seen:
+        g += 1
+    if g:
+        far = 1 + min(r for v, r in zip(grundy, remoteness, strict=True) if v == 0)
+    else:
+        far = 1 + max(remoteness)
+    return g, far, 0 if height is None else 1 + max(height)
+
+
+def _values_one_by_one(
+    counts: Ints, grundy: Ints, remoteness: Ints, height: Ints | None
+) -> tuple[Ints, Ints, Ints]:
+    """`level_values` through `state_value`, a state at a time (for a few states)."""
+    g, r, h = grundy.tolist(), remoteness.tolist(), None if height is None else height.tolist()
+    solved, at = [], 0
+    for count in counts.tolist():
+        end = at + count
+        solved.append(state_value(g[at:end], r[at:end], None if h is None else h[at:end]))
+        at = end
+    found = np.array(solved, dtype=np.int64).reshape(-1, 3)
+    return found[:, 0], found[:, 1], found[:, 2]
 
 
 class Values(NamedTuple):
@@ -177,13 +228,17 @@ def in_levels(ready: Ints, pending: Ints, freed_by: Callable[[Ints], Ints]) -> I
     ready = np.unique(ready)
     while ready.size:
         yield ready
-        freed = freed_by(ready)
-        if freed.size > 1:
-            freed, times = np.unique(freed, return_counts=True)
-            pending[freed] -= times
-        else:
-            pending[freed] -= 1
-        ready = freed[pending[freed] == 0]
+        ready = next_level(ready, pending, freed_by(ready))
+
+
+def next_level(level: Ints, pending: Ints, freed: Ints) -> Ints:
+    """The states `freed` (listed once per move) that waited for nothing but `level`."""
+    if freed.size > 1:
+        freed, times = np.unique(freed, return_counts=True)
+        pending[freed] -= times
+    else:
+        pending[freed] -= 1
+    return freed[pending[freed] == 0]
 
 
 def solve_adjacency(succ: Adjacency, *, name: Callable[[int], object] = int) -> Values:
@@ -204,13 +259,46 @@ def solve_adjacency(succ: Adjacency, *, name: Callable[[int], object] = int) -> 
     """
     values = Values.unsolved(succ.size)
     pending = succ.degree.copy()
-    solved = 0
-    for level in in_levels(np.flatnonzero(pending == 0), pending, succ.reversed().of):
-        values.solve(level, succ)
-        solved += len(level)
-    if solved < succ.size:
+    preds = succ.reversed()
+    level = np.flatnonzero(pending == 0)
+    while level.size:
+        if len(level) < FEW:  # thin levels (a deep graph has thousands): state by state
+            level = _solve_thin(level.tolist(), succ, preds, values, pending)
+        else:
+            values.solve(level, succ)
+            level = next_level(level, pending, preds.of(level))
+    if (values.grundy < 0).any():
         refuse_cycle(succ, values.grundy < 0, name)
     return values
+
+
+def _solve_thin(
+    level: list[int], succ: Adjacency, preds: Adjacency, values: Values, pending: Ints
+) -> Ints:
+    """`Values.solve` and `next_level` in plain Python while the levels have fewer than `FEW`
+    states (numpy's cost per call would dominate); the first wider level (or an empty one).
+    Memory views read and write the arrays element by element at Python's speed."""
+    grundy, far, height = (v.data for v in values)
+    start, degree, target = (a.data for a in succ)
+    back, up, source = (a.data for a in preds)
+    waiting = pending.data
+    while level and len(level) < FEW:
+        freed: list[int] = []
+        for s in level:
+            first = start[s]
+            moves = target[first : first + degree[s]].tolist()
+            grundy[s], far[s], height[s] = state_value(
+                [grundy[t] for t in moves], [far[t] for t in moves], [height[t] for t in moves]
+            )
+            first = back[s]
+            freed += source[first : first + up[s]].tolist()
+        level = []
+        for p in freed:
+            waiting[p] -= 1
+            if waiting[p] == 0:
+                level.append(p)
+        level.sort()
+    return np.array(level, dtype=np.int64)
 
 
 def levels(succ: Adjacency, *, name: Callable[[int], object] = int) -> list[Ints]:

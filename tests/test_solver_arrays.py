@@ -1,0 +1,96 @@
+"""The solver's kernel: the plain-Python path for a few states and the numpy path for many give
+the same values, and a solve that moves between thin and wide levels equals the brute force."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import networkx as nx
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+from explorer.incremental import StateValue, state_values
+from explorer.solver import arrays, solve_graph
+from tests.test_incremental import brute_force, random_dags
+
+
+@contextmanager
+def few(threshold: int) -> Iterator[None]:
+    """Levels of fewer than `threshold` states take the plain-Python path while inside."""
+    kept = arrays.FEW
+    arrays.FEW = threshold
+    try:
+        yield
+    finally:
+        arrays.FEW = kept
+
+
+@st.composite
+def groups(draw: st.DrawFn) -> tuple[list[int], list[int], list[int], list[int]]:
+    """Successor values of a group of states, as `level_values` takes them: every state of
+    Grundy value above 0 has a P-successor, as in any solved graph."""
+    counts, grundy, far, height = [], [], [], []
+    for _ in range(draw(st.integers(min_value=1, max_value=12))):
+        values = draw(st.lists(st.integers(min_value=0, max_value=5), max_size=6))
+        counts.append(len(values))
+        grundy.extend(values)
+        # P-successors have even remoteness, N-successors odd
+        far.extend(2 * draw(st.integers(0, 4)) + (v > 0) for v in values)
+        height.extend(draw(st.integers(0, 9)) for _ in values)
+    return counts, grundy, far, height
+
+
+@given(groups(), st.booleans())
+def test_the_python_and_numpy_paths_of_the_kernel_agree(group, with_height) -> None:
+    counts, grundy, far, height = (np.array(x, dtype=np.int64) for x in group)
+    given_height = height if with_height else None
+    python = arrays._values_one_by_one(counts, grundy, far, given_height)
+    vectorised = arrays._values_in_numpy(counts, grundy, far, given_height)
+    for a, b in zip(python, vectorised, strict=True):
+        assert a.tolist() == b.tolist()
+
+
+@given(random_dags(max_states=16), st.sampled_from([0, 2, 3, 5, 10**9]))
+def test_thin_and_wide_levels_solve_as_the_brute_force(graph: nx.DiGraph, threshold) -> None:
+    """Whatever level width switches paths, the values are those of the definitions."""
+    with few(threshold):
+        solved = solve_graph(graph)
+    assert {s: StateValue(solved.grundy[s], solved.remoteness[s]) for s in graph} == (
+        brute_force(graph)
+    )
+    longest = {s: 1 + max((solved.height[t] for t in graph[s]), default=-1) for s in graph}
+    assert solved.height == longest
+
+
+def test_a_deep_chain_with_a_wide_fan_solves_as_the_brute_force() -> None:
+    """A chain of 300 moves (thin levels) under a fan of 200 states (a wide level)."""
+    graph = nx.DiGraph([(f"c{i + 1}", f"c{i}") for i in range(300)])
+    graph.add_edges_from((f"f{j}", f"c{300 - j % 3}") for j in range(200))
+    graph.add_edges_from((f"t{k}", f"f{j}") for k in range(3) for j in range(k, 200, 7))
+    solved = solve_graph(graph)
+    assert {s: StateValue(solved.grundy[s], solved.remoteness[s]) for s in graph} == (
+        brute_force(graph)
+    )
+
+
+@given(st.lists(groups(), min_size=1, max_size=3))
+def test_state_values_for_few_and_many_states_agree(batches) -> None:
+    """The in-memory edits' batch rule: one state at a time or all through numpy, same values."""
+    successor_values = []
+    for counts, grundy, far, _ in batches:
+        at = 0
+        for count in counts:
+            successor_values.append(
+                [
+                    StateValue(g, r)
+                    for g, r in zip(grundy[at : at + count], far[at : at + count], strict=True)
+                ]
+            )
+            at += count
+    with few(10**9):
+        one_by_one = state_values(successor_values)
+    with few(0):
+        vectorised = state_values(successor_values)
+    assert one_by_one == vectorised
