@@ -105,6 +105,11 @@ class Explanation:
             return str(Infinite(frozenset(self.escapes or ())))
         return "-" if self.grundy is None else str(self.grundy)
 
+    @property
+    def winning_moves(self) -> list[str]:
+        """The successors that are P-positions (value 0), in the order listed."""
+        return [s for s, v in self.successors if isinstance(v, int) and outcome_of(v) == "P"]
+
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
 
@@ -352,7 +357,9 @@ def _solve_graph(
         **_value_fields(value),
         outcome=outcome,
         remoteness=far[position],
-        winning_moves=[game.format(s) for s in graph.successors(position) if values[s] == 0],
+        winning_moves=[
+            game.format(s) for s in graph.successors(position) if outcome_of(values[s]) == "P"
+        ],
         drawing_moves=[game.format(s) for s in drawing] if outcome == "D" else [],
         method="graph",
         states=graph.number_of_nodes(),
@@ -378,7 +385,7 @@ def _solve_decomposed(
         moves = [
             s
             for s in dict.fromkeys(game.successors(position))
-            if reduced_value(game, s, max_states=max_states) == 0
+            if outcome_of(reduced_value(game, s, max_states=max_states)) == "P"
         ]
     elif outcome == "N":
         moves = _moves_to_value(game, position, 0, max_states)
@@ -426,7 +433,7 @@ def _moves_through_parts(parts: Decomposition, total: Value, max_states: int) ->
     exceed v_i, as mex only promises the smaller values, so every part is tried). One infinite
     part ∞(K) with the others' XOR a in K: only moving that part to a value-a follower wins.
     """
-    if total == 0:
+    if outcome_of(total) == "P":
         return []
     positions = [p.position for p in parts.parts]
     values = [grundy_value(p.game, p.position, max_states=max_states) for p in parts.parts]

@@ -22,6 +22,7 @@ from explorer.games.heaps import HeapGame, Nim
 from explorer.games.sums import SumGame
 from explorer.graph import DEFAULT_MAX_STATES, build_graph
 from explorer.sequences import find_period
+from explorer.solver import outcome
 from explorer.solver.misere import (
     bouton_misere_moves,
     bouton_misere_outcome,
@@ -215,5 +216,5 @@ def misere_sequence(
         values.append(known[heap])
     found = find_period(values)
     pre, period = found if found is not None else (None, None)
-    outcomes = ["P" if v == 0 else "N" for v in values]
+    outcomes: list[str] = [outcome(v) for v in values]
     return MisereSequence(game.spec, values, outcomes, period, pre)

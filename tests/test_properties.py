@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from explorer import build_graph, grundy_values, load_game, solve
+from explorer import build_graph, explain, grundy_values, load_game, solve
 from tests.conftest import REPO
 from tests.strategies import game_positions, sums
 
@@ -78,3 +78,16 @@ def test_winning_moves_lead_to_p_positions(case, data):
     for move in result.winning_moves:
         assert solve(game, game.parse(move)).outcome == "P"
     assert (result.outcome == "N") == bool(result.winning_moves)
+
+
+@given(game_positions())
+def test_an_explanation_names_the_winning_moves_a_solve_finds(case):
+    """Where an explanation lists the moves (not the parts of a sum), its winning moves are
+    exactly the solver's."""
+    spec, text = case
+    game = load_game(spec)
+    position = game.parse(text)
+    explained = explain(game, position)
+    if explained.successors:
+        expected = solve(game, position, method="graph").winning_moves
+        assert sorted(explained.winning_moves) == sorted(expected)

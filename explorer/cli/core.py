@@ -201,7 +201,7 @@ def explain_command(
             more = len(result.successors) - EXPLAIN_ROWS
             console.print(f"... and {more:,} more moves (use --json for all)")
         console.print(result.reason())
-        winning = [visible(text) for text, value in result.successors if value == 0]
+        winning = [visible(text) for text in result.winning_moves]
         if len(result.successors) > EXPLAIN_ROWS and winning:
             shown = ", ".join(winning[:EXPLAIN_WINNING])
             more = len(winning) - EXPLAIN_WINNING

@@ -325,12 +325,17 @@ def counter_answer(
     """
     values, counters = solution.values, solution.counters
     bound = counters[left]
-    if values[left] != 0 or bound is None:
+    if outcome_of(values[left]) != "P" or bound is None:
         raise NoAnswerError(f"{left!r} is not a P-position")
     best: tuple[int, Hashable] | None = None
     for w in graph.successors(moved_to):
         c = counters[w]
-        if values[w] == 0 and c is not None and c < bound and (best is None or c < best[0]):
+        if (
+            outcome_of(values[w]) == "P"
+            and c is not None
+            and c < bound
+            and (best is None or c < best[0])
+        ):
             best = (c, w)
     if best is None:
         raise NoAnswerError(f"no answer from {moved_to!r} lowers the counter below {bound}")

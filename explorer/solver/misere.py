@@ -114,7 +114,7 @@ def bouton_misere_moves(heaps: list[int]) -> list[tuple[int, int]]:
             rest_ones = ones - (h == 1) + (t == 1)
             rest_big = big - (h > 1) + (t > 1)
             if rest_big:
-                losing = rest_xor == 0
+                losing = outcome(rest_xor) == "P"
             else:
                 losing = rest_ones % 2 == 1
             if losing:

@@ -563,11 +563,20 @@ def _store_new(
     dst: np.ndarray,
     fingerprint: str,
 ) -> int:
-    """Insert a new game with every state and edge, solved from scratch; return the build id."""
+    """Insert a new game with every state and edge, solved from scratch; return the build id.
+
+    An acyclic game is solved level by level; a game with cycles gets generalized values (∞(K)
+    with its escapes, outcome D for a draw) and no height, written after its states."""
     succ = Adjacency.from_edges(len(vertices), src, dst)
-    if not game.acyclic:
-        return _store_new_loopy(conn, game, vertices, src, dst, fingerprint)
-    grundy, remote, height = solve_adjacency(succ, name=vertices.__getitem__)
+    size = len(vertices)
+    if game.acyclic:
+        grundy, remote, height = solve_adjacency(succ, name=vertices.__getitem__)
+        columns = [grundy.tolist(), outcome(grundy).tolist(), remote.tolist(), height.tolist()]
+        how = "solved level by level"
+    else:
+        loopy = label_arrays(size, src, dst)
+        columns = [[None] * size] * 4  # written by store_values, below
+        how = "generalized Sprague-Grundy labelling"
     depth = depths(succ)
     game_id = add_game(conn, game, fingerprint)
     build_id = insert_build(
@@ -575,10 +584,8 @@ def _store_new(
         game_id=game_id,
         kind="import",
         status="complete",
-        counts=BuildCounts(
-            states_new=len(vertices), edges_new=len(src), values_computed=len(vertices)
-        ),
-        method=f"import of {game.path}; solved level by level (explorer {__version__})",
+        counts=BuildCounts(states_new=size, edges_new=len(src), values_computed=size),
+        method=f"import of {game.path}; {how} (explorer {__version__})",
     )
     rows = [
         StateRow(
@@ -595,67 +602,14 @@ def _store_new(
             value_build_id=build_id,
         )
         for i, (key, d, g, o, r, h) in enumerate(
-            zip(
-                vertices,
-                depth.tolist(),
-                grundy.tolist(),
-                outcome(grundy).tolist(),
-                remote.tolist(),
-                height.tolist(),
-                strict=True,
-            )
+            zip(vertices, depth.tolist(), *columns, strict=True)
         )
     ]
     writer = writer_for(conn)
     writer.insert_states(rows)
     writer.insert_edges(game_id, src, dst)
-    return build_id
-
-
-def _store_new_loopy(
-    conn: sa.Connection,
-    game: DagGame,
-    vertices: list[str],
-    src: np.ndarray,
-    dst: np.ndarray,
-    fingerprint: str,
-) -> int:
-    """Insert a new game with cycles: every state and edge, with generalized values (∞(K) with
-    its escapes, outcome D for a draw) and no height; return the build id."""
-    values = label_arrays(len(vertices), src, dst)
-    depth = depths(Adjacency.from_edges(len(vertices), src, dst))
-    game_id = add_game(conn, game, fingerprint)
-    build_id = insert_build(
-        conn,
-        game_id=game_id,
-        kind="import",
-        status="complete",
-        counts=BuildCounts(
-            states_new=len(vertices), edges_new=len(src), values_computed=len(vertices)
-        ),
-        method=f"import of {game.path}; generalized Sprague-Grundy labelling (explorer "
-        f"{__version__})",
-    )
-    rows = [
-        StateRow(
-            game_id=game_id,
-            id=i,
-            key=key,
-            depth=d,
-            expanded=True,
-            grundy=None,
-            outcome=None,
-            remoteness=None,
-            height=None,
-            build_id=build_id,
-            value_build_id=build_id,
-        )
-        for i, (key, d) in enumerate(zip(vertices, depth.tolist(), strict=True))
-    ]
-    writer = writer_for(conn)
-    writer.insert_states(rows)
-    writer.insert_edges(game_id, src, dst)
-    store_values(conn, game_id, build_id, values)
+    if not game.acyclic:
+        store_values(conn, game_id, build_id, loopy)
     return build_id
 
 

@@ -24,6 +24,7 @@ from explorer.errors import DatabaseError, ExplorerError
 from explorer.games import load_game
 from explorer.games.base import Game
 from explorer.games.heaps import HeapGame
+from explorer.solver import outcome
 from explorer.viz import templating
 from explorer.viz.page import OPTIONS, graph_drawing
 from explorer.viz.palette import MOVE_COLOUR, P_COLOUR, UNSOLVED_COLOUR, grundy_colour, outcome_text
@@ -330,7 +331,7 @@ def _heat(value: int | None, top: int) -> str:
     """A heat-map colour: P-positions in the P colour, others from light to dark blue-green."""
     if value is None:
         return "#ffffff"
-    if value == 0:
+    if outcome(value) == "P":
         return P_COLOUR
     stops = [(0xFF, 0xF7, 0xBC), (0x7F, 0xCD, 0xBB), (0x2C, 0x7F, 0xB8), (0x25, 0x34, 0x94)]
     t = (value - 1) / max(1, top - 1) * (len(stops) - 1)
@@ -614,7 +615,7 @@ class Pages:
                     "y": round(height - 25 - (height - 40) * g / top, 1),
                     "n": n,
                     "g": g,
-                    "colour": P_COLOUR if g == 0 else "#2c7fb8",
+                    "colour": P_COLOUR if outcome(g) == "P" else "#2c7fb8",
                 }
                 for n, g in points
             ],

@@ -16,7 +16,7 @@ from explorer.errors import CyclicGraphError, PositionError
 from explorer.games.base import Game, Position
 from explorer.graph import DEFAULT_MAX_STATES, build_graph
 from explorer.solver import layers as layers  # the layering the page draws, re-exported
-from explorer.solver import outcomes, solve_graph
+from explorer.solver import outcome, outcomes, solve_graph
 from explorer.solver.loopy import Infinite, solve_loopy
 from explorer.solver.misere import misere_outcomes
 
@@ -324,7 +324,9 @@ def condense(graph: nx.DiGraph, by: GroupBy = "grundy") -> nx.DiGraph:
     group = {node: key for node, key in graph.nodes(data=attribute) if key is not None}
     states = Counter(group.values())
     zeros = Counter(
-        group[n] for n, value in graph.nodes(data="grundy") if value == 0 and n in group
+        group[n]
+        for n, value in graph.nodes(data="grundy")
+        if value is not None and outcome(value) == "P" and n in group
     )
     moves = Counter((group[a], group[b]) for a, b in graph.edges if a in group and b in group)
     condensed = nx.DiGraph(**graph.graph)

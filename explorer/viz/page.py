@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import networkx as nx
 
+from explorer.solver import outcome
 from explorer.viz import templating
 from explorer.viz.graphs import LARGE_BUDGET, drawing_layers, layout
 from explorer.viz.output import write_text
@@ -54,7 +55,7 @@ HINT = "Hover a state or a move for its values; drag to pan, scroll to zoom."
 
 def _group_style(value: int | None) -> dict[str, Any]:
     """How states of one Grundy value look (a vis-network group, shared by all its nodes)."""
-    if value == 0:
+    if value is not None and outcome(value) == "P":
         hover = {"background": P_HOVER, "border": P_BORDER}
         return {
             "shape": "box",
@@ -85,7 +86,7 @@ def _group(value: int | None) -> str:
         return "unsolved"
     if value > len(N_COLOURS):
         return "high"
-    return "P" if value == 0 else f"G{value}"
+    return "P" if outcome(value) == "P" else f"G{value}"
 
 
 def _plain_style(fill: str) -> dict[str, Any]:
@@ -578,7 +579,7 @@ def draw_condensed(graph: nx.DiGraph, *, title: str | None = None) -> GraphPage:
         if by_value:
             shade = key
             label = f"G {key}\n{_count(count, 'state')}"
-            tooltip = tooltips.value_group(key, outcome_text("P" if key == 0 else "N"), count)
+            tooltip = tooltips.value_group(key, outcome_text(outcome(key)), count)
             x, y = 190.0 * key, 0.0
         else:
             shade = 0 if zeros == count else 1
@@ -619,7 +620,7 @@ def draw_condensed(graph: nx.DiGraph, *, title: str | None = None) -> GraphPage:
             "width": 1 + 4 * (moves / biggest) ** 0.5,
             "smooth": {"enabled": True, "type": "curvedCW", "roundness": bend},
         }
-        if by_value and b == 0:
+        if by_value and outcome(b) == "P":
             edge["color"] = {"color": P_COLOUR, "inherit": False}
         if not by_value:  # arrowheads would sit on the labels; the tooltip gives the direction
             edge["arrows"] = {"to": {"enabled": False}}

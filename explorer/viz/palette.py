@@ -1,10 +1,12 @@
 """The colours of values and the words for outcomes, shared by every page, plot and notebook view.
 
-Plain constants and two small functions, importing nothing: pages, plots, notebook views and the
-command line all say "P" and paint Grundy values the same way from here.
+Plain constants and two small functions, importing only the solver's outcome rule: pages, plots,
+notebook views and the command line all say "P" and paint Grundy values the same way from here.
 """
 
 from __future__ import annotations
+
+from explorer.solver import outcome
 
 #: Fill of P-positions (Grundy value 0): a dark red no N-position uses.
 P_COLOUR = "#b2182b"
@@ -66,7 +68,7 @@ def grundy_colour(value: int) -> str:
     >>> grundy_colour(0) == P_COLOUR, grundy_colour(1), grundy_colour(99) == HIGH_COLOUR
     (True, '#8dd3c7', True)
     """
-    if value == 0:
+    if outcome(value) == "P":
         return P_COLOUR
     return N_COLOURS[value - 1] if value <= len(N_COLOURS) else HIGH_COLOUR
 

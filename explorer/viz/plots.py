@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from explorer.errors import OutputFileError
 from explorer.sequences import ValueSequence
+from explorer.solver import outcome
 from explorer.viz.output import check_suffix
 from explorer.viz.palette import P_COLOUR
 
@@ -79,7 +80,7 @@ def plot_sequence(sequence: ValueSequence, path: str | Path) -> Path:
     n = np.arange(sequence.start, sequence.start + len(values))
     figure = _figure(10, 4)
     axes = figure.add_subplot()
-    zeros = values == 0
+    zeros = outcome(values) == "P"
     size = 14 if len(values) <= 300 else 5 if len(values) <= RASTER_FROM else 0.5
     # past RASTER_FROM points the markers are drawn as one image (an SVG stays small) and so
     # small that density shows: a million values make a readable band, not a blot
@@ -190,7 +191,12 @@ def plot_p_positions(game: str, table: Table, path: str | Path) -> Path:
     >>> plot_p_positions("nim", [[0, 1], [1, 0]], out).suffix
     '.svg'
     """
-    zeros = [(r, c) for r, row in enumerate(table) for c, v in enumerate(row) if v == 0]
+    zeros = [
+        (r, c)
+        for r, row in enumerate(table)
+        for c, v in enumerate(row)
+        if v is not None and outcome(v) == "P"
+    ]
     rows, cols = len(table), max((len(row) for row in table), default=0)
     side = min(10.0, max(4.5, 0.25 * max(rows, cols)))
     figure = _figure(side, side)
