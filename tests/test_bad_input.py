@@ -17,6 +17,7 @@ import os
 import shutil
 import signal
 import sqlite3
+import stat
 import subprocess
 import sys
 import traceback
@@ -625,3 +626,46 @@ def test_there_are_at_least_200_cases_in_every_category():
     assert categories == {"spec", "position", "sum", "file", "db", "option", "output", "edit"}
     assert len(CASES) >= 200
     assert len({c.id for c in CASES}) == len(CASES)
+
+
+#: Every command that writes a file given by -o: its arguments, the name given, the files written.
+WRITERS = {
+    "export graphml": (["export", "nim"], "out.graphml", ["out.graphml"]),
+    "export csv": (["export", "nim", "--format", "csv"], "out", ["out.nodes.csv", "out.edges.csv"]),
+    "viz": (["viz", "nim", "3"], "out.html", ["out.html"]),
+    "plot sequence": (["plot", "sequence", "nim"], "out.png", ["out.png"]),
+    "plot table": (["plot", "table", "wythoff"], "out.svg", ["out.svg"]),
+}
+SPECIAL = ["fifo"] + (["device"] if os.geteuid() == 0 else [])  # only root makes device nodes
+
+
+@pytest.mark.parametrize("kind", SPECIAL)
+@pytest.mark.parametrize("what", WRITERS)
+def test_an_output_that_is_a_fifo_or_device_is_refused_and_left_as_it_was(
+    reference, tmp_path, what, kind
+):
+    # a rename over a device node replaced it with a file (export -o /dev/full, as root), and
+    # opening a FIFO blocked for ever: here the special files live in a scratch folder
+    args, name, written = WRITERS[what]
+    shutil.copy(reference.folder / "explorer.db", tmp_path / "explorer.db")
+    for each in written:
+        if kind == "fifo":
+            os.mkfifo(tmp_path / each)
+        else:  # a node like /dev/full: every write fails with ENOSPC
+            os.mknod(tmp_path / each, 0o666 | stat.S_IFCHR, os.makedev(1, 7))
+    before = sorted(p.name for p in tmp_path.iterdir())
+    done = subprocess.run(
+        [sys.executable, "-m", "explorer", *args, "-o", name],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=LIMIT,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 1, done
+    assert done.stderr.splitlines() == [
+        f"Error: cannot write {written[0]!r}: it is not a regular file"
+    ]
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # no temporary file left
+    test = stat.S_ISFIFO if kind == "fifo" else stat.S_ISCHR
+    assert all(test((tmp_path / each).lstat().st_mode) for each in written)

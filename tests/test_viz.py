@@ -479,6 +479,35 @@ def test_page_output_errors(tmp_path):
         page.save(missing)
 
 
+FULL_DISK = """
+import resource, signal, sys
+from explorer.viz import draw_game, plot_sequence
+from explorer.games import load_game
+from explorer.sequences import value_sequence
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG
+page = draw_game(load_game("kayles"), (12,))
+resource.setrlimit(resource.RLIMIT_FSIZE, (20000, 20000))
+if sys.argv[1].endswith(".html"):
+    page.save(sys.argv[1])
+else:
+    plot_sequence(value_sequence(load_game("kayles"), 3000), sys.argv[1])
+"""
+
+
+@pytest.mark.parametrize("name", ["page.html", "values.svg"])
+def test_a_drawing_cut_short_by_a_full_disk_leaves_the_previous_file(tmp_path, name):
+    target = tmp_path / name
+    target.write_bytes(b"the previous drawing")
+    done = subprocess.run(
+        [sys.executable, "-c", FULL_DISK, str(target)], capture_output=True, text=True
+    )
+    assert done.returncode == 1
+    assert "OutputFileError: cannot write " in done.stderr
+    assert "File too large (nothing was replaced)" in done.stderr
+    assert target.read_bytes() == b"the previous drawing"
+    assert [p.name for p in tmp_path.iterdir()] == [name]  # no temporary file left
+
+
 def test_drawing_imports_pyvis_and_matplotlib_only_when_needed():
     code = (
         "import sys, explorer.cli, explorer.viz\n"

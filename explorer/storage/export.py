@@ -12,16 +12,14 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import re
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from explorer.errors import ExportError
+from explorer.files import replacing
 
 FORMATS = ("graphml", "gexf", "json", "csv")
 
@@ -81,78 +79,6 @@ def csv_paths(path: Path) -> tuple[Path, Path]:
 def export_paths(path: Path, fmt: str) -> list[Path]:
     """The files an export in `fmt` to `path` writes."""
     return list(csv_paths(path)) if fmt == "csv" else [path]
-
-
-# -- files replaced atomically ------------------------------------------------------------------
-
-
-def _check_destination(path: Path) -> None:
-    if path.is_symlink():
-        raise ExportError(
-            f"{str(path)!r} is a symbolic link: explorer never writes through one (remove the "
-            "link or name another file)"
-        )
-    if path.is_dir():
-        raise ExportError(f"cannot write {str(path)!r}: it is a directory")
-    if path.exists() and not path.is_file():  # a device or FIFO would be replaced by a file
-        raise ExportError(f"cannot write {str(path)!r}: it is not a regular file")
-
-
-def _file_mode(path: Path) -> int:
-    """The mode the new file gets: the old file's, else what the umask gives a new file."""
-    with suppress(OSError):
-        return path.stat().st_mode & 0o7777
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
-@contextmanager
-def replacing(paths: list[Path]) -> Iterator[list[IO[str]]]:
-    """Text files that replace `paths` only if the block completes (each renamed over its
-    destination); otherwise the temporary files go and the destinations are untouched.
-
-    Raises
-    ------
-    ExportError
-        For a destination that is a symbolic link or a directory, or a write that fails
-        (full disk, no permission, missing directory): nothing is replaced then.
-    """
-    for path in paths:
-        _check_destination(path)
-    temporary: list[str] = []
-    current = paths[0]
-    try:
-        with ExitStack() as stack:
-            files: list[IO[str]] = []
-            for path in paths:
-                current = path
-                fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-                temporary.append(name)
-                os.fchmod(fd, _file_mode(path))
-                files.append(
-                    stack.enter_context(
-                        os.fdopen(fd, "w", encoding="utf-8", newline="", buffering=1 << 20)
-                    )
-                )
-            yield files
-            for path, file in zip(paths, files, strict=True):
-                current = path
-                file.flush()
-                os.fsync(file.fileno())
-        while temporary:
-            current = paths[len(paths) - len(temporary)]
-            _check_destination(current)
-            os.replace(temporary[0], current)
-            temporary.pop(0)
-    except OSError as error:
-        raise ExportError(
-            f"cannot write {str(current)!r}: {error.strerror or error} (nothing was replaced)"
-        ) from None
-    finally:
-        for name in temporary:
-            with suppress(OSError):
-                os.unlink(name)
 
 
 # -- XML text -------------------------------------------------------------------------------
@@ -433,7 +359,7 @@ def write_graph(
     ([('1', '0')], 'P', 'nim')
     """
     paths = export_paths(path, fmt)
-    with replacing(paths) as files:
+    with replacing(paths, error=ExportError) as files:
         writer = _WRITERS[fmt](files, game, root)
         writer.begin()
         writer.nodes(nodes)

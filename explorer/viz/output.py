@@ -1,10 +1,12 @@
-"""Writing drawings to files: the file name's suffix must match what is written."""
+"""Writing drawings to files: the file name's suffix must match what is written, and a file
+is replaced only when complete (`explorer.files.replacing`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from explorer.errors import OutputFileError
+from explorer.files import replacing
 
 
 def check_suffix(path: str | Path, suffixes: tuple[str, ...]) -> str:
@@ -33,7 +35,8 @@ def write_text(path: str | Path, text: str, *, suffixes: tuple[str, ...]) -> Pat
     Raises
     ------
     OutputFileError
-        On a wrong suffix, or when the file cannot be written (missing folder, no permission).
+        On a wrong suffix, or when the file cannot be written (missing folder, no permission,
+        a full disk: the previous file is kept), or is a device, FIFO or symbolic link.
 
     Examples
     --------
@@ -44,8 +47,6 @@ def write_text(path: str | Path, text: str, *, suffixes: tuple[str, ...]) -> Pat
     """
     check_suffix(path, suffixes)
     target = Path(path)
-    try:
-        target.write_text(text, encoding="utf-8")
-    except OSError as error:
-        raise OutputFileError(f"cannot write {str(path)!r}: {error.strerror or error}") from error
+    with replacing([target]) as (file,):
+        file.write(text)
     return target

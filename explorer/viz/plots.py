@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from explorer.errors import OutputFileError
+from explorer.files import replacing
 from explorer.sequences import ValueSequence
 from explorer.solver import outcome
 from explorer.viz.output import check_suffix
@@ -38,10 +38,8 @@ def _figure(width: float, height: float) -> Figure:
 def _save(figure: Figure, path: str | Path) -> Path:
     suffix = check_suffix(path, IMAGE_SUFFIXES)
     target = Path(path)
-    try:
-        figure.savefig(target, format=suffix[1:], dpi=130)
-    except OSError as error:
-        raise OutputFileError(f"cannot write {str(path)!r}: {error.strerror or error}") from error
+    with replacing([target], binary=True) as (file,):
+        figure.savefig(file, format=suffix[1:], dpi=130)
     return target
 
 
