@@ -19,6 +19,7 @@ from explorer.games.base import Game
 from explorer.games.heaps import HeapGame
 from explorer.solver.periods import observed_period
 from explorer.solver.sparse import (
+    BLOCK,
     HeapSequence,
     Progress,
     check_memory,
@@ -57,14 +58,15 @@ class ValueSequence:
             return None
         return fletcher32(self.values)
 
-    def to_dict(self) -> dict[str, object]:
-        """The JSON contract of ``explorer sequence --json``."""
+    def to_dict(self, *, values: bool = True) -> dict[str, object]:
+        """The JSON contract of ``explorer sequence --json`` (without the values when `values`
+        is false: the CLI streams them)."""
         checksum = self.checksum
         return {
             "game": self.game,
             "start": self.start,
             "upto": self.upto,
-            "values": self.values.tolist(),
+            **({"values": self.values.tolist()} if values else {}),
             "period": self.period,
             "preperiod": self.preperiod,
             "proven": self.proven,
@@ -170,7 +172,9 @@ def _heap_value_sequence(
         check_memory(upto - start, limit)
     if game.closed_form(upto) is not None:
         # a proven formula: nothing to compute, every value follows from it
-        values = np.array([game.closed_form(n) for n in range(start, upto + 1)], dtype=np.int64)
+        values = np.fromiter(
+            (game.closed_form(n) for n in range(start, upto + 1)), np.int64, upto - start + 1
+        )
         found = observed_period(values, len(values)) if start == 0 else None
         pre, period = found if found is not None else (None, None)
         return ValueSequence(
@@ -222,11 +226,14 @@ def _heap_value_sequence(
 
 
 def _from_period(values: np.ndarray, pre: int, period: int, start: int, last: int) -> np.ndarray:
-    """G(start..last) from the computed values and the period they prove."""
-    n = np.arange(start, last + 1, dtype=np.int64)
-    beyond = n >= pre + period
-    index = np.where(beyond, pre + (n - pre) % period, n)
-    return values[index]
+    """G(start..last) from the computed values and the period they prove (a block of indexes
+    at a time: the result is the only array as long as the range)."""
+    shown = np.empty(last - start + 1, dtype=values.dtype)
+    for first in range(start, last + 1, BLOCK):
+        n = np.arange(first, min(first + BLOCK, last + 1), dtype=np.int64)
+        index = np.where(n >= pre + period, pre + (n - pre) % period, n)
+        shown[first - start : first - start + n.size] = values[index]
+    return shown
 
 
 class SequenceStore(Protocol):

@@ -297,12 +297,11 @@ def sequence_command(
     out = click.get_text_stream("stdout")
     if as_json:
         # the values are streamed: a list of 16 million Python ints would take 130 MB
-        head, tail = json.dumps({**result.to_dict(), "values": "\0"}).split('"\\u0000"')
-        out.write(head + "[")
+        out.write(json.dumps(result.to_dict(values=False))[:-1] + ', "values": [')
         for offset in range(0, len(result.values), STREAM_VALUES):
             part = result.values[offset : offset + STREAM_VALUES].tolist()
             out.write((", " if offset else "") + ", ".join(map(str, part)))
-        out.write("]" + tail + "\n")
+        out.write("]}\n")
         return
     out.write(f"{result.game}: G({result.start}..{result.upto})\n")
     for offset in range(0, len(result.values), STREAM_VALUES):

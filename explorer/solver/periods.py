@@ -29,45 +29,70 @@ class GuySmith(NamedTuple):
     first: int = 0
 
 
-def _z_reversed_py(values: Any, length: int) -> Any:
-    """Z-function of values[length-1], values[length-2], ..., values[0]: z[p] is how far
-    G(n + p) = G(n) holds going back from the last value (z[0] = length)."""
-    z = np.zeros(length + 1, dtype=np.int64)
+def _period_py(values: Any, length: int, z: Any, k: int, first: int) -> tuple[int, int]:
+    """The smallest (preperiod, period) of G(0..length-1), or (-1, -1): proven by the Guy-Smith
+    theorem for `k` (and least preperiod `first`) when k >= 0, else observed.
+
+    z receives the Z-function of the values read backwards: z[p] is how far G(n + p) = G(n)
+    holds going back from the last value. Only the periods that could qualify are computed
+    (len(z) of them), and the values are read where they are (16-bit): no copy of the sequence.
+    """
+    count = len(z)
+    if count == 0:
+        return -1, -1
     z[0] = length
     left = 0
     right = 0
     last = length - 1
-    for i in range(1, length):
-        k = 0
+    for i in range(1, count):
+        m = 0
         if i < right:
-            k = min(right - i, z[i - left])
-        while i + k < length and values[last - k] == values[last - i - k]:
-            k += 1
-        z[i] = k
-        if i + k > right:
+            m = min(right - i, z[i - left])
+        while i + m < length and values[last - m] == values[last - i - m]:
+            m += 1
+        z[i] = m
+        if i + m > right:
             left = i
-            right = i + k
-    return z
+            right = i + m
+        pre = length - i - m
+        if k >= 0:
+            if 2 * max(pre, first) + 2 * i + k <= length:
+                return pre, i
+        elif 2 * (i + m) >= length and i + m >= MIN_REPEATS * i:
+            return pre, i
+    return -1, -1
 
 
-_z_compiled: Callable[[Any, int], Any] | None = None
+_compiled: Callable[[Any, int, Any, int, int], tuple[int, int]] | None = None
 
 
-def reversed_z(values: np.ndarray, length: int) -> np.ndarray:
-    """The Z-function of the first `length` values read backwards (compiled for long ones)."""
-    global _z_compiled
+def _smallest_period(values: np.ndarray, length: int, k: int, first: int) -> tuple[int, int] | None:
+    """`_period_py` over the first `length` values, compiled (numba) for long sequences.
+
+    Memory: one entry of z per candidate period (at most length / 2), 32-bit while the
+    length allows, so a search over 2^24 values takes 32 MiB beside the values.
+    """
+    global _compiled
+    if length < 2:
+        return None
+    # a proof needs 2p + k <= length; an observed period 3p <= length
+    count = (length - k) // 2 + 1 if k >= 0 else length // 3 + 1
+    if count < 2:
+        return None
     if length < COMPILED_FROM:
-        return _z_reversed_py(values[:length].tolist(), length)  # type: ignore[no-any-return]
-    if _z_compiled is None:
-        from numba import njit
+        found = _period_py(values[:length].tolist(), length, [0] * count, k, first)
+    else:
+        if _compiled is None:
+            from numba import njit
 
-        _z_compiled = njit(cache=True, nogil=True)(_z_reversed_py)
-    return _z_compiled(values, length)  # type: ignore[no-any-return]
+            _compiled = njit(cache=True, nogil=True)(_period_py)
+        z = np.zeros(count, dtype=np.int32 if length < 2**31 else np.int64)
+        found = _compiled(values, length, z, k, first)
+    pre, period = int(found[0]), int(found[1])
+    return None if period < 0 else (pre, period)
 
 
-def proven_period(
-    values: np.ndarray, length: int, theorem: GuySmith, z: np.ndarray | None = None
-) -> tuple[int, int] | None:
+def proven_period(values: np.ndarray, length: int, theorem: GuySmith) -> tuple[int, int] | None:
     """The smallest (preperiod, period) that G(0..length-1) prove by the Guy-Smith theorem.
 
     Parameters
@@ -87,20 +112,10 @@ def proven_period(
     >>> proven_period(v, 9, GuySmith(1)) is None
     True
     """
-    if length < 2:
-        return None
-    z = reversed_z(values, length) if z is None else z
-    p = np.arange(1, length, dtype=np.int64)
-    pre = length - p - z[1:length]
-    ok = np.flatnonzero(2 * np.maximum(pre, theorem.first) + 2 * p + theorem.k <= length)
-    if ok.size == 0:
-        return None
-    return int(pre[ok[0]]), int(ok[0]) + 1
+    return _smallest_period(values, length, theorem.k, theorem.first)
 
 
-def observed_period(
-    values: np.ndarray, length: int, z: np.ndarray | None = None
-) -> tuple[int, int] | None:
+def observed_period(values: np.ndarray, length: int) -> tuple[int, int] | None:
     """The smallest (preperiod, period) whose periodic stretch covers at least half of the
     values and `MIN_REPEATS` periods (not a proof).
 
@@ -111,16 +126,7 @@ def observed_period(
     >>> observed_period(np.arange(6), 6) is None
     True
     """
-    if length < 2:
-        return None
-    z = reversed_z(values, length) if z is None else z
-    p = np.arange(1, length, dtype=np.int64)
-    stretch = p + z[1:length]
-    ok = np.flatnonzero((2 * stretch >= length) & (stretch >= MIN_REPEATS * p))
-    if ok.size == 0:
-        return None
-    period = int(ok[0]) + 1
-    return length - period - int(z[period]), period
+    return _smallest_period(values, length, -1, 0)
 
 
 def proof_length(preperiod: int, period: int, theorem: GuySmith) -> int:

@@ -12,7 +12,7 @@ compiled kernel (numba). Values are 16-bit.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,6 +31,8 @@ SPARSE_SHARE = 1 / 4
 FIRST_SPLIT = 256
 #: Below this many values a sequence is computed by numpy (no compiler to start).
 COMPILED_FROM = 30_000
+#: Positions a numpy step over the whole sequence takes at a time (flat memory).
+BLOCK = 1 << 16
 
 Progress = Callable[[int, int], None]
 
@@ -256,21 +258,29 @@ def choose_mask(values: np.ndarray, upto: int, *, parity: bool) -> tuple[int, in
     >>> choose_mask(np.array([0, 1, 2, 1, 2, 1, 2], dtype=np.uint16), 7, parity=False)
     (3, 0)
     """
-    part = values[1:upto].astype(np.int64)
-    bits = max(int(part.max(initial=0)).bit_length(), 1)
-    extended = part
-    if parity:
-        extended = part | ((np.arange(1, upto, dtype=np.int64) & 1) << bits)
-        bits += 1
-    counts = np.bincount(extended, minlength=1 << bits)
+    bits = max(int(values[1:upto].max(initial=0)).bit_length(), 1)
+    counts = np.zeros(1 << (bits + parity), dtype=np.int64)
+    for first, part in _blocks(values, upto):
+        extended = part.astype(np.int64)
+        if parity:
+            extended |= (np.arange(first, first + part.size, dtype=np.int64) & 1) << bits
+        counts += np.bincount(extended, minlength=counts.size)
+    bits += parity
     transform = _walsh_hadamard(counts)
     # rare(m) = (positions + H(m)) / 2: the fewest rare positions where H is least
     transform[0] = np.iinfo(np.int64).max
     best = int(np.argmin(transform))
-    rare = (part.size + int(transform[best])) // 2
+    rare = (max(upto - 1, 0) + int(transform[best])) // 2
     if parity and best >> (bits - 1) & 1:
         best = (best & ((1 << (bits - 1)) - 1)) | _PARITY_BIT
     return best, rare
+
+
+def _blocks(values: np.ndarray, upto: int) -> Iterator[tuple[int, np.ndarray]]:
+    """values[1:upto] a block at a time, with each block's first position: whole-sequence
+    temporaries of 64-bit integers would take 4x the 16-bit values."""
+    for first in range(1, upto, BLOCK):
+        yield first, values[first : min(first + BLOCK, upto)]
 
 
 def common_table(mask: int) -> np.ndarray:
@@ -396,9 +406,13 @@ def _revise(
         run.method, run.mask = "naive", 0
         return False, np.zeros((2, 1 << 16), dtype=np.uint8), np.zeros(1, dtype=np.int64), 0
     common = common_table(mask)
-    positions = np.arange(1, n, dtype=np.int64)
-    is_rare = common[positions & 1, values[1:n]] == 0
-    rare_positions = positions[is_rare]
+    rare_positions = np.concatenate(
+        [np.zeros(0, dtype=np.int64)]
+        + [
+            first + np.flatnonzero(common[(first + np.arange(part.size)) & 1, part] == 0)
+            for first, part in _blocks(values, n)
+        ]
+    )
     capacity = max(2 * rare_positions.size, 1024)
     rare = np.zeros(capacity, dtype=np.int64)
     rare[: rare_positions.size] = rare_positions
@@ -414,13 +428,12 @@ def fletcher32(values: np.ndarray) -> int:
     >>> hex(fletcher32(np.array([0x6261, 0x6463, 0x0065], dtype=np.uint16)))  # "abcde"
     '0xf04fc729'
     """
-    words = np.asarray(values, dtype=np.int64)
+    words = np.asarray(values)
     count = words.size
     sum1 = 0
     sum2 = 0
-    block = 1 << 20
-    for start in range(0, count, block):
-        part = words[start : start + block]
+    for start in range(0, count, BLOCK):
+        part = words[start : start + BLOCK].astype(np.int64)  # a block at a time: flat memory
         # word i contributes to sum2 once for every prefix that contains it
         weights = (count - start - np.arange(part.size, dtype=np.int64)) % 65535
         sum1 = (sum1 + int(part.sum())) % 65535

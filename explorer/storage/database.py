@@ -23,7 +23,12 @@ from explorer.games import load_game
 from explorer.storage.building import BATCH_STATES, BuildProgress, BuildReport, build_position
 from explorer.storage.bulk import partitions
 from explorer.storage.edits import EditReport, edit_game, import_graph, solve_stored
-from explorer.storage.engine import create_engine, database_error, dbapi_errors
+from explorer.storage.engine import (
+    create_engine,
+    database_error,
+    dbapi_errors,
+    release_page_cache,
+)
 from explorer.storage.export import ExportReport, Progress, export_format, write_graph
 from explorer.storage.loopy import parse_escapes
 from explorer.storage.neighbourhood import Direction, chunks, edges_among, neighbourhood_ids
@@ -482,7 +487,9 @@ class Database:
         >>> db.close()
         """
         with self.engine.connect() as conn:
-            return load_sequence(conn, canonical_spec(spec))
+            stored = load_sequence(conn, canonical_spec(spec))
+            release_page_cache(conn)
+            return stored
 
     @_translated("write to")
     def save_sequence(
@@ -496,16 +503,18 @@ class Database:
         method: str,
     ) -> None:
         """Store G(0..computed-1) of a game's single heap (one transaction), and its period."""
-        with self.engine.begin() as conn:
-            save_sequence(
-                conn,
-                canonical_spec(spec),
-                values,
-                computed,
-                period=period,
-                checksum=checksum,
-                method=method,
-            )
+        with self.engine.connect() as conn:
+            with conn.begin():
+                save_sequence(
+                    conn,
+                    canonical_spec(spec),
+                    values,
+                    computed,
+                    period=period,
+                    checksum=checksum,
+                    method=method,
+                )
+            release_page_cache(conn)
 
     @_translated("read")
     def stats(self, spec: str) -> dict[str, Any]:

@@ -343,6 +343,13 @@ def _sqlite_connect(dbapi_connection: sqlite3.Connection, _record: Any) -> None:
     cursor.close()
 
 
+def release_page_cache(connection: sa.Connection) -> None:
+    """Free the pages SQLite keeps cached on this connection (its cache may grow to 256 MiB):
+    after a sequence is written or read, those pages only duplicate the values in memory."""
+    if connection.dialect.name == "sqlite":
+        connection.exec_driver_sql("PRAGMA shrink_memory")
+
+
 def _sqlite_begin(connection: sa.Connection) -> None:
     connection.exec_driver_sql("BEGIN")
 

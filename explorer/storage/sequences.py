@@ -110,18 +110,18 @@ def save_sequence(
             SequenceChunkTable.sequence_id == sequence_id, SequenceChunkTable.chunk >= first
         )
     )
-    rows = [
-        {
-            "sequence_id": sequence_id,
-            "chunk": chunk,
-            "data": values[chunk * CHUNK_VALUES : min((chunk + 1) * CHUNK_VALUES, computed)]
-            .astype("<u2")
-            .tobytes(),
-        }
-        for chunk in range(first, last + 1)
-    ]
-    for start in range(0, len(rows), 64):  # 8 MiB a statement
-        conn.execute(sa.insert(SequenceChunkTable), rows[start : start + 64])
+    for batch in range(first, last + 1, 16):  # 2 MiB a statement, one statement's bytes at a time
+        rows = [
+            {
+                "sequence_id": sequence_id,
+                "chunk": chunk,
+                "data": values[chunk * CHUNK_VALUES : min((chunk + 1) * CHUNK_VALUES, computed)]
+                .astype("<u2")
+                .tobytes(),
+            }
+            for chunk in range(batch, min(batch + 16, last + 1))
+        ]
+        conn.execute(sa.insert(SequenceChunkTable), rows)
 
 
 def stored_sequences(conn: sa.Connection) -> dict[str, dict[str, Any]]:
