@@ -32,7 +32,12 @@ from explorer.solver.loopy import (
 )
 from explorer.solver.periods import proof_length
 from explorer.solver.sparse import guy_smith, heap_sequence
-from explorer.solver.tables import ferguson_table, heap_pair_table, wythoff_table
+from explorer.solver.tables import (
+    TableProgress,
+    ferguson_table,
+    heap_pair_table,
+    wythoff_table,
+)
 
 Method = Literal["auto", "graph", "decompose"]
 
@@ -544,13 +549,14 @@ def value_table(
     *,
     max_states: int = DEFAULT_MAX_STATES,
     max_memory_mb: int = DEFAULT_TABLE_MEMORY_MB,
+    progress: TableProgress | None = None,
 ) -> list[list[int | None]]:
     """G(r, c) for 0 <= r < rows, 0 <= c < cols of a two-coordinate game.
 
     Works for games whose positions parse from ``"r,c"``: two heaps of a heap game (the XOR of
     its single-heap values), Wythoff and Ferguson (dynamic programming over the table), and
     others from their game graphs. Cells that are not positions of the game (Ferguson's empty
-    heaps) are None.
+    heaps) are None. `progress(done, total)` is called now and then with the cells filled.
 
     Examples
     --------
@@ -566,18 +572,22 @@ def value_table(
             max_memory_mb,
         )
     if isinstance(game, Wythoff):
-        return wythoff_table(rows, cols).tolist()  # type: ignore[no-any-return]
+        return wythoff_table(rows, cols, progress).tolist()  # type: ignore[no-any-return]
     if isinstance(game, Ferguson):
-        cells = ferguson_table(rows, cols).tolist()
+        cells = ferguson_table(rows, cols, progress).tolist()
         return [[None if v < 0 else v for v in row] for row in cells]
     if isinstance(game, HeapGame):
         largest = max(rows, cols) - 1
         prepare_heaps(game, (largest,))
         values = np.array([game.heap_value(n) for n in range(largest + 1)], dtype=np.int64)
+        if progress is not None:
+            progress(rows * cols, rows * cols)
         return heap_pair_table(values, rows, cols).tolist()  # type: ignore[no-any-return]
     table: list[list[int | None]] = [[None] * cols for _ in range(rows)]
     # largest cells first: one graph from the far corner fills the memo for the rest
     for r in reversed(range(rows)):
+        if progress is not None:
+            progress((rows - 1 - r) * cols, rows * cols)
         for c in reversed(range(cols)):
             try:
                 position = game.parse(f"{r},{c}")

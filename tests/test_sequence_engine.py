@@ -243,3 +243,51 @@ def test_a_large_table_and_its_guard():
         "Error: a table of 5,000 x 5,000 cells needs about 763 MiB, over the limit of 100 MiB "
         "(raise it with --max-memory)\n"
     )
+
+
+def stderr_on_a_terminal(*args: str) -> bytes:
+    """What an explorer process writes to standard error when that is a terminal (a pty)."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    master, slave = pty.openpty()
+    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "explorer", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=slave,
+        env=env,
+    )
+    os.close(slave)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(master, 1 << 16)
+        except OSError:  # the process closed the terminal
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(master)
+    assert process.wait() == 0
+    return shown
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["table", "wythoff", "--rows", "300", "--cols", "300"], [b"table", b"90,000 cells"]),
+        (["table", "ferguson", "--rows", "200", "--cols", "200"], [b"table", b"40,000 cells"]),
+        (["table", "kayles", "--rows", "50", "--cols", "50"], [b"table", b"2,500 cells"]),
+        (["sequence", "grundy", "--upto", "40000"], [b"values", b"40,001 heaps", b"largest"]),
+    ],
+)
+def test_long_work_shows_a_progress_bar_on_a_terminal_only(args, words):
+    shown = stderr_on_a_terminal(*args)
+    assert all(word in shown for word in words), shown[-400:]
+    piped = CliRunner().invoke(main, args)  # standard error is no terminal here
+    assert piped.exit_code == 0 and piped.stderr == ""
+    assert CliRunner().invoke(main, [*args, "--json"]).stderr == ""

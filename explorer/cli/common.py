@@ -232,26 +232,15 @@ max_memory_option = click.option(
 
 @contextmanager
 def sequence_progress(enabled: bool) -> Iterator[Callable[[int, int], None]]:
-    """A progress bar on standard error for long value computations: heaps per second and the
-    largest value so far (only on a terminal)."""
-    errors = Console(stderr=True)
-    bar = Progress(
-        SpinnerColumn(),
-        TextColumn("{task.fields[done]:>14,} heaps"),
-        TextColumn("{task.fields[rate]:>12,.0f} heaps/s"),
-        TextColumn("largest value {task.fields[largest]:,}"),
-        TimeElapsedColumn(),
-        console=errors,
-        transient=True,
-        disable=not enabled or not errors.is_terminal,
-    )
+    """The progress bar of long value computations: heaps done, heaps per second and the
+    largest value so far."""
+    fields = {"done": "{:>12,} heaps", "rate": "{:>9,.0f}/s", "largest": "largest {:,}"}
     began = time.perf_counter()
-    with bar:
-        task = bar.add_task("values", total=None, done=0, rate=0.0, largest=0)
+    with progress_bar("values", fields, total=None, enabled=enabled) as bar:
 
         def update(done: int, largest: int) -> None:
             spent = time.perf_counter() - began
-            bar.update(task, done=done, rate=done / spent if spent else 0.0, largest=largest)
+            bar(done=done, rate=done / spent if spent else 0.0, largest=largest)
 
         yield update
 

@@ -18,6 +18,7 @@ from explorer.cli.common import (
     misere_option,
     print_json,
     print_table,
+    progress_bar,
     sequence_progress,
     upto_option,
     visible,
@@ -358,13 +359,16 @@ def table_command(
       explorer table wythoff --rows 1000 --cols 1000 --json
     """
     game = load_game(spec)
-    values = value_table(
-        game,
-        rows,
-        cols,
-        max_states=max_states or DEFAULT_MAX_STATES,
-        **({"max_memory_mb": max_memory} if max_memory else {}),
-    )
+    fields = {"cells": "{:>11,} cells"}
+    with progress_bar("table", fields, total=rows * cols, enabled=not as_json) as update:
+        values = value_table(
+            game,
+            rows,
+            cols,
+            max_states=max_states or DEFAULT_MAX_STATES,
+            progress=lambda done, total: update(completed=done, cells=done),
+            **({"max_memory_mb": max_memory} if max_memory else {}),
+        )
     if as_json:
         print_json({"game": game.spec, "values": values})
         return

@@ -7,7 +7,12 @@ of 64-bit words, and a cell's value is the lowest bit missing from the OR of its
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
+
+#: Called now and then with (cells done, cells in all) while a table is filled.
+TableProgress = Callable[[int, int], None]
 
 _ONE = np.uint64(1)
 
@@ -26,7 +31,7 @@ def _set_bits(bits: np.ndarray, rows: np.ndarray, values: np.ndarray) -> None:
     bits[rows, values >> 6] |= _ONE << (values & 63).astype(np.uint64)
 
 
-def wythoff_table(rows: int, cols: int) -> np.ndarray:
+def wythoff_table(rows: int, cols: int, progress: TableProgress | None = None) -> np.ndarray:
     """G(r, c) of Wythoff's game (take from one heap, or equally from both) for r < rows, c < cols.
 
     Examples
@@ -39,8 +44,12 @@ def wythoff_table(rows: int, cols: int) -> np.ndarray:
     col_bits = np.zeros((cols, words), dtype=np.uint64)
     diag_bits = np.zeros((rows + cols, words), dtype=np.uint64)
     table = np.zeros((rows, cols), dtype=np.int64)
+    done = 0
     for s in range(rows + cols - 1):
+        if progress is not None:
+            progress(done, rows * cols)
         r = np.arange(max(0, s - cols + 1), min(rows, s + 1))
+        done += r.size
         c = s - r
         d = c - r + rows - 1
         values = _lowest_zero_bit(row_bits[r] | col_bits[c] | diag_bits[d])
@@ -48,10 +57,12 @@ def wythoff_table(rows: int, cols: int) -> np.ndarray:
         _set_bits(row_bits, r, values)
         _set_bits(col_bits, c, values)
         _set_bits(diag_bits, d, values)
+    if progress is not None:
+        progress(done, rows * cols)
     return table
 
 
-def ferguson_table(rows: int, cols: int) -> np.ndarray:
+def ferguson_table(rows: int, cols: int, progress: TableProgress | None = None) -> np.ndarray:
     """G(n, m) of Ferguson's game (empty one heap, split the other) for n < rows, m < cols;
     -1 where n or m is 0 (not a position).
 
@@ -68,6 +79,8 @@ def ferguson_table(rows: int, cols: int) -> np.ndarray:
     splits = np.zeros((largest + 1, words), dtype=np.uint64)  # S(t) as a bitset
     cells: dict[int, np.ndarray] = {}
     for t in range(2, largest + 1):
+        if progress is not None:  # the splits are most of the work: the cells follow at once
+            progress(rows * cols * t // (largest + 1), rows * cols)
         a = np.arange(1, t // 2 + 1)
         b = t - a
         union = splits[a] | splits[b]
@@ -89,6 +102,8 @@ def ferguson_table(rows: int, cols: int) -> np.ndarray:
         union = splits[n] | splits[m]
         flat = union.reshape(-1, splits.shape[1])
         table[1:, 1:] = _lowest_zero_bit(flat).reshape(rows - 1, cols - 1)
+    if progress is not None:
+        progress(rows * cols, rows * cols)
     return table
 
 
