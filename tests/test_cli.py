@@ -140,12 +140,12 @@ def test_explain_shows_the_xor():
         ),
         (
             ["solve", "grundy", "2000000000"],
-            "Error: G(0..2,000,000,000) needs about 11,446 MiB, over the limit of 2,048 MiB "
+            "Error: G(0..2,000,000,000) needs about 15,261 MiB, over the limit of 2,048 MiB "
             "(raise it with --max-memory)",
         ),
         (
             ["solve", "grundy", "2000000", "--max-memory", "4"],
-            "Error: G(0..2,000,000) needs about 13 MiB, over the limit of 4 MiB "
+            "Error: G(0..2,000,000) needs about 17 MiB, over the limit of 4 MiB "
             "(raise it with --max-memory)",
         ),
         (

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from explorer import load_game, solve, value_sequence
 from explorer.cli import main
+from explorer.solver import periods
 from explorer.solver.periods import GuySmith, proof_length, proven_period
 from explorer.solver.sparse import extend_values, fletcher32, guy_smith, heap_sequence
 
@@ -105,10 +106,18 @@ def brute_force_smallest_proof(values, theorem):
     return None
 
 
+@pytest.fixture(params=["python", "compiled"])
+def period_search(request, monkeypatch):
+    """Both paths of the period search: Python for short sequences, numba for long ones."""
+    if request.param == "compiled":
+        monkeypatch.setattr(periods, "COMPILED_FROM", 0)
+    return request.param
+
+
 @pytest.mark.parametrize(
     "spec", SPLITTING_CODES[::7] + [f"octal:{c}" for c in ("0.33", "0.137", "0.07", "0.17", "0.6")]
 )
-def test_period_is_the_smallest_proof_found_at_the_theorems_bound(spec):
+def test_period_is_the_smallest_proof_found_at_the_theorems_bound(spec, period_search):
     game = load_game(spec)
     theorem = guy_smith(game)
     values = game.heap_values(1500).tolist()
@@ -121,6 +130,34 @@ def test_period_is_the_smallest_proof_found_at_the_theorems_bound(spec):
         # found with exactly the values the theorem needs, and not with one fewer
         assert proven_period(np.array(values[:need]), need, theorem) == found
         assert proven_period(np.array(values[: need - 1]), need - 1, theorem) != found
+
+
+def brute_force_observed_period(values):
+    """The smallest p whose periodic stretch at the end (p plus the values from which
+    G(n + p) = G(n) holds to the end) covers half the values and three periods, directly."""
+    length = len(values)
+    for p in range(1, length):
+        run = 0
+        while run < length - p and values[length - 1 - run] == values[length - 1 - p - run]:
+            run += 1
+        if 2 * (p + run) >= length and p + run >= 3 * p:
+            return length - p - run, p
+    return None
+
+
+@given(
+    st.lists(st.integers(0, 3), max_size=30),
+    st.lists(st.integers(0, 3), min_size=1, max_size=8),
+    st.integers(0, 40),
+    st.lists(st.integers(0, 3), max_size=3),
+)
+def test_observed_period_equals_a_direct_search(prefix, pattern, repeats, suffix):
+    values = np.array(prefix + pattern * repeats + suffix, dtype=np.uint16)
+    expected = brute_force_observed_period(values.tolist())
+    assert periods.observed_period(values, len(values)) == expected
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(periods, "COMPILED_FROM", 0)
+        assert periods.observed_period(values, len(values)) == expected
 
 
 def test_a_split_leaning_on_heap_0_proves_nothing():
@@ -195,7 +232,7 @@ def test_a_run_past_the_memory_limit_says_how_much_and_how_to_raise_it():
     out = CliRunner().invoke(main, args)
     assert out.exit_code == 1
     assert out.stderr == (
-        "Error: G(0..100,000,000) needs about 574 MiB, over the limit of 64 MiB "
+        "Error: G(0..100,000,000) needs about 765 MiB, over the limit of 64 MiB "
         "(raise it with --max-memory)\n"
     )
 

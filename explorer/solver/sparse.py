@@ -48,9 +48,10 @@ def _parity_split(rules: SplitRules) -> bool:
 
 
 def memory_needed(upto: int) -> int:
-    """Bytes a sequence G(0..upto) needs: the 16-bit values and at most as many rare positions
-    (int64) as the sparse method keeps before falling back to the naive one."""
-    return 2 * (upto + 1) + int(16 * SPARSE_SHARE * (upto + 1)) + (1 << 21)
+    """Bytes a sequence G(0..upto) needs: the 16-bit values, at most as many rare positions
+    (int64, in a buffer twice their number) as the sparse method keeps before falling back to
+    the naive one, and the period search's z (32-bit, for at most half of the values)."""
+    return 2 * (upto + 1) + int(16 * SPARSE_SHARE * (upto + 1)) + 2 * (upto + 1) + (1 << 21)
 
 
 def check_memory(upto: int, max_memory_mb: int) -> None:
