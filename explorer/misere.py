@@ -24,13 +24,13 @@ from explorer.graph import DEFAULT_MAX_STATES, build_graph
 from explorer.sequences import find_period
 from explorer.solver import outcome
 from explorer.solver.misere import (
+    MISERE,
     bouton_misere_moves,
     bouton_misere_outcome,
     misere_grundy_values,
     misere_outcomes,
 )
 
-MISERE = "misere"
 _BOUTON = (
     "misère Nim by Bouton's rule: with a heap of 2 or more, P iff the XOR is 0; "
     "otherwise P iff the 1-heaps are odd in number"

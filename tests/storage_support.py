@@ -24,13 +24,15 @@ def run_json(*args: str) -> Any:
     return json.loads(out)
 
 
-def dump(url: str, spec: str) -> dict[str, Any]:
-    """Every stored row of a game, without provenance columns: states by id, and edges."""
+def dump(url: str, spec: str, convention: str = "normal") -> dict[str, Any]:
+    """Every stored row of a game (in a convention), without provenance columns: states by id,
+    and edges."""
     engine = sa.create_engine(resolve_url(url))
     try:
         with engine.connect() as conn:
             game_id = conn.execute(
-                sa.text("SELECT id FROM games WHERE spec = :s"), {"s": spec}
+                sa.text("SELECT id FROM games WHERE spec = :s AND convention = :c"),
+                {"s": spec, "c": convention},
             ).scalar_one()
             states = conn.execute(
                 sa.text(

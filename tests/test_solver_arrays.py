@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from explorer.incremental import StateValue, state_values
 from explorer.solver import arrays, solve_graph
+from explorer.solver.misere import misere_grundy_values, misere_outcomes
 from tests.test_incremental import brute_force, random_dags
 
 
@@ -42,14 +43,15 @@ def groups(draw: st.DrawFn) -> tuple[list[int], list[int], list[int], list[int]]
     return counts, grundy, far, height
 
 
-@given(groups(), st.booleans())
-def test_the_python_and_numpy_paths_of_the_kernel_agree(group, with_height) -> None:
+@given(groups(), st.booleans(), st.sampled_from([arrays.NORMAL_TERMINAL, arrays.MISERE_TERMINAL]))
+def test_the_python_and_numpy_paths_of_the_kernel_agree(group, with_height, terminal) -> None:
     counts, grundy, far, height = (np.array(x, dtype=np.int64) for x in group)
     given_height = height if with_height else None
-    python = arrays._values_one_by_one(counts, grundy, far, given_height)
-    vectorised = arrays._values_in_numpy(counts, grundy, far, given_height)
+    python = arrays._values_one_by_one(counts, grundy, far, given_height, terminal)
+    vectorised = arrays._values_in_numpy(counts, grundy, far, given_height, terminal)
     for a, b in zip(python, vectorised, strict=True):
         assert a.tolist() == b.tolist()
+    assert (python[0][counts == 0] == terminal).all()
 
 
 @given(random_dags(max_states=16), st.sampled_from([0, 2, 3, 5, 10**9]))
@@ -62,6 +64,19 @@ def test_thin_and_wide_levels_solve_as_the_brute_force(graph: nx.DiGraph, thresh
     )
     longest = {s: 1 + max((solved.height[t] for t in graph[s]), default=-1) for s in graph}
     assert solved.height == longest
+
+
+@given(random_dags(max_states=16), st.sampled_from([0, 3, 10**9]))
+def test_thin_and_wide_levels_give_misere_values_as_the_brute_force(graph, threshold) -> None:
+    """Misère G⁻ (1 without a move, else the mex) and misère outcomes, by either path."""
+    with few(threshold):
+        found = misere_grundy_values(graph)
+    for state in nx.topological_sort(nx.reverse(graph)):
+        moves = [found[t] for t in graph[state]]
+        expected = 1 if not moves else min(set(range(len(moves) + 1)) - set(moves))
+        assert found[state] == expected, state
+    outcomes, _ = misere_outcomes(graph)
+    assert {s: "P" if g == 0 else "N" for s, g in found.items()} == outcomes
 
 
 def test_a_deep_chain_with_a_wide_fan_solves_as_the_brute_force() -> None:

@@ -241,7 +241,13 @@ def test_stats_count_by_outcome_value_and_depth_and_list_builds(db_url):
     ]
     listing = run_json("stats", "--db", db_url)
     assert listing == [
-        {"game": "nim", "states": len(positions), "edges": len(edges), "sequence": None}
+        {
+            "game": "nim",
+            "convention": "normal",
+            "states": len(positions),
+            "edges": len(edges),
+            "sequence": None,
+        }
     ]
     code, out, _ = run("stats", "nim", "--db", db_url)
     assert code == 0 and "by Grundy value" in out and "2,3,5" in out

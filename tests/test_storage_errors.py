@@ -135,7 +135,13 @@ def test_the_migration_moves_a_typed_dag_game_to_its_file_when_upgraded_beside_i
     before = rows(db)["states"]
     monkeypatch.chdir(a.parent)
     assert run_json("stats", "--db", db) == [
-        {"game": "dag:game.json", "states": 2, "edges": 1, "sequence": None}
+        {
+            "game": "dag:game.json",
+            "convention": "normal",
+            "states": 2,
+            "edges": 1,
+            "sequence": None,
+        }
     ]
     stored = rows(db)
     assert [g[1] for g in stored["games"]] == [f"dag:{a}"]

@@ -94,6 +94,7 @@ def test_a_value_changed_by_hand_is_caught(db_url):
         "position": "1,2",
         "check": "grundy",
         "detail": "stored 5, the mex of its successors is 3",
+        "convention": "normal",
     } in result["mismatches"]
     # and its predecessors, whose mex now sees a 5 instead of a 3
     assert all(m["check"] == "grundy" for m in result["mismatches"])
@@ -119,6 +120,7 @@ def test_a_removed_move_is_caught(db_url):
         "position": "9",
         "check": "moves",
         "detail": "the move to '8' is missing",
+        "convention": "normal",
     }
 
 
@@ -133,6 +135,7 @@ def test_a_move_added_by_hand_is_caught(db_url):
         "position": "1",
         "check": "moves",
         "detail": "a move to '2', which the rules do not allow",
+        "convention": "normal",
     } in result["mismatches"]
     # a move into a state not stored at all
     sql(db_url, "INSERT INTO edges (game_id, src, dst) VALUES (1, :s, 999)", s=src)
@@ -142,6 +145,7 @@ def test_a_move_added_by_hand_is_caught(db_url):
         "position": "1",
         "check": "moves",
         "detail": "a move to state id 999, which is not stored",
+        "convention": "normal",
     } in result["mismatches"]
 
 

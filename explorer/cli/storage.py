@@ -42,6 +42,19 @@ db_option = click.option(
     help="Database file or URL: a path, sqlite:///FILE or postgresql://USER@HOST/DB "
     "(default: $EXPLORER_DB, else ./explorer.db).",
 )
+stored_misere_option = click.option(
+    "--misere",
+    is_flag=True,
+    help="The game's misère build (explorer build --misere), stored beside its normal-play one.",
+)
+
+#: How a stored game's convention is shown after its spec.
+MISERE_MARK = " (misère)"
+
+
+def _shown_game(game: str, convention: str) -> str:
+    """A stored game's spec as shown (see `visible`), marked when it is a misère build."""
+    return visible(game) + (MISERE_MARK if convention == "misere" else "")
 
 
 #: The build progress bar's fields (they fit in 80 columns with the bar and the elapsed time).
@@ -68,15 +81,18 @@ def _print_build(report: BuildReport, database: Database, max_states: int | None
         f"{visible(report.game)} {visible(report.position)} -> {visible(database.url)}: "
         f"{report.status}"
     )
+    if report.convention == "misere":
+        console.print("  play     misère (the player who moves last loses)")
     console.print(
         f"  states   {report.states_new:,} new, {report.states_reused:,} reused "
-        f"({report.states_stored:,} stored for {visible(report.game)})"
+        f"({report.states_stored:,} stored for {_shown_game(report.game, report.convention)})"
     )
     console.print(f"  edges    {report.edges_new:,} new")
     console.print(f"  values   {report.values_computed:,} computed")
     if report.grundy is not None:
+        value = "misère G⁻" if report.convention == "misere" else "grundy"
         console.print(
-            f"  value    grundy {report.grundy}, outcome {report.outcome}, "
+            f"  value    {value} {report.grundy}, outcome {report.outcome}, "
             f"remoteness {report.remoteness}"
         )
     console.print(f"  time     {report.seconds:.2f} s ({rate:,.0f} new states/s)")
@@ -98,34 +114,58 @@ def _print_build(report: BuildReport, database: Database, max_states: int | None
     help="Stop cleanly once this many new states are stored (the last state's moves are kept "
     "together, so a few more may be); the same command continues later.",
 )
+@click.option(
+    "--misere",
+    is_flag=True,
+    help="Misère play (the player who moves last loses): store the misère outcome, remoteness "
+    "and G⁻ of every state, as a game of its own beside the normal-play build.",
+)
 @json_option
 def build_command(
-    spec: str, position: str, url: str | None, max_states: int | None, as_json: bool
+    spec: str,
+    position: str,
+    url: str | None,
+    max_states: int | None,
+    misere: bool,
+    as_json: bool,
 ) -> None:
     """Build the game graph of POSITION into the database, with every value solved.
 
     States already stored are reused, not rebuilt; a build stopped by --max-states or killed
-    continues where it stopped when run again.
+    continues where it stopped when run again. With --misere the misère game is built and
+    stored beside the normal-play one: each state's misère outcome and remoteness, and its
+    G⁻ (1 at the end, else the mex of its moves' G⁻: 0 exactly on misère P-positions) in the
+    grundy column; query, stats, export, verify, viz --db and serve read it with --misere.
 
     \b
     Examples:
       explorer build nim 3,4,5
+      explorer build nim 3,4,5 --misere
       explorer build kayles 40 --db postgresql://me@localhost/games --max-states 100000
     """
     from explorer.storage import open_database
+    from explorer.storage.building import refuse_misere_cycles
 
-    load_game(spec).parse(position)  # refuse a bad spec or position before opening a database
+    game = load_game(spec)
+    game.parse(position)  # refuse a bad spec or position before opening a database
+    if misere:
+        refuse_misere_cycles(game)
     with open_database(url) as database, _progress(not as_json, max_states) as update:
-        report = database.build(spec, position, max_states=max_states, progress=update)
+        report = database.build(
+            spec, position, max_states=max_states, progress=update, misere=misere
+        )
     if as_json:
         print_json({"database": database.url, **report.to_dict()})
     else:
         _print_build(report, database, max_states)
 
 
-def _state_table(states: list[dict[str, Any]], title: str | None = None) -> Table:
+def _state_table(
+    states: list[dict[str, Any]], title: str | None = None, convention: str = "normal"
+) -> Table:
     table = Table(title=title)
-    for column in ("position", "grundy", "outcome", "remoteness", "depth"):
+    value = "G⁻" if convention == "misere" else "grundy"
+    for column in ("position", value, "outcome", "remoteness", "depth"):
         table.add_column(column, justify="left" if column == "position" else "right")
     for s in states:
         table.add_row(
@@ -169,7 +209,7 @@ def _page_note(total: int, offset: int, shown: int) -> str:
 @click.option(
     "--grundy",
     type=click.IntRange(min=0, max=MAX_STORED_INT),
-    help="List only states of this value.",
+    help="List only states of this value (G⁻ with --misere).",
 )
 @click.option(
     "--depth",
@@ -197,6 +237,7 @@ def _page_note(total: int, offset: int, shown: int) -> str:
     show_default=True,
     help="States to skip (the page start).",
 )
+@stored_misere_option
 @json_option
 def query_command(
     spec: str,
@@ -209,9 +250,13 @@ def query_command(
     direction: str | None,
     limit: int,
     offset: int,
+    misere: bool,
     as_json: bool,
 ) -> None:
     """Look up stored states: a POSITION's value and moves, or states filtered by value.
+
+    With --misere, in the game's misère build: outcomes and remoteness of misère play, and
+    G⁻ as the value (0 exactly on misère P-positions).
 
     \b
     Examples:
@@ -220,6 +265,7 @@ def query_command(
       explorer query nim --outcome P --limit 10
       explorer query kayles --grundy 0 --depth 2 --json
       explorer query graph:data/loopy.json --outcome D
+      explorer query nim 3,4,5 --misere
     """
     filtered = outcome is not None or grundy is not None or depth is not None
     filtered = filtered or infinite is not None
@@ -241,17 +287,18 @@ def query_command(
                 infinite=infinite,
                 limit=limit,
                 offset=offset,
+                misere=misere,
             )
-            title = f"{visible(page['game'])} states"
+            title = f"{_shown_game(page['game'], page['convention'])} states"
         elif direction:
             linked = database.successors if direction == "out" else database.predecessors
-            page = linked(spec, position, limit=limit, offset=offset)
+            page = linked(spec, position, limit=limit, offset=offset, misere=misere)
             title = (
-                f"{visible(page['game'])} {'moves from' if direction == 'out' else 'moves to'} "
-                f"{visible(page['position'])}"
+                f"{_shown_game(page['game'], page['convention'])} "
+                f"{'moves from' if direction == 'out' else 'moves to'} {visible(page['position'])}"
             )
         else:
-            state = database.state(spec, position, moves=limit)
+            state = database.state(spec, position, moves=limit, misere=misere)
             if as_json:
                 print_json(state)
                 return
@@ -260,24 +307,30 @@ def query_command(
     if as_json:
         print_json(page)
         return
-    print_table(_state_table(page["states"], title))
+    print_table(_state_table(page["states"], title, page["convention"]))
     console.print(_page_note(page["total"], offset, len(page["states"])))
 
 
 def _print_state(state: dict[str, Any]) -> None:
+    misere = state["convention"] == "misere"
+    value = "G⁻    " if misere else "grundy"
     console.print(f"game        {visible(state['game'])}")
+    if misere:
+        console.print("convention  misère (the player who moves last loses)")
     console.print(f"position    {visible(state['position'])}")
     if state["outcome"] is None:
-        console.print("grundy      not solved yet (its build has not finished)")
+        console.print(f"{value}      not solved yet (its build has not finished)")
     else:
-        console.print(f"grundy      {_value_text(state)}")
+        console.print(f"{value}      {_value_text(state)}")
         console.print(f"outcome     {outcome_text(state['outcome'])}")
         if state["remoteness"] is not None:
             console.print(f"remoteness  {state['remoteness']}")
     console.print(f"depth       {state['depth']}")
     console.print(f"moves       {state['moves']:,} (predecessors: {state['predecessors']:,})")
     if state["successors"]:
-        print_table(_state_table(state["successors"], "moves (P = winning move)"))
+        print_table(
+            _state_table(state["successors"], "moves (P = winning move)", state["convention"])
+        )
         if state["moves"] > len(state["successors"]):
             console.print(
                 f"... {state['moves'] - len(state['successors']):,} more: "
@@ -288,28 +341,37 @@ def _print_state(state: dict[str, Any]) -> None:
 @click.command("stats")
 @click.argument("spec", required=False)
 @db_option
+@stored_misere_option
 @json_option
-def stats_command(spec: str | None, url: str | None, as_json: bool) -> None:
+def stats_command(spec: str | None, url: str | None, misere: bool, as_json: bool) -> None:
     """Counts by outcome, Grundy value and depth, and the build history of a stored game.
 
-    Without SPEC, list the stored games and value sequences.
+    Without SPEC, list the stored games (with their convention) and value sequences. With
+    --misere, the game's misère build (its values are G⁻, its outcomes misère play's).
 
     \b
     Examples:
       explorer stats
       explorer stats nim --json
+      explorer stats nim --misere
     """
     from explorer.storage import open_database
 
+    if misere and not spec:
+        raise click.UsageError("--misere names a game's misère build: give its SPEC")
     with open_database(url, create=False) as database:
-        result: Any = database.stats(spec) if spec else database.games()
+        result: Any = database.stats(spec, misere=misere) if spec else database.games()
     if as_json:
         print_json(result)
         return
     if spec is None:
         table = Table("game", "states", "edges", title=f"games in {visible(database.url)}")
         for row in result:
-            table.add_row(visible(row["game"]), f"{row['states']:,}", f"{row['edges']:,}")
+            table.add_row(
+                _shown_game(row["game"], row["convention"]),
+                f"{row['states']:,}",
+                f"{row['edges']:,}",
+            )
         print_table(table)
         stored = [(row["game"], row["sequence"]) for row in result if row["sequence"]]
         if stored:
@@ -330,7 +392,10 @@ def stats_command(spec: str | None, url: str | None, as_json: bool) -> None:
                 )
             print_table(sequences)
         return
+    misere = result["convention"] == "misere"
     console.print(f"game            {visible(result['game'])}")
+    if misere:
+        console.print("convention      misère (the player who moves last loses)")
     console.print(
         f"states          {result['states']:,} ({result['expanded']:,} expanded, "
         f"{result['solved']:,} solved)"
@@ -338,10 +403,14 @@ def stats_command(spec: str | None, url: str | None, as_json: bool) -> None:
     console.print(f"edges           {result['edges']:,}")
     outcomes = ", ".join(f"{k} {v:,}" for k, v in result["by_outcome"].items())
     console.print(f"by outcome      {outcomes}")
-    console.print(f"largest value   {result['max_grundy']}")
+    console.print(f"largest {'G⁻   ' if misere else 'value'}   {result['max_grundy']}")
     console.print(f"deepest state   {result['max_depth']}")
     console.print(f"max remoteness  {result['max_remoteness']}")
-    by_value = Table("grundy", "states", title="by Grundy value")
+    by_value = Table(
+        "G⁻" if misere else "grundy",
+        "states",
+        title="by misère value G⁻" if misere else "by Grundy value",
+    )
     for value, count in result["by_grundy"].items():
         by_value.add_row(str(value), f"{count:,}")
     print_table(by_value)
@@ -401,6 +470,7 @@ def stats_command(spec: str | None, url: str | None, as_json: bool) -> None:
     "--around the most the neighbourhood may have (default 2,000,000).",
 )
 @db_option
+@stored_misere_option
 @json_option
 def export_command(
     spec: str,
@@ -411,12 +481,15 @@ def export_command(
     direction: str,
     limit: int | None,
     url: str | None,
+    misere: bool,
     as_json: bool,
 ) -> None:
     """Write a stored game graph, or a neighbourhood, as GraphML, GEXF, JSON or CSV.
 
     Rows stream from the database to the file (memory stays flat whatever the graph's size);
     the file replaces OUTPUT only once it is complete, and a symbolic link is never followed.
+    With --misere, the game's misère build (GraphML and JSON say so in the graph's
+    ``convention`` attribute, GEXF in its description).
 
     \b
     Examples:
@@ -435,6 +508,7 @@ def export_command(
             direction=direction,  # type: ignore[arg-type]
             limit=limit,
             progress=update,
+            misere=misere,
         )
     if as_json:
         print_json(report.to_dict())
@@ -446,7 +520,8 @@ def export_command(
     )
     console.print(
         f"wrote {report.states:,} states and {report.edges:,} edges of "
-        f"{visible(report.game)}{cut} to {visible(', '.join(report.files))}"
+        f"{_shown_game(report.game, report.convention)}{cut} to "
+        f"{visible(', '.join(report.files))}"
     )
 
 
@@ -507,27 +582,34 @@ def _verify_progress(enabled: bool) -> Iterator[Callable[[str, int, int], None]]
     show_default=True,
     help="Mismatches to list (all are counted).",
 )
+@stored_misere_option
 @json_option
 def verify_command(
-    spec: str | None, url: str | None, rules: bool, show: int, as_json: bool
+    spec: str | None, url: str | None, rules: bool, show: int, misere: bool, as_json: bool
 ) -> None:
     """Check a stored game (or every stored game) and the database file.
 
     Recomputes every state's Grundy value, outcome, remoteness and height from its stored
     successors, regenerates every state's moves from the rules (games imported from a file
     excepted), and runs SQLite's integrity check (PostgreSQL has none). Prints a summary and the
-    first mismatches; exits 1 if anything is wrong.
+    first mismatches; exits 1 if anything is wrong. A misère build (SPEC --misere, or every
+    game without SPEC) is checked by the misère rule: G⁻ = 1 without a move, else the mex.
 
     \b
     Examples:
       explorer verify
       explorer verify nim --db games.db --show 5
+      explorer verify nim --misere
     """
     from explorer.storage import open_database
     from explorer.storage.verify import verify_database
 
+    if misere and not spec:
+        raise click.UsageError("--misere names a game's misère build: give its SPEC")
     with open_database(url, create=False) as database, _verify_progress(not as_json) as update:
-        result = verify_database(database.engine, spec, rules=rules, show=show, progress=update)
+        result = verify_database(
+            database.engine, spec, rules=rules, show=show, progress=update, misere=misere
+        )
     if as_json:
         print_json(result.to_dict())
     else:
@@ -538,12 +620,13 @@ def verify_command(
         for game in result.games:
             verdict = "ok" if not game.problems else _problems(game.problems)
             console.print(
-                f"  {visible(game.game)}: {game.states:,} states, {game.edges:,} moves "
-                f"({game.rules}): {verdict}"
+                f"  {_shown_game(game.game, game.convention)}: {game.states:,} states, "
+                f"{game.edges:,} moves ({game.rules}): {verdict}"
             )
         for m in result.mismatches:
             console.print(
-                f"  {visible(m.game)} {visible(m.position)}: {m.check}: {visible(m.detail)}"
+                f"  {_shown_game(m.game, m.convention)} {visible(m.position)}: {m.check}: "
+                f"{visible(m.detail)}"
             )
     if not result.ok:
         total = result.problems + len(result.integrity_problems)

@@ -20,7 +20,7 @@ from explorer.cli.common import (
     visible,
     working,
 )
-from explorer.errors import ExplorerError, SpecError
+from explorer.errors import ExplorerError
 from explorer.games import load_game
 from explorer.graph import DEFAULT_MAX_STATES
 from explorer.sequences import value_sequence
@@ -131,7 +131,8 @@ def viz_command(
     Colour shows the outcome and the Grundy value (P-positions are dark red boxes), red arrows
     are winning moves, hovering a state shows its values; layers run top to bottom. In a game
     with cycles, draws (D) and infinite values (∞) have colours of their own; --misere draws
-    misère outcomes (the last mover loses).
+    misère outcomes (the last mover loses), from the rules or, with --db, from the game's
+    misère build (explorer build --misere).
 
     \b
     Examples:
@@ -141,10 +142,9 @@ def viz_command(
       explorer viz kayles 30 --db kayles.db --around 12 --depth 1 -o near.html
       explorer viz windup:7:2,3 6 -o windup.html
       explorer viz kayles 6 --misere -o kayles-misere.html
+      explorer viz nim 3,4,5 --db explorer.db --misere -o nim-misere.html
     """
     shown = spec
-    if url is not None and misere:
-        raise SpecError("--misere draws from the rules; a database stores normal-play values")
     if url is not None:
         from explorer.storage import open_database  # only when drawing from a database
 
@@ -157,6 +157,7 @@ def viz_command(
                 budget=budget,
                 condensed=condensed,  # type: ignore[arg-type]
                 max_states=max_states or DEFAULT_MAX_STATES,
+                misere=misere,
             )
     else:
         game = load_game(spec)

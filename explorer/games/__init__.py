@@ -105,6 +105,22 @@ def load_game(spec: str) -> Game[Any]:
     return family.from_parameters(parameters.strip() if colon else None)
 
 
+#: The families whose play may go on forever (their graphs may have cycles).
+LOOPY_FAMILIES: tuple[type[Game[Any]], ...] = (GraphGame, WindUp)
+
+
+def may_cycle(game: Game[Any]) -> bool:
+    """Whether play in a game may go on forever: a family with cycles, or a sum with such a part.
+
+    Examples
+    --------
+    >>> may_cycle(load_game("nim + windup:5:1,3")), may_cycle(load_game("nim + kayles"))
+    (True, False)
+    """
+    parts = game.components if isinstance(game, SumGame) else (game,)
+    return any(isinstance(part, LOOPY_FAMILIES) for part in parts)
+
+
 def families() -> list[tuple[str, type[Game[Any]]]]:
     """The registered families in registry order, then the sum."""
     return [*FAMILIES.items(), ("sum", SumGame)]
@@ -121,4 +137,5 @@ __all__ = [
     "SumGame",
     "families",
     "load_game",
+    "may_cycle",
 ]

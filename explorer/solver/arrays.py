@@ -27,6 +27,9 @@ FEW = 64
 
 #: A remoteness no state has: what "no move to a P-position" looks like in a minimum.
 _NEVER = np.iinfo(np.int64).max
+#: The value of a state without moves: 0 in normal play; in misère play G⁻ = 1 there (the
+#: player to move has no move, so the opponent moved last and lost: an N-position).
+NORMAL_TERMINAL, MISERE_TERMINAL = 0, 1
 
 
 def ranges(starts: Ints, counts: Ints) -> Ints:
@@ -120,7 +123,12 @@ def mex_by_group(counts: Ints, values: Ints) -> Ints:
 
 
 def level_values(
-    counts: Ints, grundy: Ints, remoteness: Ints, height: Ints | None = None
+    counts: Ints,
+    grundy: Ints,
+    remoteness: Ints,
+    height: Ints | None = None,
+    *,
+    terminal: int = NORMAL_TERMINAL,
 ) -> tuple[Ints, Ints, Ints]:
     """Grundy value, remoteness and height of a group of states from their successors' values.
 
@@ -132,22 +140,30 @@ def level_values(
     greatest successor height (zeros when `height` is not given). Fewer than `FEW` states go
     through `state_value` one by one, more through numpy (the tests hold the two equal).
 
+    With ``terminal=MISERE_TERMINAL`` the values are misère play's: a terminal state has G⁻ = 1
+    (an N-position), every other the mex of its successors' G⁻, so G⁻ = 0 exactly on misère
+    P-positions and the remoteness is misère play's.
+
     Examples
     --------
     >>> g, r, h = level_values(np.array([2, 0]), np.array([0, 1]), np.array([0, 1]))
     >>> g.tolist(), r.tolist(), h.tolist()
     ([2, 0], [1, 0], [0, 0])
+    >>> level_values(np.array([1, 0]), np.array([1]), np.array([0]), terminal=1)[0].tolist()
+    [0, 1]
     """
     if len(counts) < FEW:
-        return _values_one_by_one(counts, grundy, remoteness, height)
-    return _values_in_numpy(counts, grundy, remoteness, height)
+        return _values_one_by_one(counts, grundy, remoteness, height, terminal)
+    return _values_in_numpy(counts, grundy, remoteness, height, terminal)
 
 
 def _values_in_numpy(
-    counts: Ints, grundy: Ints, remoteness: Ints, height: Ints | None
+    counts: Ints, grundy: Ints, remoteness: Ints, height: Ints | None, terminal: int
 ) -> tuple[Ints, Ints, Ints]:
     """`level_values` vectorised over the group (for many states)."""
     g = mex_by_group(counts, grundy)
+    if terminal != NORMAL_TERMINAL:
+        g[counts == 0] = terminal
     r = np.zeros(len(counts), dtype=np.int64)
     h = np.zeros(len(counts), dtype=np.int64)
     if grundy.size:
@@ -162,18 +178,22 @@ def _values_in_numpy(
 
 
 def state_value(
-    grundy: Sequence[int], remoteness: Sequence[int], height: Sequence[int] | None = None
+    grundy: Sequence[int],
+    remoteness: Sequence[int],
+    height: Sequence[int] | None = None,
+    *,
+    terminal: int = NORMAL_TERMINAL,
 ) -> tuple[int, int, int]:
     """`level_values` for one state, in plain Python: its Grundy value, remoteness and height
     from its successors' values (the same rule; numpy's cost per call dominates on a few states).
 
     Examples
     --------
-    >>> state_value([0, 1], [0, 1], [0, 1]), state_value([], [])
-    ((2, 1, 2), (0, 0, 0))
+    >>> state_value([0, 1], [0, 1], [0, 1]), state_value([], []), state_value([], [], terminal=1)
+    ((2, 1, 2), (0, 0, 0), (1, 0, 0))
     """
     if not grundy:
-        return 0, 0, 0
+        return terminal, 0, 0
     seen = set(grundy)
     g = 0
     while g in seen:
@@ -186,14 +206,15 @@ def state_value(
 
 
 def _values_one_by_one(
-    counts: Ints, grundy: Ints, remoteness: Ints, height: Ints | None
+    counts: Ints, grundy: Ints, remoteness: Ints, height: Ints | None, terminal: int
 ) -> tuple[Ints, Ints, Ints]:
     """`level_values` through `state_value`, a state at a time (for a few states)."""
     g, r, h = grundy.tolist(), remoteness.tolist(), None if height is None else height.tolist()
     solved, at = [], 0
     for count in counts.tolist():
         end = at + count
-        solved.append(state_value(g[at:end], r[at:end], None if h is None else h[at:end]))
+        part = None if h is None else h[at:end]
+        solved.append(state_value(g[at:end], r[at:end], part, terminal=terminal))
         at = end
     found = np.array(solved, dtype=np.int64).reshape(-1, 3)
     return found[:, 0], found[:, 1], found[:, 2]
@@ -210,11 +231,16 @@ class Values(NamedTuple):
     def unsolved(cls, size: int) -> Values:
         return cls(*(np.full(size, -1, dtype=np.int64) for _ in range(3)))
 
-    def solve(self, level: Ints, succ: Adjacency) -> None:
-        """Give values to the states of `level`, every one of whose successors has one."""
+    def solve(self, level: Ints, succ: Adjacency, *, terminal: int = NORMAL_TERMINAL) -> None:
+        """Give values to the states of `level`, every one of whose successors has one
+        (misère values with ``terminal=MISERE_TERMINAL``, see `level_values`)."""
         targets = succ.of(level)
         self.grundy[level], self.remoteness[level], self.height[level] = level_values(
-            succ.degree[level], self.grundy[targets], self.remoteness[targets], self.height[targets]
+            succ.degree[level],
+            self.grundy[targets],
+            self.remoteness[targets],
+            self.height[targets],
+            terminal=terminal,
         )
 
 

@@ -5,13 +5,20 @@ graph, the misère Grundy value G⁻ of an acyclic one, and Bouton's rule for mi
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
+from typing import Literal
 
 import networkx as nx
 import numpy as np
 
 from explorer.solver import adjacency, outcome
-from explorer.solver.arrays import in_levels, mex_by_group, refuse_cycle
+from explorer.solver.arrays import MISERE_TERMINAL, Values, in_levels, refuse_cycle
 from explorer.solver.loopy import retrograde
+
+#: The two play conventions: normal (the player who cannot move loses) and misère (the player
+#: who moves last loses), as results and stored games name them.
+Convention = Literal["normal", "misere"]
+NORMAL: Convention = "normal"
+MISERE: Convention = "misere"
 
 
 def misere_outcomes(graph: nx.DiGraph) -> tuple[dict[Hashable, str], dict[Hashable, int | None]]:
@@ -50,14 +57,13 @@ def misere_grundy_values(graph: nx.DiGraph) -> dict[Hashable, int]:
     {2: 2, 1: 0, 0: 1}
     """
     nodes, succ = adjacency(graph)
-    grundy = np.full(succ.size, -1, dtype=np.int64)
+    values = Values.unsolved(succ.size)
     pending = succ.degree.copy()
     for level in in_levels(np.flatnonzero(pending == 0), pending, succ.reversed().of):
-        degree = succ.degree[level]
-        grundy[level] = np.where(degree == 0, 1, mex_by_group(degree, grundy[succ.of(level)]))
-    if (grundy < 0).any():
-        refuse_cycle(succ, grundy < 0, nodes.__getitem__)
-    return dict(zip(nodes, grundy.tolist(), strict=True))
+        values.solve(level, succ, terminal=MISERE_TERMINAL)
+    if (values.grundy < 0).any():
+        refuse_cycle(succ, values.grundy < 0, nodes.__getitem__)
+    return dict(zip(nodes, values.grundy.tolist(), strict=True))
 
 
 def bouton_misere_outcome(heaps: Iterable[int]) -> str:

@@ -5,6 +5,10 @@ writes each batch's new states, edges and values in one transaction, and solves 
 soon as all of its successors have values, from compact numpy arrays rather than a NetworkX
 graph. Because expansion order depends only on what is stored, a build killed at any moment
 and run again ends with exactly the rows an uninterrupted build writes.
+
+A misère build (``misere=True``) is the same build of the game's misère twin (a game row of
+its own, see `explorer.storage.records`): only the value of a state without moves differs
+(G⁻ = 1, an N-position), so its states hold G⁻, misère outcomes and misère remoteness.
 """
 
 from __future__ import annotations
@@ -23,10 +27,19 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from explorer import __version__
-from explorer.games import load_game
+from explorer.errors import SpecError
+from explorer.games import load_game, may_cycle
 from explorer.games.base import Game, Position
 from explorer.solver import outcome
-from explorer.solver.arrays import Adjacency, Values, in_levels, ranges
+from explorer.solver.arrays import (
+    MISERE_TERMINAL,
+    NORMAL_TERMINAL,
+    Adjacency,
+    Values,
+    in_levels,
+    ranges,
+)
+from explorer.solver.misere import MISERE, NORMAL, Convention
 from explorer.storage.bulk import (
     STREAM,
     EdgePayload,
@@ -74,6 +87,8 @@ class BuildReport:
 
     ``status`` is ``complete`` when every state reachable from the position is stored and
     solved, ``stopped`` when ``max_states`` cut it short (building again continues).
+    ``convention`` is ``misere`` for a misère build, whose ``grundy`` is G⁻ (zero exactly on
+    misère P-positions) and whose outcome and remoteness are misère play's.
     """
 
     game: str
@@ -90,6 +105,7 @@ class BuildReport:
     outcome: str | None
     remoteness: int | None
     seconds: float
+    convention: Convention = NORMAL
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -219,9 +235,12 @@ class GraphBuilder:
         max_states: int | None = None,
         batch_states: int = BATCH_STATES,
         progress: Callable[[BuildProgress], None] | None = None,
+        misere: bool = False,
     ) -> None:
         self.engine = engine
         self.game = game
+        self.convention: Convention = MISERE if misere else NORMAL
+        self.terminal = MISERE_TERMINAL if misere else NORMAL_TERMINAL
         self.root = root
         self.root_key = game.format(root)
         self.max_states = max_states
@@ -270,15 +289,20 @@ class GraphBuilder:
     def _start(self) -> None:
         """Record the game and the build; mark builds killed earlier as interrupted."""
         with self.engine.begin() as conn:
-            game_id = stored_game(conn, self.game)
+            game_id = stored_game(conn, self.game, self.convention)
             interrupt_running(conn, game_id)
+            rule = (
+                "misère G⁻: 1 without a move, else the mex over stored successors"
+                if self.convention == MISERE
+                else "mex over stored successors"
+            )
             self.build_id = insert_build(
                 conn,
                 game_id=game_id,
                 kind="build",
                 root=self.root_key,
                 max_states=self.max_states,
-                method=f"mex over stored successors (explorer {__version__})",
+                method=f"{rule} (explorer {__version__})",
             )
         self.game_id = game_id
 
@@ -368,7 +392,7 @@ class GraphBuilder:
         succ = Adjacency(self.out_start.data, self.out_count.data, self.edge_dst.data)
         solved = []
         for level in in_levels(ready, self.pending.data, self.waiting.sources):
-            values.solve(level, succ)
+            values.solve(level, succ, terminal=self.terminal)
             solved.append(level)
         self.values_computed += sum(len(s) for s in solved)
         return solved
@@ -527,7 +551,7 @@ class GraphBuilder:
         stopped by Ctrl-C ``interrupted`` (one killed outright stays ``running``, and is shown
         interrupted once its process is gone: see `explorer.storage.records.shown_status`)."""
         with self.engine.connect() as conn:
-            stored = find_game(conn, canonical_spec(self.game.spec))
+            stored = find_game(conn, canonical_spec(self.game.spec), self.convention)
         # Everything stored is read before anything is written, so a database that cannot be
         # read (a damaged page, a table missing) is left exactly as it was.
         self.game_id = NOT_STORED if stored is None else stored
@@ -629,6 +653,7 @@ class GraphBuilder:
             outcome=None if g == UNKNOWN else outcome(g),
             remoteness=None if g == UNKNOWN else int(self.remote.data[root]),
             seconds=time.perf_counter() - self.started,
+            convention=self.convention,
         )
 
 
@@ -640,6 +665,7 @@ def build_position(
     max_states: int | None = None,
     batch_states: int = BATCH_STATES,
     progress: Callable[[BuildProgress], None] | None = None,
+    misere: bool = False,
 ) -> BuildReport:
     """Build the game graph of a position into a database, reusing whatever is stored.
 
@@ -658,10 +684,19 @@ def build_position(
         States expanded per transaction.
     progress : callable, optional
         Called with a `BuildProgress` after every committed batch.
+    misere : bool
+        Build the misère game (the player who moves last loses), stored beside the normal-play
+        one: states hold G⁻, misère outcomes and misère remoteness.
 
     Returns
     -------
     BuildReport
+
+    Raises
+    ------
+    SpecError
+        For a misère build of a game whose play may loop (``graph:``, ``windup:``): G⁻ needs
+        play that ends (`explorer.misere.solve_misere` gives such a game's misère outcomes).
 
     Examples
     --------
@@ -672,10 +707,32 @@ def build_position(
     ('complete', 15, 0)
     >>> build_position(engine, "subtraction:1,2", "5,4").states_reused
     15
+    >>> misere = build_position(engine, "subtraction:1,2", "4,4", misere=True)
+    >>> misere.states_new, misere.grundy, misere.outcome, misere.convention
+    (15, 1, 'N', 'misere')
     """
     game = load_game(spec)
     root = game.parse(position)
+    if misere:
+        refuse_misere_cycles(game)
     builder = GraphBuilder(
-        engine, game, root, max_states=max_states, batch_states=batch_states, progress=progress
+        engine,
+        game,
+        root,
+        max_states=max_states,
+        batch_states=batch_states,
+        progress=progress,
+        misere=misere,
     )
     return builder.run()
+
+
+def refuse_misere_cycles(game: Game[Any]) -> None:
+    """Refuse a misère build of a game whose play may loop: its misère values are outcomes
+    with draws, not G⁻, and a build solves no cycle."""
+    if may_cycle(game):
+        raise SpecError(
+            f"a misère build needs a game whose play always ends, and {game.spec} may loop "
+            f"(explorer solve {game.spec!r} POSITION --misere gives its misère outcomes, "
+            "draws included)"
+        )

@@ -20,6 +20,7 @@ from sqlalchemy.engine import Engine
 
 from explorer.errors import DatabaseError, ExplorerError, NotStoredError
 from explorer.games import load_game
+from explorer.solver.misere import MISERE, NORMAL, Convention
 from explorer.storage.building import BATCH_STATES, BuildProgress, BuildReport, build_position
 from explorer.storage.bulk import partitions
 from explorer.storage.edits import EditReport, edit_game, import_graph, solve_stored
@@ -110,6 +111,15 @@ def _state_dict(row: Any) -> dict[str, object]:
     }
 
 
+def _convention(misere: bool) -> Convention:
+    return MISERE if misere else NORMAL
+
+
+def _misere_flag(misere: bool) -> str:
+    """What a command line adds to name a game's misère build."""
+    return " --misere" if misere else ""
+
+
 def _import_argument(spec: str) -> str:
     """What `explorer import` takes for a file game: the file (``dag:``) or the spec."""
     return spec.removeprefix("dag:")
@@ -189,13 +199,22 @@ class Database:
         except ExplorerError as error:
             return game.spec, position, str(error)
 
-    def _game(self, conn: sa.Connection, spec: str) -> tuple[int, str]:
-        """The id of the game a spec names, and its spec as shown (see `shown_spec`)."""
-        found = lookup_game(conn, spec)
+    def _game(self, conn: sa.Connection, spec: str, misere: bool = False) -> tuple[int, str]:
+        """The id of the game a spec names in normal play (or its misère build), and its spec
+        as shown (see `shown_spec`)."""
+        found = lookup_game(conn, spec, _convention(misere))
         if found is not None:
             return found[0], shown_spec(found[1])
         shown = shown_spec(canonical_spec(spec))
-        hint = f"build a position first: explorer build {shown!r} POSITION"
+        if lookup_game(conn, spec, _convention(not misere)) is not None:
+            other = "only its normal-play build" if misere else "only its misère build"
+            flag = "" if misere else " (add --misere)"
+            raise NotStoredError(
+                f"the {'misère' if misere else 'normal-play'} game {shown!r} is not stored in "
+                f"{self._shown_url()!r}: {other} is{flag} (build a position of it: explorer "
+                f"build {shown!r} POSITION{_misere_flag(misere)})"
+            )
+        hint = f"build a position first: explorer build {shown!r} POSITION{_misere_flag(misere)}"
         family = shown.partition(":")[0]
         if family in ("dag", "graph"):
             name = os.path.basename(shown.partition(":")[2])
@@ -211,10 +230,17 @@ class Database:
                 if others
                 else f"import it first: explorer import {_import_argument(shown)!r}"
             )
-        raise NotStoredError(f"game {shown!r} is not stored in {self._shown_url()!r} ({hint})")
+        which = "the misère game" if misere else "game"
+        raise NotStoredError(f"{which} {shown!r} is not stored in {self._shown_url()!r} ({hint})")
 
     def _state_row(
-        self, conn: sa.Connection, game_id: int, spec: str, key: str, problem: str | None = None
+        self,
+        conn: sa.Connection,
+        game_id: int,
+        spec: str,
+        key: str,
+        problem: str | None = None,
+        misere: bool = False,
     ) -> Any:
         row = conn.execute(
             sa.text(f"SELECT {_STATE_FIELDS} FROM states AS s WHERE game_id = :g AND key = :k"),
@@ -227,7 +253,7 @@ class Database:
         if row is None:
             raise NotStoredError(
                 f"position {key!r} of {spec} is not stored in {self._shown_url()!r} "
-                f"(build it first: explorer build {spec!r} {key!r})"
+                f"(build it first: explorer build {spec!r} {key!r}{_misere_flag(misere)})"
             )
         return row
 
@@ -241,11 +267,14 @@ class Database:
         max_states: int | None = None,
         batch_states: int = BATCH_STATES,
         progress: Callable[[BuildProgress], None] | None = None,
+        misere: bool = False,
     ) -> BuildReport:
         """Build the game graph of a position into this database (see `build_position`).
 
         Stored states and values are reused; a build stopped by `max_states` (or killed)
-        continues where it stopped when run again.
+        continues where it stopped when run again. With `misere` the game's misère build is
+        made, a game of its own beside the normal-play one (its states hold G⁻, misère outcomes
+        and misère remoteness); every read below takes `misere` to name it.
 
         Raises
         ------
@@ -260,6 +289,7 @@ class Database:
             max_states=max_states,
             batch_states=batch_states,
             progress=progress,
+            misere=misere,
         )
 
     # -- imports, edits, re-solves --------------------------------------------------------
@@ -317,8 +347,13 @@ class Database:
 
     # -- single positions ---------------------------------------------------------------
     @_translated("read")
-    def state(self, spec: str, position: str, *, moves: int = 100) -> QueryResult:
+    def state(
+        self, spec: str, position: str, *, moves: int = 100, misere: bool = False
+    ) -> QueryResult:
         """A stored position: its values, its first `moves` moves, and how many there are.
+
+        With `misere`, in the game's misère build: ``grundy`` is G⁻ (0 exactly on misère
+        P-positions), ``outcome`` and ``remoteness`` misère play's; ``convention`` says which.
 
         Raises
         ------
@@ -327,9 +362,9 @@ class Database:
         """
         spec, key, problem = self._position(spec, position)
         with self.engine.connect() as conn:
-            game_id, spec = self._game(conn, spec)
-            row = self._state_row(conn, game_id, spec, key, problem)
-            result = QueryResult(game=spec, **_state_dict(row))
+            game_id, spec = self._game(conn, spec, misere)
+            row = self._state_row(conn, game_id, spec, key, problem, misere)
+            result = QueryResult(game=spec, convention=_convention(misere), **_state_dict(row))
             successors = self._linked(conn, game_id, row.id, "out", moves, 0)
             result["moves"] = successors["total"]
             result["successors"] = successors["states"]
@@ -367,28 +402,40 @@ class Database:
 
     @_translated("read")
     def successors(
-        self, spec: str, position: str, *, limit: int = 20, offset: int = 0
+        self, spec: str, position: str, *, limit: int = 20, offset: int = 0, misere: bool = False
     ) -> QueryResult:
         """One page of the stored moves from a position: ``{"total", "states", ...}``."""
-        return self._neighbours(spec, position, "out", limit, offset)
+        return self._neighbours(spec, position, "out", limit, offset, misere)
 
     @_translated("read")
     def predecessors(
-        self, spec: str, position: str, *, limit: int = 20, offset: int = 0
+        self, spec: str, position: str, *, limit: int = 20, offset: int = 0, misere: bool = False
     ) -> QueryResult:
         """One page of the stored positions with a move to this one."""
-        return self._neighbours(spec, position, "in", limit, offset)
+        return self._neighbours(spec, position, "in", limit, offset, misere)
 
     def _neighbours(
-        self, spec: str, position: str, direction: Literal["out", "in"], limit: int, offset: int
+        self,
+        spec: str,
+        position: str,
+        direction: Literal["out", "in"],
+        limit: int,
+        offset: int,
+        misere: bool,
     ) -> QueryResult:
         spec, key, problem = self._position(spec, position)
         with self.engine.connect() as conn:
-            game_id, spec = self._game(conn, spec)
-            row = self._state_row(conn, game_id, spec, key, problem)
+            game_id, spec = self._game(conn, spec, misere)
+            row = self._state_row(conn, game_id, spec, key, problem, misere)
             page = self._linked(conn, game_id, row.id, direction, limit, offset)
         return QueryResult(
-            game=spec, position=key, direction=direction, offset=offset, limit=limit, **page
+            game=spec,
+            convention=_convention(misere),
+            position=key,
+            direction=direction,
+            offset=offset,
+            limit=limit,
+            **page,
         )
 
     # -- listings -------------------------------------------------------------------------
@@ -404,6 +451,7 @@ class Database:
         limit: int = 20,
         offset: int = 0,
         count: bool = True,
+        misere: bool = False,
     ) -> QueryResult:
         """One page of a game's stored states, filtered, in discovery order.
 
@@ -428,7 +476,7 @@ class Database:
             where.append("escapes IS NOT NULL" if infinite else "grundy IS NOT NULL")
         condition = " AND ".join(where)
         with self.engine.connect() as conn:
-            params["g"], spec = self._game(conn, spec)
+            params["g"], spec = self._game(conn, spec, misere)
             total = None
             if count:
                 total = conn.execute(
@@ -446,17 +494,24 @@ class Database:
             found = [_state_dict(r) for r in rows]
         more = len(found) > limit if total is None else offset + len(found) < total
         return QueryResult(
-            game=spec, total=total, offset=offset, limit=limit, states=found[:limit], more=more
+            game=spec,
+            convention=_convention(misere),
+            total=total,
+            offset=offset,
+            limit=limit,
+            states=found[:limit],
+            more=more,
         )
 
     @_translated("read")
     def games(self) -> list[dict[str, Any]]:
-        """Every stored game with its numbers of states and edges, and its stored value
-        sequence (None when there is none)."""
+        """Every stored game with its convention (``normal``, or ``misere`` for a misère
+        build), its numbers of states and edges, and its stored value sequence (None when there
+        is none)."""
         with self.engine.connect() as conn:
             rows = conn.execute(
                 sa.text(
-                    "SELECT g.spec, "
+                    "SELECT g.spec, g.convention, "
                     "(SELECT COUNT(*) FROM states AS s WHERE s.game_id = g.id) AS states, "
                     "(SELECT COUNT(*) FROM edges AS e WHERE e.game_id = g.id) AS edges "
                     "FROM games AS g ORDER BY g.id"
@@ -466,9 +521,11 @@ class Database:
         return [
             {
                 "game": shown_spec(r.spec),
+                "convention": r.convention,
                 "states": r.states,
                 "edges": r.edges,
-                "sequence": sequences.get(r.spec),
+                # sequences are of normal play (misère ones are computed, not stored)
+                "sequence": sequences.get(r.spec) if r.convention == NORMAL else None,
             }
             for r in rows
         ]
@@ -517,8 +574,9 @@ class Database:
             release_page_cache(conn)
 
     @_translated("read")
-    def stats(self, spec: str) -> dict[str, Any]:
-        """Counts by outcome, Grundy value and depth, extremes, and the build history of a game.
+    def stats(self, spec: str, *, misere: bool = False) -> dict[str, Any]:
+        """Counts by outcome, Grundy value and depth, extremes, and the build history of a game
+        (of its misère build with `misere`: values G⁻ and misère outcomes).
 
         Examples
         --------
@@ -529,7 +587,7 @@ class Database:
         >>> db.close()
         """
         with self.engine.connect() as conn:
-            game_id, spec = self._game(conn, spec)
+            game_id, spec = self._game(conn, spec, misere)
             params = {"g": game_id}
             totals = conn.execute(
                 sa.text(
@@ -577,6 +635,7 @@ class Database:
             ]
         return {
             "game": spec,
+            "convention": _convention(misere),
             "states": totals.states,
             "edges": edges,
             "expanded": int(totals.expanded),
@@ -619,7 +678,7 @@ class Database:
 
     @_translated("read")
     def best_moves(
-        self, spec: str, position: str, *, limit: int = 100, offset: int = 0
+        self, spec: str, position: str, *, limit: int = 100, offset: int = 0, misere: bool = False
     ) -> dict[str, Any]:
         """One page of the moves from a position, best first for the player making them.
 
@@ -637,8 +696,8 @@ class Database:
         """
         spec, key, problem = self._position(spec, position)
         with self.engine.connect() as conn:
-            game_id, spec = self._game(conn, spec)
-            row = self._state_row(conn, game_id, spec, key, problem)
+            game_id, spec = self._game(conn, spec, misere)
+            row = self._state_row(conn, game_id, spec, key, problem, misere)
             params = {"g": game_id, "s": row.id, "n": limit, "o": offset}
             total = conn.execute(
                 sa.text("SELECT COUNT(*) FROM edges WHERE game_id = :g AND src = :s"), params
@@ -656,6 +715,7 @@ class Database:
             found = [_state_dict(r) for r in rows]
         return {
             "game": spec,
+            "convention": _convention(misere),
             "position": key,
             "total": total,
             "offset": offset,
@@ -664,7 +724,9 @@ class Database:
         }
 
     @_translated("read")
-    def lookup(self, spec: str, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
+    def lookup(
+        self, spec: str, keys: Sequence[str], *, misere: bool = False
+    ) -> dict[str, dict[str, Any]]:
         """The stored states among `keys` (canonical texts), by key; keys not stored are left out.
 
         Examples
@@ -677,7 +739,7 @@ class Database:
         """
         found: dict[str, dict[str, Any]] = {}
         with self.engine.connect() as conn:
-            game_id, spec = self._game(conn, spec)
+            game_id, spec = self._game(conn, spec, misere)
             query = sa.text(
                 f"SELECT {_STATE_FIELDS} FROM states AS s WHERE game_id = :g AND key IN :keys"
             ).bindparams(sa.bindparam("keys", expanding=True))
@@ -689,7 +751,9 @@ class Database:
         return found
 
     @_translated("read")
-    def first_illegal_move(self, spec: str, keys: Sequence[str]) -> int | None:
+    def first_illegal_move(
+        self, spec: str, keys: Sequence[str], *, misere: bool = False
+    ) -> int | None:
         """Where a line of play (canonical position texts) leaves the stored moves, or None.
 
         Returns the index ``i`` of the first position that is not stored, or (for ``i > 0``)
@@ -707,7 +771,7 @@ class Database:
             "SELECT id, key FROM states WHERE game_id = :g AND key IN :keys"
         ).bindparams(sa.bindparam("keys", expanding=True))
         with self.engine.connect() as conn:
-            game_id, spec = self._game(conn, spec)
+            game_id, spec = self._game(conn, spec, misere)
             unique = list(dict.fromkeys(keys))
             ids: dict[str, int] = {}
             for start in range(0, len(unique), LOOKUP_CHUNK):
@@ -729,7 +793,9 @@ class Database:
         return None
 
     @_translated("read")
-    def nearby(self, spec: str, position: str, *, depth: int = 2, limit: int = 200) -> nx.DiGraph:
+    def nearby(
+        self, spec: str, position: str, *, depth: int = 2, limit: int = 200, misere: bool = False
+    ) -> nx.DiGraph:
         """At most `limit` states nearest a position (moves followed both ways) and their moves.
 
         Breadth first, `depth` moves at most, forward moves before backward ones at each
@@ -750,8 +816,8 @@ class Database:
         """
         spec, key, problem = self._position(spec, position)
         with self.engine.connect() as conn:
-            game_id, spec = self._game(conn, spec)
-            root = self._state_row(conn, game_id, spec, key, problem)
+            game_id, spec = self._game(conn, spec, misere)
+            root = self._state_row(conn, game_id, spec, key, problem, misere)
             rows = {root.id: root}
             frontier, cut = [root.id], False
             for _ in range(depth):
@@ -798,7 +864,7 @@ class Database:
                     {"g": game_id, "ids": ids},
                 ).all()
             )
-        graph = self._graph(spec, key, list(rows.values()), edges)
+        graph = self._graph(spec, key, list(rows.values()), edges, misere)
         for row in rows.values():
             graph.nodes[row.key]["moves"] = moves.get(row.id, 0) if row.expanded else None
         graph.graph.update(centre=key, radius=depth, cut=cut)
@@ -814,12 +880,14 @@ class Database:
         direction: Direction = "out",
         *,
         max_states: int = MAX_GRAPH_STATES,
+        misere: bool = False,
     ) -> nx.DiGraph:
         """The states within `depth` moves of a position, and the moves among them.
 
         Fetched by one recursive SQL query, never by loading the whole graph. Nodes are the
         position texts, with attributes ``grundy``, ``outcome``, ``remoteness``, ``depth``,
-        ``height`` and ``expanded``; graph attributes ``game`` and ``root``.
+        ``height`` and ``expanded``; graph attributes ``game``, ``root`` and ``convention``
+        (``misere`` with `misere`: the game's misère build, its ``grundy`` being G⁻).
 
         Parameters
         ----------
@@ -835,8 +903,8 @@ class Database:
         """
         spec, key, problem = self._position(spec, position)
         with self.engine.connect() as conn:
-            game_id, spec = self._game(conn, spec)
-            root = self._state_row(conn, game_id, spec, key, problem)
+            game_id, spec = self._game(conn, spec, misere)
+            root = self._state_row(conn, game_id, spec, key, problem, misere)
             near = neighbourhood_ids(
                 conn,
                 game_id,
@@ -849,10 +917,12 @@ class Database:
             ids = [state for state, _ in near]
             rows = self._rows_by_id(conn, game_id, ids)
             edges = list(edges_among(conn, game_id, ids))
-        return self._graph(spec, key, rows, edges)
+        return self._graph(spec, key, rows, edges, misere)
 
     @_translated("read")
-    def subgraph(self, spec: str, limit: int = MAX_GRAPH_STATES) -> nx.DiGraph:
+    def subgraph(
+        self, spec: str, limit: int = MAX_GRAPH_STATES, *, misere: bool = False
+    ) -> nx.DiGraph:
         """The first `limit` stored states of a game (in discovery order) and their moves.
 
         Builds discover states breadth first, so this is the top of the game graph; with a
@@ -861,7 +931,7 @@ class Database:
         """
         top = "WITH top AS (SELECT id FROM states WHERE game_id = :g ORDER BY id LIMIT :n) "
         with self.engine.connect() as conn:
-            game_id, spec = self._game(conn, spec)
+            game_id, spec = self._game(conn, spec, misere)
             params = {"g": game_id, "n": limit}
             rows = conn.execute(
                 sa.text(
@@ -877,7 +947,7 @@ class Database:
                 ),
                 params,
             ).all()
-        return self._graph(spec, rows[0].key if rows else None, rows, edges)
+        return self._graph(spec, rows[0].key if rows else None, rows, edges, misere)
 
     @staticmethod
     def _rows_by_id(conn: sa.Connection, game_id: int, ids: Sequence[int]) -> list[Any]:
@@ -905,6 +975,7 @@ class Database:
         direction: Direction = "out",
         limit: int | None = None,
         progress: Progress | None = None,
+        misere: bool = False,
     ) -> ExportReport:
         """Stream a stored game graph, or a neighbourhood, into GraphML, GEXF, JSON or CSV.
 
@@ -961,13 +1032,13 @@ class Database:
 
         with self.engine.connect() as conn:
             if around is None:
-                game_id, spec = self._game(conn, spec)
+                game_id, spec = self._game(conn, spec, misere)
                 root, nodes, edges, stored, states, moves = self._whole(conn, game_id, limit)
             else:
                 spec, key, problem = self._position(spec, around)
-                game_id, spec = self._game(conn, spec)
+                game_id, spec = self._game(conn, spec, misere)
                 root = key
-                start = self._state_row(conn, game_id, spec, key, problem)
+                start = self._state_row(conn, game_id, spec, key, problem, misere)
                 near = neighbourhood_ids(
                     conn,
                     game_id,
@@ -986,9 +1057,15 @@ class Database:
                 root,
                 counting(nodes, "states", states),
                 counting(edges, "moves", moves),
+                _convention(misere),
             )
         return ExportReport(
-            spec, counted["states"], counted["moves"], stored, [str(f) for f in files]
+            spec,
+            counted["states"],
+            counted["moves"],
+            stored,
+            [str(f) for f in files],
+            _convention(misere),
         )
 
     def _whole(
@@ -1054,9 +1131,9 @@ class Database:
 
     @staticmethod
     def _graph(
-        spec: str, root: str | None, rows: Sequence[Any], edges: Sequence[Any]
+        spec: str, root: str | None, rows: Sequence[Any], edges: Sequence[Any], misere: bool
     ) -> nx.DiGraph:
-        graph = nx.DiGraph(game=spec, root=root)
+        graph = nx.DiGraph(game=spec, root=root, convention=_convention(misere))
         names = {}
         for row in rows:
             names[row.id] = row.key

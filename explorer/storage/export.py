@@ -20,6 +20,7 @@ from typing import IO, Any
 
 from explorer.errors import ExportError
 from explorer.files import replacing
+from explorer.solver.misere import MISERE, NORMAL, Convention
 
 FORMATS = ("graphml", "gexf", "json", "csv")
 
@@ -42,6 +43,7 @@ class ExportReport:
     edges: int
     stored_states: int
     files: list[str]
+    convention: Convention = NORMAL
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -154,8 +156,10 @@ Batches = Iterable[list[Any]]
 class _Writer:
     """Writes one graph: `begin`, then every batch of nodes, then of edges, then `end`."""
 
-    def __init__(self, files: list[IO[str]], game: str, root: str | None) -> None:
-        self.files, self.game, self.root = files, game, root
+    def __init__(
+        self, files: list[IO[str]], game: str, root: str | None, convention: Convention
+    ) -> None:
+        self.files, self.game, self.root, self.convention = files, game, root, convention
 
     def begin(self) -> None:
         pass
@@ -176,7 +180,8 @@ class _GraphML(_Writer):
             f'  <key id="d{i}" for="node" attr.name="{name}" attr.type="{kind}" />\n'
             for i, (name, kind) in enumerate(zip(NODE_ATTRIBUTES, _XML_TYPES, strict=True))
         )
-        graph = [("game", self.game)] + ([("root", self.root)] if self.root is not None else [])
+        graph = [("game", self.game), ("convention", self.convention)]
+        graph += [("root", self.root)] if self.root is not None else []
         keys += "".join(
             f'  <key id="g{i}" for="graph" attr.name="{name}" attr.type="string" />\n'
             for i, (name, _) in enumerate(graph)
@@ -231,7 +236,7 @@ class _GEXF(_Writer):
             'xsi:schemaLocation="http://www.gexf.net/1.2draft '
             'http://www.gexf.net/1.2draft/gexf.xsd" version="1.2">\n'
             f"  <meta><creator>explorer</creator><description>{xml_text(self.game)}"
-            "</description></meta>\n"
+            f"{' (misère play)' if self.convention == MISERE else ''}</description></meta>\n"
             '  <graph defaultedgetype="directed" mode="static">\n'
             f'    <attributes class="node" mode="static">\n{attributes}    </attributes>\n'
             "    <nodes>\n"
@@ -272,7 +277,10 @@ class _NodeLink(_Writer):
     """NetworkX's node-link JSON (``networkx.node_link_graph(data, edges="edges")``)."""
 
     def begin(self) -> None:
-        graph = json.dumps({"game": self.game, "root": self.root}, ensure_ascii=False)
+        graph = json.dumps(
+            {"game": self.game, "convention": self.convention, "root": self.root},
+            ensure_ascii=False,
+        )
         self.files[0].write(
             f'{{"directed": true, "multigraph": false, "graph": {graph}, "nodes": ['
         )
@@ -340,12 +348,15 @@ def write_graph(
     root: str | None,
     nodes: Batches,
     edges: Batches,
+    convention: Convention = NORMAL,
 ) -> list[Path]:
     """Stream batches of `nodes` then of `edges` into the file(s) of an export, replaced
     atomically.
 
     A node is its position text then the `NODE_ATTRIBUTES` (None where unknown); an edge is
-    two position texts. Returns the files written.
+    two position texts. Returns the files written. GraphML and JSON carry the game, its
+    `convention` and the root as graph attributes; GEXF names the game and a misère
+    convention in its description; CSV holds the nodes and edges only.
 
     Examples
     --------
@@ -355,12 +366,12 @@ def write_graph(
     ...                       [[("1", 1, "N", 1, 0, 1, True), ("0", 0, "P", 0, 1, 0, True)]],
     ...                       [[("1", "0")]])
     ...     g = nx.read_graphml(out[0])
-    >>> sorted(g.edges), g.nodes["0"]["outcome"], g.graph["game"]
-    ([('1', '0')], 'P', 'nim')
+    >>> sorted(g.edges), g.nodes["0"]["outcome"], g.graph["game"], g.graph["convention"]
+    ([('1', '0')], 'P', 'nim', 'normal')
     """
     paths = export_paths(path, fmt)
     with replacing(paths, error=ExportError) as files:
-        writer = _WRITERS[fmt](files, game, root)
+        writer = _WRITERS[fmt](files, game, root, convention)
         writer.begin()
         writer.nodes(nodes)
         writer.edges(edges)

@@ -47,19 +47,32 @@ class Base(DeclarativeBase):
 
 
 class GameTable(Base):
-    """One game per canonical spec (``nim``, ``subtraction:1,3,4``, ``nim + kayles``); a DAG
-    file is named by its resolved absolute path (``dag:/home/me/game.json``)."""
+    """One game per canonical spec (``nim``, ``subtraction:1,3,4``, ``nim + kayles``) and play
+    convention; a DAG file is named by its resolved absolute path (``dag:/home/me/game.json``).
+
+    The misère build of a game (``explorer build --misere``) is a game of its own, beside the
+    normal-play one: the same spec with ``convention`` ``misere``.
+    """
 
     __tablename__ = "games"
+    __table_args__ = (
+        UniqueConstraint("spec", "convention"),
+        CheckConstraint("convention IN ('normal', 'misere')", name="convention"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    spec: Mapped[str] = mapped_column(Text, unique=True)
+    spec: Mapped[str] = mapped_column(Text)
     family: Mapped[str] = mapped_column(String(40))
     #: The parameter text after ``family:`` in the spec, NULL for games without one.
     parameters: Mapped[str | None] = mapped_column(Text)
     #: For a DAG game, the SHA-256 of the graph of the file it was last imported from.
     fingerprint: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(DateTime)
+    #: ``normal`` (the player who cannot move loses) or ``misere`` (the player who moves last
+    #: loses). A misère game's states hold misère values: ``grundy`` is G⁻ (1 at the end of
+    #: the game, else the mex of the successors' G⁻; 0 exactly on misère P-positions, but not
+    #: additive over sums), ``outcome`` and ``remoteness`` those of misère play.
+    convention: Mapped[str] = mapped_column(String(10), server_default="normal")
 
 
 class BuildTable(Base):

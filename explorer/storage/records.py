@@ -9,6 +9,9 @@ names the same game and two files of the same name never do; it is shown relativ
 working folder when it lies inside it. Databases written before this kept the path as typed:
 such a game is still found by that spelling, and is moved to its resolved path the first time
 the same file is imported again (recognised by the fingerprint of its graph).
+
+A game is also its play convention: the misère build of a game is stored as a game of its own
+(the same spec, ``games.convention`` ``misere``), beside its normal-play build.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from explorer.errors import ExplorerError
 from explorer.games import load_game
 from explorer.games.base import Game
 from explorer.games.sums import SEPARATOR
+from explorer.solver.misere import NORMAL, Convention
 from explorer.storage.models import BuildTable, GameTable
 
 
@@ -108,17 +112,21 @@ def shown_spec(stored: str) -> str:
     return f" {SEPARATOR} ".join(pieces)
 
 
-def find_game(conn: sa.Connection, spec: str) -> int | None:
-    """The id of the game stored under exactly this spec, if any."""
-    found = conn.scalar(sa.select(GameTable.id).where(GameTable.spec == spec))
+def find_game(conn: sa.Connection, spec: str, convention: Convention = NORMAL) -> int | None:
+    """The id of the game stored under exactly this spec and convention, if any."""
+    found = conn.scalar(
+        sa.select(GameTable.id).where(GameTable.spec == spec, GameTable.convention == convention)
+    )
     return None if found is None else int(found)
 
 
-def lookup_game(conn: sa.Connection, spec: str) -> tuple[int, str] | None:
-    """The id and stored spec of the game a spec names, typed from any folder: by its
-    canonical spec, else as a database written before resolved paths stored it."""
+def lookup_game(
+    conn: sa.Connection, spec: str, convention: Convention = NORMAL
+) -> tuple[int, str] | None:
+    """The id and stored spec of the game a spec names in a convention, typed from any folder:
+    by its canonical spec, else as a database written before resolved paths stored it."""
     for candidate in dict.fromkeys((canonical_spec(spec), _typed_spec(spec), spec.strip())):
-        found = find_game(conn, candidate)
+        found = find_game(conn, candidate, convention)
         if found is not None:
             return found, candidate
     return None
@@ -153,8 +161,13 @@ def graph_fingerprint(vertices: Sequence[str], src: np.ndarray, dst: np.ndarray)
     return digest.hexdigest()
 
 
-def add_game(conn: sa.Connection, game: Game[Any], fingerprint: str | None = None) -> int:
-    """Store a new game row under its canonical spec; returns its id.
+def add_game(
+    conn: sa.Connection,
+    game: Game[Any],
+    fingerprint: str | None = None,
+    convention: Convention = NORMAL,
+) -> int:
+    """Store a new game row under its canonical spec and a convention; returns its id.
 
     ``parameters`` holds the text after ``family:`` (a DAG file's resolved path), the whole
     spec for a sum, NULL for a game without parameters; ``fingerprint`` the graph of a DAG
@@ -170,6 +183,7 @@ def add_game(conn: sa.Connection, game: Game[Any], fingerprint: str | None = Non
             parameters=parameters or None,
             fingerprint=fingerprint,
             created_at=utc_now(),
+            convention=convention,
         )
         .returning(GameTable.id)
     )
@@ -177,10 +191,10 @@ def add_game(conn: sa.Connection, game: Game[Any], fingerprint: str | None = Non
     return int(game_id)
 
 
-def stored_game(conn: sa.Connection, game: Game[Any]) -> int:
-    """The id of a game's row, stored now if it was not."""
-    found = find_game(conn, canonical_spec(game.spec))
-    return add_game(conn, game) if found is None else found
+def stored_game(conn: sa.Connection, game: Game[Any], convention: Convention = NORMAL) -> int:
+    """The id of a game's row in a convention, stored now if it was not."""
+    found = find_game(conn, canonical_spec(game.spec), convention)
+    return add_game(conn, game, convention=convention) if found is None else found
 
 
 def adopt_typed_game(conn: sa.Connection, game: Game[Any], fingerprint: str) -> int | None:
@@ -192,7 +206,11 @@ def adopt_typed_game(conn: sa.Connection, game: Game[Any], fingerprint: str) -> 
     """
     typed = _typed_spec(game.spec)
     found = conn.execute(
-        sa.select(GameTable.id).where(GameTable.spec == typed, GameTable.fingerprint == fingerprint)
+        sa.select(GameTable.id).where(
+            GameTable.spec == typed,
+            GameTable.fingerprint == fingerprint,
+            GameTable.convention == NORMAL,
+        )
     ).scalar()
     if found is None or typed == canonical_spec(game.spec):
         return None

@@ -5,6 +5,9 @@ bounded whatever the database's size) and recomputes, independently of the build
 state's Grundy value, outcome, remoteness and height must be given its stored successors; for
 games defined by rules it regenerates each expanded state's moves and compares them with the
 stored ones. On SQLite it also runs the file's own ``PRAGMA integrity_check``.
+
+A misère build is checked by the misère rule: a state without moves has G⁻ = 1 (N: the
+opponent moved last), any other the mex of its successors' G⁻, P exactly where that is 0.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from explorer.errors import ExplorerError, NotStoredError
 from explorer.games import load_game
 from explorer.games.base import Game as GameRules
 from explorer.solver.loopy import Infinite
+from explorer.solver.misere import MISERE, NORMAL, Convention
 from explorer.storage.bulk import read_int_columns
 from explorer.storage.engine import reason
 from explorer.storage.loopy import label_arrays, parse_escapes
@@ -39,6 +43,7 @@ class Mismatch:
     position: str
     check: str
     detail: str
+    convention: Convention = NORMAL
 
     def to_dict(self) -> dict[str, str]:
         return asdict(self)
@@ -53,6 +58,7 @@ class GameCheck:
     edges: int = 0
     rules: str = ""
     problems: int = 0
+    convention: Convention = NORMAL
 
 
 @dataclass
@@ -99,12 +105,16 @@ class _Checker:
 
     def __init__(self, result: Verification, check: GameCheck, show: int) -> None:
         self.result, self.check, self.show = result, check, show
+        # what a state without moves is worth: 0 in normal play, G⁻ = 1 in misère play
+        self.terminal = 1 if check.convention == MISERE else 0
 
     def fail(self, position: str, kind: str, detail: str) -> None:
         self.check.problems += 1
         self.result.problems += 1
         if len(self.result.mismatches) < self.show:
-            self.result.mismatches.append(Mismatch(self.check.game, position, kind, detail))
+            self.result.mismatches.append(
+                Mismatch(self.check.game, position, kind, detail, self.check.convention)
+            )
 
     def state(self, row: Any, moves: list[Any], rules: GameRules[Any] | None) -> None:
         """Check one stored state against its stored successors (``moves``) and the rules."""
@@ -113,7 +123,7 @@ class _Checker:
             if row.outcome is not None or row.remoteness is not None or row.height is not None:
                 self.fail(key, "value", "outcome, remoteness or height stored without a value")
         elif row.outcome != ("P" if grundy == 0 else "N"):
-            self.fail(key, "outcome", f"stored {row.outcome!r}, but its grundy value is {grundy}")
+            self.fail(key, "outcome", f"stored {row.outcome!r}, but its {self._name} is {grundy}")
         if not row.expanded:
             if moves:
                 self.fail(key, "moves", f"{len(moves)} moves stored for an unexpanded state")
@@ -134,19 +144,26 @@ class _Checker:
         if rules is not None:
             self._rules(key, [m.key for m in moves], rules)
 
+    @property
+    def _name(self) -> str:
+        return "misère value G⁻" if self.terminal else "grundy value"
+
     def _values(self, row: Any, moves: list[Any]) -> None:
         key = row.key
         values = {m.grundy for m in moves}
-        expected = mex(values)
+        expected = mex(values) if moves else self.terminal
         if row.grundy is None:
             self.fail(
                 key, "value", f"no value stored although every successor has one ({expected})"
             )
             return
         if row.grundy != expected:
-            self.fail(
-                key, "grundy", f"stored {row.grundy}, the mex of its successors is {expected}"
+            rule = (
+                "the mex of its successors"
+                if moves or not self.terminal
+                else "a misère end of the game (no move)"
             )
+            self.fail(key, "grundy", f"stored {row.grundy}, {rule} is {expected}")
         if not moves:
             remote = 0
         elif expected:
@@ -201,12 +218,13 @@ def _check_game(
     game_id: int,
     spec: str,
     *,
+    convention: Convention,
     rules: bool,
     show: int,
     chunk: int,
     progress: Callable[[str, int, int], None] | None,
 ) -> GameCheck:
-    check = GameCheck(spec)
+    check = GameCheck(spec, convention=convention)
     checker = _Checker(result, check, show)
     if spec.startswith("graph:"):
         _check_loopy_game(conn, checker, game_id)
@@ -318,6 +336,7 @@ def verify_database(
     show: int = 20,
     chunk: int = CHUNK_STATES,
     progress: Callable[[str, int, int], None] | None = None,
+    misere: bool = False,
 ) -> Verification:
     """Check a stored database: values, outcomes, remoteness and heights, moves, file integrity.
 
@@ -332,7 +351,7 @@ def verify_database(
     engine : sqlalchemy.engine.Engine
         An open database (`explorer.storage.open_database(...).engine`).
     spec : str, optional
-        The game to check; every stored game when None.
+        The game to check; every stored game (in each convention) when None.
     rules : bool
         Regenerate moves from the rules (the slow part: one ``successors`` call per state).
     show : int
@@ -341,6 +360,8 @@ def verify_database(
         States read per step.
     progress : callable, optional
         Called as ``progress(game, states_checked, states_stored)`` after every step.
+    misere : bool
+        With `spec`, check the game's misère build (by the misère rule) instead.
 
     Returns
     -------
@@ -375,7 +396,9 @@ def verify_database(
                 result.integrity = "failed"
                 result.integrity_problems = problems
         try:
-            games = conn.execute(sa.text("SELECT id, spec FROM games ORDER BY id")).all()
+            games = conn.execute(
+                sa.text("SELECT id, spec, convention FROM games ORDER BY id")
+            ).all()
         except sa.exc.DatabaseError as error:
             result.integrity_problems.append(f"cannot read the games: {reason(error)}")
             return result
@@ -385,10 +408,12 @@ def verify_database(
                 wanted.add(load_game(spec).spec)
             except ExplorerError:
                 pass
-            games = [g for g in games if g.spec in wanted]
+            convention = MISERE if misere else NORMAL
+            games = [g for g in games if g.spec in wanted and g.convention == convention]
             if not games:
-                raise NotStoredError(f"game {spec!r} is not stored in {url!r}")
-        for game_id, game_spec in games:
+                which = "the misère game" if misere else "game"
+                raise NotStoredError(f"{which} {spec!r} is not stored in {url!r}")
+        for game_id, game_spec, game_convention in games:
             try:
                 result.games.append(
                     _check_game(
@@ -396,6 +421,7 @@ def verify_database(
                         result,
                         game_id,
                         game_spec,
+                        convention=game_convention,
                         rules=rules,
                         show=show,
                         chunk=chunk,

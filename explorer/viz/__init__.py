@@ -120,8 +120,12 @@ def draw_stored(
     budget: int | None = None,
     condensed: GroupBy | None = None,
     max_states: int = DEFAULT_MAX_STATES,
+    misere: bool = False,
 ) -> GraphPage:
     """The page of a stored game: the neighbourhood of `position`, or the game condensed.
+
+    With `misere`, of the game's misère build (``explorer build --misere``), its states drawn
+    by their misère outcome as `draw_game` draws misère play.
 
     The neighbourhood holds the states within `depth` moves of `position`, forward or
     backward, fetched from the database alone (nothing is generated), cut to `budget` states
@@ -147,11 +151,15 @@ def draw_stored(
     (10, 24)
     """
     if condensed is not None:
+        if misere:
+            raise SpecError("--condensed groups normal-play values; draw misère play without it")
         stats = database.stats(spec)
         if stats["states"] > max_states:
             return draw_condensed(_counted_groups(database, spec, stats, condensed, max_states))
         return draw_condensed(condense(database.subgraph(spec, limit=max_states), by=condensed))
-    graph = database.neighbourhood(spec, position, depth, "both", max_states=max_states)
+    graph = database.neighbourhood(
+        spec, position, depth, "both", max_states=max_states, misere=misere
+    )
     return draw_graph(
         cut(graph, graph.graph["root"], budget=budget, radius=depth, both_ways=True, complete=False)
     )

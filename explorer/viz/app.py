@@ -1,6 +1,7 @@
 """`explorer serve`: a local web app over a stored game database, read-only (Starlette).
 
-Every page has its own URL (the game and the position travel as query parameters) and is
+Every page has its own URL (the game and the position travel as query parameters, and
+``convention=misere`` names a game's misère build) and is
 rendered on the server from autoescaped jinja2 templates. The app serves its own scripts (its
 graph script, and vis-network from pyvis' package data): a strict Content-Security-Policy lets
 nothing else load, and requests naming a host other than the bound address are refused (DNS
@@ -25,6 +26,7 @@ from explorer.games import load_game
 from explorer.games.base import Game
 from explorer.games.heaps import HeapGame
 from explorer.solver import outcome
+from explorer.solver.misere import MISERE, NORMAL
 from explorer.viz import templating
 from explorer.viz.page import OPTIONS, graph_drawing
 from explorer.viz.palette import MOVE_COLOUR, P_COLOUR, UNSOLVED_COLOUR, grundy_colour, outcome_text
@@ -204,9 +206,17 @@ class Counts:
         self.running: dict[str, threading.Event] = {}
         self.failed: dict[str, BaseException] = {}
 
-    def stats(self, spec: str, building: bool, wait: float = COUNT_WAIT) -> dict[str, Any] | None:
-        """`Database.stats` of a game, or None while it is being counted."""
-        return self._get(f"stats {spec}", building, lambda: self.database.stats(spec), wait)
+    def stats(
+        self, spec: str, building: bool, wait: float = COUNT_WAIT, *, misere: bool = False
+    ) -> dict[str, Any] | None:
+        """`Database.stats` of a game (of its misère build with `misere`), or None while it is
+        being counted."""
+        return self._get(
+            f"stats {'misere' if misere else 'normal'} {spec}",
+            building,
+            lambda: self.database.stats(spec, misere=misere),
+            wait,
+        )
 
     def games(self, building: bool) -> list[dict[str, Any]] | None:
         """`Database.games` (each game with its numbers of states and edges), or None."""
@@ -278,6 +288,19 @@ def _spec(params: Mapping[str, str]) -> str:
     if not spec:
         raise BadRequest("no game named (add ?spec=GAME to the address)")
     return spec
+
+
+def _misere(params: Mapping[str, str]) -> bool:
+    """Whether the address names a game's misère build (``convention=misere``)."""
+    convention = params.get("convention", "").strip()
+    if convention not in ("", NORMAL, MISERE):
+        raise BadRequest(f"convention must be normal or misere, not {convention!r}")
+    return convention == MISERE
+
+
+def _convention(misere: bool) -> str | None:
+    """The ``convention`` parameter of the app's links: only for a misère build."""
+    return MISERE if misere else None
 
 
 def _game(spec: str) -> Game[Any] | None:
@@ -380,6 +403,7 @@ class Pages:
     def render(self, name: str, status: int = 200, **context: Any) -> Response:
         from starlette.responses import HTMLResponse
 
+        context.setdefault("convention", None)
         page = templating.render(f"serve/{name}", **self.helpers, **context)
         return HTMLResponse(page, status_code=status)
 
@@ -392,10 +416,19 @@ class Pages:
         listed = self.counts.games(bool(building))
         games = []
         for row in listed or []:  # start every game's count at once, then wait for them
-            self.counts.stats(row["game"], row["game"] in building, wait=0)
+            misere = row["convention"] == MISERE
+            self.counts.stats(row["game"], row["game"] in building, wait=0, misere=misere)
         for row in listed or []:
-            stats = self.counts.stats(row["game"], row["game"] in building)
-            games.append({**row, "building": row["game"] in building, **_charts(stats)})
+            misere = row["convention"] == MISERE
+            stats = self.counts.stats(row["game"], row["game"] in building, misere=misere)
+            games.append(
+                {
+                    **row,
+                    "building": row["game"] in building,
+                    "link_convention": _convention(misere),
+                    **_charts(stats, misere),
+                }
+            )
         counting = listed is None or any(g["counting"] for g in games)
         return self.render(
             "games.html",
@@ -407,26 +440,31 @@ class Pages:
 
     def game(self, request: Request) -> Response:
         spec = _spec(request.query_params)
+        misere = _misere(request.query_params)
         game = _game(spec)
         spec = spec if game is None else game.spec
         building = spec in self.database.building()
-        stats = self.counts.stats(spec, building)
+        stats = self.counts.stats(spec, building, misere=misere)
+        title = spec + (" (misère)" if misere else "")
+        convention = _convention(misere)
         if stats is None:
             return self.render(
-                "game.html", title=spec, spec=spec, stats=None, building=building,
-                reload=RELOAD_SECONDS,
+                "game.html", title=title, spec=spec, stats=None, building=building,
+                reload=RELOAD_SECONDS, convention=convention,
             )  # fmt: skip
+        # the plots of one heap and of two coordinates show normal-play values
         return self.render(
             "game.html",
-            title=spec,
+            title=title,
             spec=spec,
+            convention=convention,
             stats=stats,
             building=building,
             depths=_bars(stats["by_depth"], lambda _: "#80b1d3", lambda d: f"depth {d}"),
-            sequence=self._sequence(spec, game, stats),
-            table=self._table(spec, game, stats),
+            sequence=None if misere else self._sequence(spec, game, stats),
+            table=None if misere else self._table(spec, game, stats),
             reload=None,
-            **_charts(stats),
+            **_charts(stats, misere),
         )
 
     def position(self, request: Request) -> Response:
@@ -436,20 +474,33 @@ class Pages:
         if key is None:
             raise BadRequest("no position named (add &p=POSITION to the address)")
         depth = _int(params, "depth", low=1, high=MAX_GRAPH_DEPTH) or GRAPH_DEPTH
-        state = self.database.state(spec, key, moves=0)
+        misere = _misere(params)
+        convention = _convention(misere)
+        state = self.database.state(spec, key, moves=0, misere=misere)
         spec, key = str(state["game"]), str(state["position"])
         if params.get("p") != key or params.get("spec") != spec:
-            return _redirect(link("/position", spec=spec, p=key, depth=params.get("depth")))
-        moves = self.database.best_moves(spec, key, limit=LISTED_MOVES)
-        predecessors = self.database.predecessors(spec, key, limit=LISTED_PREDECESSORS)
-        graph = self.database.nearby(spec, key, depth=depth, limit=GRAPH_STATES)
-        prefix = link("/position", spec=spec) + "&p="
+            return _redirect(
+                link(
+                    "/position",
+                    spec=spec,
+                    convention=convention,
+                    p=key,
+                    depth=params.get("depth"),
+                )
+            )
+        moves = self.database.best_moves(spec, key, limit=LISTED_MOVES, misere=misere)
+        predecessors = self.database.predecessors(
+            spec, key, limit=LISTED_PREDECESSORS, misere=misere
+        )
+        graph = self.database.nearby(spec, key, depth=depth, limit=GRAPH_STATES, misere=misere)
+        prefix = link("/position", spec=spec, convention=convention) + "&p="
         drawn = vis_graph(graph, lambda p: prefix + quote_plus(p))
         graph_json = templating.trusted(templating.script_json(drawn))
         return self.render(
             "position.html",
-            title=f"{spec} {key}",
+            title=f"{spec}{' (misère)' if misere else ''} {key}",
             spec=spec,
+            convention=convention,
             state=state,
             moves=moves,
             predecessors=predecessors,
@@ -465,12 +516,22 @@ class Pages:
     def search(self, request: Request) -> Response:
         params = request.query_params
         spec = _spec(params)
+        misere = _misere(params)
         query = params.get("q", "")
         try:
-            state = self.database.state(spec, query, moves=0)
+            state = self.database.state(spec, query, moves=0, misere=misere)
         except ExplorerError as error:
-            return self.error(404, str(error), spec=spec, query=query)
-        return _redirect(link("/position", spec=state["game"], p=state["position"]))
+            return self.error(
+                404, str(error), spec=spec, query=query, convention=_convention(misere)
+            )
+        return _redirect(
+            link(
+                "/position",
+                spec=state["game"],
+                convention=_convention(misere),
+                p=state["position"],
+            )
+        )
 
     def states(self, request: Request) -> Response:
         params = request.query_params
@@ -481,6 +542,7 @@ class Pages:
         grundy = _int(params, "grundy")
         depth = _int(params, "depth")
         page = _int(params, "page", low=1) or 1
+        misere = _misere(params)
         found = self.database.states(
             spec,
             outcome=outcome,
@@ -489,13 +551,21 @@ class Pages:
             limit=PAGE_STATES,
             offset=(page - 1) * PAGE_STATES,
             count=False,
+            misere=misere,
         )
         spec = found["game"]
-        filters = {"spec": spec, "outcome": outcome, "grundy": grundy, "depth": depth}
+        filters = {
+            "spec": spec,
+            "convention": _convention(misere),
+            "outcome": outcome,
+            "grundy": grundy,
+            "depth": depth,
+        }
         return self.render(
             "states.html",
-            title=f"{spec} states",
+            title=f"{spec}{' (misère)' if misere else ''} states",
             spec=spec,
+            convention=_convention(misere),
             found=found,
             page=page,
             filters=filters,
@@ -515,10 +585,12 @@ class Pages:
         if app_side not in ("first", "second"):
             raise BadRequest(f"app must be first or second, not {app_side!r}")
         hints = params.get("hints") == "1"
-        start = self.database.state(spec, line[0], moves=0)
+        misere = _misere(params)
+        convention = _convention(misere)
+        start = self.database.state(spec, line[0], moves=0, misere=misere)
         spec = str(start["game"])
         keys = [str(start["position"]), *line[1:]]
-        illegal = self.database.first_illegal_move(spec, keys)
+        illegal = self.database.first_illegal_move(spec, keys, misere=misere)
         if illegal is not None:
             raise BadRequest(
                 f"move {illegal} of the game, to {keys[illegal]!r}, is not a stored move of "
@@ -526,20 +598,27 @@ class Pages:
             )
 
         def url(positions: list[str], side: str = app_side, show: bool = hints) -> str:
-            return link("/play", spec=spec, app=side, hints="1" if show else None, p=positions)
+            return link(
+                "/play",
+                spec=spec,
+                convention=convention,
+                app=side,
+                hints="1" if show else None,
+                p=positions,
+            )
 
         if keys != line:
             return _redirect(url(keys))
         made = len(keys) - 1
         app_to_move = (made % 2 == 0) == (app_side == "first")
-        best = self.database.best_moves(spec, keys[-1], limit=1)
+        best = self.database.best_moves(spec, keys[-1], limit=1, misere=misere)
         if best["total"] and app_to_move:
             return _redirect(url([*keys, best["states"][0]["position"]]))
         if hints:
-            choices = self.database.best_moves(spec, keys[-1], limit=LISTED_MOVES)
+            choices = self.database.best_moves(spec, keys[-1], limit=LISTED_MOVES, misere=misere)
         else:
-            choices = self.database.successors(spec, keys[-1], limit=LISTED_MOVES)
-        current = self.database.state(spec, keys[-1], moves=0)
+            choices = self.database.successors(spec, keys[-1], limit=LISTED_MOVES, misere=misere)
+        current = self.database.state(spec, keys[-1], moves=0, misere=misere)
         history = []
         for i, key in enumerate(keys[1:], start=1):
             mover_is_app = ((i - 1) % 2 == 0) == (app_side == "first")
@@ -547,12 +626,13 @@ class Pages:
         finished = best["total"] == 0
         winner = None
         if finished:
-            # normal play: the player who cannot move loses
-            winner = "you" if app_to_move else "app"
+            # normal play: the player who cannot move loses; misère play: that player wins
+            winner = "you" if app_to_move != misere else "app"
         return self.render(
             "play.html",
-            title=f"play {spec} from {keys[0]}",
+            title=f"play {spec}{' (misère)' if misere else ''} from {keys[0]}",
             spec=spec,
+            convention=convention,
             keys=keys,
             start=start,
             current=current,
@@ -667,14 +747,16 @@ class Pages:
         }
 
 
-def _charts(stats: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The bars of a game's counts by outcome and by Grundy value, and where it starts."""
+def _charts(stats: Mapping[str, Any] | None, misere: bool = False) -> dict[str, Any]:
+    """The bars of a game's counts by outcome and by Grundy value (G⁻ in a misère build), and
+    where it starts."""
     if stats is None:
         return {"counting": True, "outcomes": [], "values": [], "root": None, "max_grundy": None}
+    value = "G⁻" if misere else "G"
     return {
         "counting": False,
         "outcomes": _bars(_by_outcome(stats), _outcome_colour, str),
-        "values": _bars(stats["by_grundy"], grundy_colour, lambda v: f"G {v}"),
+        "values": _bars(stats["by_grundy"], grundy_colour, lambda v: f"{value} {v}"),
         "root": _last_root(stats),
         "max_grundy": stats["max_grundy"],
     }
