@@ -10,7 +10,6 @@ verify, viz --db and serve read it with --misere; migration 0005 upgrades an old
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import time
@@ -36,8 +35,6 @@ from tests.test_misere import brute_misere
 
 pytest_plugins = ["tests.storage_fixtures"]
 
-#: What changes from run to run in a build's report: its time and rate.
-VARYING = re.compile(r"time +[\d.]+ s \([\d,]+ new states/s\)")
 #: A position of each heap family whose graph holds every small position the test sees.
 FAMILY_POSITIONS = {spec: "3,4,5" if spec in SPLITTING else "4,6,7" for spec in RULES}
 
@@ -356,21 +353,3 @@ def test_serve_shows_a_misere_build_beside_the_normal_one(backend, request, tmp_
         bad = server.get("/game?spec=nim&convention=sideways")
         assert bad.status == 400 and "convention must be normal or misere" in bad.body
 
-
-def test_the_readme_session_of_a_misere_build_is_real(tmp_path):
-    """The README's misère build session, run in order after the normal build before it."""
-    from tests.test_docs import session_blocks
-
-    cases = [c for c in session_blocks() if "--misere" in c[0] and c[0].split()[1] in {
-        "build", "query", "stats", "verify"}]  # fmt: skip
-    assert [c[0].split()[1] for c in cases][:2] == ["build", "query"]
-    env = {k: v for k, v in os.environ.items() if k != "EXPLORER_DB"}
-    env["COLUMNS"] = "100"  # the database is the README's: explorer.db in the working folder
-    run_json("build", "nim", "3,4,5", "--db", str(tmp_path / "explorer.db"))
-    for command_line, expected in cases:
-        result = subprocess.run(
-            ["bash", "-c", command_line], capture_output=True, text=True, env=env, cwd=tmp_path
-        )
-        assert VARYING.sub("time", result.stdout + result.stderr) == VARYING.sub(
-            "time", expected
-        ), command_line
