@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -352,4 +351,3 @@ def test_serve_shows_a_misere_build_beside_the_normal_one(backend, request, tmp_
         assert 'data-winner="app"' in normal_end.body
         bad = server.get("/game?spec=nim&convention=sideways")
         assert bad.status == 400 and "convention must be normal or misere" in bad.body
-
