@@ -351,3 +351,14 @@ def test_serve_shows_a_misere_build_beside_the_normal_one(backend, request, tmp_
         assert 'data-winner="app"' in normal_end.body
         bad = server.get("/game?spec=nim&convention=sideways")
         assert bad.status == 400 and "convention must be normal or misere" in bad.body
+
+
+def test_notebook_views_name_a_misere_build():
+    with open_database("sqlite://") as db:
+        report = db.build("nim", "1,2", misere=True)
+        shown = report._repr_html_()
+        assert "misère build of nim from 1,2" in shown and "misère value G⁻" in shown
+        state = db.state("nim", "1,2", misere=True)._repr_html_()
+        assert "nim (misère) at 1,2" in state and "misère value G⁻" in state
+        normal = db.build("nim", "1,2")._repr_html_()
+        assert "misère" not in normal and "Grundy value" in normal

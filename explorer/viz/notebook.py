@@ -242,8 +242,10 @@ def sequence_view(sequence: ValueSequence) -> str:
 def build_view(report: BuildReport) -> str:
     """What a build did, as a table: the states it stored and the start's values."""
     solved = report.grundy is not None
+    misere = report.convention == "misere"
     return _table(
-        f"build of {report.game} from {report.position}: {report.status}",
+        f"{'misère ' if misere else ''}build of {report.game} from {report.position}: "
+        f"{report.status}",
         [
             ("states stored", f"{report.states_stored:,}"),
             ("new states", f"{report.states_new:,}"),
@@ -251,7 +253,10 @@ def build_view(report: BuildReport) -> str:
             ("new moves", f"{report.edges_new:,}"),
             ("values computed", f"{report.values_computed:,}"),
             ("states left to expand", f"{report.frontier:,}"),
-            ("Grundy value", report.grundy if solved else "not solved yet"),
+            (
+                "misère value G⁻" if misere else "Grundy value",
+                report.grundy if solved else "not solved yet",
+            ),
             ("outcome", outcome_text(report.outcome)),
             ("remoteness", "unknown" if report.remoteness is None else report.remoteness),
             ("seconds", f"{report.seconds:.2f}"),
@@ -284,13 +289,14 @@ def edit_view(report: EditReport) -> str:
 
 def query_view(result: QueryResult) -> str:
     """A stored state with its moves, or one page of stored states, as tables."""
-    game = result["game"]
+    game = result["game"] + (" (misère)" if result.get("convention") == "misere" else "")
     if "successors" in result:  # one state
         value = result["grundy"]
+        name = "misère value G⁻" if result.get("convention") == "misere" else "Grundy value"
         state = _table(
             f"{game} at {result['position']}",
             [
-                ("Grundy value", "not solved yet" if value is None else value),
+                (name, "not solved yet" if value is None else value),
                 ("outcome", outcome_text(result["outcome"])),
                 ("remoteness", result["remoteness"]),
                 ("depth", result["depth"]),
