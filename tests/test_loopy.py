@@ -24,8 +24,10 @@ from explorer.solver.loopy import (
     NoAnswerError,
     counter_answer,
     label_vertices,
+    labels_and_remoteness,
     nim_sum,
     outcome_of,
+    retrograde,
     solve_loopy,
 )
 from tests.conftest import REPO
@@ -393,3 +395,10 @@ def test_tables_and_sequences_refuse_infinite_values(tmp_path):
         "position '2' of windup:5:1,3 has the infinite value ∞(0) (tables and sequences hold "
         "finite values; use explorer solve)"
     )
+
+
+@settings(max_examples=300, deadline=None)
+@given(digraphs())
+def test_labels_and_remoteness_in_one_pass_equal_the_two_passes(succ):
+    labels, far = labels_and_remoteness(succ)
+    assert labels == label_vertices(succ) and far == retrograde(succ)[1]

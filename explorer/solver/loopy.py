@@ -122,12 +122,40 @@ def label_vertices(successors: Sequence[Iterable[int]]) -> Labelling:
     >>> label_vertices([[0]]).values                # a self-loop: a pass, never finite
     [Infinite(escapes=frozenset())]
     """
-    n = len(successors)
+    return _label(*_follower_lists(successors))
+
+
+def _follower_lists(
+    successors: Sequence[Iterable[int]],
+) -> tuple[list[list[int]], list[list[int]]]:
+    """Each vertex's followers without repeats (in order), and its predecessors."""
     succ = [list(dict.fromkeys(s)) for s in successors]
-    pred: list[list[int]] = [[] for _ in range(n)]
+    pred: list[list[int]] = [[] for _ in range(len(succ))]
     for u, followers in enumerate(succ):
         for v in followers:
             pred[v].append(u)
+    return succ, pred
+
+
+def labels_and_remoteness(
+    successors: Sequence[Iterable[int]],
+) -> tuple[Labelling, list[int | None]]:
+    """`label_vertices` and the remoteness of `retrograde` (normal play) together, the
+    followers and predecessors listed once for both.
+
+    Examples
+    --------
+    >>> labels, far = labels_and_remoteness([[1], [0, 2], []])
+    >>> labels.values, far
+    ([0, 1, 0], [2, 1, 0])
+    """
+    succ, pred = _follower_lists(successors)
+    return _label(succ, pred), _retrograde(succ, pred, "P")[1]
+
+
+def _label(succ: list[list[int]], pred: list[list[int]]) -> Labelling:
+    """`label_vertices` on followers without repeats and their predecessors."""
+    n = len(succ)
     label = [_OPEN] * n
     counter: list[int | None] = [None] * n
     stage_of = [0] * n
@@ -226,8 +254,7 @@ def solve_loopy(graph: nx.DiGraph) -> LoopySolution:
     Outcomes come from γ (LOOPY.md §3); remoteness from retrograde analysis (None on draws).
     """
     nodes, succ = _indexed(graph)
-    labels = label_vertices(succ)
-    _, far = retrograde(succ)
+    labels, far = labels_and_remoteness(succ)
     return LoopySolution(
         values=dict(zip(nodes, labels.values, strict=True)),
         counters=dict(zip(nodes, labels.counters, strict=True)),
@@ -258,12 +285,14 @@ def retrograde(
     """
     if terminal not in ("P", "N"):
         raise ValueError(f"terminal outcome must be 'P' or 'N', got {terminal!r}")
-    n = len(successors)
-    succ = [list(dict.fromkeys(s)) for s in successors]
-    pred: list[list[int]] = [[] for _ in range(n)]
-    for u, followers in enumerate(succ):
-        for v in followers:
-            pred[v].append(u)
+    return _retrograde(*_follower_lists(successors), terminal)
+
+
+def _retrograde(
+    succ: list[list[int]], pred: list[list[int]], terminal: str
+) -> tuple[list[str], list[int | None]]:
+    """`retrograde` on followers without repeats and their predecessors."""
+    n = len(succ)
     outcome = ["D"] * n
     far: list[int | None] = [None] * n
     left = [len(s) for s in succ]  # followers not yet known to be N

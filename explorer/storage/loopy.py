@@ -19,7 +19,7 @@ import numpy as np
 import sqlalchemy as sa
 
 from explorer.incremental import Edit, EditResult, check_edit
-from explorer.solver.loopy import Infinite, Value, label_vertices, outcome_of, retrograde
+from explorer.solver.loopy import Infinite, Value, labels_and_remoteness, outcome_of
 from explorer.storage.bulk import read_int_columns
 
 if TYPE_CHECKING:
@@ -79,8 +79,7 @@ def label_arrays(size: int, src: np.ndarray, dst: np.ndarray) -> list[LoopyValue
     succ: list[list[int]] = [[] for _ in range(size)]
     for a, b in zip(src.tolist(), dst.tolist(), strict=True):
         succ[a].append(b)
-    labels = label_vertices(succ)
-    _, far = retrograde(succ)
+    labels, far = labels_and_remoteness(succ)
     return [LoopyValue.of(v, r) for v, r in zip(labels.values, far, strict=True)]
 
 
