@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import networkx as nx
 import numpy as np
@@ -20,6 +20,7 @@ from explorer.errors import CyclicGraphError, ExplorerError, GraphTooLargeError,
 from explorer.games.base import Decomposition, Game, Position
 from explorer.games.ferguson import Ferguson
 from explorer.games.heaps import FAR_HEAP, FAR_MOVES, PERIODIC_SPLIT_PARTS, HeapGame
+from explorer.games.sums import SumGame
 from explorer.games.wythoff import Wythoff
 from explorer.graph import DEFAULT_MAX_STATES, build_graph
 from explorer.solver import mex, solve_graph
@@ -184,6 +185,10 @@ def graph_value(
     return cache[position]  # type: ignore[no-any-return]
 
 
+#: How `prepare_heaps` says that far heaps are answered from a proven period.
+PROVEN_PERIOD = "proven by the Guy-Smith theorem"
+
+
 def prepare_heaps(game: Game[Any], position: Position) -> str:
     """Make the heaps of `position` answerable: past the values a heap game has, prove its
     period (octal games, computing no more than the Guy-Smith theorem needs) or compute the
@@ -196,7 +201,16 @@ def prepare_heaps(game: Game[Any], position: Position) -> str:
     >>> kayles = load_game("kayles")
     >>> prepare_heaps(kayles, (10**12,))
     'period 12 from heap 71, proven by the Guy-Smith theorem from G(0..167)'
+    >>> prepare_heaps(load_game("nim + kayles"), ((3,), (10**12,)))
+    'octal:0.77: period 12 from heap 71, proven by the Guy-Smith theorem from G(0..167)'
     """
+    if isinstance(game, SumGame):  # a sum's far heaps are its components'
+        components = cast(tuple[Position, ...], position)
+        notes = (
+            (part.spec, prepare_heaps(part, component))
+            for part, component in zip(game.components, components, strict=True)
+        )
+        return "; ".join(dict.fromkeys(f"{spec}: {note}" for spec, note in notes if note))
     if not isinstance(game, HeapGame) or not position:
         return ""
     largest = max(position)  # type: ignore[call-overload]
@@ -208,7 +222,7 @@ def prepare_heaps(game: Game[Any], position: Position) -> str:
     if largest >= game.tabulated and game.period is not None:
         pre, period = game.period
         return (
-            f"period {period} from heap {pre}, proven by the Guy-Smith theorem "
+            f"period {period} from heap {pre}, {PROVEN_PERIOD} "
             f"from G(0..{proof_length(pre, period, guy_smith(game)) - 1})"  # type: ignore[arg-type]
         )
     return ""
@@ -323,7 +337,7 @@ def solve(
     if far:
         # heaps past the computed values: no graph, the period (or formula) answers them
         solution = _solve_decomposed(game, position, parts, max_states)
-        method_name = "closed form" if far.startswith("closed") else "period"
+        method_name = "period" if PROVEN_PERIOD in far else "closed form"
         listed = ""
         if solution.winning_moves and method_name == "period":
             listed = f"; splits listed with a part up to {PERIODIC_SPLIT_PARTS:,}"

@@ -210,6 +210,12 @@ def test_solve_answers_a_far_heap_and_sums_of_them_from_the_period():
     result = solve(game, game.parse(f"1 + {10**18},{10**18 + 1}"))
     g = [4, 1, 2, 8, 1, 4, 7, 2, 1, 8, 2, 7]
     assert result.grundy == 1 ^ g[10**18 % 12] ^ g[(10**18 + 1) % 12]
+    # a sum of games names the period as its method too, once, however many parts use it
+    assert result.method == "period"
+    assert result.note.count("period 12 from heap 71") == 1
+    several = solve(load_game("kayles"), (5, 77_777_777_777, 10**12))
+    assert several.method == "period" and several.grundy == 4 ^ g[77_777_777_777 % 12] ^ 1
+    assert solve(load_game("nim + nim"), ((10**15,), (5,))).method == "closed form"
 
 
 def test_closed_forms_answer_far_heaps():
