@@ -16,10 +16,13 @@ from hypothesis import strategies as st
 
 from explorer.cli import main
 from explorer.errors import CyclicGraphError, EditError
+from explorer.games import load_game
 from explorer.games.loopy import GraphGame
 from explorer.incremental import Edit
 from explorer.solver.loopy import Infinite, label_vertices, outcome_of
 from explorer.storage import Database
+from explorer.storage.records import canonical_spec
+from explorer.storage.verify import verify_database
 from tests.test_incremental import random_edit
 from tests.test_incremental_storage import database, files  # noqa: F401 (fixtures)
 from tests.test_loopy import check_definition, plain_retrograde
@@ -268,3 +271,87 @@ def test_the_readme_session_of_a_stored_graph_with_cycles_is_real(tmp_path: Path
             ["bash", "-c", command], capture_output=True, text=True, env=env, cwd=tmp_path
         )
         assert result.stdout + result.stderr == expected, command
+
+
+def rule_graph(spec: str, position: str) -> nx.DiGraph:
+    """Every state reachable from `position` and its moves, by a plain search of the rules."""
+    game = load_game(spec)
+    start = game.parse(position)
+    graph = nx.DiGraph()
+    graph.add_node(game.format(start))
+    seen, queue = {start}, [start]
+    while queue:
+        here = queue.pop()
+        for there in game.successors(here):
+            graph.add_edge(game.format(here), game.format(there))
+            if there not in seen:
+                seen.add(there)
+                queue.append(there)
+    return graph
+
+
+@pytest.mark.parametrize(
+    ("spec", "position"),
+    [
+        ("windup:5:1,3", "2"),  # the published example: 0, ∞(0), ∞(0), ∞(0), 0
+        ("windup:12:2,3,7", "11"),
+        ("windup:9:1,4", "8"),
+        ("windup:5:1,3 + nim", "2 + 2"),
+        ("windup:7:2,3 + windup:5:1,3", "6 + 3"),
+    ],
+)
+def test_a_build_of_a_game_that_may_loop_stores_its_generalized_values(
+    database: Database,  # noqa: F811
+    spec: str,
+    position: str,
+) -> None:
+    # the level-by-level solve leaves states on cycles without a value: a complete build
+    # labels the stored moves whole, so every state has γ (escapes included) and verifies
+    report = database.build(spec, position)
+    assert report.status == "complete"
+    expected = rule_graph(spec, position)
+    rows = assert_labelled(database, canonical_spec(spec), expected)
+    grundy, escapes, outcome, far, _ = rows[report.position]
+    assert (report.grundy, report.outcome, report.remoteness) == (grundy, outcome, far)
+    assert report.escapes == (
+        None if escapes is None else [int(x) for x in escapes.split(",") if x]
+    )
+    assert report.infinite == (escapes is not None)
+    assert verify_database(database.engine, canonical_spec(spec)).ok
+
+
+def test_windup_built_has_the_published_values_and_a_stopped_build_resumes_to_them(
+    database: Database,  # noqa: F811
+) -> None:
+    spec = "windup:11:1,3"  # a fresh game in the module's database
+    stopped = database.build(spec, "10", max_states=3)
+    assert stopped.status == "stopped"
+    assert database.build(spec, "10").status == "complete"
+    _, resumed = stored_values(database, spec)
+    expected = rule_graph(spec, "10")
+    assert_labelled(database, spec, expected)
+    assert sorted(resumed) == sorted(expected.nodes)
+    # the published example, built: 0, ∞(0), ∞(0), ∞(0), 0
+    database.build("windup:5:1,3", "4")
+    _, rows = stored_values(database, "windup:5:1,3")
+    assert [(rows[str(n)][0], rows[str(n)][1]) for n in range(5)] == [
+        (0, None),
+        (None, "0"),
+        (None, "0"),
+        (None, "0"),
+        (0, None),
+    ]
+
+
+def test_verify_catches_a_changed_escape_set_in_a_built_game_that_may_loop(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "w.db"
+    runner = CliRunner()
+    assert runner.invoke(main, ["build", "windup:5:1,3", "2", "--db", str(db)]).exit_code == 0
+    assert runner.invoke(main, ["verify", "--db", str(db)]).exit_code == 0
+    with sa.create_engine(f"sqlite:///{db}").begin() as conn:
+        conn.execute(sa.text("UPDATE states SET escapes = '0,1' WHERE key = '3'"))
+    result = runner.invoke(main, ["verify", "--db", str(db)])
+    assert result.exit_code == 1
+    assert "windup:5:1,3 3: value: stored ∞(0,1)" in result.output

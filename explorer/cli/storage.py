@@ -25,7 +25,7 @@ from explorer.cli.common import (
     visible,
 )
 from explorer.games import load_game
-from explorer.solver.loopy import Infinite
+from explorer.solver.loopy import Infinite, format_value
 from explorer.viz.palette import outcome_text
 
 if TYPE_CHECKING:  # SQLAlchemy and Alembic load only in the commands that open a database
@@ -94,6 +94,12 @@ def _print_build(report: BuildReport, database: Database, max_states: int | None
         console.print(
             f"  value    {value} {report.grundy}, outcome {report.outcome}, "
             f"remoteness {report.remoteness}"
+        )
+    elif report.escapes is not None:  # play may loop: ∞(K), a win or a draw
+        far = "" if report.remoteness is None else f", remoteness {report.remoteness}"
+        console.print(
+            f"  value    γ {format_value(Infinite(frozenset(report.escapes)))}, "
+            f"outcome {report.outcome}{far}"
         )
     console.print(f"  time     {report.seconds:.2f} s ({rate:,.0f} new states/s)")
     if report.status == "stopped":

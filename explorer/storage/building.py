@@ -51,6 +51,7 @@ from explorer.storage.bulk import (
     writer_for,
 )
 from explorer.storage.expansion import PositionIndex, position_index
+from explorer.storage.loopy import UPDATE_VALUES, LoopyValue, label_arrays, value_params
 from explorer.storage.records import (
     BuildCounts,
     canonical_spec,
@@ -88,7 +89,9 @@ class BuildReport:
     ``status`` is ``complete`` when every state reachable from the position is stored and
     solved, ``stopped`` when ``max_states`` cut it short (building again continues).
     ``convention`` is ``misere`` for a misère build, whose ``grundy`` is G⁻ (zero exactly on
-    misère P-positions) and whose outcome and remoteness are misère play's.
+    misère P-positions) and whose outcome and remoteness are misère play's. In a game whose
+    play may loop, a root of value ∞(K) has ``grundy`` None, ``infinite`` True and ``escapes``
+    K; its outcome is N or D (a draw, with remoteness None).
     """
 
     game: str
@@ -106,6 +109,8 @@ class BuildReport:
     remoteness: int | None
     seconds: float
     convention: Convention = NORMAL
+    infinite: bool = False
+    escapes: list[int] | None = None
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -635,9 +640,55 @@ class GraphBuilder:
             if committing is not None:
                 self._committed(committing)
         status = "stopped" if self.frontier else "complete"
+        labelled: LoopyValue | None = None
         with self.engine.begin() as conn:
+            if status == "complete" and may_cycle(self.game):
+                labelled = self._label_cycles(conn, root)
             update_build(conn, self.build_id, status, self._counts())
+        if labelled is not None:
+            return self._report(
+                status, labelled.grundy, labelled.outcome, labelled.remoteness, labelled.escapes
+            )
         g = int(self.grundy.data[root])
+        if g == UNKNOWN:
+            return self._report(status, None, None, None)
+        return self._report(status, g, outcome(g), int(self.remote.data[root]))
+
+    def _label_cycles(self, conn: sa.Connection, root: int) -> LoopyValue:
+        """Give every stored state of a game whose play may loop its generalized value γ.
+
+        The level-by-level solve leaves the states on and above cycles without a value (a
+        mex needs every follower's value first). Once every reachable state is stored, the
+        game's stored moves are labelled whole (`explorer.solver.loopy`), as an imported
+        ``graph:`` game is, and every state's γ, escapes, outcome and remoteness written in
+        the transaction that marks the build complete.
+        """
+        ids, unsolved = read_int_columns(
+            conn,
+            "SELECT id, CASE WHEN grundy IS NULL AND escapes IS NULL THEN 1 ELSE 0 END "
+            "FROM states WHERE game_id = :g ORDER BY id",
+            {"g": self.game_id},
+            2,
+        )
+        src, dst = read_int_columns(
+            conn, "SELECT src, dst FROM edges WHERE game_id = :g", {"g": self.game_id}, 2
+        )
+        values = label_arrays(len(ids), np.searchsorted(ids, src), np.searchsorted(ids, dst))
+        conn.execute(
+            sa.text(UPDATE_VALUES),
+            value_params(dict(zip(ids.tolist(), values, strict=True)), self.build_id, self.game_id),
+        )
+        self.values_computed += int(unsolved.sum())
+        return values[int(np.searchsorted(ids, root))]
+
+    def _report(
+        self,
+        status: str,
+        grundy: int | None,
+        outcome: str | None,
+        remoteness: int | None,
+        escapes: frozenset[int] | None = None,
+    ) -> BuildReport:
         return BuildReport(
             game=shown_spec(canonical_spec(self.game.spec)),
             position=self.root_key,
@@ -649,11 +700,13 @@ class GraphBuilder:
             values_computed=self.values_computed,
             frontier=len(self.frontier),
             states_stored=int(self.present.data[: self.next_id].sum()),
-            grundy=None if g == UNKNOWN else g,
-            outcome=None if g == UNKNOWN else outcome(g),
-            remoteness=None if g == UNKNOWN else int(self.remote.data[root]),
+            grundy=grundy,
+            outcome=outcome,
+            remoteness=remoteness,
             seconds=time.perf_counter() - self.started,
             convention=self.convention,
+            infinite=escapes is not None,
+            escapes=None if escapes is None else sorted(escapes),
         )
 
 

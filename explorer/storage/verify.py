@@ -21,7 +21,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from explorer.errors import ExplorerError, NotStoredError
-from explorer.games import load_game
+from explorer.games import load_game, may_cycle
 from explorer.games.base import Game as GameRules
 from explorer.solver.loopy import Infinite
 from explorer.solver.misere import MISERE, NORMAL, Convention
@@ -226,16 +226,19 @@ def _check_game(
 ) -> GameCheck:
     check = GameCheck(spec, convention=convention)
     checker = _Checker(result, check, show)
-    if spec.startswith("graph:"):
+    game: GameRules[Any] | None = None
+    if not spec.startswith("graph:"):  # its file may be gone: the stored edges are the game
+        try:
+            game = load_game(spec)
+        except ExplorerError as error:
+            check.rules = f"moves not checked: the game does not load ({error})"
+    if spec.startswith("graph:") or (game is not None and may_cycle(game)):
         _check_loopy_game(conn, checker, game_id)
+        if game is not None:
+            check.rules = "moves not checked: a game whose play may loop is labelled whole"
         if progress is not None:
             progress(spec, check.states, check.states)
         return check
-    game: GameRules[Any] | None = None
-    try:
-        game = load_game(spec)
-    except ExplorerError as error:
-        check.rules = f"moves not checked: the game does not load ({error})"
     if game is not None and game.family == "dag":
         # a graph imported from a file is the truth itself, and edits change it on purpose
         check.rules = "moves not checked: an imported graph's moves are its stored edges"
