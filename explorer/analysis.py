@@ -51,8 +51,23 @@ AUTO_GRAPH_PARTS = 16
 DEFAULT_TABLE_MEMORY_MB = 2048
 
 
+class _Valued:
+    """What a solution and an explanation share: the value, finite or ∞(K)."""
+
+    grundy: int | None
+    infinite: bool
+    escapes: list[int] | None
+
+    @property
+    def value(self) -> str:
+        """The value as text: ``3``, ``∞(0,2)``, or ``-`` when not computed (misère play)."""
+        if self.infinite:
+            return str(Infinite(frozenset(self.escapes or ())))
+        return "-" if self.grundy is None else str(self.grundy)
+
+
 @dataclass(frozen=True)
-class Solution:
+class Solution(_Valued):
     """A solved position, as plain data (see `to_dict` for the JSON contract)."""
 
     game: str
@@ -69,13 +84,6 @@ class Solution:
     drawing_moves: list[str] = field(default_factory=list)
     convention: str = "normal"
 
-    @property
-    def value(self) -> str:
-        """The value as text: ``3``, ``∞(0,2)``, or ``-`` when not computed (misère play)."""
-        if self.infinite:
-            return str(Infinite(frozenset(self.escapes or ())))
-        return "-" if self.grundy is None else str(self.grundy)
-
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
 
@@ -87,7 +95,7 @@ class Solution:
 
 
 @dataclass(frozen=True)
-class Explanation:
+class Explanation(_Valued):
     """Why a position has its value: successors and their mex, or parts and their XOR."""
 
     game: str
@@ -103,13 +111,6 @@ class Explanation:
     stage: int | None = None
     counter: int | None = None
     convention: str = "normal"
-
-    @property
-    def value(self) -> str:
-        """The value as text: ``3`` or ``∞(0,2)``."""
-        if self.infinite:
-            return str(Infinite(frozenset(self.escapes or ())))
-        return "-" if self.grundy is None else str(self.grundy)
 
     @property
     def winning_moves(self) -> list[str]:

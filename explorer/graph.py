@@ -90,7 +90,7 @@ def build_graph(
     return graph
 
 
-def _too_many_states(game: Game, position: Position, max_states: int) -> GraphTooLargeError:
+def _too_many_states(game: Game[Any], position: Position, max_states: int) -> GraphTooLargeError:
     return GraphTooLargeError(
         f"position {_short(game.format(position))!r} of {game.spec} is too large: more "
         f"than {max_states:,} states (raise the limit with --max-states)",

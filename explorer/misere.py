@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, cast
 
 from explorer.analysis import (
     AUTO_GRAPH_EDGES,
@@ -18,7 +18,7 @@ from explorer.analysis import (
 )
 from explorer.errors import GraphTooLargeError, SpecError
 from explorer.games.base import Game, Position
-from explorer.games.heaps import HeapGame, Nim
+from explorer.games.heaps import HeapGame, Heaps, Nim
 from explorer.games.sums import SumGame
 from explorer.graph import DEFAULT_MAX_STATES, build_graph
 from explorer.sequences import find_period
@@ -40,9 +40,9 @@ _BOUTON = (
 def nim_heaps(game: Game[Any], position: Position) -> list[int] | None:
     """The heaps of a position of Nim (or a sum of Nim games), or None for any other game."""
     if isinstance(game, Nim):
-        return list(position)  # type: ignore[call-overload]
+        return list(cast(Heaps, position))
     if isinstance(game, SumGame) and all(isinstance(g, Nim) for g in game.components):
-        return [h for part in position for h in part]  # type: ignore[attr-defined]
+        return [h for part in cast(tuple[Heaps, ...], position) for h in part]
     return None
 
 

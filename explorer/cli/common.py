@@ -247,7 +247,7 @@ def sequence_progress(enabled: bool) -> Iterator[Callable[[int, int], None]]:
 
 def upto_option(help_text: str) -> Callable[[F], F]:
     """``--upto N`` (default 100): the last n of a value sequence G(0..N)."""
-    return click.option(  # type: ignore[return-value]
+    return click.option(
         "--upto",
         type=click.IntRange(min=0, max=MAX_STORED_INT),
         default=100,

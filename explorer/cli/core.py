@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from contextlib import ExitStack
+from functools import partial
 
 import click
 from rich.table import Table
@@ -173,14 +176,7 @@ def explain_command(
         return
     console.print(f"{visible(result.game)} at {visible(result.position)}")
     if misere:
-        table = Table("move to", "misère outcome")
-        for text, outcome in result.successors[:EXPLAIN_ROWS]:
-            table.add_row(visible(text), str(outcome))
-        if result.successors:
-            print_table(table)
-        if len(result.successors) > EXPLAIN_ROWS:
-            more = len(result.successors) - EXPLAIN_ROWS
-            console.print(f"... and {more:,} more moves (use --json for all)")
+        _print_moves(result.successors, "misère outcome")
         console.print(result.note)
         return
     if result.method in ("decomposition", "reduction"):
@@ -193,14 +189,7 @@ def explain_command(
         xor = " XOR ".join(str(v) for _, _, v in result.parts) or "0 (no parts)"
         console.print(f"G = {xor} = {result.value}")
     else:
-        table = Table("move to", "grundy")
-        for text, value in result.successors[:EXPLAIN_ROWS]:
-            table.add_row(visible(text), str(value))
-        if result.successors:
-            print_table(table)
-        if len(result.successors) > EXPLAIN_ROWS:
-            more = len(result.successors) - EXPLAIN_ROWS
-            console.print(f"... and {more:,} more moves (use --json for all)")
+        _print_moves(result.successors, "grundy")
         console.print(result.reason())
         winning = [visible(text) for text in result.winning_moves]
         if len(result.successors) > EXPLAIN_ROWS and winning:
@@ -208,6 +197,18 @@ def explain_command(
             more = len(winning) - EXPLAIN_WINNING
             console.print(f"winning moves: {shown}" + (f" and {more:,} more" if more > 0 else ""))
     console.print(VERDICTS[result.outcome])
+
+
+def _print_moves(successors: Sequence[tuple[str, object]], column: str) -> None:
+    """The first `EXPLAIN_ROWS` moves of an explanation, each with its `column` value."""
+    table = Table("move to", column)
+    for text, value in successors[:EXPLAIN_ROWS]:
+        table.add_row(visible(text), str(value))
+    if successors:
+        print_table(table)
+    if len(successors) > EXPLAIN_ROWS:
+        more = len(successors) - EXPLAIN_ROWS
+        console.print(f"... and {more:,} more moves (use --json for all)")
 
 
 @click.command("sequence")
@@ -272,29 +273,21 @@ def sequence_command(
         _misere_sequence(spec, upto, as_json)
         return
     game = load_game(spec)
-    if url is None:
-        with sequence_progress(not as_json) as update:
-            result = value_sequence(
-                game,
-                upto,
-                start=start,
-                until_periodic=until_periodic,
-                progress=update,
-                max_memory_mb=max_memory,
-            )
-    else:
-        from explorer.storage import open_database
+    with ExitStack() as stack:
+        compute = value_sequence
+        if url is not None:  # the values kept in a database, computed and stored as needed
+            from explorer.storage import open_database
 
-        with open_database(url or None) as database, sequence_progress(not as_json) as update:
-            result = stored_value_sequence(
-                database,
-                game,
-                upto,
-                start=start,
-                until_periodic=until_periodic,
-                progress=update,
-                max_memory_mb=max_memory,
-            )
+            database = stack.enter_context(open_database(url or None))
+            compute = partial(stored_value_sequence, database)
+        result = compute(
+            game,
+            upto,
+            start=start,
+            until_periodic=until_periodic,
+            progress=stack.enter_context(sequence_progress(not as_json)),
+            max_memory_mb=max_memory,
+        )
     out = click.get_text_stream("stdout")
     if as_json:
         # the values are streamed: a list of 16 million Python ints would take 130 MB

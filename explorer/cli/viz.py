@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -36,10 +37,15 @@ from explorer.viz import (
     plot_table,
 )
 from explorer.viz.output import check_suffix
-from explorer.viz.plots import IMAGE_SUFFIXES
+from explorer.viz.plots import IMAGE_SUFFIXES, Table
+
+if TYPE_CHECKING:
+    _PathType = click.ParamType[Path]
+else:  # click before 8.2 has no generic ParamType at run time
+    _PathType = click.ParamType
 
 
-class OutputFile(click.ParamType):
+class OutputFile(_PathType):
     """A file name with one of the given suffixes (checked before any work is done)."""
 
     name = "file"
@@ -251,13 +257,7 @@ def plot_table_command(
     Example:
       explorer plot table wythoff --rows 40 --cols 40 -o wythoff.png
     """
-    game = load_game(spec)
-    with working("plotting", enabled=not as_json) as stage:
-        stage(f"computing {rows:,} x {cols:,} values")
-        table = value_table(game, rows, cols, max_states=max_states or DEFAULT_MAX_STATES)
-        stage("drawing")
-        path = plot_table(game.spec, table, output)
-    _wrote(path, as_json, game=game.spec)
+    _plot_values(spec, rows, cols, max_states, output, as_json, plot_table)
 
 
 @plot_group.command("p-positions")
@@ -272,12 +272,25 @@ def plot_p_positions_command(
     Example:
       explorer plot p-positions wythoff --rows 100 --cols 100 -o wythoff-p.svg
     """
+    _plot_values(spec, rows, cols, max_states, output, as_json, plot_p_positions)
+
+
+def _plot_values(
+    spec: str,
+    rows: int,
+    cols: int,
+    max_states: int | None,
+    output: Path,
+    as_json: bool,
+    draw: Callable[[str, Table, Path], Path],
+) -> None:
+    """Compute the value table G(row, column) of `spec` and `draw` it to `output`."""
     game = load_game(spec)
     with working("plotting", enabled=not as_json) as stage:
         stage(f"computing {rows:,} x {cols:,} values")
         table = value_table(game, rows, cols, max_states=max_states or DEFAULT_MAX_STATES)
         stage("drawing")
-        path = plot_p_positions(game.spec, table, output)
+        path = draw(game.spec, table, output)
     _wrote(path, as_json, game=game.spec)
 
 

@@ -152,26 +152,15 @@ def _threat(parts: Sequence[Strip]) -> Strip:
     return parts[0]
 
 
-class Treblecross(Game[Strip]):
-    """Treblecross played as written: mark an empty cell; three marks in a row end the game.
+class _StripGame(Game[Strip]):
+    """A game of marking the empty cells of a strip, over once three marks are in a row; the
+    family name is the spec."""
 
-    A position is the strip's text. A strip holding ``XXX`` has no move: under normal play
-    the player who made three made the last move and won. `decompose` gives note 002's
-    reduction for strips of three or more cells.
-    """
-
-    family = "treblecross"
     position_syntax = STRIP
-    example = ("treblecross", "..X....")
-    summary = "Crosses and Crosses: mark cells of a strip; three marks in a row win"
-
-    def __init__(self) -> None:
-        self.runs = SafeRuns()
-        self.threats = TreblecrossThreat()
 
     @property
     def spec(self) -> str:
-        return "treblecross"
+        return self.family
 
     def parse(self, text: str) -> Strip:
         return parse_strip(text, self.spec)
@@ -183,8 +172,29 @@ class Treblecross(Game[Strip]):
         if THREE in position:
             return
         for i, cell in enumerate(position):
-            if cell == EMPTY:
+            if cell == EMPTY and self.may_mark(position, i):
                 yield position[:i] + MARK + position[i + 1 :]
+
+    def may_mark(self, position: Strip, i: int) -> bool:
+        """Whether the empty cell `i` may be marked (any may, unless a subclass says not)."""
+        return True
+
+
+class Treblecross(_StripGame):
+    """Treblecross played as written: mark an empty cell; three marks in a row end the game.
+
+    A position is the strip's text. A strip holding ``XXX`` has no move: under normal play
+    the player who made three made the last move and won. `decompose` gives note 002's
+    reduction for strips of three or more cells.
+    """
+
+    family = "treblecross"
+    example = ("treblecross", "..X....")
+    summary = "Crosses and Crosses: mark cells of a strip; three marks in a row win"
+
+    def __init__(self) -> None:
+        self.runs = SafeRuns()
+        self.threats = TreblecrossThreat()
 
     def decompose(self, position: Strip) -> Decomposition | None:
         """Note 002's reduction: the safe runs as a sum of heaps of the `SafeRuns` game.
@@ -266,7 +276,7 @@ class SafeRuns(HeapGame):
         return "SafeRuns()"
 
 
-class TreblecrossThreat(Game[Strip]):
+class TreblecrossThreat(_StripGame):
     """A strip where one mark makes three, reduced to those winning marks (not registered).
 
     Its only moves complete three in a row, after which nothing moves: its value is 1, the
@@ -274,29 +284,12 @@ class TreblecrossThreat(Game[Strip]):
     """
 
     family = "treblecross-threat"
-    position_syntax = STRIP
     example = ("treblecross-threat", "XX..")
     summary = "a treblecross strip reduced to its winning marks"
 
-    @property
-    def spec(self) -> str:
-        return "treblecross-threat"
-
-    def parse(self, text: str) -> Strip:
-        return parse_strip(text, self.spec)
-
-    def format(self, position: Strip) -> str:
-        return format_strip(position)
-
-    def successors(self, position: Strip) -> Iterator[Strip]:
-        if THREE in position:
-            return
-        for i, cell in enumerate(position):
-            if (
-                cell == EMPTY
-                and THREE in position[max(0, i - 2) : i] + MARK + position[i + 1 : i + 3]
-            ):
-                yield position[:i] + MARK + position[i + 1 :]
+    def may_mark(self, position: Strip, i: int) -> bool:
+        """Only a mark that makes three in a row."""
+        return THREE in position[max(0, i - 2) : i] + MARK + position[i + 1 : i + 3]
 
     def __repr__(self) -> str:
         return "TreblecrossThreat()"

@@ -264,7 +264,8 @@ def next_level(level: Ints, pending: Ints, freed: Ints) -> Ints:
         pending[freed] -= times
     else:
         pending[freed] -= 1
-    return freed[pending[freed] == 0]
+    ready: Ints = freed[pending[freed] == 0]
+    return ready
 
 
 def solve_adjacency(succ: Adjacency, *, name: Callable[[int], object] = int) -> Values:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -64,7 +65,7 @@ def check_memory(upto: int, max_memory_mb: int) -> None:
         )
 
 
-def _kernel():  # type: ignore[no-untyped-def]
+def _kernel() -> Any:
     """The compiled per-heap loop (numba, cached on disk; compiled on first use)."""
     global _compiled
     if _compiled is None:
@@ -74,7 +75,7 @@ def _kernel():  # type: ignore[no-untyped-def]
     return _compiled
 
 
-_compiled = None
+_compiled: Any = None  # numba's dispatcher, once compiled
 
 
 def _extend_py(  # type: ignore[no-untyped-def]

@@ -23,7 +23,8 @@ def _lowest_zero_bit(words: np.ndarray) -> np.ndarray:
     first = np.argmax(inverted != 0, axis=1)
     word = inverted[np.arange(len(words)), first]
     low = word & (~word + _ONE)  # the lowest set bit alone
-    return first * 64 + np.log2(low.astype(np.float64)).astype(np.int64)
+    lowest: np.ndarray = first * 64 + np.log2(low.astype(np.float64)).astype(np.int64)
+    return lowest
 
 
 def _set_bits(bits: np.ndarray, rows: np.ndarray, values: np.ndarray) -> None:

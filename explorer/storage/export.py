@@ -174,7 +174,18 @@ class _Writer:
         pass
 
 
-class _GraphML(_Writer):
+class _XML(_Writer):
+    """GraphML and GEXF: the nodes in batches, each one element with its attributes."""
+
+    def nodes(self, batches: Batches) -> None:
+        for batch in batches:
+            self.files[0].write("".join(self.node(*node) for node in _xml_nodes(batch)))
+
+    def node(self, name: str, values: list[tuple[int, str]]) -> str:
+        raise NotImplementedError
+
+
+class _GraphML(_XML):
     def begin(self) -> None:
         keys = "".join(
             f'  <key id="d{i}" for="node" attr.name="{name}" attr.type="{kind}" />\n'
@@ -198,16 +209,9 @@ class _GraphML(_Writer):
             f'{keys}  <graph edgedefault="directed">\n{data}'
         )
 
-    def nodes(self, batches: Batches) -> None:
-        for batch in batches:
-            self.files[0].write(
-                "".join(
-                    f'    <node id="{name}">'
-                    + "".join(f'<data key="d{i}">{v}</data>' for i, v in values)
-                    + "</node>\n"
-                    for name, values in _xml_nodes(batch)
-                )
-            )
+    def node(self, name: str, values: list[tuple[int, str]]) -> str:
+        data = "".join(f'<data key="d{i}">{v}</data>' for i, v in values)
+        return f'    <node id="{name}">{data}</node>\n'
 
     def edges(self, batches: Batches) -> None:
         for batch in batches:
@@ -223,7 +227,7 @@ class _GraphML(_Writer):
         self.files[0].write("  </graph>\n</graphml>\n")
 
 
-class _GEXF(_Writer):
+class _GEXF(_XML):
     def begin(self) -> None:
         attributes = "".join(
             f'      <attribute id="{i}" title="{name}" type="{kind}" />\n'
@@ -243,16 +247,9 @@ class _GEXF(_Writer):
         )
         self.edge_id = 0
 
-    def nodes(self, batches: Batches) -> None:
-        for batch in batches:
-            self.files[0].write(
-                "".join(
-                    f'      <node id="{name}" label="{name}"><attvalues>'
-                    + "".join(f'<attvalue for="{i}" value="{v}" />' for i, v in values)
-                    + "</attvalues></node>\n"
-                    for name, values in _xml_nodes(batch)
-                )
-            )
+    def node(self, name: str, values: list[tuple[int, str]]) -> str:
+        data = "".join(f'<attvalue for="{i}" value="{v}" />' for i, v in values)
+        return f'      <node id="{name}" label="{name}"><attvalues>{data}</attvalues></node>\n'
 
     def edges(self, batches: Batches) -> None:
         self.files[0].write("    </nodes>\n    <edges>\n")

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
-from explorer.errors import SpecError
+from explorer.errors import OutputFileError, SpecError
 from explorer.games.base import Game, Position
 from explorer.graph import DEFAULT_MAX_STATES
 from explorer.viz.graphs import (
@@ -25,7 +25,6 @@ from explorer.viz.graphs import (
     nearest,
     solved_graph,
 )
-from explorer.viz.output import OutputFileError
 from explorer.viz.page import GraphPage, draw_condensed, draw_graph
 from explorer.viz.plots import plot_p_positions, plot_sequence, plot_table
 

@@ -211,16 +211,20 @@ class Counts:
     ) -> dict[str, Any] | None:
         """`Database.stats` of a game (of its misère build with `misere`), or None while it is
         being counted."""
-        return self._get(
+        found: dict[str, Any] | None = self._get(
             f"stats {'misere' if misere else 'normal'} {spec}",
             building,
             lambda: self.database.stats(spec, misere=misere),
             wait,
         )
+        return found
 
     def games(self, building: bool) -> list[dict[str, Any]] | None:
         """`Database.games` (each game with its numbers of states and edges), or None."""
-        return self._get("games", building, self.database.games, COUNT_WAIT)
+        found: list[dict[str, Any]] | None = self._get(
+            "games", building, self.database.games, COUNT_WAIT
+        )
+        return found
 
     def _get(self, name: str, building: bool, compute: Callable[[], Any], wait: float) -> Any:
         version = self.database.version()
@@ -841,7 +845,7 @@ def create_app(database: Database, *, host: str = "127.0.0.1", port: int = 8000)
     ]
     return Starlette(
         routes=routes,
-        middleware=[Middleware(Guard, hosts=allowed_hosts(host, port))],  # type: ignore[arg-type]
+        middleware=[Middleware(Guard, hosts=allowed_hosts(host, port))],
     )
 
 
