@@ -85,6 +85,10 @@ class DatabaseLockedError(DatabaseError):
     """Another program holds a lock on the database; running again later may succeed."""
 
 
+class BuildRunningError(DatabaseLockedError):
+    """Another process is building the same game in the same database right now."""
+
+
 class DatabaseFullError(DatabaseError):
     """The disk (or the server's quota) is full; what was committed before is kept."""
 

@@ -50,6 +50,7 @@ from explorer.storage.bulk import (
     writer_class,
     writer_for,
 )
+from explorer.storage.engine import writing
 from explorer.storage.expansion import PositionIndex, position_index
 from explorer.storage.loopy import UPDATE_VALUES, LoopyValue, label_arrays, value_params
 from explorer.storage.records import (
@@ -293,9 +294,9 @@ class GraphBuilder:
     # -- setup ----------------------------------------------------------------------------
     def _start(self) -> None:
         """Record the game and the build; mark builds killed earlier as interrupted."""
-        with self.engine.begin() as conn:
+        with writing(self.engine) as conn:
             game_id = stored_game(conn, self.game, self.convention)
-            interrupt_running(conn, game_id)
+            interrupt_running(conn, game_id, self.game.spec)
             rule = (
                 "misère G⁻: 1 without a move, else the mex over stored successors"
                 if self.convention == MISERE
@@ -527,7 +528,7 @@ class GraphBuilder:
         Runs on the writer thread while the next batch is generated; the drivers leave the
         GIL while the database works.
         """
-        with self.engine.begin() as conn:
+        with writing(self.engine) as conn:
             writer = writer_for(conn)
             writer.insert_states(batch.new_rows)
             writer.write_edges(self.game_id, batch.edges)
@@ -573,7 +574,7 @@ class GraphBuilder:
     def _stopped(self, status: str) -> None:
         """Record why the build stopped, if the database still takes a write."""
         try:
-            with self.engine.begin() as conn:
+            with writing(self.engine) as conn:
                 update_build(conn, self.build_id, status)
         except Exception:  # the error that stopped the build is the one to show
             pass
@@ -641,7 +642,7 @@ class GraphBuilder:
                 self._committed(committing)
         status = "stopped" if self.frontier else "complete"
         labelled: LoopyValue | None = None
-        with self.engine.begin() as conn:
+        with writing(self.engine) as conn:
             if status == "complete" and may_cycle(self.game):
                 labelled = self._label_cycles(conn, root)
             update_build(conn, self.build_id, status, self._counts())

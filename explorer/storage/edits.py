@@ -33,6 +33,7 @@ from explorer.solver import outcome
 from explorer.solver.arrays import Adjacency, depths, solve_adjacency
 from explorer.solver.loopy import Infinite
 from explorer.storage.bulk import StateRow, read_int_columns, value_rows, writer_for
+from explorer.storage.engine import writing
 from explorer.storage.loopy import (
     LOOPY_METHOD,
     LoopyValue,
@@ -440,7 +441,7 @@ def edit_game(engine: Engine, spec: str, edit: Edit) -> EditReport:
     started = time.perf_counter()
     if not edit:
         raise EditError("the edit changes nothing (give states or moves to add or remove)")
-    with engine.begin() as conn:
+    with writing(engine) as conn:
         game_id, stored = _stored(conn, spec)
         method = f"{edit.describe()}; {LOOPY_METHOD if stored.startswith('graph:') else METHOD}"
         spec = shown_spec(stored)
@@ -496,7 +497,7 @@ def import_graph(engine: Engine, source: str | DagGame) -> EditReport:
     src, dst = edge_arrays(vertices, edges)
     fingerprint = graph_fingerprint(vertices, src, dst)
     spec = shown_spec(canonical_spec(game.spec))
-    with engine.begin() as conn:
+    with writing(engine) as conn:
         game_id = find_game(conn, canonical_spec(game.spec))
         if game_id is None:
             game_id = adopt_typed_game(conn, game, fingerprint)
@@ -639,7 +640,7 @@ def solve_stored(engine: Engine, spec: str) -> int:
         )
     size = int(ids[-1]) + 1 if ids.size else 0
     grundy, remote, height = solve_adjacency(Adjacency.from_edges(size, src, dst))
-    with engine.begin() as conn:
+    with writing(engine) as conn:
         build_id = insert_build(
             conn,
             game_id=game_id,

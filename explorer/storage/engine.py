@@ -9,9 +9,10 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import sqlalchemy as sa
 from alembic import command
@@ -41,11 +42,14 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 #: PostgreSQL sessions of a read-only database: every transaction refuses writes.
 READ_ONLY = "-c default_transaction_read_only=on"
 
+#: How long a writer waits for another writer's transaction to end, in milliseconds.
+BUSY_TIMEOUT_MS = 120_000
+
 #: Per-connection SQLite settings: safe with WAL, and fast for bulk writes.
 SQLITE_PRAGMAS = (
     "foreign_keys = ON",
     "synchronous = NORMAL",
-    "busy_timeout = 10000",
+    f"busy_timeout = {BUSY_TIMEOUT_MS}",
     "cache_size = -262144",  # 256 MiB: keeps the key and edge indexes of big builds in memory
     "temp_store = MEMORY",
 )
@@ -168,11 +172,15 @@ def create_engine(
     commands that only read must not leave an empty database behind. With ``read_only=True``
     every connection refuses writes (SQLite opened with ``mode=ro``, PostgreSQL sessions with
     ``default_transaction_read_only``) and a schema older than the code is refused, not upgraded.
+    A SQLite file on read-only storage (a read-only file, directory or mount) opened with
+    ``create=False`` is opened read-only the same way, so it can still be read.
     """
     resolved = resolve_url(url)
     shown = _shown(resolved)
     if resolved.get_backend_name() == "sqlite":
-        engine = _sqlite_engine(resolved, create=create and not read_only, read_only=read_only)
+        engine, read_only = _sqlite_engine(
+            resolved, create=create and not read_only, read_only=read_only
+        )
     else:
         if read_only:  # added to the URL's own options (a search_path, say), not replacing them
             options = resolved.query.get("options", "")
@@ -266,7 +274,11 @@ def database_error(error: BaseException, shown: str, verb: str) -> DatabaseError
     return DatabaseError(f"cannot {verb} database {shown!r}: {text}")
 
 
-def _sqlite_engine(url: URL, *, create: bool = True, read_only: bool = False) -> Engine:
+def _sqlite_engine(
+    url: URL, *, create: bool = True, read_only: bool = False
+) -> tuple[Engine, bool]:
+    """The engine of a SQLite URL, and whether it opens the file read-only (asked for, or
+    found on read-only storage when it need not be created)."""
     path = url.database
     if read_only and (not path or path == ":memory:"):
         raise DatabaseError("a database in memory cannot be opened read-only (name a file)")
@@ -282,19 +294,49 @@ def _sqlite_engine(url: URL, *, create: bool = True, read_only: bool = False) ->
                 "POSITION, or name another with --db)"
             )
         _check_sqlite_file(Path(path), _shown(url))
+        read_only = read_only or (not create and not _writable(Path(path)))
         if read_only:
-            # a URI names the file exactly (quoted), and mode=ro makes SQLite refuse every write
-            # while still reading a WAL database that a build is writing
-            location = "file:" + quote(str(Path(path).resolve())) + "?mode=ro"
+            uri = _read_only_uri(Path(path))
+            # the URL stays the file's (it is what messages show); the driver gets the URI
             engine = sa.create_engine(
-                url,  # names the dialect and the file in messages; the creator connects
-                creator=lambda: sqlite3.connect(location, uri=True, check_same_thread=False),
+                url, creator=lambda: sqlite3.connect(uri, uri=True, check_same_thread=False)
             )
         else:
             engine = sa.create_engine(url)
     event.listen(engine, "connect", _sqlite_connect)
     event.listen(engine, "begin", _sqlite_begin)
-    return engine
+    return engine, read_only
+
+
+def _writable(path: Path) -> bool:
+    """Whether SQLite can write the file and, beside it, its WAL and shared-memory files."""
+    directory = path.parent if str(path.parent) else Path(".")
+    return os.access(path, os.W_OK) and os.access(directory, os.W_OK)
+
+
+def _read_only_uri(path: Path) -> str:
+    """A URI opening the file read-only.
+
+    A WAL database needs its shared-memory file (``-shm``); where that cannot be created or
+    written, the file is opened ``immutable``: nobody can write it there anyway.
+    """
+    directory = path.parent if str(path.parent) else Path(".")
+    shm = path.with_name(path.name + "-shm")
+    shm_usable = os.access(shm, os.W_OK) if shm.exists() else os.access(directory, os.W_OK)
+    query = "mode=ro" if shm_usable else "mode=ro&immutable=1"
+    return f"{path.resolve().as_uri()}?{query}"
+
+
+@contextmanager
+def writing(engine: Engine) -> Iterator[sa.Connection]:
+    """A write transaction, committed at the end of the block (rolled back on an error).
+
+    On SQLite it begins ``IMMEDIATE``: it takes the write lock at once, waiting up to the busy
+    timeout while another writer finishes, instead of starting as a reader and failing at its
+    first write ("database is locked") when another writer got there first.
+    """
+    with engine.execution_options(explorer_writes=True).begin() as connection:
+        yield connection
 
 
 def _check_sqlite_file(path: Path, shown: str) -> None:
@@ -351,13 +393,15 @@ def release_page_cache(connection: sa.Connection) -> None:
 
 
 def _sqlite_begin(connection: sa.Connection) -> None:
-    connection.exec_driver_sql("BEGIN")
+    writes = connection.get_execution_options().get("explorer_writes", False)
+    connection.exec_driver_sql("BEGIN IMMEDIATE" if writes else "BEGIN")
 
 
 def _check_and_upgrade(engine: Engine, shown: str, *, upgrade: bool = True) -> None:
     """Refuse foreign or newer schemas without writing; then migrate to head in one transaction.
 
-    Without `upgrade`, a schema that is not the newest is refused instead.
+    Without `upgrade` (a database opened read-only), a schema that is not the newest is
+    refused instead.
     """
     script = ScriptDirectory.from_config(alembic_config())
     head = script.get_current_head()
@@ -399,8 +443,8 @@ def _check_and_upgrade(engine: Engine, shown: str, *, upgrade: bool = True) -> N
         if not upgrade:
             raise DatabaseError(
                 f"database {shown!r} has schema revision {current!r}, older than this explorer's "
-                f"{head!r}, and is open read-only: upgrade it first (any command that opens it, "
-                "such as explorer stats --db URL, does)"
+                f"{head!r}, and is open read-only: upgrade it first where it can be written (any "
+                "command that opens it there, such as explorer stats --db URL, does)"
             )
     if engine.dialect.name == "sqlite":
         # persistent in the file, so set once here, only after the checks above passed, and
@@ -410,5 +454,5 @@ def _check_and_upgrade(engine: Engine, shown: str, *, upgrade: bool = True) -> N
             raw.cursor().execute("PRAGMA journal_mode = WAL")
         finally:
             raw.close()
-    with engine.begin() as connection:
+    with writing(engine) as connection:
         command.upgrade(alembic_config(connection), "head")

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import sqlalchemy as sa
 
-from explorer.errors import ExplorerError
+from explorer.errors import BuildRunningError, ExplorerError
 from explorer.games import load_game
 from explorer.games.base import Game
 from explorer.games.sums import SEPARATOR
@@ -311,11 +311,42 @@ def shown_status(status: str, host: str | None, pid: int | None) -> str:
         return "interrupted"
     except PermissionError:  # alive, another user's
         return status
+    try:  # killed but not yet reaped by its parent: a zombie builds nothing
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            if stat.read().rpartition(")")[2].split()[0] == "Z":
+                return "interrupted"
+    except (OSError, IndexError):
+        pass
     return status
 
 
-def interrupt_running(conn: sa.Connection, game_id: int) -> None:
-    """Mark the game's builds still ``running`` (killed earlier) as interrupted."""
+def interrupt_running(conn: sa.Connection, game_id: int, spec: str) -> None:
+    """Mark the game's builds still ``running`` (killed earlier) as interrupted.
+
+    Raises
+    ------
+    BuildRunningError
+        When one of them is still running, in another process on this machine: two builds of
+        one game would number the same new states. (The game's row is locked first, so two
+        builds starting at once see each other.)
+    """
+    conn.execute(sa.select(GameTable.id).where(GameTable.id == game_id).with_for_update())
+    running = conn.execute(
+        sa.select(BuildTable.id, BuildTable.host, BuildTable.pid, BuildTable.started_at).where(
+            BuildTable.game_id == game_id, BuildTable.status == "running"
+        )
+    ).all()
+    for build in running:
+        if (
+            build.host == socket.gethostname()
+            and build.pid not in (None, os.getpid())
+            and shown_status("running", build.host, build.pid) == "running"
+        ):
+            raise BuildRunningError(
+                f"another build of {shown_spec(spec)!r} is running (build {build.id}, process "
+                f"{build.pid}, started {build.started_at:%Y-%m-%d %H:%M:%S} UTC); wait for it "
+                "to finish, or stop it, then run this build again"
+            )
     conn.execute(
         sa.update(BuildTable)
         .where(BuildTable.game_id == game_id, BuildTable.status == "running")
