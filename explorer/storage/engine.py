@@ -42,6 +42,9 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 #: PostgreSQL sessions of a read-only database: every transaction refuses writes.
 READ_ONLY = "-c default_transaction_read_only=on"
 
+#: The PostgreSQL advisory lock held while migrations run (any fixed number: "explorer").
+MIGRATION_LOCK = 0x6578706C6F726572
+
 #: How long a writer waits for another writer's transaction to end, in milliseconds.
 BUSY_TIMEOUT_MS = 120_000
 
@@ -455,4 +458,8 @@ def _check_and_upgrade(engine: Engine, shown: str, *, upgrade: bool = True) -> N
         finally:
             raw.close()
     with writing(engine) as connection:
+        if engine.dialect.name == "postgresql":
+            # two processes opening a new database at once: the second waits here, then finds
+            # the schema at head (SQLite's BEGIN IMMEDIATE does the same)
+            connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK})")
         command.upgrade(alembic_config(connection), "head")
