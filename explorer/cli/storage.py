@@ -34,6 +34,9 @@ if TYPE_CHECKING:  # SQLAlchemy and Alembic load only in the commands that open 
 #: Most states one page of `explorer query` lists.
 MAX_PAGE = 1_000_000
 
+#: Default of `explorer build --memory`, in megabytes.
+DEFAULT_MEMORY_MB = 4096
+
 db_option = click.option(
     "--db",
     "url",
@@ -75,7 +78,9 @@ def _progress(enabled: bool, total: int | None) -> Iterator[Callable[[BuildProgr
         yield on_batch
 
 
-def _print_build(report: BuildReport, database: Database, max_states: int | None) -> None:
+def _print_build(
+    report: BuildReport, database: Database, max_states: int | None, memory: int
+) -> None:
     rate = report.states_new / report.seconds if report.seconds else 0.0
     console.print(
         f"{visible(report.game)} {visible(report.position)} -> {visible(database.url)}: "
@@ -102,7 +107,12 @@ def _print_build(report: BuildReport, database: Database, max_states: int | None
             f"outcome {report.outcome}{far}"
         )
     console.print(f"  time     {report.seconds:.2f} s ({rate:,.0f} new states/s)")
-    if report.status == "stopped":
+    if report.stopped_by == "memory":
+        console.print(
+            f"stopped at --memory {memory:,} MB: {report.frontier:,} states wait to be "
+            "expanded; run the same command with a larger --memory to continue"
+        )
+    elif report.status == "stopped":
         console.print(
             f"stopped at --max-states {max_states:,}: {report.frontier:,} states wait to be "
             "expanded; run the same command again to continue"
@@ -121,6 +131,15 @@ def _print_build(report: BuildReport, database: Database, max_states: int | None
     "together, so a few more may be); the same command continues later.",
 )
 @click.option(
+    "--memory",
+    metavar="MB",
+    type=click.IntRange(min=64, max=2**30),
+    default=DEFAULT_MEMORY_MB,
+    show_default=True,
+    help="Stop cleanly, as at --max-states, once the build uses this many megabytes; the "
+    "same command with a larger --memory continues later.",
+)
+@click.option(
     "--misere",
     is_flag=True,
     help="Misère play (the player who moves last loses): store the misère outcome, remoteness "
@@ -132,6 +151,7 @@ def build_command(
     position: str,
     url: str | None,
     max_states: int | None,
+    memory: int,
     misere: bool,
     as_json: bool,
 ) -> None:
@@ -158,12 +178,17 @@ def build_command(
         refuse_misere_cycles(game)
     with open_database(url) as database, _progress(not as_json, max_states) as update:
         report = database.build(
-            spec, position, max_states=max_states, progress=update, misere=misere
+            spec,
+            position,
+            max_states=max_states,
+            memory=memory * 2**20,
+            progress=update,
+            misere=misere,
         )
     if as_json:
         print_json({"database": database.url, **report.to_dict()})
     else:
-        _print_build(report, database, max_states)
+        _print_build(report, database, max_states, memory)
 
 
 def _state_table(

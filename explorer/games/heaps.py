@@ -113,6 +113,10 @@ class HeapGame(Game[Heaps]):
     def __init__(self) -> None:
         self._table = np.zeros(1, dtype=np.int64)
 
+    #: Whether some move leaves two heaps where there was one (False: every move keeps or
+    #: removes the heap it is made in). True unless a game says otherwise.
+    splits: bool = True
+
     # rules ---------------------------------------------------------------
     def heap_moves(self, heap: int) -> Iterator[Heaps]:
         """Yield what one heap of size `heap` can become (heaps of size 0 omitted)."""
@@ -281,6 +285,8 @@ class Nim(HeapGame):
     example = ("nim", "3,4,5")
     summary = "Nim: take any number from one heap"
 
+    splits = False
+
     @property
     def spec(self) -> str:
         return "nim"
@@ -351,6 +357,7 @@ class OctalGame(HeapGame):
         self._leave_one = np.array([k for k, d in enumerate(self.digits, 1) if d & 2], np.int64)
         self._take_all = {k for k, d in enumerate(self.digits, 1) if d & 1}
         self._split_after = [k for k, d in enumerate(self.digits, 1) if d & 4]
+        self.splits = self.splits_without_removal or bool(self._split_after)
 
     @property
     def code(self) -> str:
@@ -611,6 +618,8 @@ class TakeHalf(HeapGame):
     family = "half"
     example = ("half", "9")
     summary = "take at least half of a heap"
+
+    splits = False
 
     @property
     def spec(self) -> str:

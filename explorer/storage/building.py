@@ -14,6 +14,9 @@ its own, see `explorer.storage.records`): only the value of a state without move
 from __future__ import annotations
 
 import heapq
+import os
+import resource
+import sys
 import time
 from collections import deque
 from collections.abc import Callable
@@ -66,6 +69,13 @@ from explorer.storage.records import (
 
 #: States expanded per transaction: large enough for bulk rates, small enough to lose little.
 BATCH_STATES = 50_000
+#: Moves generated per transaction at most (beyond the moves of one state, kept together): a
+#: batch of wide states (Nim on three heaps of 1,000 has 3,000 moves a state) stays small.
+BATCH_MOVES = 250_000
+#: A build stops cleanly (as at --max-states) before the process uses more memory than this.
+DEFAULT_MEMORY_BYTES = 4 * 2**30
+#: SQLite's page cache per connection, in KiB, when the budget allows (see engine.py).
+SQLITE_CACHE_KIB = 262_144
 
 UNKNOWN = -1
 #: The game id read with before a new game is stored: no rows have it.
@@ -88,7 +98,8 @@ class BuildReport:
     """What a build did (see `to_dict` for the JSON form).
 
     ``status`` is ``complete`` when every state reachable from the position is stored and
-    solved, ``stopped`` when ``max_states`` cut it short (building again continues).
+    solved, ``stopped`` when ``max_states`` or the memory budget cut it short (``stopped_by``
+    says which; building again continues).
     ``convention`` is ``misere`` for a misère build, whose ``grundy`` is G⁻ (zero exactly on
     misère P-positions) and whose outcome and remoteness are misère play's. In a game whose
     play may loop, a root of value ∞(K) has ``grundy`` None, ``infinite`` True and ``escapes``
@@ -110,6 +121,7 @@ class BuildReport:
     remoteness: int | None
     seconds: float
     convention: Convention = NORMAL
+    stopped_by: str | None = None
     infinite: bool = False
     escapes: list[int] | None = None
 
@@ -229,6 +241,16 @@ class _Waiting:
         return np.concatenate(found) if found else np.empty(0, dtype=np.int64)
 
 
+def resident_bytes() -> int:
+    """The memory this process uses now (its resident set), in bytes."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):  # no /proc: the peak, as the kernel counts it
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return peak if sys.platform == "darwin" else peak * 1024
+
+
 class GraphBuilder:
     """One build of a position of a game into a database (see `build_position`)."""
 
@@ -240,10 +262,16 @@ class GraphBuilder:
         *,
         max_states: int | None = None,
         batch_states: int = BATCH_STATES,
+        memory: int | None = DEFAULT_MEMORY_BYTES,
         progress: Callable[[BuildProgress], None] | None = None,
         misere: bool = False,
     ) -> None:
         self.engine = engine
+        self.memory = memory
+        self.last_resident: int | None = None
+        self.round_growth = 0  # the most the resident memory grew in one round
+        # the widest state of the last round sizes the next one (the first takes 16 states)
+        self.moves_per_state = BATCH_MOVES // 16
         self.game = game
         self.convention: Convention = MISERE if misere else NORMAL
         self.terminal = MISERE_TERMINAL if misere else NORMAL_TERMINAL
@@ -403,25 +431,42 @@ class GraphBuilder:
         self.values_computed += sum(len(s) for s in solved)
         return solved
 
+    def _over_budget(self) -> bool:
+        """Whether the next round could take the process past its memory budget: the memory
+        used now, plus the most one round has added so far (twice, for the batch the writer
+        thread still holds)."""
+        used = resident_bytes()
+        if self.last_resident is not None:
+            self.round_growth = max(self.round_growth, used - self.last_resident)
+        self.last_resident = used
+        assert self.memory is not None
+        return used + 2 * self.round_growth > self.memory
+
     # -- one batch ------------------------------------------------------------------------
-    def _expand_batch(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    def _expand_batch(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, str | None]:
         """Expand up to a batch of frontier states, smallest ids first, in rounds.
 
-        Returns the states expanded, their edges, and whether the state limit stopped it.
+        A batch ends at `batch_states` states or `BATCH_MOVES` moves; a round takes as many
+        states as the widest state of the last round allows. Returns the states expanded, their
+        edges, and what stopped the build, if anything: ``"max-states"`` or ``"memory"``.
         """
         expanded: list[np.ndarray] = []
         src: list[np.ndarray] = []
         dst: list[np.ndarray] = []
-        count = 0
-        stopped = False
-        while self.frontier and count < self.batch_states:
+        count = moves = 0
+        stopped = None
+        while self.frontier and count < self.batch_states and moves < BATCH_MOVES:
             budget = None
             if self.max_states is not None:
                 budget = self.max_states - self.states_new
                 if budget <= 0:
-                    stopped = True
+                    stopped = "max-states"
                     break
-            parents = self.frontier.pop_many(self.batch_states - count)
+            if self.memory is not None and self._over_budget():
+                stopped = "memory"
+                break
+            room = max(1, (BATCH_MOVES - moves) // self.moves_per_state)
+            parents = self.frontier.pop_many(min(self.batch_states - count, room))
             before = self.next_id
             step = self.states.expand(parents, budget, self.first_new, self.reached.data)
             if step.done < len(parents):
@@ -443,6 +488,9 @@ class GraphBuilder:
             src.append(step.src)
             dst.append(step.dst)
             count += step.done
+            moves += len(step.src)
+            if len(step.src):
+                self.moves_per_state = int(np.unique(step.src, return_counts=True)[1].max())
 
         def joined(parts: list[np.ndarray]) -> np.ndarray:
             return np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
@@ -529,6 +577,10 @@ class GraphBuilder:
         GIL while the database works.
         """
         with writing(self.engine) as conn:
+            if self.memory is not None and conn.dialect.name == "sqlite":
+                # SQLite's page cache is part of the budget: an eighth of it at most
+                kib = min(SQLITE_CACHE_KIB, self.memory // 8 // 1024)
+                conn.exec_driver_sql(f"PRAGMA cache_size = -{kib}")
             writer = writer_for(conn)
             writer.insert_states(batch.new_rows)
             writer.write_edges(self.game_id, batch.edges)
@@ -599,7 +651,7 @@ class GraphBuilder:
             & (self.grundy.data[:size] == UNKNOWN)
             & (self.pending.data[:size] == 0)
         )
-        stopped = False
+        stopped: str | None = None
         pending_solved = self._solve(leftover) if leftover.size else []
         # One writer thread commits batch k while batch k + 1 is generated. Batch k + 1 is
         # submitted only once batch k has committed, so the database never holds a batch
@@ -642,18 +694,26 @@ class GraphBuilder:
                 self._committed(committing)
         status = "stopped" if self.frontier else "complete"
         labelled: LoopyValue | None = None
+        stopped_by = stopped if status == "stopped" else None
         with writing(self.engine) as conn:
             if status == "complete" and may_cycle(self.game):
                 labelled = self._label_cycles(conn, root)
             update_build(conn, self.build_id, status, self._counts())
         if labelled is not None:
             return self._report(
-                status, labelled.grundy, labelled.outcome, labelled.remoteness, labelled.escapes
+                status,
+                labelled.grundy,
+                labelled.outcome,
+                labelled.remoteness,
+                labelled.escapes,
+                stopped_by=stopped_by,
             )
         g = int(self.grundy.data[root])
         if g == UNKNOWN:
-            return self._report(status, None, None, None)
-        return self._report(status, g, outcome(g), int(self.remote.data[root]))
+            return self._report(status, None, None, None, stopped_by=stopped_by)
+        return self._report(
+            status, g, outcome(g), int(self.remote.data[root]), stopped_by=stopped_by
+        )
 
     def _label_cycles(self, conn: sa.Connection, root: int) -> LoopyValue:
         """Give every stored state of a game whose play may loop its generalized value γ.
@@ -689,6 +749,8 @@ class GraphBuilder:
         outcome: str | None,
         remoteness: int | None,
         escapes: frozenset[int] | None = None,
+        *,
+        stopped_by: str | None = None,
     ) -> BuildReport:
         return BuildReport(
             game=shown_spec(canonical_spec(self.game.spec)),
@@ -708,6 +770,7 @@ class GraphBuilder:
             convention=self.convention,
             infinite=escapes is not None,
             escapes=None if escapes is None else sorted(escapes),
+            stopped_by=stopped_by,
         )
 
 
@@ -718,6 +781,7 @@ def build_position(
     *,
     max_states: int | None = None,
     batch_states: int = BATCH_STATES,
+    memory: int | None = DEFAULT_MEMORY_BYTES,
     progress: Callable[[BuildProgress], None] | None = None,
     misere: bool = False,
 ) -> BuildReport:
@@ -735,7 +799,11 @@ def build_position(
     max_states : int, optional
         Stop once this many new states are stored (a state's moves are stored together).
     batch_states : int
-        States expanded per transaction.
+        States expanded per transaction (fewer when states have many moves: a transaction
+        takes about `BATCH_MOVES` moves at most).
+    memory : int or None
+        Stop cleanly, as at `max_states`, once the process uses this many bytes (resident);
+        None for no budget.
     progress : callable, optional
         Called with a `BuildProgress` after every committed batch.
     misere : bool
@@ -775,6 +843,7 @@ def build_position(
         root,
         max_states=max_states,
         batch_states=batch_states,
+        memory=memory,
         progress=progress,
         misere=misere,
     )

@@ -21,7 +21,13 @@ from sqlalchemy.engine import Engine
 from explorer.errors import DatabaseError, ExplorerError, NotStoredError
 from explorer.games import load_game
 from explorer.solver.misere import MISERE, NORMAL, Convention
-from explorer.storage.building import BATCH_STATES, BuildProgress, BuildReport, build_position
+from explorer.storage.building import (
+    BATCH_STATES,
+    DEFAULT_MEMORY_BYTES,
+    BuildProgress,
+    BuildReport,
+    build_position,
+)
 from explorer.storage.bulk import partitions
 from explorer.storage.edits import EditReport, edit_game, import_graph, solve_stored
 from explorer.storage.engine import (
@@ -266,15 +272,17 @@ class Database:
         *,
         max_states: int | None = None,
         batch_states: int = BATCH_STATES,
+        memory: int | None = DEFAULT_MEMORY_BYTES,
         progress: Callable[[BuildProgress], None] | None = None,
         misere: bool = False,
     ) -> BuildReport:
         """Build the game graph of a position into this database (see `build_position`).
 
-        Stored states and values are reused; a build stopped by `max_states` (or killed)
-        continues where it stopped when run again. With `misere` the game's misère build is
-        made, a game of its own beside the normal-play one (its states hold G⁻, misère outcomes
-        and misère remoteness); every read below takes `misere` to name it.
+        Stored states and values are reused; a build stopped by `max_states`, by the `memory`
+        budget (bytes the process may use; None for none) or killed continues where it
+        stopped when run again. With `misere` the game's misère build is made, a game of its
+        own beside the normal-play one (its states hold G⁻, misère outcomes and misère
+        remoteness); every read below takes `misere` to name it.
 
         Raises
         ------
@@ -288,6 +296,7 @@ class Database:
             position,
             max_states=max_states,
             batch_states=batch_states,
+            memory=memory,
             progress=progress,
             misere=misere,
         )

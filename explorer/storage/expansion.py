@@ -127,15 +127,12 @@ class HeapIndex:
         self.codes = np.empty(0, dtype=np.int64)  # sorted
         self._texts: np.ndarray | None = None  # the decimal text of each heap size, made once
         self.code_ids = np.empty(0, dtype=np.int64)
-        # moves of a heap of h: move_result[move_start[h] : move_start[h] + move_count[h]]
-        counts, results = [], []
-        for heap in range(base):
-            moves = [sum(result) for result in game.heap_moves(heap)]
-            counts.append(len(moves))
-            results.extend(moves)
-        self.move_count = np.array(counts, dtype=np.int64)
-        self.move_start = np.cumsum(self.move_count) - self.move_count
-        self.move_result = np.array(results, dtype=np.int64)
+        # moves of a heap of h: move_result[move_start[h] : move_start[h] + move_count[h]],
+        # listed the first time a heap of h is expanded (-1: not yet). Listing every heap up
+        # to the largest at once costs the square of it for Nim: 200 million moves at 20,000.
+        self.move_count = np.full(base, -1, dtype=np.int64)
+        self.move_start = np.zeros(base, dtype=np.int64)
+        self.move_result = np.empty(0, dtype=np.int64)
 
     @classmethod
     def suits(cls, game: Game[Any], positions: Sequence[Any]) -> HeapIndex | None:
@@ -144,16 +141,27 @@ class HeapIndex:
             return None
         width = max(1, max(len(p) for p in positions))
         base = 1 + max((max(p) for p in positions if p), default=0)
-        if width > MAX_VECTOR_HEAPS or base**width >= MAX_CODE:
-            return None
-        for heap in range(base):
-            if any(len(result) > 1 for result in game.heap_moves(heap)):
-                return None  # a split adds heaps: rows would change width
+        if width > MAX_VECTOR_HEAPS or base**width >= MAX_CODE or game.splits:
+            return None  # a split adds heaps: rows would change width
         return cls(game, width, base)
 
     @property
     def next_id(self) -> int:
         return self.size
+
+    def _list_moves(self, heaps: np.ndarray) -> None:
+        """Make sure the moves of every heap size in `heaps` are in the move table."""
+        sizes = np.unique(heaps)
+        sizes = sizes[self.move_count[sizes] < 0]
+        if not sizes.size:
+            return
+        results: list[int] = []
+        for heap in sizes.tolist():
+            moves = [sum(result) for result in self.game.heap_moves(heap)]
+            self.move_start[heap] = len(self.move_result) + len(results)
+            self.move_count[heap] = len(moves)
+            results.extend(moves)
+        self.move_result = np.concatenate([self.move_result, np.array(results, dtype=np.int64)])
 
     def _row(self, position: Heaps) -> np.ndarray:
         row = np.zeros(self.width, dtype=np.int64)
@@ -245,6 +253,7 @@ class HeapIndex:
         distinct[:, 1:] &= rows[:, 1:] != rows[:, :-1]
         parent, column = np.nonzero(distinct)
         heap = rows[parent, column]
+        self._list_moves(heap)
         counts = self.move_count[heap]
         parent = np.repeat(parent, counts)
         column = np.repeat(column, counts)
