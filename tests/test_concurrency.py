@@ -12,9 +12,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from storage_support import dump, run, run_json
 
-pytest_plugins = ["storage_fixtures"]  # db_url, other_db_url, pg_url
+from tests.storage_support import dump, run, run_json
+
+pytest_plugins = ["tests.storage_fixtures"]  # db_url, other_db_url, pg_url
 
 BUILDER = """
 import sys

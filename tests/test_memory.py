@@ -8,10 +8,10 @@ import subprocess
 import sys
 
 import pytest
-from storage_support import run_json
 
 from explorer.games import FAMILIES, load_game
 from explorer.games.heaps import HeapGame
+from tests.storage_support import run_json
 
 #: Runs `explorer build ... --json` in a fresh interpreter; prints its report and the peak
 #: resident memory of that interpreter (kB). VmHWM, not getrusage: Linux carries ru_maxrss
