@@ -53,7 +53,7 @@ from explorer.storage.bulk import (
     writer_class,
     writer_for,
 )
-from explorer.storage.engine import writing
+from explorer.storage.engine import reading, writing
 from explorer.storage.expansion import PositionIndex, position_index
 from explorer.storage.loopy import UPDATE_VALUES, LoopyValue, label_arrays, value_params
 from explorer.storage.records import (
@@ -62,6 +62,7 @@ from explorer.storage.records import (
     find_game,
     insert_build,
     interrupt_running,
+    refuse_running,
     shown_spec,
     stored_game,
     update_build,
@@ -340,39 +341,37 @@ class GraphBuilder:
             )
         self.game_id = game_id
 
-    def _stored_root(self) -> tuple[int | None, bool]:
+    def _stored_root(self, conn: sa.Connection) -> tuple[int | None, bool]:
         """The root's id if it is stored, and whether it has a value."""
-        with self.engine.connect() as conn:
-            row = conn.execute(
-                sa.text(
-                    "SELECT id, grundy IS NOT NULL FROM states WHERE game_id = :game AND key = :key"
-                ),
-                {"game": self.game_id, "key": self.root_key},
-            ).first()
+        row = conn.execute(
+            sa.text(
+                "SELECT id, grundy IS NOT NULL FROM states WHERE game_id = :game AND key = :key"
+            ),
+            {"game": self.game_id, "key": self.root_key},
+        ).first()
         return (None, False) if row is None else (int(row[0]), bool(row[1]))
 
-    def _load(self, positions: bool) -> None:
+    def _load(self, conn: sa.Connection, positions: bool) -> None:
         """Load the game's stored states and edges into the arrays, and their positions into
         the position index when the build may expand states (reading and parsing every key
         is most of the time a load takes)."""
-        with self.engine.connect() as conn:
-            ids, depth, expanded, grundy, remote, height = read_int_columns(
-                conn,
-                "SELECT id, depth, CASE WHEN expanded THEN 1 ELSE 0 END, grundy, remoteness, "
-                "height FROM states WHERE game_id = :game ORDER BY id",
-                {"game": self.game_id},
-                6,
-            )
-            if positions:
-                self._load_positions(conn, ids)
-            if ids.size == 0:
-                return
-            src, dst = read_int_columns(
-                conn,
-                "SELECT src, dst FROM edges WHERE game_id = :game ORDER BY src, dst",
-                {"game": self.game_id},
-                2,
-            )
+        ids, depth, expanded, grundy, remote, height = read_int_columns(
+            conn,
+            "SELECT id, depth, CASE WHEN expanded THEN 1 ELSE 0 END, grundy, remoteness, "
+            "height FROM states WHERE game_id = :game ORDER BY id",
+            {"game": self.game_id},
+            6,
+        )
+        if positions:
+            self._load_positions(conn, ids)
+        if ids.size == 0:
+            return
+        src, dst = read_int_columns(
+            conn,
+            "SELECT src, dst FROM edges WHERE game_id = :game ORDER BY src, dst",
+            {"game": self.game_id},
+            2,
+        )
         size = int(ids[-1]) + 1
         self._reserve(size)
         self.present.data[ids] = True
@@ -608,14 +607,17 @@ class GraphBuilder:
         """Build, recording the build; a build stopped by an error is recorded ``failed``, one
         stopped by Ctrl-C ``interrupted`` (one killed outright stays ``running``, and is shown
         interrupted once its process is gone: see `explorer.storage.records.shown_status`)."""
-        with self.engine.connect() as conn:
-            stored = find_game(conn, canonical_spec(self.game.spec), self.convention)
         # Everything stored is read before anything is written, so a database that cannot be
-        # read (a damaged page, a table missing) is left exactly as it was.
-        self.game_id = NOT_STORED if stored is None else stored
-        root, root_solved = self._stored_root()
-        # below a solved state everything is stored and solved: nothing to expand
-        self._load(positions=not root_solved)
+        # read (a damaged page, a table missing) is left exactly as it was; and read in one
+        # snapshot, so a build committing meanwhile is not half seen.
+        with reading(self.engine) as conn:
+            stored = find_game(conn, canonical_spec(self.game.spec), self.convention)
+            self.game_id = NOT_STORED if stored is None else stored
+            if stored is not None:
+                refuse_running(conn, stored, self.game.spec)
+            root, root_solved = self._stored_root(conn)
+            # below a solved state everything is stored and solved: nothing to expand
+            self._load(conn, positions=not root_solved)
         self._start()
         try:
             return self._run(root, root_solved)

@@ -342,6 +342,18 @@ def writing(engine: Engine) -> Iterator[sa.Connection]:
         yield connection
 
 
+@contextmanager
+def reading(engine: Engine) -> Iterator[sa.Connection]:
+    """A read transaction whose statements all see the database as it was at its first read,
+    even while another process commits (PostgreSQL's default would show each statement the
+    newest commits; SQLite's transactions are snapshots already)."""
+    options: dict[str, Any] = {}
+    if engine.dialect.name == "postgresql":
+        options["isolation_level"] = "REPEATABLE READ"
+    with engine.connect().execution_options(**options) as connection, connection.begin():
+        yield connection
+
+
 def _check_sqlite_file(path: Path, shown: str) -> None:
     """Refuse, before SQLite touches anything, paths that cannot hold a database."""
     if path.is_dir():

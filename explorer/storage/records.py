@@ -320,17 +320,15 @@ def shown_status(status: str, host: str | None, pid: int | None) -> str:
     return status
 
 
-def interrupt_running(conn: sa.Connection, game_id: int, spec: str) -> None:
-    """Mark the game's builds still ``running`` (killed earlier) as interrupted.
+def refuse_running(conn: sa.Connection, game_id: int, spec: str) -> None:
+    """Refuse to build a game that another live process on this machine is building.
 
     Raises
     ------
     BuildRunningError
-        When one of them is still running, in another process on this machine: two builds of
-        one game would number the same new states. (The game's row is locked first, so two
-        builds starting at once see each other.)
+        When one of the game's builds is ``running`` in another process that is alive: two
+        builds of one game would number the same new states.
     """
-    conn.execute(sa.select(GameTable.id).where(GameTable.id == game_id).with_for_update())
     running = conn.execute(
         sa.select(BuildTable.id, BuildTable.host, BuildTable.pid, BuildTable.started_at).where(
             BuildTable.game_id == game_id, BuildTable.status == "running"
@@ -347,6 +345,19 @@ def interrupt_running(conn: sa.Connection, game_id: int, spec: str) -> None:
                 f"{build.pid}, started {build.started_at:%Y-%m-%d %H:%M:%S} UTC); wait for it "
                 "to finish, or stop it, then run this build again"
             )
+
+
+def interrupt_running(conn: sa.Connection, game_id: int, spec: str) -> None:
+    """Mark the game's builds still ``running`` (killed earlier) as interrupted.
+
+    Raises
+    ------
+    BuildRunningError
+        When one of them is still running (see `refuse_running`). The game's row is locked
+        first, so two builds starting at once see each other.
+    """
+    conn.execute(sa.select(GameTable.id).where(GameTable.id == game_id).with_for_update())
+    refuse_running(conn, game_id, spec)
     conn.execute(
         sa.update(BuildTable)
         .where(BuildTable.game_id == game_id, BuildTable.status == "running")
