@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ pytest_plugins = ["tests.storage_fixtures"]  # db_url, other_db_url, pg_url
 
 BUILDER = """
 import sys
+import time
 from explorer.storage import open_database
 with open_database(sys.argv[1]) as db:
     report = db.build(sys.argv[2], sys.argv[3], batch_states=int(sys.argv[4]),
@@ -136,3 +138,36 @@ def test_a_database_on_read_only_storage_answers_every_read_command(tmp_path, wh
     assert _sha(db) == before
     if what == "folder":
         assert sorted(p.name for p in store.iterdir()) == ["games.db"]
+
+
+OPENER = """
+import sys, time
+from explorer.storage import open_database
+time.sleep(max(0.0, float(sys.argv[2]) - time.time()))
+with open_database(sys.argv[1]) as db:
+    db.build(sys.argv[3], "3,4")
+print("opened", flush=True)
+"""
+
+
+def test_processes_creating_one_new_database_at_once_all_succeed(tmp_path):
+    # a new file appears whole: none of them may find it empty (half made) and refuse it
+    path = tmp_path / "new.db"
+    for _attempt in range(3):
+        path.unlink(missing_ok=True)
+        at = str(time.time() + 1.5)
+        processes = [
+            subprocess.Popen(
+                [sys.executable, "-c", OPENER, str(path), at, spec],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for spec in ("nim", "kayles", "bash:2", "half", "wythoff", "subtraction:1,2")
+        ]
+        for process in processes:
+            out, err = process.communicate(timeout=300)
+            assert process.returncode == 0, err
+            assert out == "opened\n"
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+    assert run("verify", "--db", str(path))[0] == 0

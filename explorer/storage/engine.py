@@ -297,6 +297,8 @@ def _sqlite_engine(
                 "POSITION, or name another with --db)"
             )
         _check_sqlite_file(Path(path), _shown(url))
+        if create and not Path(path).exists():
+            _create_sqlite_file(Path(path), _shown(url))
         read_only = read_only or (not create and not _writable(Path(path)))
         if read_only:
             uri = _read_only_uri(Path(path))
@@ -309,6 +311,29 @@ def _sqlite_engine(
     event.listen(engine, "connect", _sqlite_connect)
     event.listen(engine, "begin", _sqlite_begin)
     return engine, read_only
+
+
+def _create_sqlite_file(path: Path, shown: str) -> None:
+    """Make a new database file whole: migrated under a temporary name beside it, then linked
+    into place, so that another process opening the same new path at the same moment never
+    finds it empty (an empty file is refused as no database). If another process got there
+    first, its file is kept."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.new")
+    engine = sa.create_engine(sa.engine.URL.create("sqlite", database=str(temporary)))
+    event.listen(engine, "connect", _sqlite_connect)
+    event.listen(engine, "begin", _sqlite_begin)
+    try:
+        _check_and_upgrade(engine, shown)
+        engine.dispose()  # the last connection checkpoints and removes the -wal file
+        os.link(temporary, path)
+    except FileExistsError:
+        pass
+    except dbapi_errors(engine) as error:
+        raise database_error(error, shown, "create") from None
+    finally:
+        engine.dispose()
+        for leftover in (temporary, *(Path(f"{temporary}{end}") for end in ("-wal", "-shm"))):
+            leftover.unlink(missing_ok=True)
 
 
 def _writable(path: Path) -> bool:
