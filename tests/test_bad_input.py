@@ -311,7 +311,13 @@ case(
     env={"EXPLORER_TEST_BLOCK_PSYCOPG": "1"},
 )
 case("db env var points nowhere", "stats", env={"EXPLORER_DB": "/nonexistent/folder/x.db"})
-case("db locked by another process", *DB_COMMANDS["build"], setup=lambda d: _lock(d))
+case(
+    "db locked by another process",
+    *DB_COMMANDS["build"],
+    setup=lambda d: _lock(d),
+    env={"EXPLORER_WAIT": "1"},  # a writer waits this long for the lock, then says so
+)
+case("writer wait not a number", *DB_COMMANDS["build"], env={"EXPLORER_WAIT": "soon"})
 
 LOCKERS: list[subprocess.Popen[bytes]] = []
 

@@ -45,14 +45,15 @@ READ_ONLY = "-c default_transaction_read_only=on"
 #: The PostgreSQL advisory lock held while migrations run (any fixed number: "explorer").
 MIGRATION_LOCK = 0x6578706C6F726572
 
-#: How long a writer waits for another writer's transaction to end, in milliseconds.
-BUSY_TIMEOUT_MS = 120_000
+#: How long a writer waits for another writer's transaction to end, in seconds, unless the
+#: environment variable `WAIT_VAR` says otherwise.
+WAIT_SECONDS = 120
+WAIT_VAR = "EXPLORER_WAIT"
 
 #: Per-connection SQLite settings: safe with WAL, and fast for bulk writes.
 SQLITE_PRAGMAS = (
     "foreign_keys = ON",
     "synchronous = NORMAL",
-    f"busy_timeout = {BUSY_TIMEOUT_MS}",
     "cache_size = -262144",  # 256 MiB: keeps the key and edge indexes of big builds in memory
     "temp_store = MEMORY",
 )
@@ -181,6 +182,7 @@ def create_engine(
     resolved = resolve_url(url)
     shown = _shown(resolved)
     if resolved.get_backend_name() == "sqlite":
+        writer_wait()  # a bad setting is refused before anything is opened
         engine, read_only = _sqlite_engine(
             resolved, create=create and not read_only, read_only=read_only
         )
@@ -422,6 +424,7 @@ def _sqlite_connect(dbapi_connection: sqlite3.Connection, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
     for pragma in SQLITE_PRAGMAS:
         cursor.execute(f"PRAGMA {pragma}")
+    cursor.execute(f"PRAGMA busy_timeout = {round(writer_wait() * 1000)}")
     cursor.close()
 
 
@@ -430,6 +433,30 @@ def release_page_cache(connection: sa.Connection) -> None:
     after a sequence is written or read, those pages only duplicate the values in memory."""
     if connection.dialect.name == "sqlite":
         connection.exec_driver_sql("PRAGMA shrink_memory")
+
+
+def writer_wait() -> float:
+    """Seconds a writer waits for another writer's transaction to end before it gives up
+    ("database is locked"): `WAIT_SECONDS`, or the environment variable `WAIT_VAR`.
+
+    Raises
+    ------
+    DatabaseError
+        When the variable is not a number of seconds.
+    """
+    text = os.environ.get(WAIT_VAR)
+    if text is None:
+        return WAIT_SECONDS
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds <= 86_400:
+        raise DatabaseError(
+            f"{WAIT_VAR}={text!r} is not a number of seconds (0 to 86400) a writer waits for "
+            "another"
+        )
+    return seconds
 
 
 def _sqlite_begin(connection: sa.Connection) -> None:
