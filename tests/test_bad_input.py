@@ -317,7 +317,7 @@ case(
     setup=lambda d: _lock(d),
     env={"EXPLORER_WAIT": "1"},  # a writer waits this long for the lock, then says so
 )
-case("writer wait not a number", *DB_COMMANDS["build"], env={"EXPLORER_WAIT": "soon"})
+case("db writer wait not a number", *DB_COMMANDS["build"], env={"EXPLORER_WAIT": "soon"})
 
 LOCKERS: list[subprocess.Popen[bytes]] = []
 
