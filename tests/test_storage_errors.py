@@ -224,12 +224,13 @@ def test_writes_to_a_read_only_database_are_one_line_and_change_nothing(stored):
     assert content(path) == before
 
 
-def test_writes_to_a_locked_database_are_one_line_and_change_nothing(stored):
+def test_writes_to_a_locked_database_are_one_line_and_change_nothing(stored, monkeypatch):
     path, graph, spec = stored
     write_game(graph.parent, {**GAME_B, "w": ["x"]})
     before = rows(str(path))
+    monkeypatch.setenv("EXPLORER_WAIT", "1")  # a writer waits a second for the lock
     holder = sqlite3.connect(path, isolation_level=None)
-    holder.execute("BEGIN IMMEDIATE")  # holds the write lock past explorer's 10 s busy timeout
+    holder.execute("BEGIN IMMEDIATE")  # holds the write lock past explorer's wait
     try:
         for template in WRITES[:2]:
             err = assert_one_line_error(_args(template, path, graph, spec), "database is locked")
