@@ -4,14 +4,19 @@ cleanly (and the same command continues it); heap games that never split say so 
 from __future__ import annotations
 
 import json
+import signal
+import sqlite3
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
 from explorer.games import FAMILIES, load_game
 from explorer.games.heaps import HeapGame
-from tests.storage_support import run_json
+from explorer.graph import build_graph
+from tests.storage_support import run, run_json
 
 #: Runs `explorer build ... --json` in a fresh interpreter; prints its report and the peak
 #: resident memory of that interpreter (kB). VmHWM, not getrusage: Linux carries ru_maxrss
@@ -64,7 +69,10 @@ def test_a_wide_branching_build_stays_small(tmp_path):
 
 def test_a_memory_budget_stops_a_build_cleanly_and_a_larger_one_continues(tmp_path):
     db = str(tmp_path / "m.db")
-    report = measured_build("nim", "400,400,400", "--memory", "200", "--db", db)
+    # --max-states: the whole graph (10.9 million states) is refused under this budget at once
+    report = measured_build(
+        "nim", "400,400,400", "--memory", "200", "--max-states", "5000000", "--db", db
+    )
     assert report["status"] == "stopped" and report["stopped_by"] == "memory"
     assert report["peak_kb"] < 200 * 1024
     assert report["states_new"] > 0
@@ -95,3 +103,113 @@ def test_splitting_is_declared_exactly_for_octal_codes(spec):
     assert isinstance(game, HeapGame)
     splits = any(len(r) > 1 for heap in range(40) for r in game.heap_moves(heap))
     assert game.splits == splits
+
+
+@pytest.mark.parametrize(
+    ("spec", "positions"),
+    [
+        ("nim", ["3,4,5", "0", "7", "2,2,2,2", "1,5,9"]),
+        ("subtraction:1,2", ["9,9,9", "4,10"]),
+        ("bash:3", ["10,7"]),
+        ("subtraction:2,3", ["9,9"]),  # cannot take one: not counted
+        ("kayles", ["9,4"]),  # splits: not counted
+    ],
+)
+def test_heap_games_count_their_states_as_their_graphs_have_them(spec, positions):
+    game = load_game(spec)
+    for text in positions:
+        position = game.parse(text)
+        counted = game.count_states(position, 10**6)
+        if counted is None:
+            assert spec in ("subtraction:2,3", "kayles")
+            continue
+        assert counted == build_graph(game, position).number_of_nodes(), text
+        capped = game.count_states(position, 3)  # exact up to 3, any number above 3 beyond
+        assert capped == counted if counted <= 3 else capped is not None and capped > 3
+
+
+@pytest.mark.parametrize(
+    ("spec", "position", "shown"),
+    [
+        ("nim", "1" + "0" * 100, "1" + "0" * 49 + "..."),
+        ("chomp", "99999x99999", ("99999," * 9)[:50] + "..."),
+        ("nim + chomp", "3 + 99999x99999", "3 + " + ("99999," * 9)[:46] + "..."),
+        ("nim", "1000,1000,1000", "1000,1000,1000"),
+    ],
+)
+def test_a_position_too_large_to_build_is_refused_at_once(tmp_path, spec, position, shown):
+    # these grew without end (or for minutes) in the builder; a hang fails on the timeout
+    db = tmp_path / "big.db"
+    result = subprocess.run(
+        [sys.executable, "-m", "explorer", "build", spec, position, "--db", str(db)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (result.returncode, result.stdout) == (1, "")
+    game = load_game(spec).spec
+    assert result.stderr == (
+        f"Error: position {shown!r} of {game} has more than 16,777,216 states, more than a "
+        "build within --memory 4,096 MB can hold: build part of it with --max-states N, or "
+        "raise --memory\n"
+    )
+    assert not db.exists()  # refused before a database was opened
+
+
+def test_a_position_with_too_many_moves_is_refused_at_once(tmp_path):
+    # with --max-states the graph may be built in part, but one state's moves go together
+    code, out, err = run(
+        "build", "nim", "1000000000000", "--max-states", "10", "--db", str(tmp_path / "m.db")
+    )
+    assert (code, out) == (1, "")
+    assert err == (
+        "Error: position '1000000000000' of nim has more than 1,000,000 moves: a build keeps "
+        "a position's moves together in one batch, so it cannot be built\n"
+    )
+
+
+def test_a_huge_build_stops_cleanly_at_max_states_and_verifies(tmp_path):
+    db = str(tmp_path / "h.db")
+    report = measured_build("nim", "1000,1000,1000", "--max-states", "100000", "--db", db)
+    assert report["status"] == "stopped" and report["stopped_by"] == "max-states"
+    assert 100_000 <= report["states_new"] < 110_000
+    assert report["peak_kb"] < 500 * 1024
+    assert run_json("verify", "--db", db)["ok"]
+
+
+def test_a_huge_build_stops_cleanly_on_ctrl_c_and_verifies(tmp_path):
+    db = str(tmp_path / "c.db")
+    build = subprocess.Popen(
+        [sys.executable, "-m", "explorer", "build", "nim", "1000,1000,1000"]
+        + ["--max-states", "10000000", "--db", db],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while _stored_states(db) < 50_000:  # some batches are committed
+        assert build.poll() is None and time.monotonic() < deadline
+        time.sleep(0.2)
+    build.send_signal(signal.SIGINT)  # Ctrl-C
+    out, err = build.communicate(timeout=120)
+    assert (build.returncode, out, err) == (1, "", "\nAborted!\n")
+    stats = run_json("stats", "nim", "--db", db)
+    assert [b["status"] for b in stats["builds"]] == ["interrupted"]
+    assert stats["states"] > 0
+    assert run_json("verify", "--db", db)["ok"]
+    # the same build continues from what the interrupted one committed
+    more = run_json("build", "nim", "1000,1000,1000", "--max-states", "1000", "--db", db)
+    assert more["states_reused"] > 0 and more["status"] == "stopped"
+    assert run_json("verify", "--db", db)["ok"]
+    assert Path(db).exists()
+
+
+def _stored_states(path: str) -> int:
+    """States committed so far by a build running into the file (0 before it has any)."""
+    if not Path(path).exists():
+        return 0
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
+        try:
+            return int(conn.execute("SELECT COUNT(*) FROM states").fetchone()[0])
+        except sqlite3.OperationalError:  # the schema is not there yet
+            return 0

@@ -170,10 +170,11 @@ def build_command(
       explorer build kayles 40 --db postgresql://me@localhost/games --max-states 100000
     """
     from explorer.storage import open_database
-    from explorer.storage.building import refuse_misere_cycles
+    from explorer.storage.building import refuse_misere_cycles, refuse_unbuildable
 
+    # refuse a bad spec or position, or one too large to build, before opening a database
     game = load_game(spec)
-    game.parse(position)  # refuse a bad spec or position before opening a database
+    refuse_unbuildable(game, game.parse(position), memory=memory * 2**20, max_states=max_states)
     if misere:
         refuse_misere_cycles(game)
     with open_database(url) as database, _progress(not as_json, max_states) as update:

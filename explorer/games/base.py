@@ -10,6 +10,8 @@ from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
+import numpy as np
+
 from explorer.errors import ExplorerError, PositionError, SpecError
 
 #: A position of some game, as code that handles every game sees it: immutable and hashable.
@@ -169,3 +171,32 @@ def no_parameters(family: str, parameters: str | None) -> None:
     """Refuse a parameter given to a family that takes none."""
     if parameters is not None:
         raise SpecError(f"{family} takes no parameter, got {parameters!r} (use just {family!r})")
+
+
+def young_diagrams(rows: Sequence[int], limit: int) -> int:
+    """How many non-increasing sequences lie under `rows` (non-increasing): a_i <= rows[i],
+    a_1 >= a_2 >= ... >= 0, the all-zero one included; any number above `limit` once the
+    count is known to exceed it.
+
+    They are the Young diagrams inside a Chomp board, and the positions a Nim position reaches
+    (its heaps sorted largest first, a heap of 0 being no heap). Counted row by row with a
+    prefix sum per row; the cells plus one (each cell is the far corner of a different
+    rectangle) bound the count from below, so a position with more is refused uncounted.
+
+    Examples
+    --------
+    >>> young_diagrams([2, 2], 100)  # 0; 1; 2; 1,1; 2,1; 2,2
+    6
+    >>> young_diagrams([10**100], 1000) > 1000
+    True
+    """
+    cells = sum(rows)
+    if cells + 1 > limit or not rows:
+        return cells + 1
+    cap = limit + 1
+    # ways[m]: choices of the rows below this one when this row keeps m cells
+    ways = np.ones(rows[-1] + 1, dtype=np.int64)
+    for above, below in zip(rows[-2::-1], rows[:0:-1], strict=True):
+        reach = np.minimum(np.cumsum(ways), cap)
+        ways = reach[np.minimum(np.arange(above + 1), below)]
+    return min(int(np.sum(ways)), cap)

@@ -5,10 +5,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-import numpy as np
-
 from explorer.errors import PositionError
-from explorer.games.base import Game, natural_number, no_parameters, parse_int_list
+from explorer.games.base import (
+    Game,
+    natural_number,
+    no_parameters,
+    parse_int_list,
+    young_diagrams,
+)
 
 #: Most rows a position may have.
 MAX_ROWS = 1_000_000
@@ -68,27 +72,14 @@ class Chomp(Game[Rows]):
 
     def count_states(self, position: Rows, limit: int) -> int:
         """The positions reachable from a position are the Young diagrams inside it that keep
-        the poisoned cell; counted row by row (a prefix sum per row), capped above `limit`.
-
-        Each cell is the far corner of a different reachable rectangle, so a position with more
-        cells than `limit` is known to be too large before anything is counted.
+        the poisoned cell (`explorer.games.base.young_diagrams`), capped above `limit`.
 
         Examples
         --------
         >>> Chomp().count_states((2, 2), 100)  # 2,2  2,1  2  1,1  1
         5
         """
-        rows = position
-        cells = sum(rows)
-        if cells > limit:
-            return cells
-        cap = limit + 2
-        # ways[m]: choices of the rows below this one when this row keeps m cells
-        ways = np.ones(rows[-1] + 1, dtype=np.int64)
-        for above, below in zip(rows[-2::-1], rows[:0:-1], strict=True):
-            reach = np.minimum(np.cumsum(ways), cap)
-            ways = reach[np.minimum(np.arange(above + 1), below)]
-        return min(int(np.sum(ways)), cap) - 1  # less the empty board
+        return young_diagrams(position, limit + 1) - 1  # less the empty board
 
     @classmethod
     def from_parameters(cls, parameters: str | None) -> Chomp:

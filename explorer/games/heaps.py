@@ -24,6 +24,7 @@ from explorer.games.base import (
     natural_number,
     no_parameters,
     parse_int_list,
+    young_diagrams,
 )
 
 Heaps = tuple[int, ...]
@@ -116,6 +117,9 @@ class HeapGame(Game[Heaps]):
     #: Whether some move leaves two heaps where there was one (False: every move keeps or
     #: removes the heap it is made in). True unless a game says otherwise.
     splits: bool = True
+    #: Whether every heap of n >= 1 can become a heap of n - 1 (or none, for n = 1): a game
+    #: that also never splits then reaches exactly the positions Nim reaches.
+    takes_one: bool = False
 
     # rules ---------------------------------------------------------------
     def heap_moves(self, heap: int) -> Iterator[Heaps]:
@@ -148,6 +152,22 @@ class HeapGame(Game[Heaps]):
             rest = position[:i] + position[i + 1 :]
             for result in self.heap_moves(h):
                 yield tuple(sorted(rest + tuple(x for x in result if x > 0)))
+
+    def count_states(self, position: Heaps, limit: int) -> int | None:
+        """For a game that never splits and takes one token at a time, the positions a
+        position reaches are every row of heaps under it (`young_diagrams`); otherwise None.
+
+        Examples
+        --------
+        >>> from explorer.games import load_game
+        >>> load_game("subtraction:1,2").count_states((180, 180, 180), 10**7)
+        1004731
+        >>> load_game("kayles").count_states((5,), 100) is None  # Kayles splits heaps
+        True
+        """
+        if self.splits or not self.takes_one:
+            return None
+        return young_diagrams(position[::-1], limit)
 
     def decompose(self, position: Heaps) -> Decomposition | None:
         if len(position) < 2:
@@ -286,6 +306,7 @@ class Nim(HeapGame):
     summary = "Nim: take any number from one heap"
 
     splits = False
+    takes_one = True
 
     @property
     def spec(self) -> str:
@@ -358,6 +379,7 @@ class OctalGame(HeapGame):
         self._take_all = {k for k, d in enumerate(self.digits, 1) if d & 1}
         self._split_after = [k for k, d in enumerate(self.digits, 1) if d & 4]
         self.splits = self.splits_without_removal or bool(self._split_after)
+        self.takes_one = bool(self.digits) and self.digits[0] & 3 == 3
 
     @property
     def code(self) -> str:

@@ -30,7 +30,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from explorer import __version__
-from explorer.errors import SpecError
+from explorer.errors import GraphTooLargeError, SpecError
 from explorer.games import load_game, may_cycle
 from explorer.games.base import Game, Position
 from explorer.solver import outcome
@@ -75,6 +75,10 @@ BATCH_STATES = 50_000
 BATCH_MOVES = 250_000
 #: A build stops cleanly (as at --max-states) before the process uses more memory than this.
 DEFAULT_MEMORY_BYTES = 4 * 2**30
+#: The fewest bytes a build holds per state (about ten numbers in its arrays, a move, the
+#: position index): a position with more states than the memory budget holds at this rate
+#: cannot be built whole, and is refused at once unless --max-states asks for a part.
+MIN_BYTES_PER_STATE = 256
 #: SQLite's page cache per connection, in KiB, when the budget allows (see engine.py).
 SQLITE_CACHE_KIB = 262_144
 
@@ -610,6 +614,7 @@ class GraphBuilder:
         # Everything stored is read before anything is written, so a database that cannot be
         # read (a damaged page, a table missing) is left exactly as it was; and read in one
         # snapshot, so a build committing meanwhile is not half seen.
+        self._refuse_too_large()
         with reading(self.engine) as conn:
             stored = find_game(conn, canonical_spec(self.game.spec), self.convention)
             self.game_id = NOT_STORED if stored is None else stored
@@ -624,6 +629,9 @@ class GraphBuilder:
         except BaseException as error:
             self._stopped("interrupted" if isinstance(error, KeyboardInterrupt) else "failed")
             raise
+
+    def _refuse_too_large(self) -> None:
+        refuse_unbuildable(self.game, self.root, memory=self.memory, max_states=self.max_states)
 
     def _stopped(self, status: str) -> None:
         """Record why the build stopped, if the database still takes a write."""
@@ -773,6 +781,43 @@ class GraphBuilder:
             infinite=escapes is not None,
             escapes=None if escapes is None else sorted(escapes),
             stopped_by=stopped_by,
+        )
+
+
+def refuse_unbuildable(
+    game: Game[Any], root: Position, *, memory: int | None, max_states: int | None
+) -> None:
+    """Refuse at once, before anything is read or generated, a whole build that the memory
+    budget cannot hold, when the game can count its states (`Game.count_states`).
+
+    Raises
+    ------
+    GraphTooLargeError
+        When the position has more states than `memory` bytes hold at `MIN_BYTES_PER_STATE`
+        and `max_states` (a part of the graph) is not given.
+
+    Examples
+    --------
+    >>> nim = load_game("nim")
+    >>> refuse_unbuildable(nim, (100, 100, 100), memory=2**30, max_states=None)  # 176,851
+    >>> try:
+    ...     refuse_unbuildable(nim, (1000, 1000, 1000), memory=2**30, max_states=None)
+    ... except GraphTooLargeError as error:
+    ...     print(f"refused: more than {error.limit:,} states")
+    refused: more than 4,194,304 states
+    """
+    if memory is None or max_states is not None:
+        return
+    capacity = memory // MIN_BYTES_PER_STATE
+    counted = game.count_states(root, capacity)
+    if counted is not None and counted > capacity:
+        key = game.format(root)
+        key = key if len(key) <= 60 else key[:50] + "..."
+        raise GraphTooLargeError(
+            f"position {key!r} of {game.spec} has more than {capacity:,} states, more than a "
+            f"build within --memory {memory // 2**20:,} MB can hold: build part of it with "
+            "--max-states N, or raise --memory",
+            capacity,
         )
 
 

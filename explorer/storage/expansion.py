@@ -10,10 +10,12 @@ the same ids whichever is used.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import islice
 from typing import Any
 
 import numpy as np
 
+from explorer.errors import GraphTooLargeError
 from explorer.games.base import Game, Position
 from explorer.games.heaps import HeapGame, Heaps
 from explorer.solver.arrays import ranges
@@ -22,6 +24,12 @@ from explorer.solver.arrays import ranges
 MAX_VECTOR_HEAPS = 16
 #: ... and the mixed-radix code of a position fits in a signed 64-bit integer.
 MAX_CODE = 2**62
+
+#: Heap games are expanded with numpy only up to this heap size (their move tables are
+#: indexed by heap size); larger heaps go through ``game.successors``.
+MAX_TABLE_HEAP = 2**20
+#: Most moves one state may have: a build keeps a state's moves together in one batch.
+MAX_STATE_MOVES = 1_000_000
 
 #: Codes up to this many are found by direct lookup in a table (64 MiB of address space).
 MAX_DENSE = 2**24
@@ -92,7 +100,10 @@ class PositionIndex:
             if new_budget is not None and len(positions) - start >= new_budget:
                 break
             targets = []
-            for position in dict.fromkeys(successors_of(positions[state])):
+            moves = list(islice(successors_of(positions[state]), MAX_STATE_MOVES + 1))
+            if len(moves) > MAX_STATE_MOVES:
+                raise _too_many_moves(self.game, positions[state])
+            for position in dict.fromkeys(moves):
                 target = ids.get(position)
                 if target is None:
                     target = len(positions)
@@ -106,6 +117,16 @@ class PositionIndex:
                 if any(t < first_new and not reached[t] for t in targets):
                     break
         return Expansion(done, np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64))
+
+
+def _too_many_moves(game: Game[Any], position: Position) -> GraphTooLargeError:
+    key = game.format(position)
+    key = key if len(key) <= 60 else key[:50] + "..."
+    return GraphTooLargeError(
+        f"position {key!r} of {game.spec} has more than {MAX_STATE_MOVES:,} moves: a build "
+        "keeps a position's moves together in one batch, so it cannot be built",
+        MAX_STATE_MOVES,
+    )
 
 
 class HeapIndex:
@@ -141,7 +162,12 @@ class HeapIndex:
             return None
         width = max(1, max(len(p) for p in positions))
         base = 1 + max((max(p) for p in positions if p), default=0)
-        if width > MAX_VECTOR_HEAPS or base**width >= MAX_CODE or game.splits:
+        if (
+            width > MAX_VECTOR_HEAPS
+            or base > MAX_TABLE_HEAP
+            or base**width >= MAX_CODE
+            or game.splits
+        ):
             return None  # a split adds heaps: rows would change width
         return cls(game, width, base)
 
