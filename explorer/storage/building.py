@@ -53,6 +53,7 @@ from explorer.storage.bulk import (
     writer_class,
     writer_for,
 )
+from explorer.storage.counts import add_counts, histogram, solved_counts
 from explorer.storage.engine import reading, writing
 from explorer.storage.expansion import PositionIndex, position_index
 from explorer.storage.loopy import UPDATE_VALUES, LoopyValue, label_arrays, value_params
@@ -211,6 +212,8 @@ class _Batch:
     value_rows: list[ValueRow]
     counts: BuildCounts
     progress: BuildProgress
+    #: What the batch adds to the game's counts (see `explorer.storage.counts`).
+    tallies: list[tuple[str, str, int]]
 
 
 class _Waiting:
@@ -571,7 +574,15 @@ class GraphBuilder:
             self.states_new, self.edges_new, self.values_computed, len(self.frontier), 0.0
         )
         edges = writer_class(self.engine.dialect.name).edge_payload(src, dst)
-        return _Batch(new_rows, edges, runs, rows, self._counts(), progress)
+        # every state expanded now was not before; a state is solved once, never changed
+        tallies = [
+            ("states", "", self.next_id - first_id),
+            ("expanded", "", len(expanded)),
+            ("edges", "", len(src)),
+            *histogram("depth", self.depth.data[new]),
+            *solved_counts(grundy[solved], remote[solved], height[solved]),
+        ]
+        return _Batch(new_rows, edges, runs, rows, self._counts(), progress, tallies)
 
     def _commit(self, batch: _Batch) -> None:
         """Write one batch in one transaction: new states, edges, expanded flags and values.
@@ -589,6 +600,7 @@ class GraphBuilder:
             writer.write_edges(self.game_id, batch.edges)
             writer.mark_expanded(self.game_id, batch.runs)
             writer.update_values(batch.value_rows)
+            add_counts(conn, self.game_id, batch.tallies)
             update_build(conn, self.build_id, "running", batch.counts)
 
     def _committed(self, pending: tuple[Future[None], _Batch]) -> None:

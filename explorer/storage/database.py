@@ -29,6 +29,7 @@ from explorer.storage.building import (
     build_position,
 )
 from explorer.storage.bulk import partitions
+from explorer.storage.counts import read_counts
 from explorer.storage.edits import EditReport, edit_game, import_graph, solve_stored
 from explorer.storage.engine import (
     create_engine,
@@ -521,8 +522,10 @@ class Database:
             rows = conn.execute(
                 sa.text(
                     "SELECT g.spec, g.convention, "
-                    "(SELECT COUNT(*) FROM states AS s WHERE s.game_id = g.id) AS states, "
-                    "(SELECT COUNT(*) FROM edges AS e WHERE e.game_id = g.id) AS edges "
+                    "(SELECT COALESCE(SUM(c.count), 0) FROM state_counts AS c "
+                    "WHERE c.game_id = g.id AND c.kind = 'states') AS states, "
+                    "(SELECT COALESCE(SUM(c.count), 0) FROM state_counts AS c "
+                    "WHERE c.game_id = g.id AND c.kind = 'edges') AS edges "
                     "FROM games AS g ORDER BY g.id"
                 )
             ).all()
@@ -531,8 +534,8 @@ class Database:
             {
                 "game": shown_spec(r.spec),
                 "convention": r.convention,
-                "states": r.states,
-                "edges": r.edges,
+                "states": int(r.states),
+                "edges": int(r.edges),
                 # sequences are of normal play (misère ones are computed, not stored)
                 "sequence": sequences.get(r.spec) if r.convention == NORMAL else None,
             }
@@ -598,31 +601,22 @@ class Database:
         with self.engine.connect() as conn:
             game_id, spec = self._game(conn, spec, misere)
             params = {"g": game_id}
-            totals = conn.execute(
-                sa.text(
-                    "SELECT COUNT(*) AS states, "
-                    "COALESCE(SUM(CASE WHEN expanded THEN 1 ELSE 0 END), 0) AS expanded, "
-                    "COUNT(grundy) AS solved, MAX(grundy) AS max_grundy, "
-                    "MAX(depth) AS max_depth, MAX(remoteness) AS max_remoteness, "
-                    "MAX(height) AS max_height FROM states WHERE game_id = :g"
-                ),
-                params,
-            ).one()
-            edges = conn.execute(
-                sa.text("SELECT COUNT(*) FROM edges WHERE game_id = :g"), params
-            ).scalar_one()
+            counts = read_counts(conn, game_id)
 
-            def counts(column: str) -> dict[Any, int]:
-                rows = conn.execute(
-                    sa.text(
-                        f"SELECT {column}, COUNT(*) FROM states WHERE game_id = :g "
-                        f"AND {column} IS NOT NULL GROUP BY {column} ORDER BY {column}"
-                    ),
-                    params,
-                )
-                return {value: n for value, n in rows}
+            def histogram(kind: str) -> dict[Any, int]:
+                numbers = counts[kind]
+                values = sorted(numbers) if kind == "outcome" else sorted(map(int, numbers))
+                return {value: numbers[str(value)] for value in values}
 
-            by_outcome, by_grundy, by_depth = counts("outcome"), counts("grundy"), counts("depth")
+            def total(kind: str) -> int:
+                return counts[kind].get("", 0)
+
+            by_outcome, by_grundy, by_depth = (
+                histogram("outcome"),
+                histogram("grundy"),
+                histogram("depth"),
+            )
+            remoteness, height = histogram("remoteness"), histogram("height")
             builds = [
                 {
                     "id": r.id,
@@ -645,18 +639,18 @@ class Database:
         return {
             "game": spec,
             "convention": _convention(misere),
-            "states": totals.states,
-            "edges": edges,
-            "expanded": int(totals.expanded),
-            "solved": totals.solved,
-            "unsolved": totals.states - totals.solved,
+            "states": total("states"),
+            "edges": total("edges"),
+            "expanded": total("expanded"),
+            "solved": total("solved"),
+            "unsolved": total("states") - total("solved"),
             "by_outcome": by_outcome,
             "by_grundy": by_grundy,
             "by_depth": by_depth,
-            "max_grundy": totals.max_grundy,
-            "max_depth": totals.max_depth,
-            "max_remoteness": totals.max_remoteness,
-            "max_height": totals.max_height,
+            "max_grundy": max(by_grundy, default=None),
+            "max_depth": max(by_depth, default=None),
+            "max_remoteness": max(remoteness, default=None),
+            "max_height": max(height, default=None),
             "builds": builds,
         }
 

@@ -33,6 +33,7 @@ from explorer.solver import outcome
 from explorer.solver.arrays import Adjacency, depths, solve_adjacency
 from explorer.solver.loopy import Infinite
 from explorer.storage.bulk import StateRow, read_int_columns, value_rows, writer_for
+from explorer.storage.counts import recount
 from explorer.storage.engine import writing
 from explorer.storage.loopy import (
     LOOPY_METHOD,
@@ -402,6 +403,7 @@ def _apply(
     loopy = spec.startswith("graph:")
     result = apply_loopy_edit(store, edit) if loopy else apply_edit(store, edit)
     store.finish(edit, result)
+    recount(conn, game_id)  # values changed in place: the game is counted again
     return result, store.build_id
 
 
@@ -611,6 +613,7 @@ def _store_new(
     writer.insert_edges(game_id, src, dst)
     if not game.acyclic:
         store_values(conn, game_id, build_id, loopy)
+    recount(conn, game_id)
     return build_id
 
 
@@ -652,4 +655,5 @@ def solve_stored(engine: Engine, spec: str) -> int:
         writer_for(conn).update_values(
             value_rows(ids, grundy, remote, height, build_id=build_id, game_id=game_id)
         )
+        recount(conn, game_id)
     return len(ids)

@@ -167,6 +167,20 @@ class EdgeTable(Base):
     dst: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
 
 
+class StateCountTable(Base):
+    """A game's states counted: totals (``kind`` states, expanded, solved or edges, ``value``
+    ``""``) and histograms (``kind`` outcome, grundy, depth, remoteness or height, ``value`` the
+    column's value as text). Every writer keeps them exact in the transaction that writes the
+    rows (see `explorer.storage.counts`)."""
+
+    __tablename__ = "state_counts"
+
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(20), primary_key=True)
+    value: Mapped[str] = mapped_column(Text, primary_key=True)
+    count: Mapped[int] = mapped_column(BigInteger)
+
+
 class SequenceTable(Base):
     """The single-heap value sequence of one game: G(0..computed-1), in chunks, and the period
     the values prove (NULL until one is proven)."""
