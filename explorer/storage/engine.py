@@ -32,6 +32,7 @@ from explorer.errors import (
     ExplorerError,
     SchemaTooNewError,
 )
+from explorer.storage.models import Base
 
 #: The database used when neither ``--db`` nor the environment variable names one.
 DEFAULT_PATH = "explorer.db"
@@ -501,6 +502,13 @@ def _check_and_upgrade(engine: Engine, shown: str, *, upgrade: bool = True) -> N
                     "explorer; upgrade explorer to use it"
                 )
         if current == head:
+            # stats read the counts, not the tables: a dropped table must be found here
+            missing = sorted({t.name for t in Base.metadata.sorted_tables} - tables)
+            if missing:
+                raise DatabaseDamagedError(
+                    f"cannot open database {shown!r}: its table {missing[0]!r} is missing (it "
+                    "is damaged; restore it from a copy, or build into another database)"
+                )
             return
         if not upgrade and current is None:
             raise DatabaseError(
