@@ -167,7 +167,7 @@ class HeapGame(Game[Heaps]):
         """
         if self.splits or not self.takes_one:
             return None
-        return young_diagrams(position[::-1], limit)
+        return young_diagrams(sorted(position, reverse=True), limit)
 
     def decompose(self, position: Heaps) -> Decomposition | None:
         if len(position) < 2:
