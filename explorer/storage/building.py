@@ -46,8 +46,7 @@ from explorer.solver.misere import MISERE, NORMAL, Convention
 from explorer.storage.bulk import (
     STREAM,
     EdgePayload,
-    StateRow,
-    ValueRow,
+    Row,
     read_int_columns,
     value_rows,
     writer_class,
@@ -206,10 +205,10 @@ def _with_nulls(values: np.ndarray, missing: np.ndarray) -> list[object]:
 class _Batch:
     """One batch's rows, built on the main thread and written by the writer thread."""
 
-    new_rows: list[StateRow]
+    new_rows: list[Row]
     edges: EdgePayload
     runs: list[tuple[int, int]]
-    value_rows: list[ValueRow]
+    value_rows: list[Row]
     counts: BuildCounts
     progress: BuildProgress
     #: What the batch adds to the game's counts (see `explorer.storage.counts`).
@@ -530,23 +529,21 @@ class GraphBuilder:
         new = slice(first_id, self.next_id)
         g = grundy[new]
         unsolved = g == UNKNOWN
-        new_rows: list[StateRow] = list(
-            map(
-                StateRow._make,
-                zip(
-                    repeat(game_id),
-                    range(first_id, self.next_id),
-                    self.states.keys(range(first_id, self.next_id)),
-                    self.depth.data[new].tolist(),
-                    (self.expanded.data[new] | ~unsolved).tolist(),
-                    _with_nulls(g, unsolved),
-                    _with_nulls(outcome(g), unsolved),
-                    _with_nulls(remote[new], unsolved),
-                    _with_nulls(height[new], unsolved),
-                    repeat(build),
-                    _with_nulls(np.full(len(g), build, dtype=np.int64), unsolved),
-                    strict=False,
-                ),
+        # plain tuples in `StateRow` order (see `explorer.storage.bulk.Row`)
+        new_rows: list[Row] = list(
+            zip(
+                repeat(game_id),
+                range(first_id, self.next_id),
+                self.states.keys(range(first_id, self.next_id)),
+                self.depth.data[new].tolist(),
+                (self.expanded.data[new] | ~unsolved).tolist(),
+                _with_nulls(g, unsolved),
+                _with_nulls(outcome(g), unsolved),
+                _with_nulls(remote[new], unsolved),
+                _with_nulls(height[new], unsolved),
+                repeat(build),
+                _with_nulls(np.full(len(g), build, dtype=np.int64), unsolved),
+                strict=False,
             )
         )
         # in id order: SQLite updates rows in key order three times faster than at random

@@ -61,6 +61,11 @@ STATE_COLUMNS = StateRow._fields
 #: Columns of a value update row.
 VALUE_COLUMNS = ValueRow._fields
 
+#: A row as the writers take it: a `StateRow` or `ValueRow`, or a plain tuple of the same fields
+#: in the same order. Rows by the million are plain tuples: making a NamedTuple costs about six
+#: times as much, and the writers read rows by position only.
+Row = tuple[object, ...]
+
 #: Edges ready for a writer: (src, dst) pairs, or on SQLite one JSON text of packed pairs.
 EdgePayload = str | list[tuple[int, int]]
 
@@ -73,29 +78,26 @@ def value_rows(
     *,
     build_id: int,
     game_id: int,
-) -> list[ValueRow]:
+) -> list[Row]:
     """Update rows for the states `ids`, their values taken from arrays indexed by id.
 
     Examples
     --------
     >>> value_rows(np.array([1]), np.array([2, 0]), np.array([1, 0]), np.array([1, 0]),
     ...            build_id=7, game_id=3)
-    [ValueRow(grundy=0, outcome='P', remoteness=0, height=0, value_build_id=7, game_id=3, id=1)]
+    [(0, 'P', 0, 0, 7, 3, 1)]
     """
     g = grundy[ids]
     return list(
-        map(
-            ValueRow._make,
-            zip(
-                g.tolist(),
-                outcome(g).tolist(),
-                remoteness[ids].tolist(),
-                height[ids].tolist(),
-                repeat(build_id),
-                repeat(game_id),
-                ids.tolist(),
-                strict=False,
-            ),
+        zip(
+            g.tolist(),
+            outcome(g).tolist(),
+            remoteness[ids].tolist(),
+            height[ids].tolist(),
+            repeat(build_id),
+            repeat(game_id),
+            ids.tolist(),
+            strict=False,
         )
     )
 
@@ -106,7 +108,7 @@ class BulkWriter:
     def __init__(self, connection: sa.Connection) -> None:
         self.connection = connection
 
-    def insert_states(self, rows: Sequence[StateRow]) -> None:
+    def insert_states(self, rows: Sequence[Row]) -> None:
         """Insert new state rows (`STATE_COLUMNS` order)."""
         raise NotImplementedError
 
@@ -126,7 +128,7 @@ class BulkWriter:
         """Insert edges of one game prepared by `edge_payload`."""
         raise NotImplementedError
 
-    def update_values(self, rows: Sequence[ValueRow]) -> None:
+    def update_values(self, rows: Sequence[Row]) -> None:
         """Set the values of stored states (`VALUE_COLUMNS` order); also marks them expanded."""
         raise NotImplementedError
 
@@ -156,7 +158,7 @@ class SQLiteWriter(BulkWriter):
         limit: int = raw.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)  # type: ignore[union-attr]
         return max(1, min(limit, MAX_PARAMETERS) // columns)
 
-    def insert_states(self, rows: Sequence[StateRow]) -> None:
+    def insert_states(self, rows: Sequence[Row]) -> None:
         if not rows:
             return
         per = self._rows_per_statement(len(STATE_COLUMNS))
@@ -188,7 +190,7 @@ class SQLiteWriter(BulkWriter):
                 [(game_id, a, b) for a, b in payload],
             )
 
-    def update_values(self, rows: Sequence[ValueRow]) -> None:
+    def update_values(self, rows: Sequence[Row]) -> None:
         if rows:
             self.connection.exec_driver_sql(
                 "UPDATE states SET grundy = ?, outcome = ?, remoteness = ?, height = ?, "
@@ -207,7 +209,7 @@ class PostgresWriter(BulkWriter):
                 for row in rows:
                     copy.write_row(row)
 
-    def insert_states(self, rows: Sequence[StateRow]) -> None:
+    def insert_states(self, rows: Sequence[Row]) -> None:
         if rows:
             self._copy("states", STATE_COLUMNS, iter(rows))
 
@@ -217,7 +219,7 @@ class PostgresWriter(BulkWriter):
             rows = ((game_id, a, b) for a, b in payload)
             self._copy("edges", ("game_id", "src", "dst"), rows)
 
-    def update_values(self, rows: Sequence[ValueRow]) -> None:
+    def update_values(self, rows: Sequence[Row]) -> None:
         if not rows:
             return
         self.connection.exec_driver_sql(
