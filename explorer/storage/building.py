@@ -52,7 +52,7 @@ from explorer.storage.bulk import (
     writer_class,
     writer_for,
 )
-from explorer.storage.counts import add_counts, histogram, solved_counts
+from explorer.storage.counts import add_counts, histogram, recount, solved_counts
 from explorer.storage.engine import reading, writing
 from explorer.storage.expansion import PositionIndex, position_index
 from explorer.storage.loopy import UPDATE_VALUES, LoopyValue, label_arrays, value_params
@@ -758,6 +758,7 @@ class GraphBuilder:
             sa.text(UPDATE_VALUES),
             value_params(dict(zip(ids.tolist(), values, strict=True)), self.build_id, self.game_id),
         )
+        recount(conn, self.game_id)  # values changed in place: the game is counted again
         self.values_computed += int(unsolved.sum())
         return values[int(np.searchsorted(ids, root))]
 
