@@ -18,6 +18,8 @@ from tests.storage_support import dump, run, run_json
 
 pytest_plugins = ["tests.storage_fixtures"]  # db_url, other_db_url, pg_url
 
+REPO_DATA = Path(__file__).resolve().parent.parent / "data"
+
 
 def test_migrations_are_found_and_form_one_line_of_revisions():
     path = migrations_path()
@@ -94,3 +96,91 @@ def test_a_newer_schema_is_refused_on_postgresql_with_nothing_changed(pg_url):
             "f00dfacade99"
         )
     engine.dispose()
+
+
+def _every_row(conn: sa.Connection) -> dict[str, list[tuple]]:
+    """Every row of states and edges (all columns) and of the two views, in a fixed order."""
+    queries = {
+        "states": "SELECT * FROM states ORDER BY game_id, id",
+        "edges": "SELECT * FROM edges ORDER BY game_id, src, dst",
+        "state_values": "SELECT * FROM state_values ORDER BY game_id, state_id",
+        "moves": "SELECT * FROM moves ORDER BY game, convention, position, move_to",
+    }
+    return {name: [tuple(r) for r in conn.exec_driver_sql(sql)] for name, sql in queries.items()}
+
+
+#: The CHECK on states.outcome as each database shows it: 0003's IN list, 0007's comparisons.
+OUTCOME_CHECKS = {
+    "sqlite": (
+        "CHECK (outcome IN ('P', 'N', 'D'))",
+        "CHECK (outcome = 'P' OR outcome = 'N' OR outcome = 'D')",
+    ),
+    "postgresql": (
+        "CHECK (((outcome)::text = ANY ((ARRAY['P'::character varying, "
+        "'N'::character varying, 'D'::character varying])::text[])))",
+        "CHECK ((((outcome)::text = 'P'::text) OR ((outcome)::text = 'N'::text) "
+        "OR ((outcome)::text = 'D'::text)))",
+    ),
+}
+
+
+def _outcome_check(conn: sa.Connection) -> str:
+    """The CHECK on states.outcome: ``old`` (an IN list) or ``new`` (comparisons)."""
+    old, new = OUTCOME_CHECKS[conn.dialect.name]
+    if conn.dialect.name == "sqlite":
+        sql = conn.exec_driver_sql("SELECT sql FROM sqlite_master WHERE name = 'states'").scalar()
+        assert sql is not None and "WITHOUT ROWID" in sql
+        assert 'CONSTRAINT uq_states_game_id_key UNIQUE (game_id, "key")' in sql
+        found = [name for name, text in (("old", old), ("new", new)) if text in sql]
+        assert len(found) == 1, sql
+        return found[0]
+    text = conn.exec_driver_sql(
+        "SELECT pg_get_constraintdef(c.oid) FROM pg_constraint AS c "
+        "JOIN pg_namespace AS n ON n.oid = c.connamespace "
+        "WHERE n.nspname = current_schema() AND c.conname = 'ck_states_outcome'"
+    ).scalar_one()
+    assert text in (old, new), text
+    return "old" if text == old else "new"
+
+
+def test_a_schema_0006_database_keeps_every_row_and_checks_outcomes_by_comparisons(db_url):
+    """0007 writes the outcome CHECK as comparisons (an IN list of three costs SQLite a lookup
+    table per row written): a database with P, N and D outcomes, ∞ values and a misère game
+    upgrades with every row and view row kept, and the constraint still refuses a bad outcome."""
+    run_json("build", "nim", "3,4,5", "--db", db_url)
+    run_json("build", "kayles", "8", "--misere", "--db", db_url)
+    loopy = run_json("import", f"graph:{REPO_DATA / 'loopy.json'}", "--db", db_url)["game"]
+    with open_database(db_url) as db, db.engine.begin() as conn:
+        command.downgrade(alembic_config(conn), "0006")
+    engine = sa.create_engine(resolve_url(db_url))
+    with engine.connect() as conn:
+        assert conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar() == "0006"
+        assert _outcome_check(conn) == "old"
+        before = _every_row(conn)
+    engine.dispose()
+    assert {r[6] for r in before["states"]} == {"P", "N", "D"}
+    assert any(r[11] is not None for r in before["states"])  # an ∞ value's escapes
+    assert len(before["moves"]) == len(before["edges"]) > 0
+
+    with open_database(db_url) as db:  # opening it upgrades it
+        with db.engine.connect() as conn:
+            assert conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar() == (
+                head_revision()
+            )
+            assert _every_row(conn) == before
+            assert _outcome_check(conn) == "new"
+        with db.engine.begin() as conn:
+            command.check(alembic_config(conn))  # the models match the migrations
+        for bad in ("X", "p", ""):
+            with pytest.raises(sa.exc.IntegrityError), db.engine.begin() as conn:
+                conn.exec_driver_sql(f"UPDATE states SET outcome = '{bad}' WHERE id = 0")
+        with pytest.raises(sa.exc.IntegrityError), db.engine.begin() as conn:  # still unique
+            conn.exec_driver_sql(
+                "INSERT INTO states (game_id, id, key, depth, expanded, build_id) "
+                "SELECT game_id, 999999, key, depth, expanded, build_id FROM states WHERE id = 0"
+            )
+    assert run_json("verify", "--db", db_url)["ok"]
+    assert run_json("query", loopy, "--outcome", "D", "--db", db_url)["total"] == 2
+    with open_database(db_url) as db, db.engine.begin() as conn:  # and back again
+        command.downgrade(alembic_config(conn), "0006")
+        assert _outcome_check(conn) == "old" and _every_row(conn) == before

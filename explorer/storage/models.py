@@ -127,7 +127,9 @@ class StateTable(Base):
     __tablename__ = "states"
     __table_args__ = (
         UniqueConstraint("game_id", "key"),
-        CheckConstraint("outcome IN ('P', 'N', 'D')", name="outcome"),
+        # comparisons, not IN ('P', 'N', 'D'): SQLite checks every row written, and an IN list
+        # of three values costs it a lookup table per row (migration 0007)
+        CheckConstraint("outcome = 'P' OR outcome = 'N' OR outcome = 'D'", name="outcome"),
         {"sqlite_with_rowid": False},
     )
 
