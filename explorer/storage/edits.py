@@ -33,7 +33,14 @@ from explorer.solver import outcome
 from explorer.solver.arrays import Adjacency, depths, solve_adjacency
 from explorer.solver.loopy import Infinite
 from explorer.storage.bulk import StateRow, read_int_columns, value_rows, writer_for
-from explorer.storage.counts import recount
+from explorer.storage.counts import (
+    CountChanges,
+    add_counts,
+    histogram,
+    recount,
+    replace_value_counts,
+    solved_counts,
+)
 from explorer.storage.engine import writing
 from explorer.storage.loopy import (
     LOOPY_METHOD,
@@ -81,7 +88,8 @@ class StoredGraph:
     predecessors. Queries go by id (the primary key and the reverse edge index), never by a
     scan. Reads and writes go through the caller's connection: one transaction for the whole
     edit. The build row recording the edit is written with the first change, so an edit
-    refused while it is checked writes nothing.
+    refused while it is checked writes nothing. The game's counts follow every write
+    (``counts``, closed by `finish`).
     """
 
     _ROW = "{t}.id, {t}.grundy, {t}.remoteness, {t}.height, {t}.escapes"
@@ -94,6 +102,7 @@ class StoredGraph:
         self.build_id: int | None = None
         #: key -> [id, grundy, remoteness, height, escapes] of every state read or written
         self.rows: dict[State, list[int | None]] = {}
+        self.counts = CountChanges(conn, game_id)
 
     def _id(self, state: State) -> int:
         return self.rows[state][0]  # type: ignore[return-value]
@@ -170,31 +179,34 @@ class StoredGraph:
             )
         return self.build_id
 
-    def _each(self, sql: str, rows: Sequence[Mapping[str, object]]) -> None:
-        if rows:
-            self.conn.execute(sa.text(sql), rows)
+    def _each(self, sql: str, rows: Sequence[Mapping[str, object]]) -> int:
+        """Run `sql` once per row; the number of rows it changed."""
+        return self.conn.execute(sa.text(sql), rows).rowcount if rows else 0
 
     def change_structure(self, edit: Edit, heights: Mapping[State, int | None]) -> None:
         build = self._record()
         game, at = self.game_id, self._id
         self._known({s for e in (*edit.remove_edges, *edit.add_edges) for s in e})
-        self._each(
+        removed = self._each(
             "DELETE FROM edges WHERE game_id = :g AND src = :a AND dst = :b",
             [{"g": game, "a": at(a), "b": at(b)} for a, b in edit.remove_edges],
         )
         gone = [{"g": game, "s": at(s)} for s in edit.remove_states]
-        self._each("DELETE FROM edges WHERE game_id = :g AND src = :s", gone)
-        self._each("DELETE FROM edges WHERE game_id = :g AND dst = :s", gone)
+        removed += self._each("DELETE FROM edges WHERE game_id = :g AND src = :s", gone)
+        removed += self._each("DELETE FROM edges WHERE game_id = :g AND dst = :s", gone)
+        self.counts.before(at(s) for s in edit.remove_states)
         self._each("DELETE FROM states WHERE game_id = :g AND id = :s", gone)
         for s in edit.remove_states:
             del self.rows[s]
         if edit.add_states:
             self._insert_states(edit, heights, build)
-        self._each(
+        added = self._each(
             "INSERT INTO edges (game_id, src, dst) VALUES (:g, :a, :b)",
             [{"g": game, "a": at(a), "b": at(b)} for a, b in edit.add_edges],
         )
+        self.counts.edges(added - removed)
         raised = {s: h for s, h in heights.items() if s not in set(edit.add_states)}
+        self.counts.before(at(s) for s in raised)
         self._each(
             "UPDATE states SET height = :h WHERE game_id = :g AND id = :s",
             [{"h": h, "g": game, "s": at(s)} for s, h in raised.items()],
@@ -234,10 +246,12 @@ class StoredGraph:
                     value_build_id=None,
                 )
             )
+        self.counts.before(row.id for row in rows)  # none stored yet: counted at the end
         writer_for(self.conn).insert_states(rows)
 
     def write_values(self, values: dict[State, StateValue]) -> None:
         build = self._record()
+        self.counts.before(self._id(s) for s in values)
         self._each(
             "UPDATE states SET grundy = :grundy, outcome = :outcome, remoteness = :far, "
             "value_build_id = :b WHERE game_id = :g AND id = :s",
@@ -257,9 +271,10 @@ class StoredGraph:
             self.rows[s][1:3] = [v.grundy, v.remoteness]
 
     def finish(self, edit: Edit, result: EditResult) -> None:
-        """Close the build row with what the edit did."""
+        """Close the build row with what the edit did, and count what it changed."""
         if self.build_id is None:
             return
+        self.counts.finish()
         counts = BuildCounts(
             states_new=len(edit.add_states),
             edges_new=len(edit.add_edges),
@@ -403,7 +418,6 @@ def _apply(
     loopy = spec.startswith("graph:")
     result = apply_loopy_edit(store, edit) if loopy else apply_edit(store, edit)
     store.finish(edit, result)
-    recount(conn, game_id)  # values changed in place: the game is counted again
     return result, store.build_id
 
 
@@ -573,7 +587,8 @@ def _store_new(
     succ = Adjacency.from_edges(len(vertices), src, dst)
     size = len(vertices)
     if game.acyclic:
-        grundy, remote, height = solve_adjacency(succ, name=vertices.__getitem__)
+        solved = solve_adjacency(succ, name=vertices.__getitem__)
+        grundy, remote, height = solved
         columns = [grundy.tolist(), outcome(grundy).tolist(), remote.tolist(), height.tolist()]
         how = "solved level by level"
     else:
@@ -611,9 +626,12 @@ def _store_new(
     writer = writer_for(conn)
     writer.insert_states(rows)
     writer.insert_edges(game_id, src, dst)
-    if not game.acyclic:
+    if game.acyclic:
+        totals = [("states", "", size), ("expanded", "", size), ("edges", "", len(src))]
+        add_counts(conn, game_id, totals + histogram("depth", depth) + solved_counts(*solved))
+    else:
         store_values(conn, game_id, build_id, loopy)
-    recount(conn, game_id)
+        recount(conn, game_id)
     return build_id
 
 
@@ -655,5 +673,6 @@ def solve_stored(engine: Engine, spec: str) -> int:
         writer_for(conn).update_values(
             value_rows(ids, grundy, remote, height, build_id=build_id, game_id=game_id)
         )
-        recount(conn, game_id)
+        counts = solved_counts(grundy[ids], remote[ids], height[ids])
+        replace_value_counts(conn, game_id, [("expanded", "", len(ids)), *counts])
     return len(ids)

@@ -156,7 +156,9 @@ def apply_loopy_edit(store: StoredGraph, edit: Edit) -> EditResult:
             changed[row.id] = new
             result.changed[row.key] = (old, new)  # type: ignore[assignment]
     if changed:
-        conn.execute(sa.text(UPDATE_VALUES), value_params(changed, store._record(), game))
+        build_id = store._record()
+        store.counts.before(changed)
+        conn.execute(sa.text(UPDATE_VALUES), value_params(changed, build_id, game))
     return result
 
 
