@@ -4,18 +4,61 @@
 >>> game = load_game("nim")
 >>> solve(game, game.parse("3,4,5")).grundy
 2
+
+The names below load on first use (a module-level ``__getattr__``), so that a command that
+only reads a database does not import NetworkX and numpy at start-up.
 """
 
 from __future__ import annotations
 
-from explorer.analysis import Explanation, Solution, explain, grundy_value, solve, value_table
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from explorer.errors import ExplorerError
-from explorer.games import families, load_game
-from explorer.graph import build_graph
-from explorer.sequences import ValueSequence, find_period, value_sequence
-from explorer.solver import grundy_values, mex, outcomes, remoteness, winning_moves
+
+if TYPE_CHECKING:
+    from explorer.analysis import Explanation, Solution, explain, grundy_value, solve, value_table
+    from explorer.games import families, load_game
+    from explorer.graph import build_graph
+    from explorer.sequences import ValueSequence, find_period, value_sequence
+    from explorer.solver import grundy_values, mex, outcomes, remoteness, winning_moves
 
 __version__ = "0.1.0"
+
+#: Where each public name lives: the module is imported when the name is first asked for.
+_HOMES = {
+    "Explanation": "explorer.analysis",
+    "Solution": "explorer.analysis",
+    "explain": "explorer.analysis",
+    "grundy_value": "explorer.analysis",
+    "solve": "explorer.analysis",
+    "value_table": "explorer.analysis",
+    "families": "explorer.games",
+    "load_game": "explorer.games",
+    "build_graph": "explorer.graph",
+    "ValueSequence": "explorer.sequences",
+    "find_period": "explorer.sequences",
+    "value_sequence": "explorer.sequences",
+    "grundy_values": "explorer.solver",
+    "mex": "explorer.solver",
+    "outcomes": "explorer.solver",
+    "remoteness": "explorer.solver",
+    "winning_moves": "explorer.solver",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'explorer' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value  # found directly from now on
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_HOMES])
+
 
 __all__ = [
     "Explanation",

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from collections import deque
 from itertools import islice
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from explorer.errors import GraphTooLargeError
 from explorer.games.base import Game, Position
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 #: Default guard on the number of states built into one NetworkX graph.
 DEFAULT_MAX_STATES = 200_000
@@ -64,6 +65,8 @@ def build_graph(
     counted = game.count_states(position, max_states)
     if counted is not None and counted > max_states:  # refuse at once, before generating
         raise _too_many_states(game, position, max_states)
+    import networkx as nx  # loaded with the first graph, not with this module
+
     graph = nx.DiGraph(game=game.spec, root=position)
     graph.add_node(position)
     queue = deque([position])

@@ -9,13 +9,15 @@ from __future__ import annotations
 import heapq
 from collections.abc import Collection, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-import networkx as nx
 import numpy as np
 
 from explorer.errors import CyclicGraphError, EditError
 from explorer.solver import Outcome, arrays, outcome, solve_graph
+
+if TYPE_CHECKING:  # NetworkX loads with the graphs that use it, not with this module
+    import networkx as nx
 
 State = Hashable
 Edge = tuple[State, State]
@@ -196,6 +198,7 @@ def apply_edit(store: SolvedGraphStore, edit: Edit) -> EditResult:
 
     Examples
     --------
+    >>> import networkx as nx
     >>> solved = SolvedGraph(nx.DiGraph([("a", "b"), ("b", "c")]))
     >>> result = apply_edit(solved, Edit(add_edges=(("a", "c"),)))
     >>> result.reexamined, solved.values["a"]
@@ -373,6 +376,7 @@ def resolve(store: SolvedGraphStore, states: Iterable[State]) -> EditResult:
 
     Examples
     --------
+    >>> import networkx as nx
     >>> solved = SolvedGraph(nx.DiGraph([("a", "b")]))
     >>> resolve(solved, ["a", "b"]).changed
     {}
@@ -423,6 +427,7 @@ class SolvedGraph:
 
     Examples
     --------
+    >>> import networkx as nx
     >>> solved = SolvedGraph(nx.DiGraph([(2, 1), (1, 0), (2, 0)]))
     >>> solved.values[2]
     StateValue(grundy=2, remoteness=1)

@@ -12,10 +12,11 @@ The exit-code rule, applied once by `ExplorerGroup` for every command:
 
 from __future__ import annotations
 
+import importlib
 import json
 import time
 import unicodedata
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, MutableMapping
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
@@ -60,6 +61,40 @@ class ExplorerGroup(click.Group):
             if len(message) > LONGEST_ERROR:  # a message quoting a huge input keeps both ends
                 message = f"{message[: LONGEST_ERROR // 2]} ... {message[-LONGEST_ERROR // 4 :]}"
             raise click.ClickException(message) from None
+
+
+class LazyCommands(MutableMapping[str, click.Command]):
+    """A command group's commands, each imported from its module when first looked up.
+
+    Made from a mapping of command name to module name; the module's ``COMMANDS`` list holds
+    the command. Commands added later (`click.Group.add_command`) are kept as given.
+    """
+
+    def __init__(self, modules: dict[str, str]) -> None:
+        self._modules = dict(modules)
+        self._loaded: dict[str, click.Command] = {}
+
+    def __getitem__(self, name: str) -> click.Command:
+        if name not in self._loaded:
+            module = importlib.import_module(self._modules[name])  # KeyError: no such command
+            self._loaded[name] = next(c for c in module.COMMANDS if c.name == name)
+        return self._loaded[name]
+
+    def __setitem__(self, name: str, command: click.Command) -> None:
+        self._loaded[name] = command
+        self._modules.pop(name, None)
+
+    def __delitem__(self, name: str) -> None:
+        if name not in self:
+            raise KeyError(name)
+        self._modules.pop(name, None)
+        self._loaded.pop(name, None)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter({**self._modules, **self._loaded})
+
+    def __len__(self) -> int:
+        return len({**self._modules, **self._loaded})
 
 
 def visible(text: object) -> str:

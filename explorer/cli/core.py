@@ -10,7 +10,6 @@ from functools import partial
 import click
 from rich.table import Table
 
-from explorer.analysis import explain, solve, value_table
 from explorer.cli.common import (
     MAX_SIDE,
     MAX_STORED_INT,
@@ -29,8 +28,6 @@ from explorer.cli.common import (
 from explorer.games import families, load_game
 from explorer.games.heaps import HeapGame
 from explorer.graph import DEFAULT_MAX_STATES
-from explorer.misere import explain_misere, misere_sequence, solve_misere
-from explorer.sequences import stored_value_sequence, value_sequence
 from explorer.viz.palette import VERDICTS, outcome_text
 
 #: Values of a sequence formatted at a time (a multiple of 20, the values a line shows).
@@ -107,6 +104,9 @@ def solve_command(
       explorer solve nim 1,1,1 --misere
       explorer solve kayles 1000000000000
     """
+    from explorer.analysis import solve
+    from explorer.misere import solve_misere
+
     game = load_game(spec)
     if max_memory is not None:
         for part in getattr(game, "components", (game,)):
@@ -168,6 +168,9 @@ def explain_command(
       explorer explain windup:5:1,3 4
       explorer explain nim 1,2 --misere
     """
+    from explorer.analysis import explain
+    from explorer.misere import explain_misere
+
     game = load_game(spec)
     explainer = explain_misere if misere else explain
     result = explainer(game, game.parse(position), max_states=max_states or DEFAULT_MAX_STATES)
@@ -269,6 +272,8 @@ def sequence_command(
     With --db the values are stored (the same database as builds): a larger --upto continues
     from them, a killed run resumes, and a stored sequence is read back without computing.
     """
+    from explorer.sequences import stored_value_sequence, value_sequence
+
     if misere:
         _misere_sequence(spec, upto, as_json)
         return
@@ -317,6 +322,8 @@ def sequence_command(
 
 
 def _misere_sequence(spec: str, upto: int, as_json: bool) -> None:
+    from explorer.misere import misere_sequence
+
     result = misere_sequence(load_game(spec), upto)
     if as_json:
         print_json(result.to_dict())
@@ -351,6 +358,8 @@ def table_command(
       explorer table wythoff --rows 8 --cols 8
       explorer table wythoff --rows 1000 --cols 1000 --json
     """
+    from explorer.analysis import value_table
+
     game = load_game(spec)
     fields = {"cells": "{:>11,} cells"}
     with progress_bar("table", fields, total=rows * cols, enabled=not as_json) as update:

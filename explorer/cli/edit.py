@@ -19,8 +19,6 @@ from explorer.cli.storage import db_option
 from explorer.games import load_game
 from explorer.games.dag import DagGame
 from explorer.games.loopy import GraphGame
-from explorer.incremental import Edit
-from explorer.variants import compare_positions, compare_range
 
 if TYPE_CHECKING:  # the database layer is imported by the commands that use it
     from explorer.storage import EditReport
@@ -59,6 +57,8 @@ def diff_command(
       explorer diff subtraction:1,3,4 subtraction:1,4 --upto 30
       explorer diff nim bash:3 -p 3,4 -p 5 --json
     """
+    from explorer.variants import compare_positions, compare_range
+
     game_a, game_b = load_game(spec_a), load_game(spec_b)
     if positions and upto is not None:
         raise click.UsageError("give --upto or --position, not both")
@@ -216,6 +216,8 @@ def edit_command(
       explorer edit dag:data/note003.json --add-edge c t3
       explorer edit dag:data/note003.json --add-state z --add-edge z b --json
     """
+    from explorer.incremental import Edit
+
     edit = Edit(
         add_states=add_states,
         remove_states=remove_states,

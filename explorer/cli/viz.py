@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from explorer.analysis import value_table
 from explorer.cli.common import (
     MAX_SIDE,
     MAX_STATES_IN_MEMORY,
@@ -24,22 +23,13 @@ from explorer.cli.common import (
 from explorer.errors import ExplorerError
 from explorer.games import load_game
 from explorer.graph import DEFAULT_MAX_STATES
-from explorer.sequences import value_sequence
-from explorer.viz import (
-    DEFAULT_BUDGET,
-    DEFAULT_DEPTH,
-    LARGE_BUDGET,
-    GraphPage,
-    draw_game,
-    draw_stored,
-    plot_p_positions,
-    plot_sequence,
-    plot_table,
-)
+from explorer.viz import DEFAULT_BUDGET, DEFAULT_DEPTH, LARGE_BUDGET, draw_game, draw_stored
 from explorer.viz.output import check_suffix
 from explorer.viz.plots import IMAGE_SUFFIXES, Table
 
 if TYPE_CHECKING:
+    from explorer.viz.page import GraphPage
+
     _PathType = click.ParamType[Path]
 else:  # click before 8.2 has no generic ParamType at run time
     _PathType = click.ParamType
@@ -222,6 +212,9 @@ def plot_sequence_command(spec: str, upto: int, output: Path, as_json: bool) -> 
     Example:
       explorer plot sequence kayles --upto 200 -o kayles.png
     """
+    from explorer.sequences import value_sequence
+    from explorer.viz.plots import plot_sequence
+
     with working("plotting", enabled=not as_json) as stage:
         stage(f"computing G(0..{upto:,})")
         sequence = value_sequence(load_game(spec), upto)
@@ -257,6 +250,8 @@ def plot_table_command(
     Example:
       explorer plot table wythoff --rows 40 --cols 40 -o wythoff.png
     """
+    from explorer.viz.plots import plot_table
+
     _plot_values(spec, rows, cols, max_states, output, as_json, plot_table)
 
 
@@ -272,6 +267,8 @@ def plot_p_positions_command(
     Example:
       explorer plot p-positions wythoff --rows 100 --cols 100 -o wythoff-p.svg
     """
+    from explorer.viz.plots import plot_p_positions
+
     _plot_values(spec, rows, cols, max_states, output, as_json, plot_p_positions)
 
 
@@ -285,6 +282,8 @@ def _plot_values(
     draw: Callable[[str, Table, Path], Path],
 ) -> None:
     """Compute the value table G(row, column) of `spec` and `draw` it to `output`."""
+    from explorer.analysis import value_table
+
     game = load_game(spec)
     with working("plotting", enabled=not as_json) as stage:
         stage(f"computing {rows:,} x {cols:,} values")

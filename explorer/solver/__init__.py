@@ -10,13 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
 from itertools import chain
-from typing import Literal, NamedTuple, overload
+from typing import TYPE_CHECKING, Literal, NamedTuple, overload
 
-import networkx as nx
 import numpy as np
 import numpy.typing as npt
 
 from explorer.solver.arrays import Adjacency, Values, levels, mex_by_group, solve_adjacency
+
+if TYPE_CHECKING:  # NetworkX loads with the graphs that use it, not with this module
+    import networkx as nx
 
 #: The outcome of a position: P (the previous player, who just moved, wins) or N (the next).
 Outcome = Literal["P", "N"]
@@ -96,6 +98,7 @@ def solve_graph(graph: nx.DiGraph) -> GraphValues:
 
     Examples
     --------
+    >>> import networkx as nx
     >>> solved = solve_graph(nx.DiGraph([(2, 1), (1, 0), (2, 0)]))
     >>> solved.grundy, solved.remoteness, solved.height
     ({0: 0, 1: 1, 2: 2}, {0: 0, 1: 1, 2: 1}, {0: 0, 1: 1, 2: 2})
@@ -118,6 +121,7 @@ def grundy_values(graph: nx.DiGraph) -> dict[Hashable, int]:
 
     Examples
     --------
+    >>> import networkx as nx
     >>> grundy_values(nx.DiGraph([("a", "b"), ("b", "c"), ("a", "c")]))
     {'c': 0, 'b': 1, 'a': 2}
     """
@@ -133,6 +137,7 @@ def remoteness(graph: nx.DiGraph) -> dict[Hashable, int]:
 
     Examples
     --------
+    >>> import networkx as nx
     >>> remoteness(nx.DiGraph([(2, 1), (1, 0), (2, 0)]))
     {0: 0, 1: 1, 2: 1}
     """
@@ -144,6 +149,7 @@ def heights(graph: nx.DiGraph) -> dict[Hashable, int]:
 
     Examples
     --------
+    >>> import networkx as nx
     >>> heights(nx.DiGraph([("a", "b"), ("b", "c"), ("a", "c")]))
     {'c': 0, 'b': 1, 'a': 2}
     """
@@ -160,6 +166,7 @@ def layers(graph: nx.DiGraph) -> dict[Hashable, int]:
 
     Examples
     --------
+    >>> import networkx as nx
     >>> layers(nx.DiGraph([("a", "b"), ("b", "c"), ("a", "c")]))
     {'a': 0, 'b': 1, 'c': 2}
     """

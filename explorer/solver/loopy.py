@@ -10,11 +10,13 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from explorer.errors import ExplorerError
 from explorer.solver import outcome
+
+if TYPE_CHECKING:  # NetworkX loads with the graphs that use it, not with this module
+    import networkx as nx
 
 
 @dataclass(frozen=True)

@@ -5,14 +5,16 @@ graph, the misère Grundy value G⁻ of an acyclic one, and Bouton's rule for mi
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import networkx as nx
 import numpy as np
 
 from explorer.solver import adjacency, outcome
 from explorer.solver.arrays import MISERE_TERMINAL, Values, in_levels, refuse_cycle
 from explorer.solver.loopy import retrograde
+
+if TYPE_CHECKING:  # NetworkX loads with the graphs that use it, not with this module
+    import networkx as nx
 
 #: The two play conventions: normal (the player who cannot move loses) and misère (the player
 #: who moves last loses), as results and stored games name them.

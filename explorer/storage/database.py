@@ -14,7 +14,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeVar
 
-import networkx as nx
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
@@ -49,6 +48,8 @@ from explorer.storage.sequences import (
 )
 
 if TYPE_CHECKING:
+    import networkx as nx
+
     from explorer.games.dag import DagGame
     from explorer.incremental import Edit
 
@@ -1136,6 +1137,8 @@ class Database:
     def _graph(
         spec: str, root: str | None, rows: Sequence[Any], edges: Sequence[Any], misere: bool
     ) -> nx.DiGraph:
+        import networkx as nx  # only the commands that return graphs load it
+
         graph = nx.DiGraph(game=spec, root=root, convention=_convention(misere))
         names = {}
         for row in rows:

@@ -12,12 +12,9 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
-from alembic import command
-from alembic.config import Config
-from alembic.script import ScriptDirectory
 from sqlalchemy import event
 from sqlalchemy.engine import URL, Engine, make_url
 from sqlalchemy.pool import StaticPool
@@ -34,10 +31,17 @@ from explorer.errors import (
 )
 from explorer.storage.models import Base
 
+if TYPE_CHECKING:  # Alembic loads only when a database needs its schema created or upgraded
+    from alembic.config import Config
+
 #: The database used when neither ``--db`` nor the environment variable names one.
 DEFAULT_PATH = "explorer.db"
 #: The environment variable naming the default database (a file path or a URL).
 ENV_VAR = "EXPLORER_DB"
+
+#: The newest schema revision, the head of the migrations (a test keeps the two the same): a
+#: database already there is opened without loading Alembic and its scripts.
+SCHEMA_HEAD = "0007"
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 #: PostgreSQL sessions of a read-only database: every transaction refuses writes.
@@ -142,6 +146,8 @@ def alembic_config(connection: sa.Connection | None = None) -> Config:
     >>> alembic_config().get_main_option("script_location").endswith("migrations")
     True
     """
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(migrations_path()))
     if connection is not None:
@@ -150,7 +156,9 @@ def alembic_config(connection: sa.Connection | None = None) -> Config:
 
 
 def head_revision() -> str:
-    """The newest schema revision this code knows."""
+    """The newest schema revision this code knows, read from the migrations (see `SCHEMA_HEAD`)."""
+    from alembic.script import ScriptDirectory
+
     head = ScriptDirectory.from_config(alembic_config()).get_current_head()
     assert head is not None
     return head
@@ -469,10 +477,9 @@ def _check_and_upgrade(engine: Engine, shown: str, *, upgrade: bool = True) -> N
     """Refuse foreign or newer schemas without writing; then migrate to head in one transaction.
 
     Without `upgrade` (a database opened read-only), a schema that is not the newest is
-    refused instead.
+    refused instead. A database at `SCHEMA_HEAD` is checked without loading Alembic.
     """
-    script = ScriptDirectory.from_config(alembic_config())
-    head = script.get_current_head()
+    head = SCHEMA_HEAD
     with engine.connect() as connection:
         tables = set(sa.inspect(connection).get_table_names())
         current = None
@@ -490,17 +497,6 @@ def _check_and_upgrade(engine: Engine, shown: str, *, upgrade: bool = True) -> N
                 f"{shown!r} is not an explorer database (it has tables {listed} but no explorer "
                 "schema); use a new file"
             )
-        if current is not None:
-            try:
-                known = script.get_revision(current) is not None
-            except Exception:  # alembic raises several types for an unknown revision
-                known = False
-            if not known:
-                raise SchemaTooNewError(
-                    f"database {shown!r} has schema revision {current!r}, which this explorer "
-                    f"does not know (its newest is {head!r}): it was written by a newer "
-                    "explorer; upgrade explorer to use it"
-                )
         if current == head:
             # stats read the counts, not the tables: a dropped table must be found here
             missing = sorted({t.name for t in Base.metadata.sorted_tables} - tables)
@@ -510,6 +506,12 @@ def _check_and_upgrade(engine: Engine, shown: str, *, upgrade: bool = True) -> N
                     "is damaged; restore it from a copy, or build into another database)"
                 )
             return
+        if current is not None and not _known_revision(current):
+            raise SchemaTooNewError(
+                f"database {shown!r} has schema revision {current!r}, which this explorer "
+                f"does not know (its newest is {head!r}): it was written by a newer "
+                "explorer; upgrade explorer to use it"
+            )
         if not upgrade and current is None:
             raise DatabaseError(
                 f"database {shown!r} holds no explorer schema and is open read-only: store a "
@@ -534,4 +536,16 @@ def _check_and_upgrade(engine: Engine, shown: str, *, upgrade: bool = True) -> N
             # two processes opening a new database at once: the second waits here, then finds
             # the schema at head (SQLite's BEGIN IMMEDIATE does the same)
             connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK})")
+        from alembic import command
+
         command.upgrade(alembic_config(connection), "head")
+
+
+def _known_revision(revision: str) -> bool:
+    """Whether a schema revision is one of the migrations' (an older one, below the head)."""
+    from alembic.script import ScriptDirectory
+
+    try:
+        return ScriptDirectory.from_config(alembic_config()).get_revision(revision) is not None
+    except Exception:  # alembic raises several types for an unknown revision
+        return False

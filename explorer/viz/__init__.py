@@ -5,34 +5,74 @@ The only place importing jinja2 and matplotlib, both lazily, when a page or a pl
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
-import networkx as nx
-
 from explorer.errors import OutputFileError, SpecError
-from explorer.games.base import Game, Position
 from explorer.graph import DEFAULT_MAX_STATES
-from explorer.viz.graphs import (
-    DEFAULT_BUDGET,
-    LARGE_BUDGET,
-    GroupBy,
-    condense,
-    condensed_graph,
-    cut,
-    game_graph,
-    layers,
-    layout,
-    nearest,
-    solved_graph,
-)
-from explorer.viz.page import GraphPage, draw_condensed, draw_graph
-from explorer.viz.plots import plot_p_positions, plot_sequence, plot_table
 
 if TYPE_CHECKING:
+    import networkx as nx
+
+    from explorer.games.base import Game, Position
     from explorer.storage import Database
+    from explorer.viz.graphs import (
+        GroupBy,
+        condense,
+        condensed_graph,
+        cut,
+        game_graph,
+        layers,
+        layout,
+        nearest,
+        solved_graph,
+    )
+    from explorer.viz.page import GraphPage, draw_condensed, draw_graph
+    from explorer.viz.plots import plot_p_positions, plot_sequence, plot_table
+
+#: Where each name drawn from a submodule lives: the submodule (and NetworkX, jinja2 or
+#: matplotlib behind it) is imported when the name is first asked for, so that the palette and
+#: the other light modules here can be used without them.
+_HOMES = {
+    **dict.fromkeys(
+        (
+            "GroupBy",
+            "condense",
+            "condensed_graph",
+            "cut",
+            "game_graph",
+            "layers",
+            "layout",
+            "nearest",
+            "solved_graph",
+        ),
+        "explorer.viz.graphs",
+    ),
+    **dict.fromkeys(("GraphPage", "draw_condensed", "draw_graph"), "explorer.viz.page"),
+    **dict.fromkeys(("plot_p_positions", "plot_sequence", "plot_table"), "explorer.viz.plots"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'explorer.viz' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value  # found directly from now on
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_HOMES])
+
 
 #: Neighbourhood radius drawn when only a centre is given.
 DEFAULT_DEPTH = 2
+#: States drawn when no budget is given: the nearest 40 keep a page readable at its first zoom
+#: (2,000 states of Kayles 30 drew a grey smear).
+DEFAULT_BUDGET = 40
+#: A budget Chromium still draws in one to two seconds (bench_viz.py), for those who want more.
+LARGE_BUDGET = 2_000
 
 __all__ = [
     "DEFAULT_BUDGET",
@@ -89,6 +129,9 @@ def draw_game(
     >>> draw_game(nim, nim.parse("1,2,3"), budget=5).note[:22]
     'The graph was cut: sho'
     """
+    from explorer.viz.graphs import condensed_graph, game_graph
+    from explorer.viz.page import draw_condensed, draw_graph
+
     if condensed is not None:
         if misere:
             raise SpecError("--condensed groups normal-play values; draw misère play without it")
@@ -149,6 +192,9 @@ def draw_stored(
     >>> page.nodes, page.edges
     (10, 24)
     """
+    from explorer.viz.graphs import condense, cut
+    from explorer.viz.page import draw_condensed, draw_graph
+
     if condensed is not None:
         if misere:
             raise SpecError("--condensed groups normal-play values; draw misère play without it")
@@ -168,6 +214,8 @@ def _counted_groups(
     database: Database, spec: str, stats: dict[str, Any], by: GroupBy, max_states: int
 ) -> nx.DiGraph:
     """The groups of a stored game too big to load, counted in the database, without moves."""
+    import networkx as nx
+
     groups = nx.DiGraph(
         game=stats["game"],
         by=by,

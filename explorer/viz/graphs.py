@@ -19,12 +19,7 @@ from explorer.solver import layers as layers  # the layering the page draws, re-
 from explorer.solver import outcome, outcomes, solve_graph
 from explorer.solver.loopy import Infinite, solve_loopy
 from explorer.solver.misere import misere_outcomes
-
-#: States drawn when no budget is given: the nearest 40 keep a page readable at its first zoom
-#: (2,000 states of Kayles 30 drew a grey smear).
-DEFAULT_BUDGET = 40
-#: A budget Chromium still draws in one to two seconds (bench_viz.py), for those who want more.
-LARGE_BUDGET = 2_000
+from explorer.viz import DEFAULT_BUDGET
 
 GroupBy = Literal["grundy", "depth"]
 

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import networkx as nx
 
 from explorer.solver import outcome
-from explorer.viz import templating
-from explorer.viz.graphs import LARGE_BUDGET, drawing_layers, layout
+from explorer.viz import LARGE_BUDGET, templating
+from explorer.viz.graphs import drawing_layers, layout
 from explorer.viz.output import write_text
 from explorer.viz.palette import (
     DRAW_COLOUR,

@@ -10,13 +10,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from explorer.files import replacing
-from explorer.sequences import ValueSequence
 from explorer.solver import outcome
 from explorer.viz.output import check_suffix
 from explorer.viz.palette import P_COLOUR
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
+
+    from explorer.sequences import ValueSequence
 
 #: Image formats `explorer plot` writes, by file suffix.
 IMAGE_SUFFIXES = (".png", ".svg")

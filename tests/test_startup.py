@@ -1,0 +1,147 @@
+"""Start-up: a command imports only what it uses, and the shortcuts that allow it stay true.
+
+A read-only command (``query``, ``stats``, ``--help``) must not pay for the libraries of other
+commands: each command is run in a fresh process and the modules it loaded are listed. No
+timing here (speed is measured by benchmarks, tests/benchmarks/bench_startup.py): a module that
+comes back into a command's start-up fails these tests whatever the machine's speed.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+import sqlalchemy as sa
+from alembic import command
+
+from explorer.cli import COMMAND_MODULES, main
+from explorer.cli.common import LazyCommands
+from explorer.storage import open_database
+from explorer.storage.engine import SCHEMA_HEAD, alembic_config, head_revision
+from tests.conftest import REPO
+
+#: Runs the command line on its arguments, then prints the top-level packages it imported (also
+#: when the command exits), as the last line of standard error.
+PROBE = """
+import json, sys
+from explorer.cli import main
+try:
+    main(sys.argv[1:], prog_name="explorer")
+finally:
+    sys.stderr.write("\\n" + json.dumps(sorted({m.split(".")[0] for m in sys.modules})) + "\\n")
+"""
+
+#: What drawing, serving, migrating and graph work use: nothing that only reads loads them.
+HEAVY = {"alembic", "networkx", "pyvis", "jinja2", "matplotlib", "starlette", "uvicorn", "numba"}
+
+
+def loaded_by(*args: str) -> set[str]:
+    """The top-level packages a fresh ``explorer ARGS`` process imports (it must succeed)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE, *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=env,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    return set(json.loads(result.stderr.strip().splitlines()[-1]))
+
+
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("startup") / "games.db"
+    with open_database(str(path)) as database:
+        database.build("subtraction:1,2", "6,7")
+    return path
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("query", "subtraction:1,2", "6,7"),
+        ("query", "subtraction:1,2", "5,7", "--json"),
+        ("query", "subtraction:1,2", "--outcome", "P", "--limit", "3"),
+        ("query", "subtraction:1,2", "6,7", "--predecessors"),
+        ("stats",),
+        ("stats", "subtraction:1,2", "--json"),
+    ],
+)
+def test_reading_a_database_loads_no_heavy_library(stored, args):
+    loaded = loaded_by(*args, "--db", str(stored))
+    assert "sqlalchemy" in loaded  # the probe sees what the command imported
+    assert sorted(loaded & HEAVY) == []
+
+
+@pytest.mark.parametrize("args", [("--help",), ("query", "--help"), ("stats", "--help")])
+def test_help_loads_no_database_library(args):
+    loaded = loaded_by(*args)
+    assert "click" in loaded
+    assert sorted(loaded & (HEAVY | {"sqlalchemy"})) == []
+
+
+def test_the_probe_sees_a_heavy_library_a_command_loads(tmp_path):
+    # a command that draws does load them: the tests above would notice one coming back
+    loaded = loaded_by("viz", "nim", "2", "-o", str(tmp_path / "nim.html"))
+    assert {"networkx", "jinja2"} <= loaded
+
+
+def test_the_schema_head_is_the_migrations_head():
+    # an opened database at SCHEMA_HEAD is taken as up to date without asking Alembic: when a
+    # migration is added, SCHEMA_HEAD must name it
+    assert SCHEMA_HEAD == head_revision()
+
+
+def test_a_schema_one_revision_old_is_still_upgraded(tmp_path):
+    # the path past the shortcut: an older revision Alembic knows is upgraded, and kept data
+    path = str(tmp_path / "old.db")
+    with open_database(path) as database:
+        database.build("nim", "1,2")
+        with database.engine.begin() as connection:
+            command.downgrade(alembic_config(connection), "-1")
+            assert revision(connection) != SCHEMA_HEAD
+    with open_database(path) as database:
+        with database.engine.connect() as connection:
+            assert revision(connection) == SCHEMA_HEAD
+        assert database.state("nim", "1,2")["grundy"] == 3
+
+
+def revision(connection: sa.Connection) -> object:
+    return connection.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
+
+
+def test_every_command_module_registers_the_commands_listed_for_it():
+    for module, names in COMMAND_MODULES.items():
+        listed = [command.name for command in importlib.import_module(module).COMMANDS]
+        assert sorted(listed) == sorted(names), module
+
+
+def test_every_listed_command_is_the_one_its_module_defines():
+    for module, names in COMMAND_MODULES.items():
+        defined = {c.name: c for c in importlib.import_module(module).COMMANDS}
+        for name in names:
+            assert main.commands[name] is defined[name]
+
+
+def test_lazy_commands_behave_as_a_dict():
+    commands = LazyCommands({"query": "explorer.cli.storage"})
+    assert list(commands) == ["query"] and len(commands) == 1
+    assert commands["query"].name == "query"
+    extra = click.Command("extra")
+    commands["extra"] = extra
+    assert commands.get("extra") is extra and sorted(commands) == ["extra", "query"]
+    del commands["query"]
+    assert list(commands) == ["extra"]
+    assert commands.get("query") is None
+    with pytest.raises(KeyError):
+        del commands["query"]
+    with pytest.raises(KeyError):
+        commands["nothing"]
