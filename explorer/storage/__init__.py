@@ -7,11 +7,41 @@ and upgraded by the Alembic migrations shipped with explorer.
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from explorer.errors import DatabaseError, DatabaseURLError, NotStoredError, SchemaTooNewError
-from explorer.storage.building import BuildProgress, BuildReport, build_position
-from explorer.storage.database import Database, QueryResult, open_database
-from explorer.storage.edits import EditReport
-from explorer.storage.engine import DEFAULT_PATH, ENV_VAR, resolve_url
+
+if TYPE_CHECKING:
+    from explorer.storage.building import BuildProgress, BuildReport, build_position
+    from explorer.storage.database import Database, QueryResult, open_database
+    from explorer.storage.edits import EditReport
+    from explorer.storage.engine import DEFAULT_PATH, ENV_VAR, resolve_url
+
+#: Where each name lives: its module loads when the name is first asked for, so that a command
+#: that only reads does not load the builder and the editor.
+_HOMES = {
+    **dict.fromkeys(
+        ("BuildProgress", "BuildReport", "build_position"), "explorer.storage.building"
+    ),
+    **dict.fromkeys(("Database", "QueryResult", "open_database"), "explorer.storage.database"),
+    "EditReport": "explorer.storage.edits",
+    **dict.fromkeys(("DEFAULT_PATH", "ENV_VAR", "resolve_url"), "explorer.storage.engine"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'explorer.storage' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value  # found directly from now on
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_HOMES])
+
 
 __all__ = [
     "DEFAULT_PATH",

@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypedDict, TypeVar, Unpack
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
@@ -20,23 +20,13 @@ from sqlalchemy.engine import Engine
 from explorer.errors import DatabaseError, ExplorerError, NotStoredError
 from explorer.games import load_game
 from explorer.solver.misere import MISERE, NORMAL, Convention
-from explorer.storage.building import (
-    BATCH_STATES,
-    DEFAULT_MEMORY_BYTES,
-    BuildProgress,
-    BuildReport,
-    build_position,
-)
-from explorer.storage.bulk import partitions
 from explorer.storage.counts import read_counts
-from explorer.storage.edits import EditReport, edit_game, import_graph, solve_stored
 from explorer.storage.engine import (
     create_engine,
     database_error,
     dbapi_errors,
     release_page_cache,
 )
-from explorer.storage.export import ExportReport, Progress, export_format, write_graph
 from explorer.storage.loopy import parse_escapes
 from explorer.storage.neighbourhood import Direction, chunks, edges_among, neighbourhood_ids
 from explorer.storage.records import canonical_spec, lookup_game, shown_spec, shown_status
@@ -47,11 +37,14 @@ from explorer.storage.sequences import (
     stored_sequences,
 )
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # building, editing and exporting load in the methods that do them
     import networkx as nx
 
     from explorer.games.dag import DagGame
     from explorer.incremental import Edit
+    from explorer.storage.building import BuildProgress, BuildReport
+    from explorer.storage.edits import EditReport
+    from explorer.storage.export import ExportReport, Progress
 
 #: Largest graph `neighbourhood` and `subgraph` put in memory unless told otherwise.
 MAX_GRAPH_STATES = 200_000
@@ -68,6 +61,17 @@ _STATE_FIELDS = (
 #: in the order written; without it, and without statistics, it may walk every state of the game
 #: in id order looking for the few a move reaches (seconds on a million states).
 _EDGES_THEN_STATES = "edges AS e CROSS JOIN states AS s WHERE s.game_id = e.game_id"
+
+
+class BuildOptions(TypedDict, total=False):
+    """The options `Database.build` passes on to `explorer.storage.building.build_position`,
+    which gives their defaults."""
+
+    max_states: int | None
+    batch_states: int
+    memory: int | None
+    progress: Callable[[BuildProgress], None] | None
+    misere: bool
 
 
 P = ParamSpec("P")
@@ -267,18 +271,10 @@ class Database:
 
     # -- building -----------------------------------------------------------------------
     @_translated("write to")
-    def build(
-        self,
-        spec: str,
-        position: str,
-        *,
-        max_states: int | None = None,
-        batch_states: int = BATCH_STATES,
-        memory: int | None = DEFAULT_MEMORY_BYTES,
-        progress: Callable[[BuildProgress], None] | None = None,
-        misere: bool = False,
-    ) -> BuildReport:
-        """Build the game graph of a position into this database (see `build_position`).
+    def build(self, spec: str, position: str, **options: Unpack[BuildOptions]) -> BuildReport:
+        """Build the game graph of a position into this database (see `build_position`, which
+        takes the same keyword options, `max_states`, `batch_states`, `memory`, `progress` and
+        `misere`, and gives their defaults).
 
         Stored states and values are reused; a build stopped by `max_states`, by the `memory`
         budget (bytes the process may use; None for none) or killed continues where it
@@ -292,16 +288,9 @@ class Database:
             When the database refuses the writes (read-only, full, locked, or another build
             of the same game writing at the same time); what was committed stays consistent.
         """
-        return build_position(
-            self.engine,
-            spec,
-            position,
-            max_states=max_states,
-            batch_states=batch_states,
-            memory=memory,
-            progress=progress,
-            misere=misere,
-        )
+        from explorer.storage.building import build_position
+
+        return build_position(self.engine, spec, position, **options)
 
     # -- imports, edits, re-solves --------------------------------------------------------
     @_translated("write to")
@@ -317,6 +306,8 @@ class Database:
         ('import', 2)
         >>> db.close()
         """
+        from explorer.storage.edits import import_graph
+
         return import_graph(self.engine, source)
 
     @_translated("write to")
@@ -340,6 +331,8 @@ class Database:
         (1, 1, 1)
         >>> db.close()
         """
+        from explorer.storage.edits import edit_game
+
         return edit_game(self.engine, spec, edit)
 
     @_translated("write to")
@@ -354,6 +347,8 @@ class Database:
         (6, 0)
         >>> db.close()
         """
+        from explorer.storage.edits import solve_stored
+
         return solve_stored(self.engine, spec)
 
     # -- single positions ---------------------------------------------------------------
@@ -1024,6 +1019,8 @@ class Database:
         >>> db.close()
         """
         path = Path(path)
+        from explorer.storage.export import ExportReport, export_format, write_graph
+
         chosen = export_format(path, fmt)
         counted = {"states": 0, "moves": 0}
 
@@ -1103,6 +1100,8 @@ class Database:
             "JOIN states AS b ON b.game_id = e.game_id AND b.id = e.dst "
             f"WHERE e.game_id = :g{within} ORDER BY e.src, e.dst"
         )
+
+        from explorer.storage.bulk import partitions
 
         def stream(sql: str) -> Iterator[list[Any]]:
             for partition in partitions(conn, sql, params):
