@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -32,7 +33,7 @@ from explorer.incremental import (
 from explorer.solver import outcome
 from explorer.solver.arrays import Adjacency, depths, solve_adjacency
 from explorer.solver.loopy import Infinite
-from explorer.storage.bulk import StateRow, read_int_columns, value_rows, writer_for
+from explorer.storage.bulk import Row, StateRow, read_int_columns, value_rows, writer_for
 from explorer.storage.counts import (
     CountChanges,
     add_counts,
@@ -605,24 +606,20 @@ def _store_new(
         counts=BuildCounts(states_new=size, edges_new=len(src), values_computed=size),
         method=f"import of {game.path}; {how} (explorer {__version__})",
     )
-    rows = [
-        StateRow(
-            game_id=game_id,
-            id=i,
-            key=key,
-            depth=d,
-            expanded=True,
-            grundy=g,
-            outcome=o,
-            remoteness=r,
-            height=h,
-            build_id=build_id,
-            value_build_id=build_id,
+    # plain tuples in `StateRow` order (see `explorer.storage.bulk.Row`)
+    rows: list[Row] = list(
+        zip(
+            repeat(game_id),
+            range(size),
+            vertices,
+            depth.tolist(),
+            repeat(True),
+            *columns,
+            repeat(build_id),
+            repeat(build_id),
+            strict=False,
         )
-        for i, (key, d, g, o, r, h) in enumerate(
-            zip(vertices, depth.tolist(), *columns, strict=True)
-        )
-    ]
+    )
     writer = writer_for(conn)
     writer.insert_states(rows)
     writer.insert_edges(game_id, src, dst)
