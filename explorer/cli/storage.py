@@ -26,7 +26,7 @@ from explorer.cli.common import (
 )
 from explorer.games import load_game
 from explorer.solver.loopy import Infinite, format_value
-from explorer.viz.palette import outcome_text
+from explorer.viz.palette import game_title, outcome_text
 
 if TYPE_CHECKING:  # SQLAlchemy and Alembic load only in the commands that open a database
     from explorer.storage import BuildProgress, BuildReport, Database
@@ -51,13 +51,10 @@ stored_misere_option = click.option(
     help="The game's misère build (explorer build --misere), stored beside its normal-play one.",
 )
 
-#: How a stored game's convention is shown after its spec.
-MISERE_MARK = " (misère)"
-
 
 def _shown_game(game: str, convention: str) -> str:
     """A stored game's spec as shown (see `visible`), marked when it is a misère build."""
-    return visible(game) + (MISERE_MARK if convention == "misere" else "")
+    return game_title(visible(game), convention)
 
 
 #: The build progress bar's fields (they fit in 80 columns with the bar and the elapsed time).

@@ -29,7 +29,14 @@ from explorer.solver import outcome
 from explorer.solver.misere import MISERE, NORMAL
 from explorer.viz import templating
 from explorer.viz.page import OPTIONS, graph_drawing
-from explorer.viz.palette import MOVE_COLOUR, P_COLOUR, UNSOLVED_COLOUR, grundy_colour, outcome_text
+from explorer.viz.palette import (
+    MOVE_COLOUR,
+    P_COLOUR,
+    UNSOLVED_COLOUR,
+    game_title,
+    grundy_colour,
+    outcome_text,
+)
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -502,7 +509,7 @@ class Pages:
         graph_json = templating.trusted(templating.script_json(drawn))
         return self.render(
             "position.html",
-            title=f"{spec}{' (misère)' if misere else ''} {key}",
+            title=f"{game_title(spec, convention)} {key}",
             spec=spec,
             convention=convention,
             state=state,
@@ -567,7 +574,7 @@ class Pages:
         }
         return self.render(
             "states.html",
-            title=f"{spec}{' (misère)' if misere else ''} states",
+            title=f"{game_title(spec, _convention(misere))} states",
             spec=spec,
             convention=_convention(misere),
             found=found,
@@ -634,7 +641,7 @@ class Pages:
             winner = "you" if app_to_move != misere else "app"
         return self.render(
             "play.html",
-            title=f"play {spec}{' (misère)' if misere else ''} from {keys[0]}",
+            title=f"play {game_title(spec, convention)} from {keys[0]}",
             spec=spec,
             convention=convention,
             keys=keys,

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from explorer.viz import templating
-from explorer.viz.palette import MOVE_COLOUR, outcome_text
+from explorer.viz.palette import MOVE_COLOUR, game_title, outcome_text
 
 if TYPE_CHECKING:
     from explorer.analysis import Explanation, Solution
@@ -289,7 +289,7 @@ def edit_view(report: EditReport) -> str:
 
 def query_view(result: QueryResult) -> str:
     """A stored state with its moves, or one page of stored states, as tables."""
-    game = result["game"] + (" (misère)" if result.get("convention") == "misere" else "")
+    game = game_title(result["game"], result.get("convention"))
     if "successors" in result:  # one state
         value = result["grundy"]
         name = "misère value G⁻" if result.get("convention") == "misere" else "Grundy value"

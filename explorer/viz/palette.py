@@ -7,6 +7,7 @@ notebook views and the command line all say "P" and paint Grundy values the same
 from __future__ import annotations
 
 from explorer.solver import outcome
+from explorer.solver.misere import MISERE
 
 #: Fill of P-positions (Grundy value 0): a dark red no N-position uses.
 P_COLOUR = "#b2182b"
@@ -58,6 +59,17 @@ VERDICTS = {
     "N": "N: the player to move wins by moving to a position of value 0",
     "D": "D: a draw; the player to move keeps it by moving to another draw (D)",
 }
+
+
+def game_title(spec: str, convention: str | None) -> str:
+    """A game's spec as a title, marked when it is played by the misère convention.
+
+    Examples
+    --------
+    >>> game_title("nim", "normal"), game_title("nim", "misere")
+    ('nim', 'nim (misère)')
+    """
+    return spec + (" (misère)" if convention == MISERE else "")
 
 
 def grundy_colour(value: int) -> str:
