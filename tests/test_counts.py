@@ -80,7 +80,7 @@ def recounted(url: str, spec: str) -> dict[str, Any]:
     def largest(column: int) -> int | None:
         return max((r[column] for r in rows if r[column] is not None), default=None)
 
-    solved = sum(r[1] is not None for r in rows)
+    solved = sum(r[2] is not None for r in rows)  # an outcome: a finite value or ∞(K)
     return {
         "states": len(rows),
         "edges": edges,
@@ -231,3 +231,27 @@ def test_counts_follow_random_edits_exactly(
     if nx.is_directed_acyclic_graph(mirror) and not loopy:
         database.solve(spec)
         assert_as_recounted(database, spec)
+
+
+def test_states_of_infinite_value_count_as_solved(db_url):
+    """windup:5:1,3 from 4: three states of value ∞(0) (N-positions) beside two P-positions."""
+    run_json("build", "windup:5:1,3", "4", "--db", db_url)
+    stats = run_json("stats", "windup:5:1,3", "--db", db_url)
+    assert (stats["states"], stats["solved"], stats["unsolved"]) == (5, 5, 0)
+    assert stats["by_outcome"] == {"N": 3, "P": 2} and stats["by_grundy"] == {"0": 2}
+    assert_exact(db_url, "windup:5:1,3")
+
+
+def test_the_migration_counts_states_of_infinite_value_as_solved(db_url):
+    run_json("build", "windup:5:1,3", "4", "--db", db_url)
+    engine = sa.create_engine(resolve_url(db_url))
+    with engine.begin() as conn:
+        command.downgrade(alembic_config(conn), "0007")  # counted finite values only
+    with engine.connect() as conn:
+        solved = conn.execute(
+            sa.text("SELECT count FROM state_counts WHERE kind = 'solved'")
+        ).scalar_one()
+    engine.dispose()
+    assert solved == 2
+    assert_exact(db_url, "windup:5:1,3")  # opening the database upgrades it
+    assert run_json("stats", "windup:5:1,3", "--db", db_url)["solved"] == 5

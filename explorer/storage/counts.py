@@ -19,7 +19,8 @@ import sqlalchemy as sa
 from explorer.solver import outcome
 from explorer.storage.neighbourhood import chunks
 
-#: The kinds of counts: totals (value ``""``), then histograms by a column's value.
+#: The kinds of counts: totals (value ``""``), then histograms by a column's value. A state is
+#: solved once its outcome is known: a finite Grundy value, or ∞(K) in a game with cycles.
 TOTALS = ("states", "expanded", "solved", "edges")
 HISTOGRAMS = ("outcome", "grundy", "depth", "remoteness", "height")
 #: The kinds of counts that writing every state's values changes (`BulkWriter.update_values`
@@ -31,7 +32,7 @@ INSERT INTO state_counts (game_id, kind, value, count)
 SELECT :g, 'states', '', COUNT(*) FROM states WHERE game_id = :g
 UNION ALL SELECT :g, 'expanded', '', COUNT(*) FROM states WHERE game_id = :g AND expanded
 UNION ALL SELECT :g, 'solved', '', COUNT(*) FROM states WHERE game_id = :g
-    AND grundy IS NOT NULL
+    AND outcome IS NOT NULL
 UNION ALL SELECT :g, 'edges', '', COUNT(*) FROM edges WHERE game_id = :g
 """ + "".join(
     f"UNION ALL SELECT :g, '{column}', CAST({column} AS TEXT), COUNT(*) FROM states "
@@ -123,7 +124,7 @@ def counted_states(
             row = dict(zip(HISTOGRAMS, values, strict=True))
             counts["states", ""] += 1
             counts["expanded", ""] += bool(expanded)
-            counts["solved", ""] += row["grundy"] is not None
+            counts["solved", ""] += row["outcome"] is not None
             counts.update((kind, str(value)) for kind, value in row.items() if value is not None)
     return counts
 
