@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from itertools import chain, repeat
 from typing import NamedTuple
 
@@ -70,6 +71,46 @@ Row = tuple[object, ...]
 EdgePayload = str | list[tuple[int, int]]
 
 
+#: Value rows made at a time. The values of a whole graph often come at once (a build's last
+#: batch may solve every state): they are kept as columns and written this many rows at a time,
+#: so a million values never stand as a million Python tuples.
+VALUE_CHUNK = 50_000
+
+
+@dataclass(frozen=True)
+class ValueColumns:
+    """New values of stored states, as columns (`value_rows` makes them); the writers take
+    them as rows (`VALUE_COLUMNS` order), `VALUE_CHUNK` at a time."""
+
+    ids: np.ndarray
+    grundy: np.ndarray
+    remoteness: np.ndarray
+    height: np.ndarray
+    build_id: int
+    game_id: int
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def rows(self, size: int = VALUE_CHUNK) -> Iterator[list[Row]]:
+        """The update rows in lists of at most `size`."""
+        for first in range(0, len(self.ids), size):
+            part = slice(first, first + size)
+            g = self.grundy[part]
+            yield list(
+                zip(
+                    g.tolist(),
+                    outcome(g).tolist(),
+                    self.remoteness[part].tolist(),
+                    self.height[part].tolist(),
+                    repeat(self.build_id),
+                    repeat(self.game_id),
+                    self.ids[part].tolist(),
+                    strict=False,
+                )
+            )
+
+
 def value_rows(
     ids: np.ndarray,
     grundy: np.ndarray,
@@ -78,28 +119,17 @@ def value_rows(
     *,
     build_id: int,
     game_id: int,
-) -> list[Row]:
-    """Update rows for the states `ids`, their values taken from arrays indexed by id.
+) -> ValueColumns:
+    """Updates for the states `ids`, their values taken now from arrays indexed by id.
 
     Examples
     --------
-    >>> value_rows(np.array([1]), np.array([2, 0]), np.array([1, 0]), np.array([1, 0]),
-    ...            build_id=7, game_id=3)
-    [(0, 'P', 0, 0, 7, 3, 1)]
+    >>> values = value_rows(np.array([1]), np.array([2, 0]), np.array([1, 0]), np.array([1, 0]),
+    ...                     build_id=7, game_id=3)
+    >>> list(values.rows())
+    [[(0, 'P', 0, 0, 7, 3, 1)]]
     """
-    g = grundy[ids]
-    return list(
-        zip(
-            g.tolist(),
-            outcome(g).tolist(),
-            remoteness[ids].tolist(),
-            height[ids].tolist(),
-            repeat(build_id),
-            repeat(game_id),
-            ids.tolist(),
-            strict=False,
-        )
-    )
+    return ValueColumns(ids, grundy[ids], remoteness[ids], height[ids], build_id, game_id)
 
 
 class BulkWriter:
@@ -128,8 +158,8 @@ class BulkWriter:
         """Insert edges of one game prepared by `edge_payload`."""
         raise NotImplementedError
 
-    def update_values(self, rows: Sequence[Row]) -> None:
-        """Set the values of stored states (`VALUE_COLUMNS` order); also marks them expanded."""
+    def update_values(self, values: ValueColumns) -> None:
+        """Set the values of stored states; also marks them expanded."""
         raise NotImplementedError
 
     def mark_expanded(self, game_id: int, runs: Sequence[tuple[int, int]]) -> None:
@@ -190,8 +220,8 @@ class SQLiteWriter(BulkWriter):
                 [(game_id, a, b) for a, b in payload],
             )
 
-    def update_values(self, rows: Sequence[Row]) -> None:
-        if rows:
+    def update_values(self, values: ValueColumns) -> None:
+        for rows in values.rows():
             self.connection.exec_driver_sql(
                 "UPDATE states SET grundy = ?, outcome = ?, remoteness = ?, height = ?, "
                 "value_build_id = ?, expanded = 1 WHERE game_id = ? AND id = ?",
@@ -219,15 +249,15 @@ class PostgresWriter(BulkWriter):
             rows = ((game_id, a, b) for a, b in payload)
             self._copy("edges", ("game_id", "src", "dst"), rows)
 
-    def update_values(self, rows: Sequence[Row]) -> None:
-        if not rows:
+    def update_values(self, values: ValueColumns) -> None:
+        if not len(values):
             return
         self.connection.exec_driver_sql(
             "CREATE TEMP TABLE IF NOT EXISTS new_values (grundy integer, outcome char(1), "
             "remoteness integer, height integer, value_build_id integer, game_id integer, "
             "id integer) ON COMMIT DELETE ROWS"
         )
-        self._copy("new_values", VALUE_COLUMNS, iter(rows))
+        self._copy("new_values", VALUE_COLUMNS, chain.from_iterable(values.rows()))
         self.connection.exec_driver_sql(
             "UPDATE states AS s SET grundy = v.grundy, outcome = v.outcome, "
             "remoteness = v.remoteness, height = v.height, value_build_id = v.value_build_id, "

@@ -139,7 +139,7 @@ class HeapIndex:
     def __init__(self, game: HeapGame, width: int, base: int) -> None:
         self.game = game
         self.width, self.base = width, base
-        self.rows = np.zeros((1024, width), dtype=np.int64)
+        self.rows = np.zeros((1024, width), dtype=np.int32)  # heaps < MAX_TABLE_HEAP
         self.size = 0
         self.powers = base ** np.arange(width - 1, -1, -1, dtype=np.int64)
         # id + 1 of each code (0: unknown) when codes are few enough for a table: zeroed
@@ -199,7 +199,7 @@ class HeapIndex:
     def _append(self, rows: np.ndarray) -> range:
         start = self.size
         if start + len(rows) > len(self.rows):
-            grown = np.zeros((max(start + len(rows), 2 * len(self.rows)), self.width), np.int64)
+            grown = np.zeros((max(start + len(rows), 2 * len(self.rows)), self.width), np.int32)
             grown[:start] = self.rows[:start]
             self.rows = grown
         self.rows[start : start + len(rows)] = rows
@@ -229,7 +229,7 @@ class HeapIndex:
         if not len(ids):
             return
         size = max(ids) + 1
-        rows = np.zeros((size, self.width), dtype=np.int64)
+        rows = np.zeros((size, self.width), dtype=np.int32)
         for state, position in zip(ids, positions, strict=True):
             rows[state] = self._row(position)
         self.size = 0
