@@ -43,9 +43,14 @@ def groups(draw: st.DrawFn) -> tuple[list[int], list[int], list[int], list[int]]
     return counts, grundy, far, height
 
 
-@given(groups(), st.booleans(), st.sampled_from([arrays.NORMAL_TERMINAL, arrays.MISERE_TERMINAL]))
-def test_the_python_and_numpy_paths_of_the_kernel_agree(group, with_height, terminal) -> None:
-    counts, grundy, far, height = (np.array(x, dtype=np.int64) for x in group)
+@given(
+    groups(),
+    st.booleans(),
+    st.sampled_from([arrays.NORMAL_TERMINAL, arrays.MISERE_TERMINAL]),
+    st.sampled_from([np.int64, np.int32]),  # a build keeps its values in 32-bit arrays
+)
+def test_the_python_and_numpy_paths_of_the_kernel_agree(group, with_height, terminal, dtype):
+    counts, grundy, far, height = (np.array(x, dtype=dtype) for x in group)
     given_height = height if with_height else None
     python = arrays._values_one_by_one(counts, grundy, far, given_height, terminal)
     vectorised = arrays._values_in_numpy(counts, grundy, far, given_height, terminal)

@@ -19,7 +19,7 @@ import pytest
 import sqlalchemy as sa
 
 from explorer.games import load_game
-from explorer.storage import NotStoredError, expansion, open_database
+from explorer.storage import NotStoredError, bulk, expansion, open_database
 from explorer.storage.bulk import read_int_columns, writer_for
 from explorer.storage.engine import ENV_VAR
 from explorer.storage.expansion import HeapIndex
@@ -92,6 +92,22 @@ def test_build_stores_every_state_edge_and_value_of_the_brute_force(
         fmt(p): (values[p], "P" if values[p] == 0 else "N", far[p], True) for p in positions
     }
     assert (report.grundy, report.remoteness) == (values[start], far[start])
+
+
+def test_values_written_in_chunks_are_the_values_of_the_brute_force(db_url, monkeypatch):
+    # the last batch solves all 286 states at once, written 7 update rows at a time
+    monkeypatch.setattr(bulk, "VALUE_CHUNK", 7)
+    with open_database(db_url) as db:
+        report = db.build("subtraction:1,2", "10,10,10", batch_states=50)
+    start = (10, 10, 10)
+    positions, _ = game_graph(start, take_1_2_moves)
+    values = mex_values(start, take_1_2_moves)
+    far = remoteness_values(start, take_1_2_moves)
+    states, _ = stored_by_key(db_url, "subtraction:1,2")
+    assert report.values_computed == len(positions) == len(states) == 286
+    assert states == {
+        fmt(p): (values[p], "P" if values[p] == 0 else "N", far[p], True) for p in positions
+    }
 
 
 def test_larger_position_reuses_stored_states_and_matches_a_fresh_build(db_url, other_db_url):

@@ -25,8 +25,10 @@ Ints = npt.NDArray[np.int64]
 #: microseconds a level) made a 50,000-level chain ten times slower than plain Python.
 FEW = 64
 
-#: A remoteness no state has: what "no move to a P-position" looks like in a minimum.
-_NEVER = np.iinfo(np.int64).max
+#: A remoteness no state has: what "no move to a P-position" looks like in a minimum. A numpy
+#: scalar, not a Python int: beside 32-bit values (a build's arrays) a Python int takes their
+#: type, and this one would wrap to -1.
+_NEVER = np.int64(np.iinfo(np.int64).max)
 #: The value of a state without moves: 0 in normal play; in misère play G⁻ = 1 there (the
 #: player to move has no move, so the opponent moved last and lost: an N-position).
 NORMAL_TERMINAL, MISERE_TERMINAL = 0, 1

@@ -92,8 +92,9 @@ class ValueColumns:
     def __len__(self) -> int:
         return len(self.ids)
 
-    def rows(self, size: int = VALUE_CHUNK) -> Iterator[list[Row]]:
-        """The update rows in lists of at most `size`."""
+    def rows(self) -> Iterator[list[Row]]:
+        """The update rows in lists of at most `VALUE_CHUNK`."""
+        size = VALUE_CHUNK
         for first in range(0, len(self.ids), size):
             part = slice(first, first + size)
             g = self.grundy[part]
