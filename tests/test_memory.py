@@ -16,7 +16,7 @@ import pytest
 from explorer.games import FAMILIES, load_game
 from explorer.games.heaps import HeapGame
 from explorer.graph import build_graph
-from tests.storage_support import run, run_json
+from tests.storage_support import run_json
 
 #: Runs `explorer build ... --json` in a fresh interpreter; prints its report and the peak
 #: resident memory of that interpreter (kB). VmHWM, not getrusage: Linux carries ru_maxrss
@@ -168,14 +168,31 @@ def test_a_position_too_large_to_build_is_refused_at_once(tmp_path, spec, positi
     assert not db.exists()  # refused before a database was opened
 
 
-def test_a_position_with_too_many_moves_is_refused_at_once(tmp_path):
+@pytest.mark.parametrize(
+    ("spec", "position", "shown"),
+    [
+        ("nim", "1000000000000", "1000000000000"),
+        # each of Chomp's 10**10 moves copies 99,999 rows: listing a million of them never ended
+        ("chomp", "99999x99999", "99999,99999,99999,99999,99999,99999,99999,99999,99..."),
+        (
+            "wythoff + chomp",
+            "3,4 + 99999x99999",
+            "3,4 + 99999,99999,99999,99999,99999,99999,99999,99...",
+        ),
+    ],
+)
+def test_a_position_with_too_many_moves_is_refused_at_once(tmp_path, spec, position, shown):
     # with --max-states the graph may be built in part, but one state's moves go together
-    code, out, err = run(
-        "build", "nim", "1000000000000", "--max-states", "10", "--db", str(tmp_path / "m.db")
+    result = subprocess.run(
+        [sys.executable, "-m", "explorer", "build", spec, position, "--max-states", "10"]
+        + ["--db", str(tmp_path / "m.db")],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
-    assert (code, out) == (1, "")
-    assert err == (
-        "Error: position '1000000000000' of nim has more than 1,000,000 moves: a build keeps "
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == (
+        f"Error: position {shown!r} of {spec} has more than 1,000,000 moves: a build keeps "
         "a position's moves together in one batch, so it cannot be built\n"
     )
 

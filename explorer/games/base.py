@@ -97,6 +97,12 @@ class Game(ABC, Generic[P]):
         it; None when the game cannot tell (graph generation then finds out)."""
         return None
 
+    def count_moves(self, position: P) -> int | None:
+        """How many moves `position` has at least, counted without listing them (exact where
+        the game can count them all), or None when the game cannot tell cheaply. A build
+        refuses a position with too many moves at once, before listing any."""
+        return None
+
     def moves_to_value(self, position: P, target: int) -> list[P] | None:
         """Successors whose value is `target`, when a shortcut knows them; None otherwise."""
         return None

@@ -70,6 +70,17 @@ class Chomp(Game[Rows]):
                 eaten = position[:a] + tuple(min(r, b) for r in position[a:])
                 yield tuple(r for r in eaten if r)
 
+    def count_moves(self, position: Rows) -> int:
+        """Every square but the poisoned one is a move (each successor costs a copy of the
+        rows: 10**10 moves of ``99999x99999`` would never be listed).
+
+        Examples
+        --------
+        >>> Chomp().count_moves((3, 2)), len(list(Chomp().successors((3, 2))))
+        (4, 4)
+        """
+        return sum(position) - 1
+
     def count_states(self, position: Rows, limit: int) -> int:
         """The positions reachable from a position are the Young diagrams inside it that keep
         the poisoned cell (`explorer.games.base.young_diagrams`), capped above `limit`.

@@ -61,6 +61,12 @@ class SumGame(Game[tuple[Position, ...]]):
             total = None if count is None or total is None else min(total * count, limit + 1)
         return total
 
+    def count_moves(self, position: tuple[Position, ...]) -> int | None:
+        """A move is a move in one component: at least the sum of the counts known."""
+        counts = [g.count_moves(c) for g, c in zip(self.components, position, strict=True)]
+        known = [c for c in counts if c is not None]
+        return sum(known) if known else None
+
     def decompose(self, position: tuple[Position, ...]) -> Decomposition:
         """Each component, itself split where its own decomposition is exact."""
         parts: list[Part] = []

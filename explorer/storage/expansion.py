@@ -100,6 +100,9 @@ class PositionIndex:
             if new_budget is not None and len(positions) - start >= new_budget:
                 break
             targets = []
+            counted = self.game.count_moves(positions[state])
+            if counted is not None and counted > MAX_STATE_MOVES:
+                raise _too_many_moves(self.game, positions[state])
             moves = list(islice(successors_of(positions[state]), MAX_STATE_MOVES + 1))
             if len(moves) > MAX_STATE_MOVES:
                 raise _too_many_moves(self.game, positions[state])

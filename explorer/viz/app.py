@@ -30,7 +30,10 @@ from explorer.solver.misere import MISERE, NORMAL
 from explorer.viz import templating
 from explorer.viz.page import OPTIONS, graph_drawing
 from explorer.viz.palette import (
+    DEPTH_COLOUR,
+    HIGH_COLOUR,
     MOVE_COLOUR,
+    N_MARK,
     P_COLOUR,
     UNSOLVED_COLOUR,
     game_title,
@@ -355,7 +358,7 @@ def _bars(
             "count": n,
             "width": round(300 * n / top, 1),
             "share": n / total,
-            "colour": "#d9d9d9" if key is None else colour(key),
+            "colour": HIGH_COLOUR if key is None else colour(key),
         }
         for key, n in items
     ]
@@ -364,7 +367,7 @@ def _bars(
 def _heat(value: int | None, top: int) -> str:
     """A heat-map colour: P-positions in the P colour, others from light to dark blue-green."""
     if value is None:
-        return "#ffffff"
+        return UNSOLVED_COLOUR
     if outcome(value) == "P":
         return P_COLOUR
     stops = [(0xFF, 0xF7, 0xBC), (0x7F, 0xCD, 0xBB), (0x2C, 0x7F, 0xB8), (0x25, 0x34, 0x94)]
@@ -471,7 +474,7 @@ class Pages:
             convention=convention,
             stats=stats,
             building=building,
-            depths=_bars(stats["by_depth"], lambda _: "#80b1d3", lambda d: f"depth {d}"),
+            depths=_bars(stats["by_depth"], lambda _: DEPTH_COLOUR, lambda d: f"depth {d}"),
             sequence=None if misere else self._sequence(spec, game, stats),
             table=None if misere else self._table(spec, game, stats),
             reload=None,
@@ -706,7 +709,7 @@ class Pages:
                     "y": round(height - 25 - (height - 40) * g / top, 1),
                     "n": n,
                     "g": g,
-                    "colour": P_COLOUR if outcome(g) == "P" else "#2c7fb8",
+                    "colour": P_COLOUR if outcome(g) == "P" else N_MARK,
                 }
                 for n, g in points
             ],

@@ -36,6 +36,12 @@ DRAW_COLOUR = "#9e9ac8"
 INFINITE_COLOUR = "#fe9929"
 #: Fill of N-positions in misère play (drawn by outcome: misère values do not add up).
 MISERE_N_COLOUR = "#a6cee3"
+#: N-positions where one colour stands for them all (points of a value plot, whose height is the
+#: value), beside `P_COLOUR`.
+N_MARK = "#2c7fb8"
+#: Bars of states counted by depth, and the marks of a plot's other lines.
+DEPTH_COLOUR = "#80b1d3"
+GUIDE_COLOUR = "#777777"
 #: Border of the state a drawing starts from.
 START_BORDER = "#1f4e9e"
 #: Moves that are not winning moves.

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from explorer.files import replacing
 from explorer.solver import outcome
 from explorer.viz.output import check_suffix
-from explorer.viz.palette import P_COLOUR
+from explorer.viz.palette import GUIDE_COLOUR, N_MARK, P_COLOUR
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -84,27 +84,21 @@ def plot_sequence(sequence: ValueSequence, path: str | Path) -> Path:
     # past RASTER_FROM points the markers are drawn as one image (an SVG stays small) and so
     # small that density shows: a million values make a readable band, not a blot
     raster = len(values) > RASTER_FROM
-    axes.scatter(
-        n[~zeros],
-        values[~zeros],
-        s=size,
-        color="#2b6ca3",
-        label="N-position (G > 0)",
-        gid="n-positions",
-        rasterized=raster,
-        linewidths=0,
-    )
-    axes.scatter(
-        n[zeros],
-        values[zeros],
-        s=size * 1.6,
-        color=P_COLOUR,
-        marker="s",
-        label="P-position (G = 0)",
-        gid="p-positions",
-        rasterized=raster,
-        linewidths=0,
-    )
+    for chosen, scale, colour, marker, label, gid in (
+        (~zeros, 1.0, N_MARK, "o", "N-position (G > 0)", "n-positions"),
+        (zeros, 1.6, P_COLOUR, "s", "P-position (G = 0)", "p-positions"),
+    ):
+        axes.scatter(
+            n[chosen],
+            values[chosen],
+            s=size * scale,
+            color=colour,
+            marker=marker,
+            label=label,
+            gid=gid,
+            rasterized=raster,
+            linewidths=0,
+        )
     title = f"{sequence.game}: G(n) for n = {sequence.start}..{sequence.upto}"
     if sequence.period is not None and sequence.preperiod is not None:
         status = "proven" if sequence.proven else "observed"
@@ -112,7 +106,7 @@ def plot_sequence(sequence: ValueSequence, path: str | Path) -> Path:
         if sequence.preperiod > 0:
             axes.axvline(
                 sequence.preperiod - 0.5,
-                color="#777777",
+                color=GUIDE_COLOUR,
                 linestyle="--",
                 linewidth=1,
                 label="start of the period",
