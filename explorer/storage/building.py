@@ -87,6 +87,9 @@ MIN_BYTES_PER_STATE = 256
 SQLITE_CACHE_KIB = (16_384, 262_144)
 CACHE_BYTES_PER_STATE = 16
 
+#: A build stops for its memory budget when fewer new states than this fit in it.
+MIN_ROUND_STATES = 1024
+
 UNKNOWN = -1
 #: States and moves a build holds at most: ids, counts and values are kept in 32-bit arrays
 #: (half the memory of 64-bit ones), edge offsets in 64-bit ones. Far beyond any memory budget
@@ -286,6 +289,8 @@ class GraphBuilder:
         self.memory = memory
         self.last_resident: int | None = None
         self.round_growth = 0  # the most the resident memory grew in one round
+        self.last_next_id = 0
+        self.state_cost = MIN_BYTES_PER_STATE  # the most memory a new state took in a round
         # the widest state of the last round sizes the next one (the first takes 16 states)
         self.moves_per_state = BATCH_MOVES // 16
         self.game = game
@@ -451,16 +456,23 @@ class GraphBuilder:
         self.values_computed += sum(len(s) for s in solved)
         return solved
 
-    def _over_budget(self) -> bool:
-        """Whether the next round could take the process past its memory budget: the memory
-        used now, plus the most one round has added so far (twice, for the batch the writer
-        thread still holds)."""
+    def _states_within_budget(self) -> int:
+        """How many new states the next round may number and stay within the memory budget:
+        the memory left, less what the largest round so far added (twice: the writer thread
+        still holds the last batch), over three times the most a new state has cost (rounds
+        differ: one of wide states costs more a state). A round numbers no more, so one large
+        round cannot overshoot what the rounds before it predicted."""
         used = resident_bytes()
         if self.last_resident is not None:
-            self.round_growth = max(self.round_growth, used - self.last_resident)
-        self.last_resident = used
+            growth = used - self.last_resident
+            self.round_growth = max(self.round_growth, growth)
+            new = self.next_id - self.last_next_id
+            if new >= MIN_ROUND_STATES:
+                self.state_cost = max(self.state_cost, growth // new)
+        self.last_resident, self.last_next_id = used, self.next_id
         assert self.memory is not None
-        return used + 2 * self.round_growth > self.memory
+        left = self.memory - used - 2 * self.round_growth
+        return max(0, left // (3 * self.state_cost))
 
     # -- one batch ------------------------------------------------------------------------
     def _expand_batch(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, str | None]:
@@ -482,9 +494,12 @@ class GraphBuilder:
                 if budget <= 0:
                     stopped = "max-states"
                     break
-            if self.memory is not None and self._over_budget():
-                stopped = "memory"
-                break
+            if self.memory is not None:
+                fits = self._states_within_budget()
+                if fits < MIN_ROUND_STATES:
+                    stopped = "memory"
+                    break
+                budget = fits if budget is None else min(budget, fits)
             room = max(1, (BATCH_MOVES - moves) // self.moves_per_state)
             parents = self.frontier.pop_many(min(self.batch_states - count, room))
             before = self.next_id
