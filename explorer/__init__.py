@@ -11,10 +11,10 @@ only reads a database does not import NetworkX and numpy at start-up.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from explorer.errors import ExplorerError
+from explorer.lazy import lazy_members
 
 if TYPE_CHECKING:
     from explorer.analysis import Explanation, Solution, explain, grundy_value, solve, value_table
@@ -47,17 +47,7 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'explorer' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value  # found directly from now on
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_HOMES])
+__getattr__, __dir__ = lazy_members(globals(), _HOMES)
 
 
 __all__ = [

@@ -7,10 +7,10 @@ and upgraded by the Alembic migrations shipped with explorer.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from explorer.errors import DatabaseError, DatabaseURLError, NotStoredError, SchemaTooNewError
+from explorer.lazy import lazy_members
 
 if TYPE_CHECKING:
     from explorer.storage.building import BuildProgress, BuildReport, build_position
@@ -30,17 +30,7 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'explorer.storage' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value  # found directly from now on
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_HOMES])
+__getattr__, __dir__ = lazy_members(globals(), _HOMES)
 
 
 __all__ = [

@@ -5,11 +5,11 @@ The only place importing jinja2 and matplotlib, both lazily, when a page or a pl
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
 from explorer.errors import OutputFileError, SpecError
 from explorer.graph import DEFAULT_MAX_STATES
+from explorer.lazy import lazy_members
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -53,17 +53,7 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'explorer.viz' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value  # found directly from now on
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_HOMES])
+__getattr__, __dir__ = lazy_members(globals(), _HOMES)
 
 
 #: Neighbourhood radius drawn when only a centre is given.
