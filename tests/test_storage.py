@@ -11,12 +11,16 @@ import sqlite3
 import subprocess
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable
+from itertools import combinations_with_replacement
+from math import comb
 from pathlib import Path
 
 import networkx as nx
 import numpy as np
 import pytest
 import sqlalchemy as sa
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from explorer.games import load_game
 from explorer.storage import NotStoredError, bulk, expansion, open_database
@@ -507,6 +511,36 @@ def test_querying_what_is_not_stored_is_a_one_line_error(db_url, tmp_path):
     assert dump(db_url, "nim") == before
     with open_database(db_url) as db, pytest.raises(NotStoredError):
         db.neighbourhood("nim", "9,9", 1)
+
+
+@pytest.mark.parametrize(("width", "base"), [(1, 9), (2, 7), (3, 12), (5, 4)])
+def test_heap_codes_rank_every_sorted_row_once_from_zero(width, base):
+    # the combinatorial number system: every row of sorted heaps < base gets its own code,
+    # and the codes are exactly 0 .. C(base + width - 1, width) - 1 (a dense table's size)
+    index = HeapIndex(load_game("nim"), width=width, base=base)
+    rows = np.array(list(combinations_with_replacement(range(base), width)), dtype=np.int32)
+    codes = index._codes(rows)
+    assert sorted(codes.tolist()) == list(range(comb(base + width - 1, width)))
+    assert index.dense is not None and len(index.dense) == len(rows)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 10**6), max_size=40), max_size=30))
+def test_sorted_runs_of_codes_find_every_code_numbered_so_far(rounds):
+    # the index of heap games too large for a table, against a dict
+    index = HeapIndex(load_game("nim"), width=3, base=200)
+    index.dense = None  # as when codes are too many for a table
+    numbered: dict[int, int] = {}
+    for codes in rounds:
+        new = np.array(sorted(set(codes) - numbered.keys()), dtype=np.int64)
+        ids = np.arange(len(numbered), len(numbered) + len(new), dtype=np.int64)
+        index._index(new[::-1].copy(), ids[::-1].copy())
+        numbered.update(zip(new.tolist(), ids.tolist(), strict=True))
+        asked = np.array(codes + [10**6 + 1, -1], dtype=np.int64)
+        expected = [numbered.get(c, -1) for c in asked.tolist()]
+        assert index._lookup(asked).tolist() == expected
+        sizes = [len(run_codes) for run_codes, _ in index.runs]
+        assert all(a > 2 * b for a, b in zip(sizes, sizes[1:], strict=False))
 
 
 @pytest.mark.parametrize(
