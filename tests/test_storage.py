@@ -26,7 +26,7 @@ from explorer.games import load_game
 from explorer.storage import NotStoredError, bulk, expansion, open_database
 from explorer.storage.bulk import read_int_columns, writer_for
 from explorer.storage.engine import ENV_VAR
-from explorer.storage.expansion import HeapIndex
+from explorer.storage.expansion import HeapIndex, position_index
 from tests.bruteforce import heap_game_moves, mex_values, remoteness_values
 from tests.storage_support import dump, run, run_json
 
@@ -524,6 +524,15 @@ def test_heap_codes_rank_every_sorted_row_once_from_zero(width, base):
     assert index.dense is not None and len(index.dense) == len(rows)
 
 
+def test_a_heap_lookup_table_fits_a_share_of_the_memory_budget():
+    # nim 400,400,400: heaps 0..400, C(403, 3) = 10,827,401 codes, a 43 MB table: taken under
+    # the default 4 GiB budget, not under --memory 200 (sorted runs: the table went over it)
+    nim, root = load_game("nim"), (400, 400, 400)
+    assert position_index(nim, [], [], root, memory=4 * 2**30).dense.size == comb(403, 3)
+    assert position_index(nim, [], [], root, memory=200 * 2**20).dense is None
+    assert position_index(nim, [], [], root).dense.size == comb(403, 3)
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.lists(st.integers(0, 10**6), max_size=40), max_size=30))
 def test_sorted_runs_of_codes_find_every_code_numbered_so_far(rounds):
@@ -558,7 +567,9 @@ def test_numpy_expansion_of_heap_games_writes_the_rows_of_the_generic_one(
         with open_database(vectorised) as db:
             assert isinstance(db.build(spec, position, batch_states=9).states_new, int)
     with monkeypatch.context() as patch:
-        patch.setattr(HeapIndex, "suits", classmethod(lambda cls, game, positions: None))
+        patch.setattr(
+            HeapIndex, "suits", classmethod(lambda cls, game, positions, table=None: None)
+        )
         for position in positions:
             with open_database(generic) as db:
                 db.build(spec, position, batch_states=9)

@@ -425,7 +425,7 @@ class GraphBuilder:
             execution_options=STREAM,
         )
         parsed = [parse(key) for (key,) in rows]
-        self.states = position_index(self.game, ids.tolist(), parsed, self.root)
+        self.states = position_index(self.game, ids.tolist(), parsed, self.root, self.memory)
 
     def _reach(self, states: list[int]) -> None:
         """Mark stored states and everything stored below them as reached by this build.

@@ -32,8 +32,12 @@ MAX_TABLE_HEAP = 2**20
 #: Most moves one state may have: a build keeps a state's moves together in one batch.
 MAX_STATE_MOVES = 1_000_000
 
-#: Codes up to this many are found by direct lookup in a table (64 MiB of address space).
+#: Codes up to this many are found by direct lookup in a table (64 MiB of address space) ...
 MAX_DENSE = 2**24
+#: ... taking at most this share of a build's memory budget: new states touch its pages at
+#: random, so it grows faster than the states do (nim 400,400,400 under --memory 200 went 6 MiB
+#: over the budget with a 43 MB table); beyond it, codes are kept in sorted runs.
+TABLE_SHARE_OF_BUDGET = 1 / 16
 
 _COMMA = np.array(["", ","], dtype=object)
 
@@ -142,7 +146,9 @@ class HeapIndex:
     a sixth of base**3 for three heaps. Successors come from a table of ``heap_moves``.
     """
 
-    def __init__(self, game: HeapGame, width: int, base: int) -> None:
+    def __init__(
+        self, game: HeapGame, width: int, base: int, table_bytes: int | None = None
+    ) -> None:
         self.game = game
         self.width, self.base = width, base
         self.rows = np.zeros((1024, width), dtype=np.int32)  # heaps < MAX_TABLE_HEAP
@@ -156,7 +162,8 @@ class HeapIndex:
         # id + 1 of each code (0: unknown) when codes are few enough for a table: zeroed
         # pages cost no memory until written (a 10M-state game of three heaps fits).
         codes = comb(base + width - 1, width)
-        self.dense = np.zeros(codes, np.uint32) if codes <= MAX_DENSE else None
+        most = MAX_DENSE if table_bytes is None else min(MAX_DENSE, table_bytes // 4)
+        self.dense = np.zeros(codes, np.uint32) if codes <= most else None
         # Otherwise sorted runs of (code, id), largest first, each over twice the next: a
         # round sorts only its own codes and merges runs of like size, so numbering n states
         # costs n log n in all (one sorted array re-sorted each round cost n a round: 77 s of
@@ -171,8 +178,11 @@ class HeapIndex:
         self.move_result = np.empty(0, dtype=np.int64)
 
     @classmethod
-    def suits(cls, game: Game[Any], positions: Sequence[Any]) -> HeapIndex | None:
-        """A heap index for these positions when the game allows one, else None."""
+    def suits(
+        cls, game: Game[Any], positions: Sequence[Any], table_bytes: int | None = None
+    ) -> HeapIndex | None:
+        """A heap index for these positions when the game allows one, else None; its lookup
+        table takes at most `table_bytes` (None: `MAX_DENSE` codes)."""
         if not isinstance(game, HeapGame) or not positions:
             return None
         width = max(1, max(len(p) for p in positions))
@@ -184,7 +194,7 @@ class HeapIndex:
             or game.splits
         ):
             return None  # a split adds heaps: rows would change width
-        return cls(game, width, base)
+        return cls(game, width, base, table_bytes)
 
     @property
     def next_id(self) -> int:
@@ -360,9 +370,15 @@ class HeapIndex:
 
 
 def position_index(
-    game: Game[Any], ids: Sequence[int], positions: Sequence[Any], root: Position
+    game: Game[Any],
+    ids: Sequence[int],
+    positions: Sequence[Any],
+    root: Position,
+    memory: int | None = None,
 ) -> PositionIndex | HeapIndex:
-    """The fastest index able to hold a game's stored states (given parsed) and `root`'s."""
-    index = HeapIndex.suits(game, [root, *positions]) or PositionIndex(game)
+    """The fastest index able to hold a game's stored states (given parsed) and `root`'s,
+    within a build's memory budget (`TABLE_SHARE_OF_BUDGET` of it for a lookup table)."""
+    table = None if memory is None else int(memory * TABLE_SHARE_OF_BUDGET)
+    index = HeapIndex.suits(game, [root, *positions], table) or PositionIndex(game)
     index.load(ids, positions)
     return index
