@@ -49,7 +49,7 @@ from explorer.storage.bulk import (
     Row,
     ValueColumns,
     read_int_columns,
-    value_rows,
+    value_columns,
     writer_class,
     writer_for,
 )
@@ -578,7 +578,7 @@ class GraphBuilder:
         )
         # in id order: SQLite updates rows in key order three times faster than at random
         old_solved = np.sort(solved[solved < first_id])
-        values = value_rows(old_solved, grundy, remote, height, build_id=build, game_id=game_id)
+        values = value_columns(old_solved, grundy, remote, height, build_id=build, game_id=game_id)
         # stored states expanded now and not solved now: flag them by runs of ids
         solved_now = np.zeros(first_id, dtype=bool)
         solved_now[old_solved] = True

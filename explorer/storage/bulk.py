@@ -79,7 +79,7 @@ VALUE_CHUNK = 50_000
 
 @dataclass(frozen=True)
 class ValueColumns:
-    """New values of stored states, as columns (`value_rows` makes them); the writers take
+    """New values of stored states, as columns (`value_columns` makes them); the writers take
     them as rows (`VALUE_COLUMNS` order), `VALUE_CHUNK` at a time."""
 
     ids: np.ndarray
@@ -112,7 +112,7 @@ class ValueColumns:
             )
 
 
-def value_rows(
+def value_columns(
     ids: np.ndarray,
     grundy: np.ndarray,
     remoteness: np.ndarray,
@@ -125,7 +125,7 @@ def value_rows(
 
     Examples
     --------
-    >>> values = value_rows(np.array([1]), np.array([2, 0]), np.array([1, 0]), np.array([1, 0]),
+    >>> values = value_columns(np.array([1]), np.array([2, 0]), np.array([1, 0]), np.array([1, 0]),
     ...                     build_id=7, game_id=3)
     >>> list(values.rows())
     [[(0, 'P', 0, 0, 7, 3, 1)]]

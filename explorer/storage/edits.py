@@ -33,7 +33,7 @@ from explorer.incremental import (
 from explorer.solver import outcome
 from explorer.solver.arrays import Adjacency, depths, solve_adjacency
 from explorer.solver.loopy import Infinite
-from explorer.storage.bulk import Row, StateRow, read_int_columns, value_rows, writer_for
+from explorer.storage.bulk import Row, StateRow, read_int_columns, value_columns, writer_for
 from explorer.storage.counts import (
     CountChanges,
     add_counts,
@@ -668,7 +668,7 @@ def solve_stored(engine: Engine, spec: str) -> int:
             method=f"full re-solve level by level (explorer {__version__})",
         )
         writer_for(conn).update_values(
-            value_rows(ids, grundy, remote, height, build_id=build_id, game_id=game_id)
+            value_columns(ids, grundy, remote, height, build_id=build_id, game_id=game_id)
         )
         counts = solved_counts(grundy[ids], remote[ids], height[ids])
         replace_value_counts(conn, game_id, [("expanded", "", len(ids)), *counts])
