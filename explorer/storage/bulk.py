@@ -125,8 +125,8 @@ def value_columns(
 
     Examples
     --------
-    >>> values = value_columns(np.array([1]), np.array([2, 0]), np.array([1, 0]), np.array([1, 0]),
-    ...                     build_id=7, game_id=3)
+    >>> values = value_columns(np.array([1]), np.array([2, 0]), np.array([1, 0]),
+    ...                        np.array([1, 0]), build_id=7, game_id=3)
     >>> list(values.rows())
     [[(0, 'P', 0, 0, 7, 3, 1)]]
     """
