@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 from explorer.cli import main
 from explorer.storage.engine import resolve_url
+from explorer.storage.records import key_index_present
 
 
 def run(*args: str) -> tuple[int, str, str]:
@@ -22,6 +23,17 @@ def run_json(*args: str) -> Any:
     code, out, err = run(*args, "--json")
     assert code == 0, err
     return json.loads(out)
+
+
+def has_key_index(url: str) -> bool:
+    """Whether the database holds the unique key index (a large build drops it while it
+    writes)."""
+    engine = sa.create_engine(resolve_url(url))
+    try:
+        with engine.connect() as conn:
+            return key_index_present(conn)
+    finally:
+        engine.dispose()
 
 
 def dump(url: str, spec: str, convention: str = "normal") -> dict[str, Any]:

@@ -13,7 +13,7 @@ import time
 import pytest
 
 from explorer.games import load_game
-from tests.storage_support import dump, run_json
+from tests.storage_support import dump, has_key_index, run, run_json
 
 pytest_plugins = ["tests.storage_fixtures"]  # db_url, other_db_url, pg_url
 
@@ -23,15 +23,19 @@ BUILDER = """
 import sys
 from explorer.storage import open_database
 db = open_database(sys.argv[1])
-db.build(sys.argv[2], sys.argv[3], batch_states=int(sys.argv[4]),
+defer = None if sys.argv[5] == "never" else int(sys.argv[5])
+db.build(sys.argv[2], sys.argv[3], batch_states=int(sys.argv[4]), defer_key_index_at=defer,
          progress=lambda p: print(p.states_new, flush=True))
 print("done", flush=True)
 """
 
 
-def start_build(url: str, spec: str, position: str) -> subprocess.Popen[str]:
+def start_build(
+    url: str, spec: str, position: str, defer: int | None = None
+) -> subprocess.Popen[str]:
+    """A build in its own process; `defer` is its `defer_key_index_at` (None: never)."""
     return subprocess.Popen(
-        [sys.executable, "-c", BUILDER, url, spec, position, str(BATCH)],
+        [sys.executable, "-c", BUILDER, url, spec, position, str(BATCH), str(defer or "never")],
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -61,14 +65,16 @@ def kill_after_batches(
 
 
 @pytest.mark.parametrize(
-    ("spec", "position"),
+    ("spec", "position", "defer"),
     [
-        ("subtraction:1,2", "7,8,9,10,11"),  # heap rows expanded with numpy
-        ("kayles", "4,6,7,8"),  # splits heaps: expanded through game.successors
+        ("subtraction:1,2", "7,8,9,10,11", None),  # heap rows expanded with numpy
+        ("kayles", "4,6,7,8", None),  # splits heaps: expanded through game.successors
+        # the key index dropped from the first batch on: killed builds leave it missing
+        ("subtraction:1,2", "7,8,9,10,11", 1),
     ],
 )
 def test_sigkill_at_random_points_then_resume_equals_an_uninterrupted_build(
-    db_url, other_db_url, spec, position
+    db_url, other_db_url, spec, position, defer
 ):
     fresh_run = start_build(other_db_url, spec, position).communicate()[0].split()
     assert fresh_run[-1] == "done"
@@ -79,12 +85,20 @@ def test_sigkill_at_random_points_then_resume_equals_an_uninterrupted_build(
     points = sorted(rng.sample(range(1, batches - 8), 4))
     kills, done = 0, 0
     for point in points:
-        process = start_build(db_url, spec, position)
+        process = start_build(db_url, spec, position, defer)
         killed, seen = kill_after_batches(process, max(1, point - done), rng.uniform(0, 0.005))
         kills += killed
         done += seen
+        if defer is not None and point == points[0]:
+            # the first build dropped the index and died: states are still found by key
+            assert not has_key_index(db_url)
+            assert run_json("query", spec, position, "--db", db_url)["position"] == position
+            code, out, _ = run("verify", "--db", db_url, "--json")
+            assert code != 0 and "ix_states_game_id_key" in out
     assert kills == len(points), f"seed {seed}: a build finished before its kill"
     assert start_build(db_url, spec, position).communicate()[0].split()[-1] == "done"
+    assert has_key_index(db_url)
+    assert run_json("verify", "--db", db_url)["ok"]
 
     canonical = load_game(spec).spec
     resumed, fresh = dump(db_url, canonical), dump(other_db_url, canonical)

@@ -130,7 +130,6 @@ def _outcome_check(conn: sa.Connection) -> str:
     if conn.dialect.name == "sqlite":
         sql = conn.exec_driver_sql("SELECT sql FROM sqlite_master WHERE name = 'states'").scalar()
         assert sql is not None and "WITHOUT ROWID" in sql
-        assert 'CONSTRAINT uq_states_game_id_key UNIQUE (game_id, "key")' in sql
         found = [name for name, text in (("old", old), ("new", new)) if text in sql]
         assert len(found) == 1, sql
         return found[0]
@@ -143,10 +142,37 @@ def _outcome_check(conn: sa.Connection) -> str:
     return "old" if text == old else "new"
 
 
+def _key_rule(conn: sa.Connection) -> str:
+    """What keeps a state's key unique: a ``constraint`` (0001-0008) or an ``index`` (0009)."""
+    if conn.dialect.name == "sqlite":
+        sql = conn.exec_driver_sql("SELECT sql FROM sqlite_master WHERE name = 'states'").scalar()
+        constraint = 'CONSTRAINT uq_states_game_id_key UNIQUE (game_id, "key")' in str(sql)
+        index = conn.exec_driver_sql(
+            "SELECT sql FROM sqlite_master WHERE name = 'ix_states_game_id_key'"
+        ).scalar()
+    else:
+        constraint = bool(
+            conn.exec_driver_sql(
+                "SELECT COUNT(*) FROM pg_constraint AS c JOIN pg_namespace AS n "
+                "ON n.oid = c.connamespace WHERE n.nspname = current_schema() "
+                "AND c.conname = 'uq_states_game_id_key'"
+            ).scalar()
+        )
+        index = conn.exec_driver_sql(
+            "SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema() "
+            "AND indexname = 'ix_states_game_id_key'"
+        ).scalar()
+    assert constraint != (index is not None), (constraint, index)
+    if index is not None:
+        assert "UNIQUE" in index.upper(), index
+    return "constraint" if constraint else "index"
+
+
 def test_a_schema_0006_database_keeps_every_row_and_checks_outcomes_by_comparisons(db_url):
     """0007 writes the outcome CHECK as comparisons (an IN list of three costs SQLite a lookup
-    table per row written): a database with P, N and D outcomes, ∞ values and a misère game
-    upgrades with every row and view row kept, and the constraint still refuses a bad outcome."""
+    table per row written), and 0009 keeps keys unique by an index rather than a constraint: a
+    database with P, N and D outcomes, ∞ values and a misère game upgrades with every row and
+    view row kept, the constraint still refuses a bad outcome and the index a second key."""
     run_json("build", "nim", "3,4,5", "--db", db_url)
     run_json("build", "kayles", "8", "--misere", "--db", db_url)
     loopy = run_json("import", f"graph:{REPO_DATA / 'loopy.json'}", "--db", db_url)["game"]
@@ -155,7 +181,7 @@ def test_a_schema_0006_database_keeps_every_row_and_checks_outcomes_by_compariso
     engine = sa.create_engine(resolve_url(db_url))
     with engine.connect() as conn:
         assert conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar() == "0006"
-        assert _outcome_check(conn) == "old"
+        assert _outcome_check(conn) == "old" and _key_rule(conn) == "constraint"
         before = _every_row(conn)
     engine.dispose()
     assert {r[6] for r in before["states"]} == {"P", "N", "D"}
@@ -168,7 +194,7 @@ def test_a_schema_0006_database_keeps_every_row_and_checks_outcomes_by_compariso
                 head_revision()
             )
             assert _every_row(conn) == before
-            assert _outcome_check(conn) == "new"
+            assert _outcome_check(conn) == "new" and _key_rule(conn) == "index"
         with db.engine.begin() as conn:
             command.check(alembic_config(conn))  # the models match the migrations
         for bad in ("X", "p", ""):
@@ -184,3 +210,4 @@ def test_a_schema_0006_database_keeps_every_row_and_checks_outcomes_by_compariso
     with open_database(db_url) as db, db.engine.begin() as conn:  # and back again
         command.downgrade(alembic_config(conn), "0006")
         assert _outcome_check(conn) == "old" and _every_row(conn) == before
+        assert _key_rule(conn) == "constraint"

@@ -108,6 +108,14 @@ def read_counts(conn: sa.Connection, game_id: int) -> dict[str, dict[str, int]]:
     return counts
 
 
+def stored_states(conn: sa.Connection) -> int:
+    """The states of every game in the database, from the counts."""
+    total = conn.execute(
+        sa.text("SELECT SUM(count) FROM state_counts WHERE kind = 'states' AND value = ''")
+    ).scalar()
+    return int(total or 0)
+
+
 _STATE_ROWS = sa.text(
     f"SELECT expanded, {', '.join(HISTOGRAMS)} FROM states WHERE game_id = :g AND id IN :ids"
 ).bindparams(sa.bindparam("ids", expanding=True))

@@ -72,6 +72,7 @@ class BuildOptions(TypedDict, total=False):
     memory: int | None
     progress: Callable[[BuildProgress], None] | None
     misere: bool
+    defer_key_index_at: int | None
 
 
 P = ParamSpec("P")
@@ -273,8 +274,8 @@ class Database:
     @_translated("write to")
     def build(self, spec: str, position: str, **options: Unpack[BuildOptions]) -> BuildReport:
         """Build the game graph of a position into this database (see `build_position`, which
-        takes the same keyword options, `max_states`, `batch_states`, `memory`, `progress` and
-        `misere`, and gives their defaults).
+        takes the same keyword options, `max_states`, `batch_states`, `memory`, `progress`,
+        `misere` and `defer_key_index_at`, and gives their defaults).
 
         Stored states and values are reused; a build stopped by `max_states`, by the `memory`
         budget (bytes the process may use; None for none) or killed continues where it

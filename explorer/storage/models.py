@@ -38,6 +38,8 @@ NAMING_CONVENTION = {
 
 #: The view joining every state to its game, for people reading the file with ``sqlite3``.
 STATE_VIEW = "state_values"
+#: The unique index that finds a state by its game and key (migration 0009).
+KEY_INDEX = "ix_states_game_id_key"
 #: The view listing every move as game, position, move_to (text, no ids).
 MOVE_VIEW = "moves"
 
@@ -126,7 +128,9 @@ class StateTable(Base):
 
     __tablename__ = "states"
     __table_args__ = (
-        UniqueConstraint("game_id", "key"),
+        # an index, not a constraint, so that a large build can drop it while it writes and
+        # create it again whole at its end (`explorer.storage.records.drop_key_index`)
+        Index(KEY_INDEX, "game_id", "key", unique=True),
         # comparisons, not IN ('P', 'N', 'D'): SQLite checks every row written, and an IN list
         # of three values costs it a lookup table per row (migration 0007)
         CheckConstraint("outcome = 'P' OR outcome = 'N' OR outcome = 'D'", name="outcome"),

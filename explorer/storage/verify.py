@@ -28,6 +28,8 @@ from explorer.solver.misere import MISERE, NORMAL, Convention
 from explorer.storage.bulk import read_int_columns
 from explorer.storage.engine import reason
 from explorer.storage.loopy import label_arrays, parse_escapes
+from explorer.storage.models import KEY_INDEX
+from explorer.storage.records import key_index_present
 
 #: States read per step (with all their moves): bounds the memory a check needs.
 CHUNK_STATES = 20_000
@@ -399,6 +401,12 @@ def verify_database(
                 result.integrity = "failed"
                 result.integrity_problems = problems
         try:
+            if not key_index_present(conn):
+                result.integrity_problems.append(
+                    f"the unique index {KEY_INDEX} on states (game_id, key) is missing: a large "
+                    "build drops it while it writes and was killed (or is still writing); the "
+                    "next build, import or edit of any game creates it again"
+                )
             games = conn.execute(
                 sa.text("SELECT id, spec, convention FROM games ORDER BY id")
             ).all()

@@ -1,0 +1,76 @@
+"""A large build drops the unique key index while it writes and creates it again at its end:
+the rows stored are those of a build that kept it, keys stay unique, and a build stopped by
+Ctrl-C or an error leaves the index in place (a killed one: `tests.test_storage_kill`)."""
+
+from __future__ import annotations
+
+import pytest
+import sqlalchemy as sa
+
+from explorer.storage import open_database
+from explorer.storage.engine import resolve_url
+from tests.storage_support import dump, has_key_index, run_json
+
+pytest_plugins = ["tests.storage_fixtures"]  # db_url, other_db_url, pg_url
+
+SPEC, POSITION = "subtraction:1,2", "6,7,8,9"
+
+
+def test_a_build_without_the_index_stores_the_rows_of_one_with_it_and_keys_stay_unique(
+    db_url, other_db_url
+):
+    run_json("build", "nim", "5,6,7", "--db", db_url)  # another game, stored before
+    seen: list[bool] = []
+    with open_database(db_url) as db:
+        report = db.build(
+            SPEC,
+            POSITION,
+            batch_states=20,
+            defer_key_index_at=1,
+            progress=lambda _: seen.append(has_key_index(db_url)),
+        )
+    assert report.status == "complete"
+    # kept while the build had written fewer states than the database held, then dropped
+    assert seen[0] and not seen[-1] and seen == sorted(seen, reverse=True)
+    assert has_key_index(db_url)
+    run_json("build", SPEC, POSITION, "--db", other_db_url)
+    assert dump(db_url, SPEC) == dump(other_db_url, SPEC)
+    assert run_json("verify", "--db", db_url)["ok"]
+    engine = sa.create_engine(resolve_url(db_url))
+    with pytest.raises(sa.exc.IntegrityError), engine.begin() as conn:
+        conn.exec_driver_sql(
+            "INSERT INTO states (game_id, id, key, depth, expanded, build_id) "
+            "SELECT game_id, 999999, key, depth, expanded, build_id FROM states WHERE id = 3"
+        )
+    engine.dispose()
+
+
+def test_a_small_build_keeps_the_index(db_url):
+    seen: list[bool] = []
+    with open_database(db_url) as db:
+        db.build(SPEC, POSITION, batch_states=20, progress=lambda _: seen.append(True))
+        assert has_key_index(db_url)
+        db.build(
+            SPEC,
+            "9,9,9,9",
+            batch_states=20,
+            defer_key_index_at=10**6,
+            progress=lambda _: seen.append(has_key_index(db_url)),
+        )
+    assert len(seen) > 4 and all(seen)
+
+
+@pytest.mark.parametrize("stop", [KeyboardInterrupt, RuntimeError])
+def test_a_build_stopped_after_dropping_the_index_creates_it_again(db_url, stop):
+    def stop_at_third(progress):
+        if progress.states_new > 60:
+            raise stop("stopped")
+
+    with open_database(db_url) as db:
+        with pytest.raises(stop):
+            db.build(SPEC, POSITION, batch_states=20, defer_key_index_at=1, progress=stop_at_third)
+    assert has_key_index(db_url)
+    builds = run_json("stats", SPEC, "--db", db_url)["builds"]
+    assert [b["status"] for b in builds] == [
+        "interrupted" if stop is KeyboardInterrupt else "failed"
+    ]
