@@ -110,6 +110,9 @@ UNKNOWN = -1
 #: (half the memory of 64-bit ones), edge offsets in 64-bit ones. Far beyond any memory budget
 #: (at 256 bytes a state, 2**31 states take 512 GiB), but checked all the same.
 ID_LIMIT = 2**31 - 1
+#: No state ids.
+NO_IDS = np.empty(0, dtype=np.int64)
+NO_IDS.flags.writeable = False
 #: The game id read with before a new game is stored: no rows have it.
 NOT_STORED = -1
 
@@ -221,6 +224,14 @@ class _Growable:
         self.data[start : start + len(values)] = values
 
 
+def _counts_of(src: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """How many times each of `ids` occurs in `src` (whose values are all among `ids`)."""
+    if not ids.size or not src.size:
+        return np.zeros(len(ids), dtype=np.int64)
+    lo = int(ids.min())
+    return np.bincount(src - lo, minlength=int(ids.max()) - lo + 1)[ids - lo]
+
+
 def _with_nulls(values: np.ndarray, missing: np.ndarray) -> list[object]:
     """``values`` as Python objects, None where ``missing``."""
     column = values.astype(object)
@@ -242,30 +253,36 @@ class _Batch:
     tallies: list[tuple[str, str, int]]
     #: Drop the key index before writing (the first batch past `DEFER_KEY_INDEX_AT`).
     drop_key_index: bool = False
+    #: Create it again after writing (the last batch of a build that dropped it).
+    create_key_index: bool = False
 
 
 class _Waiting:
     """Edges p -> q whose end q has no value yet, found by q: who to tell when q is solved.
 
-    Kept as a few blocks sorted by q (one per batch), merged when there are too many.
+    Kept as blocks sorted by q, each more than twice the size of the next: a batch's block
+    merges with the smaller ones like a binary counter, dropping edges whose q was solved
+    meanwhile. Holding E edges so costs E log E in all, where sorting every waiting edge again
+    every few batches cost a 10M-state build (whose edges all wait until its last batch) 30 s.
     """
-
-    MAX_BLOCKS = 12
 
     def __init__(self) -> None:
         self.blocks: list[tuple[np.ndarray, np.ndarray]] = []
 
-    def add(self, dst: np.ndarray, src: np.ndarray, solved: np.ndarray) -> None:
-        if dst.size:
-            order = np.argsort(dst, kind="stable")
-            self.blocks.append((dst[order].astype(np.int32), src[order].astype(np.int32)))
-        if len(self.blocks) > self.MAX_BLOCKS:
-            dst = np.concatenate([b[0] for b in self.blocks])
-            src = np.concatenate([b[1] for b in self.blocks])
-            keep = ~solved[dst]
+    def add(self, dst: np.ndarray, src: np.ndarray, grundy: np.ndarray) -> None:
+        """Add the edges src[i] -> dst[i]; `grundy` (by id) tells which ends are solved now."""
+        if not dst.size:
+            return
+        order = np.argsort(dst, kind="stable")
+        block = (dst[order].astype(np.int32), src[order].astype(np.int32))
+        while self.blocks and len(self.blocks[-1][0]) <= 2 * len(block[0]):
+            older = self.blocks.pop()
+            dst, src = np.concatenate([older[0], block[0]]), np.concatenate([older[1], block[1]])
+            keep = grundy[dst] == UNKNOWN
             dst, src = dst[keep], src[keep]
             order = np.argsort(dst, kind="stable")
-            self.blocks = [(dst[order], src[order])]
+            block = (dst[order], src[order])
+        self.blocks.append(block)
 
     def sources(self, solved_now: np.ndarray) -> np.ndarray:
         """The p of every waiting edge p -> q with q in `solved_now` (sorted ids)."""
@@ -436,7 +453,7 @@ class GraphBuilder:
         unsolved = self.grundy.data[:size] == UNKNOWN
         waits = unsolved[src] & unsolved[dst]
         self.pending.data[:size] = np.bincount(src[waits], minlength=size)
-        self.waiting.add(dst[waits], src[waits], ~unsolved)
+        self.waiting.add(dst[waits], src[waits], self.grundy.data)
 
     def _load_positions(self, conn: sa.Connection, ids: np.ndarray) -> None:
         parse = self.game.parse
@@ -601,10 +618,7 @@ class GraphBuilder:
         old_solved = np.sort(solved[solved < first_id])
         values = value_columns(old_solved, grundy, remote, height, build_id=build, game_id=game_id)
         # stored states expanded now and not solved now: flag them by runs of ids
-        solved_now = np.zeros(first_id, dtype=bool)
-        solved_now[old_solved] = True
-        flag = expanded[expanded < first_id]
-        flag = np.unique(flag[~solved_now[flag]])
+        flag = np.setdiff1d(expanded[expanded < first_id], old_solved)
         runs = []
         if flag.size:
             breaks = np.flatnonzero(np.diff(flag) != 1)
@@ -659,6 +673,20 @@ class GraphBuilder:
             writer.update_values(batch.values)
             add_counts(conn, self.game_id, batch.tallies)
             update_build(conn, self.build_id, "running", batch.counts)
+        if batch.create_key_index:
+            with writing(self.engine) as conn:
+                ensure_key_index(conn)
+
+    def _submit(
+        self,
+        writer: ThreadPoolExecutor,
+        committing: tuple[Future[None], _Batch] | None,
+        batch: _Batch,
+    ) -> tuple[Future[None], _Batch]:
+        """Hand a batch to the writer thread once the one it is writing has committed."""
+        if committing is not None:
+            self._committed(committing)
+        return writer.submit(self._commit, batch), batch
 
     def _committed(self, pending: tuple[Future[None], _Batch]) -> None:
         """Wait for a batch's commit (its error is raised here), then report progress."""
@@ -744,32 +772,36 @@ class GraphBuilder:
                 batch, src, dst, stopped = self._expand_batch()
                 self._reserve(self.next_id)
                 self.expanded.data[batch] = True
-                counts = (
-                    np.bincount(src, minlength=self.next_id)[batch]
-                    if src.size
-                    else (np.zeros(len(batch), dtype=np.int64))
-                )
+                # counted over the batch's range of ids, not every id: a pass over all
+                # states per batch makes a build's time grow with the square of its size
+                counts = _counts_of(src, batch)
                 self.out_start.data[batch] = self.edge_dst.size + np.cumsum(counts) - counts
                 self.out_count.data[batch] = counts
                 self.edge_dst.extend(dst)
                 open_end = self.grundy.data[dst] == UNKNOWN
-                self.pending.data[: self.next_id] += np.bincount(
-                    src[open_end], minlength=self.next_id
-                )
-                self.waiting.add(dst[open_end], src[open_end], self.grundy.data != UNKNOWN)
-                solved = self._solve(batch[self.pending.data[batch] == 0])
-                all_solved = (
-                    np.concatenate(pending_solved + solved)
-                    if (pending_solved or solved)
-                    else np.empty(0, dtype=np.int64)
-                )
-                pending_solved = []
+                waits = src[open_end]
+                if waits.size:
+                    lo = int(waits.min())
+                    more = np.bincount(waits - lo)
+                    self.pending.data[lo : lo + len(more)] += more.astype(np.int32)
+                self.waiting.add(dst[open_end], waits, self.grundy.data)
+                ready = batch[self.pending.data[batch] == 0]
                 self.edges_new += len(src)
+                if self.key_index_dropped and not self.frontier and not stopped:
+                    # The last batch: its states and moves are written, and the key index
+                    # created, while its values are found (10M states: 10 s of each), and
+                    # the values follow in a transaction of their own.
+                    last = self._rows(first_id, batch, src, dst, NO_IDS)
+                    last.create_key_index = True
+                    committing = self._submit(writer, committing, last)
+                    first_id = self.next_id
+                    batch = src = dst = NO_IDS
+                solved = self._solve(ready)
+                all_solved = np.concatenate(pending_solved + solved or [NO_IDS])
+                pending_solved = []
                 rows = self._rows(first_id, batch, src, dst, all_solved)
                 first_id = self.next_id
-                if committing is not None:
-                    self._committed(committing)
-                committing = (writer.submit(self._commit, rows), rows)
+                committing = self._submit(writer, committing, rows)
                 if stopped:
                     break
             if committing is not None:
