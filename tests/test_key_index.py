@@ -9,7 +9,7 @@ import re
 import pytest
 import sqlalchemy as sa
 
-from explorer.storage import open_database
+from explorer.storage import building, open_database
 from explorer.storage.engine import resolve_url
 from tests.storage_support import dump, has_key_index, run_json
 
@@ -18,9 +18,14 @@ pytest_plugins = ["tests.storage_fixtures"]  # db_url, other_db_url, pg_url
 SPEC, POSITION = "subtraction:1,2", "6,7,8,9"
 
 
+@pytest.mark.parametrize("overlap", [False, True])
 def test_a_build_without_the_index_stores_the_rows_of_one_with_it_and_keys_stay_unique(
-    db_url, other_db_url
+    db_url, other_db_url, monkeypatch, overlap
 ):
+    """With `overlap`, the index is created while the last batch is solved, as in builds of
+    `building.OVERLAP_INDEX_AT` states or more; otherwise in the build's last transaction."""
+    if overlap:
+        monkeypatch.setattr(building, "OVERLAP_INDEX_AT", 0)
     run_json("build", "nim", "5,6,7", "--db", db_url)  # another game, stored before
     seen: list[bool] = []
     with open_database(db_url) as db:
@@ -33,9 +38,10 @@ def test_a_build_without_the_index_stores_the_rows_of_one_with_it_and_keys_stay_
         )
     assert report.status == "complete"
     # kept while the build had written fewer states than the database held, then dropped,
-    # and created again with the last states, before their values were written
+    # and created again: with the last states, before their values were written (overlap),
+    # or after the last batch
     shown = "".join("k" if kept else "-" for kept in seen)
-    assert re.fullmatch(r"k+-+kk", shown), shown
+    assert re.fullmatch(r"k+-+kk" if overlap else r"k+-+", shown), shown
     assert has_key_index(db_url)
     run_json("build", SPEC, POSITION, "--db", other_db_url)
     assert dump(db_url, SPEC) == dump(other_db_url, SPEC)

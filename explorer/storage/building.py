@@ -102,6 +102,10 @@ CACHE_BYTES_PER_STATE = 16
 #: to create it, against 5.5 s into it.
 DEFER_KEY_INDEX_AT = 100_000
 
+#: A build of at least this many states creates the key index while it solves its last batch
+#: (see `GraphBuilder._run`): in a smaller one that saves under a second, and costs 20 MB.
+OVERLAP_INDEX_AT = 4_000_000
+
 #: A build stops for its memory budget when fewer new states than this fit in it.
 MIN_ROUND_STATES = 1024
 
@@ -224,6 +228,16 @@ class _Growable:
         self.data[start : start + len(values)] = values
 
 
+def _among(ids: np.ndarray, sorted_ids: np.ndarray) -> np.ndarray:
+    """Whether each of `ids` is in `sorted_ids`: memory for `ids` only, however many those are
+    (np.isin sorts both together: 20 MB more when a build's last batch solves 1M states)."""
+    if not sorted_ids.size:
+        return np.zeros(len(ids), dtype=bool)
+    at = np.minimum(np.searchsorted(sorted_ids, ids), len(sorted_ids) - 1)
+    found: np.ndarray = sorted_ids[at] == ids
+    return found
+
+
 def _counts_of(src: np.ndarray, ids: np.ndarray) -> np.ndarray:
     """How many times each of `ids` occurs in `src` (whose values are all among `ids`)."""
     if not ids.size or not src.size:
@@ -260,29 +274,44 @@ class _Batch:
 class _Waiting:
     """Edges p -> q whose end q has no value yet, found by q: who to tell when q is solved.
 
-    Kept as blocks sorted by q, each more than twice the size of the next: a batch's block
-    merges with the smaller ones like a binary counter, dropping edges whose q was solved
-    meanwhile. Holding E edges so costs E log E in all, where sorting every waiting edge again
-    every few batches cost a 10M-state build (whose edges all wait until its last batch) 30 s.
+    Kept as blocks sorted by q, one per batch. Up to `MERGE_ALL_EDGES` edges, all the blocks
+    are merged into one when there are more than `MAX_BLOCKS`; beyond, sorting every waiting
+    edge again every few batches would cost time that grows with the square of the edges (a
+    10M-state build, whose 60M edges all wait until its last batch, spent 24 s more), so blocks
+    merge like a binary counter instead, each kept more than twice the size of the next (E log
+    E in all). Below that, merging all at once is cheap and holds less memory: a 1M-state build
+    merged like a binary counter peaked 120 MB higher (memory freed by the many merges stayed
+    with the process).
     """
+
+    MAX_BLOCKS = 12
+    MERGE_ALL_EDGES = 16_000_000
 
     def __init__(self) -> None:
         self.blocks: list[tuple[np.ndarray, np.ndarray]] = []
 
     def add(self, dst: np.ndarray, src: np.ndarray, grundy: np.ndarray) -> None:
         """Add the edges src[i] -> dst[i]; `grundy` (by id) tells which ends are solved now."""
-        if not dst.size:
-            return
-        order = np.argsort(dst, kind="stable")
-        block = (dst[order].astype(np.int32), src[order].astype(np.int32))
-        while self.blocks and len(self.blocks[-1][0]) <= 2 * len(block[0]):
-            older = self.blocks.pop()
-            dst, src = np.concatenate([older[0], block[0]]), np.concatenate([older[1], block[1]])
-            keep = grundy[dst] == UNKNOWN
-            dst, src = dst[keep], src[keep]
+        if dst.size:
             order = np.argsort(dst, kind="stable")
-            block = (dst[order], src[order])
-        self.blocks.append(block)
+            self.blocks.append((dst[order].astype(np.int32), src[order].astype(np.int32)))
+        if sum(len(b[0]) for b in self.blocks) > self.MERGE_ALL_EDGES:
+            while len(self.blocks) > 1 and len(self.blocks[-2][0]) <= 2 * len(self.blocks[-1][0]):
+                self.blocks[-2:] = [self._merged(self.blocks[-2:], grundy)]
+        elif len(self.blocks) > self.MAX_BLOCKS:
+            self.blocks = [self._merged(self.blocks, grundy)]
+
+    @staticmethod
+    def _merged(
+        blocks: list[tuple[np.ndarray, np.ndarray]], grundy: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """One block of the blocks' edges whose end is still unsolved."""
+        dst = np.concatenate([b[0] for b in blocks])
+        src = np.concatenate([b[1] for b in blocks])
+        keep = grundy[dst] == UNKNOWN
+        dst, src = dst[keep], src[keep]
+        order = np.argsort(dst, kind="stable")
+        return dst[order], src[order]
 
     def sources(self, solved_now: np.ndarray) -> np.ndarray:
         """The p of every waiting edge p -> q with q in `solved_now` (sorted ids)."""
@@ -618,7 +647,8 @@ class GraphBuilder:
         old_solved = np.sort(solved[solved < first_id])
         values = value_columns(old_solved, grundy, remote, height, build_id=build, game_id=game_id)
         # stored states expanded now and not solved now: flag them by runs of ids
-        flag = np.setdiff1d(expanded[expanded < first_id], old_solved)
+        flag = np.unique(expanded[expanded < first_id])
+        flag = flag[~_among(flag, old_solved)]
         runs = []
         if flag.size:
             breaks = np.flatnonzero(np.diff(flag) != 1)
@@ -787,7 +817,12 @@ class GraphBuilder:
                 self.waiting.add(dst[open_end], waits, self.grundy.data)
                 ready = batch[self.pending.data[batch] == 0]
                 self.edges_new += len(src)
-                if self.key_index_dropped and not self.frontier and not stopped:
+                if (
+                    self.key_index_dropped
+                    and self.next_id >= OVERLAP_INDEX_AT
+                    and not self.frontier
+                    and not stopped
+                ):
                     # The last batch: its states and moves are written, and the key index
                     # created, while its values are found (10M states: 10 s of each), and
                     # the values follow in a transaction of their own.
@@ -806,6 +841,10 @@ class GraphBuilder:
                     break
             if committing is not None:
                 self._committed(committing)
+        # every move is written: the memory that found values through them is let go before
+        # the key index is sorted (at 1M states, 46 MB of the peak)
+        self.waiting = _Waiting()
+        self.edge_dst = _Growable(np.int32, 0)
         status = "stopped" if self.frontier else "complete"
         labelled: LoopyValue | None = None
         stopped_by = stopped if status == "stopped" else None

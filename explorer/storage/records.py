@@ -37,6 +37,8 @@ from explorer.storage.models import KEY_INDEX, BuildTable, GameTable
 
 #: Worker threads SQLite may sort with while it creates the key index (``PRAGMA threads``).
 SORT_THREADS = 4
+#: SQLite's page cache (its ``cache_size``) while it creates the key index.
+SORT_CACHE = -2000
 
 
 def utc_now() -> datetime:
@@ -316,7 +318,10 @@ def ensure_key_index(conn: sa.Connection) -> bool:
     if key_index_present(conn):
         return False
     if conn.dialect.name == "sqlite":
+        # sorted by worker threads, in SQLite's default cache (2 MB: a larger one holds more
+        # of the sort in memory, while the build still holds its graph)
         conn.exec_driver_sql(f"PRAGMA threads = {min(SORT_THREADS, os.cpu_count() or 1)}")
+        conn.exec_driver_sql(f"PRAGMA cache_size = {SORT_CACHE}")
     conn.exec_driver_sql(f"CREATE UNIQUE INDEX IF NOT EXISTS {KEY_INDEX} ON states (game_id, key)")
     return True
 
