@@ -23,7 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from explorer.games import load_game
-from explorer.storage import NotStoredError, bulk, expansion, open_database
+from explorer.storage import NotStoredError, building, bulk, expansion, open_database
 from explorer.storage.bulk import read_int_columns, writer_for
 from explorer.storage.engine import ENV_VAR
 from explorer.storage.expansion import HeapIndex, position_index
@@ -650,3 +650,33 @@ def test_bulk_writer_round_trips_awkward_keys_and_ids_too_big_to_pack(db_url):
     assert [(k, d, bool(e)) for k, d, e in stored] == [
         (key, i, i % 2 == 0) for i, key in enumerate(keys)
     ]
+
+
+@given(
+    st.lists(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 30)), max_size=20), max_size=30),
+    st.booleans(),
+    st.randoms(use_true_random=False),
+)
+@settings(max_examples=60, deadline=None)
+def test_waiting_edges_are_found_by_their_end_however_the_blocks_merge(batches, counter, rng):
+    """The builder's waiting edges, merged all at once or like a binary counter (as past
+    `_Waiting.MERGE_ALL_EDGES`), give every unsolved end exactly the sources that wait for it."""
+    waiting = building._Waiting()
+    if counter:
+        waiting.MERGE_ALL_EDGES = 0
+    grundy = np.full(31, building.UNKNOWN, dtype=np.int32)
+    added: list[tuple[int, int]] = []
+    for batch in batches:
+        src = np.array([e[0] for e in batch], dtype=np.int64)
+        dst = np.array([e[1] for e in batch], dtype=np.int64)
+        waiting.add(dst, src, grundy)
+        added += batch
+        grundy[rng.randrange(31)] = 0  # solved now: its edges may go at the next merge
+        sizes = [len(block[0]) for block in waiting.blocks]
+        if counter:
+            assert all(a > 2 * b for a, b in zip(sizes, sizes[1:], strict=False)), sizes
+        else:
+            assert len(sizes) <= waiting.MAX_BLOCKS
+    for end in np.flatnonzero(grundy == building.UNKNOWN).tolist():
+        found = waiting.sources(np.array([end])).tolist()
+        assert sorted(found) == sorted(s for s, d in added if d == end)
