@@ -76,6 +76,7 @@ from explorer.storage.records import (
     stored_game,
     update_build,
 )
+from explorer.storage.sorted_runs import Run, find_sorted, merged, push_run
 
 #: States expanded per transaction: large enough for bulk rates, small enough to lose little.
 BATCH_STATES = 50_000
@@ -228,18 +229,9 @@ class _Growable:
         self.data[start : start + len(values)] = values
 
 
-def _among(ids: np.ndarray, sorted_ids: np.ndarray) -> np.ndarray:
-    """Whether each of `ids` is in `sorted_ids`: memory for `ids` only, however many those are
-    (np.isin sorts both together: 20 MB more when a build's last batch solves 1M states)."""
-    if not sorted_ids.size:
-        return np.zeros(len(ids), dtype=bool)
-    at = np.minimum(np.searchsorted(sorted_ids, ids), len(sorted_ids) - 1)
-    found: np.ndarray = sorted_ids[at] == ids
-    return found
-
-
 def _counts_of(src: np.ndarray, ids: np.ndarray) -> np.ndarray:
-    """How many times each of `ids` occurs in `src` (whose values are all among `ids`)."""
+    """How many times each of `ids` occurs in `src` (whose values are all among `ids`),
+    counted over the range of `ids`, not over every state id."""
     if not ids.size or not src.size:
         return np.zeros(len(ids), dtype=np.int64)
     lo = int(ids.min())
@@ -275,45 +267,41 @@ class _Batch:
 class _Waiting:
     """Edges p -> q whose end q has no value yet, found by q: who to tell when q is solved.
 
-    Kept as blocks sorted by q, one per batch. Up to `MERGE_ALL_EDGES` edges, all the blocks
-    are merged into one when there are more than `MAX_BLOCKS`; beyond, sorting every waiting
-    edge again every few batches costs time that grows with the square of the edges (a
-    10M-state build, whose 60M edges all wait until its last batch, took 142 s in process so,
-    114 s merging as below with the last batch's key index overlapped), so blocks merge like a
-    binary counter instead, each kept more than twice the size of the next (E log E in all).
-    Below that, merging all at once is cheap and holds less memory: a 1M-state build merged
-    like a binary counter peaked 120 MB higher (memory freed by the many merges stayed with
-    the process).
+    Kept as runs sorted by q, one per batch. Up to `MERGE_ALL_EDGES` edges, all the runs are
+    merged into one when there are more than `MAX_BLOCKS`; beyond, sorting every waiting edge
+    again every few batches costs time that grows with the square of the edges (a 10M-state
+    build, whose 60M edges all wait until its last batch, took 142 s in process so, 114 s
+    merging as below with the last batch's key index overlapped), so runs merge like a binary
+    counter instead (`explorer.storage.sorted_runs.push_run`). Below that, merging all at once
+    is cheap and holds less memory: a 1M-state build merged like a binary counter peaked
+    120 MB higher (memory freed by the many merges stayed with the process). A merge drops the
+    edges whose end was solved meanwhile.
     """
 
     MAX_BLOCKS = 12
     MERGE_ALL_EDGES = 16_000_000
 
     def __init__(self) -> None:
-        self.blocks: list[tuple[np.ndarray, np.ndarray]] = []
+        self.blocks: list[Run] = []
 
     def add(self, dst: np.ndarray, src: np.ndarray, grundy: np.ndarray) -> None:
         """Add the edges src[i] -> dst[i]; `grundy` (by id) tells which ends are solved now."""
-        if dst.size:
-            order = np.argsort(dst, kind="stable")
-            self.blocks.append((dst[order].astype(np.int32), src[order].astype(np.int32)))
-        if sum(len(b[0]) for b in self.blocks) > self.MERGE_ALL_EDGES:
-            while len(self.blocks) > 1 and len(self.blocks[-2][0]) <= 2 * len(self.blocks[-1][0]):
-                self.blocks[-2:] = [self._merged(self.blocks[-2:], grundy)]
-        elif len(self.blocks) > self.MAX_BLOCKS:
-            self.blocks = [self._merged(self.blocks, grundy)]
-
-    @staticmethod
-    def _merged(
-        blocks: list[tuple[np.ndarray, np.ndarray]], grundy: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """One block of the blocks' edges whose end is still unsolved."""
-        dst = np.concatenate([b[0] for b in blocks])
-        src = np.concatenate([b[1] for b in blocks])
-        keep = grundy[dst] == UNKNOWN
-        dst, src = dst[keep], src[keep]
+        if not dst.size:
+            return
         order = np.argsort(dst, kind="stable")
-        return dst[order], src[order]
+        run = (dst[order].astype(np.int32), src[order].astype(np.int32))
+        waiting = sum(len(block[0]) for block in self.blocks) + len(dst)
+
+        def unsolved(ends: np.ndarray) -> np.ndarray:
+            kept: np.ndarray = grundy[ends] == UNKNOWN
+            return kept
+
+        if waiting > self.MERGE_ALL_EDGES:
+            push_run(self.blocks, run, unsolved)
+            return
+        self.blocks.append(run)
+        if len(self.blocks) > self.MAX_BLOCKS:
+            self.blocks = [merged(self.blocks, unsolved)]
 
     def sources(self, solved_now: np.ndarray) -> np.ndarray:
         """The p of every waiting edge p -> q with q in `solved_now` (sorted ids)."""
@@ -650,7 +638,7 @@ class GraphBuilder:
         values = value_columns(old_solved, grundy, remote, height, build_id=build, game_id=game_id)
         # stored states expanded now and not solved now: flag them by runs of ids
         flag = np.unique(expanded[expanded < first_id])
-        flag = flag[~_among(flag, old_solved)]
+        flag = flag[~find_sorted(old_solved, flag)[1]]
         runs = []
         if flag.size:
             breaks = np.flatnonzero(np.diff(flag) != 1)
@@ -811,12 +799,8 @@ class GraphBuilder:
                 self.out_count.data[batch] = counts
                 self.edge_dst.extend(dst)
                 open_end = self.grundy.data[dst] == UNKNOWN
-                waits = src[open_end]
-                if waits.size:
-                    lo = int(waits.min())
-                    more = np.bincount(waits - lo)
-                    self.pending.data[lo : lo + len(more)] += more.astype(np.int32)
-                self.waiting.add(dst[open_end], waits, self.grundy.data)
+                self.pending.data[batch] += _counts_of(src[open_end], batch).astype(np.int32)
+                self.waiting.add(dst[open_end], src[open_end], self.grundy.data)
                 ready = batch[self.pending.data[batch] == 0]
                 self.edges_new += len(src)
                 if (

@@ -20,6 +20,7 @@ from explorer.errors import GraphTooLargeError
 from explorer.games.base import Game, Position
 from explorer.games.heaps import HeapGame, Heaps
 from explorer.solver.arrays import ranges
+from explorer.storage.sorted_runs import Run, find_sorted, push_run
 
 #: Heap games are expanded with numpy when positions fit in this many heaps ...
 MAX_VECTOR_HEAPS = 16
@@ -164,11 +165,9 @@ class HeapIndex:
         codes = comb(base + width - 1, width)
         most = MAX_DENSE if table_bytes is None else min(MAX_DENSE, table_bytes // 4)
         self.dense = np.zeros(codes, np.uint32) if codes <= most else None
-        # Otherwise sorted runs of (code, id), largest first, each over twice the next: a
-        # round sorts only its own codes and merges runs of like size, so numbering n states
-        # costs n log n in all (one sorted array re-sorted each round cost n a round: 77 s of
-        # a 10M-state build's 200 s).
-        self.runs: list[tuple[np.ndarray, np.ndarray]] = []
+        # Otherwise sorted runs of (code, id) (`explorer.storage.sorted_runs`): a round sorts
+        # only its own codes, so numbering n states costs n log n in all.
+        self.runs: list[Run] = []
         self._texts: np.ndarray | None = None  # the decimal text of each heap size, made once
         # moves of a heap of h: move_result[move_start[h] : move_start[h] + move_count[h]],
         # listed the first time a heap of h is expanded (-1: not yet). Listing every heap up
@@ -245,14 +244,7 @@ class HeapIndex:
         if not len(codes):
             return
         order = np.argsort(codes)
-        run = (codes[order], ids[order].astype(np.int32))
-        while self.runs and len(self.runs[-1][0]) <= 2 * len(run[0]):
-            # two sorted runs: timsort ("stable") finds them and merges them in linear time
-            last = self.runs.pop()
-            merged = np.concatenate([last[0], run[0]])
-            order = np.argsort(merged, kind="stable")
-            run = (merged[order], np.concatenate([last[1], run[1]])[order])
-        self.runs.append(run)
+        push_run(self.runs, (codes[order], ids[order].astype(np.int32)))
 
     def _lookup(self, codes: np.ndarray) -> np.ndarray:
         """The id of each code, -1 where unknown."""
@@ -261,8 +253,7 @@ class HeapIndex:
             return found
         found = np.full(len(codes), -1, dtype=np.int64)
         for run_codes, run_ids in self.runs:
-            at = np.minimum(np.searchsorted(run_codes, codes), len(run_codes) - 1)
-            hit = run_codes[at] == codes
+            at, hit = find_sorted(run_codes, codes)
             found[hit] = run_ids[at[hit]]
         return found
 
