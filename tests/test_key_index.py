@@ -9,8 +9,14 @@ import re
 import pytest
 import sqlalchemy as sa
 
-from explorer.storage import building, open_database
-from explorer.storage.engine import resolve_url
+from explorer.storage import building, open_database, records
+from explorer.storage.engine import resolve_url, writing
+from explorer.storage.records import (
+    SORT_PRAGMAS,
+    drop_key_index,
+    ensure_key_index,
+    key_index_present,
+)
 from tests.storage_support import dump, has_key_index, run_json
 
 pytest_plugins = ["tests.storage_fixtures"]  # db_url, other_db_url, pg_url
@@ -84,3 +90,20 @@ def test_a_build_stopped_after_dropping_the_index_creates_it_again(db_url, stop)
     assert [b["status"] for b in builds] == [
         "interrupted" if stop is KeyboardInterrupt else "failed"
     ]
+
+
+def test_creating_the_index_gives_the_connection_its_own_settings_back(tmp_path):
+    """`ensure_key_index` sorts with SQLite's small default cache and worker threads; the
+    pooled connection that later writers get keeps the cache it was opened with."""
+    with open_database(str(tmp_path / "x.db")) as db:
+        db.build(SPEC, POSITION)
+        with writing(db.engine) as conn:
+            settings = [conn.exec_driver_sql(f"PRAGMA {name}").scalar() for name in SORT_PRAGMAS]
+            drop_key_index(conn)
+        with writing(db.engine) as conn:
+            assert ensure_key_index(conn)
+        with writing(db.engine) as conn:
+            after = [conn.exec_driver_sql(f"PRAGMA {name}").scalar() for name in SORT_PRAGMAS]
+            assert key_index_present(conn)
+    assert after == settings
+    assert settings[1] != records.SORT_CACHE

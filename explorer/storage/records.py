@@ -39,6 +39,8 @@ from explorer.storage.models import KEY_INDEX, BuildTable, GameTable
 SORT_THREADS = 4
 #: SQLite's page cache (its ``cache_size``) while it creates the key index.
 SORT_CACHE = -2000
+#: The connection settings `ensure_key_index` changes while it sorts, and then puts back.
+SORT_PRAGMAS = ("threads", "cache_size")
 
 
 def utc_now() -> datetime:
@@ -317,12 +319,22 @@ def ensure_key_index(conn: sa.Connection) -> bool:
     """Create the unique key index if it is missing; returns whether it was."""
     if key_index_present(conn):
         return False
-    if conn.dialect.name == "sqlite":
-        # sorted by worker threads, in SQLite's default cache (2 MB: a larger one holds more
-        # of the sort in memory, while the build still holds its graph)
-        conn.exec_driver_sql(f"PRAGMA threads = {min(SORT_THREADS, os.cpu_count() or 1)}")
-        conn.exec_driver_sql(f"PRAGMA cache_size = {SORT_CACHE}")
-    conn.exec_driver_sql(f"CREATE UNIQUE INDEX IF NOT EXISTS {KEY_INDEX} ON states (game_id, key)")
+    create = f"CREATE UNIQUE INDEX IF NOT EXISTS {KEY_INDEX} ON states (game_id, key)"
+    if conn.dialect.name != "sqlite":
+        conn.exec_driver_sql(create)
+        return True
+    # sorted by worker threads, in SQLite's default cache (2 MB: a larger one holds more of the
+    # sort in memory, while the build still holds its graph); the pooled connection gets its
+    # own settings back after
+    threads = min(SORT_THREADS, os.cpu_count() or 1)
+    kept = {name: conn.exec_driver_sql(f"PRAGMA {name}").scalar() for name in SORT_PRAGMAS}
+    try:
+        for name, value in zip(SORT_PRAGMAS, (threads, SORT_CACHE), strict=True):
+            conn.exec_driver_sql(f"PRAGMA {name} = {value}")
+        conn.exec_driver_sql(create)
+    finally:
+        for name, own in kept.items():
+            conn.exec_driver_sql(f"PRAGMA {name} = {own}")
     return True
 
 
