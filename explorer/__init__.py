@@ -17,28 +17,35 @@ from explorer.errors import ExplorerError
 from explorer.lazy import lazy_members
 
 if TYPE_CHECKING:
-    from explorer.analysis import Explanation, Solution, explain, grundy_value, solve, value_table
+    from explorer.analysis.sequences import ValueSequence, find_period, value_sequence
+    from explorer.analysis.solving import (
+        Explanation,
+        Solution,
+        explain,
+        grundy_value,
+        solve,
+        value_table,
+    )
     from explorer.games import families, load_game
-    from explorer.graph import build_graph
-    from explorer.sequences import ValueSequence, find_period, value_sequence
+    from explorer.generation.graph import build_graph
     from explorer.solver import grundy_values, mex, outcomes, remoteness, winning_moves
 
 __version__ = "0.1.0"
 
 #: Where each public name lives: the module is imported when the name is first asked for.
 _HOMES = {
-    "Explanation": "explorer.analysis",
-    "Solution": "explorer.analysis",
-    "explain": "explorer.analysis",
-    "grundy_value": "explorer.analysis",
-    "solve": "explorer.analysis",
-    "value_table": "explorer.analysis",
+    "Explanation": "explorer.analysis.solving",
+    "Solution": "explorer.analysis.solving",
+    "explain": "explorer.analysis.solving",
+    "grundy_value": "explorer.analysis.solving",
+    "solve": "explorer.analysis.solving",
+    "value_table": "explorer.analysis.solving",
     "families": "explorer.games",
     "load_game": "explorer.games",
-    "build_graph": "explorer.graph",
-    "ValueSequence": "explorer.sequences",
-    "find_period": "explorer.sequences",
-    "value_sequence": "explorer.sequences",
+    "build_graph": "explorer.generation.graph",
+    "ValueSequence": "explorer.analysis.sequences",
+    "find_period": "explorer.analysis.sequences",
+    "value_sequence": "explorer.analysis.sequences",
     "grundy_values": "explorer.solver",
     "mex": "explorer.solver",
     "outcomes": "explorer.solver",

@@ -19,11 +19,11 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from explorer.analysis import solve
+from explorer.analysis.solving import solve
 from explorer.cli import common, main
 from explorer.errors import SpecError
 from explorer.games import load_game
-from explorer.graph import build_graph
+from explorer.generation.graph import build_graph
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:

@@ -9,12 +9,12 @@ from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
-from explorer.analysis import explain, grundy_value, solve
+from explorer.analysis.sequences import value_sequence
+from explorer.analysis.solving import explain, grundy_value, solve
 from explorer.cli import main
 from explorer.errors import GraphTooLargeError, PositionError, SpecError
 from explorer.games import load_game
-from explorer.graph import build_graph
-from explorer.sequences import value_sequence
+from explorer.generation.graph import build_graph
 from explorer.solver import grundy_values
 
 LENGTH = 10

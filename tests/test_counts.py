@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from explorer.errors import CyclicGraphError, EditError
 from explorer.games.loopy import GraphGame
-from explorer.incremental import Edit
+from explorer.solver.incremental import Edit
 from explorer.storage import Database, open_database
 from explorer.storage.counts import recount
 from explorer.storage.engine import alembic_config, resolve_url

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from explorer.analysis import explain, grundy_value, solve
+from explorer.analysis.solving import explain, grundy_value, solve
 from explorer.cli import main
 from explorer.errors import CyclicGraphError, GameFileError, PositionError, SpecError
 from explorer.games import load_game

@@ -16,6 +16,7 @@ from tests.conftest import REPO
 #: re-exports), games whose rules the conformance test of test_registry runs, and the notebook
 #: views (HTML for Jupyter, checked in test_viz).
 WITHOUT_EXAMPLES = {
+    "explorer.analysis",
     "explorer.cli",
     "explorer.errors",
     "explorer.games.base",
@@ -24,13 +25,15 @@ WITHOUT_EXAMPLES = {
     "explorer.games.staircase",
     "explorer.games.sums",
     "explorer.games.wythoff",
+    "explorer.generation",
     "explorer.storage",
-    "explorer.storage.expansion",
+    "explorer.generation.expansion",
     "explorer.storage.models",
     "explorer.storage.neighbourhood",
     "explorer.storage.records",
     "explorer.storage.sequences",
     "explorer.viz.notebook",
+    "explorer.web",
 }
 
 PACKAGE = sorted(

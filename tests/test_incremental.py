@@ -10,7 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from explorer.errors import CyclicGraphError
-from explorer.incremental import (
+from explorer.solver import grundy_values, heights, remoteness
+from explorer.solver.incremental import (
     Edit,
     EditError,
     SolvedGraph,
@@ -18,7 +19,6 @@ from explorer.incremental import (
     apply_edit,
     edit_between,
 )
-from explorer.solver import grundy_values, heights, remoteness
 from tests.bruteforce import mex_values
 
 # --- strategies -------------------------------------------------------------------------------

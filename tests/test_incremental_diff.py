@@ -9,9 +9,9 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from explorer.analysis.variants import compare_positions, compare_range
 from explorer.cli import main
 from explorer.games import load_game
-from explorer.variants import compare_positions, compare_range
 from tests.bruteforce import mex_values
 from tests.conftest import fraction_of_examples
 

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from explorer.cli import main
 from explorer.errors import CyclicGraphError
 from explorer.games.dag import DagGame
-from explorer.incremental import Edit, EditError, StateValue
+from explorer.solver.incremental import Edit, EditError, StateValue
 from explorer.storage import Database, NotStoredError, open_database
 from tests.conftest import REPO, fraction_of_examples
 from tests.test_incremental import from_scratch, random_dags, random_edit

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from explorer import load_game, solve
-from explorer.analysis import explain
+from explorer.analysis.solving import explain
 from explorer.cli import main
 from explorer.errors import CyclicGraphError, GameFileError, SpecError
 from explorer.solver import grundy_values
@@ -386,7 +386,7 @@ def test_json_contract_of_an_infinite_value():
 
 
 def test_tables_and_sequences_refuse_infinite_values(tmp_path):
-    from explorer.analysis import finite_value
+    from explorer.analysis.solving import finite_value
 
     game = load_game("windup:5:1,3")
     with pytest.raises(SpecError) as error:

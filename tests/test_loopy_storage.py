@@ -18,7 +18,7 @@ from explorer.cli import main
 from explorer.errors import CyclicGraphError, EditError
 from explorer.games import load_game
 from explorer.games.loopy import GraphGame
-from explorer.incremental import Edit
+from explorer.solver.incremental import Edit
 from explorer.solver.loopy import Infinite, label_vertices, outcome_of
 from explorer.storage import Database
 from explorer.storage.records import canonical_spec

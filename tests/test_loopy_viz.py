@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from explorer.cli import main
 from explorer.games import load_game
 from explorer.games.loopy import GraphGame
-from explorer.graph import build_graph
+from explorer.generation.graph import build_graph
 from explorer.solver.misere import misere_outcomes
 from explorer.storage import open_database
 from explorer.viz import draw_game, draw_stored

@@ -15,7 +15,7 @@ import pytest
 
 from explorer.games import FAMILIES, load_game
 from explorer.games.heaps import HeapGame
-from explorer.graph import build_graph
+from explorer.generation.graph import build_graph
 from tests.storage_support import run_json
 
 #: Runs `explorer build ... --json` in a fresh interpreter; prints its report and the peak

@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from explorer import build_graph, load_game
+from explorer.analysis.misere import explain_misere, misere_sequence, solve_misere
 from explorer.cli import main
-from explorer.misere import explain_misere, misere_sequence, solve_misere
 from explorer.solver.misere import bouton_misere_outcome, misere_outcomes
 from tests.bruteforce import heap_game_moves, solve_by_definition
 from tests.test_heaps import RULES, SPLITTING, positions

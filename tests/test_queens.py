@@ -13,7 +13,7 @@ from itertools import combinations_with_replacement, product
 import pytest
 from click.testing import CliRunner
 
-from explorer.analysis import explain, grundy_value, reduced_value, solve
+from explorer.analysis.solving import explain, grundy_value, reduced_value, solve
 from explorer.cli import main
 from explorer.errors import GraphTooLargeError, PositionError, SpecError
 from explorer.games import load_game

@@ -245,7 +245,7 @@ def test_a_run_past_the_memory_limit_says_how_much_and_how_to_raise_it():
 
 def graph_table(spec: str, size: int) -> list[list[int | None]]:
     """The value table cell by cell from game graphs (the method tables used before)."""
-    from explorer.analysis import grundy_value
+    from explorer.analysis.solving import grundy_value
     from explorer.errors import ExplorerError
 
     game = load_game(spec)

@@ -15,8 +15,8 @@ import sqlalchemy as sa
 from click.testing import CliRunner
 
 from explorer import load_game
+from explorer.analysis.sequences import stored_value_sequence
 from explorer.cli import main
-from explorer.sequences import stored_value_sequence
 from explorer.solver.sparse import fletcher32, heap_sequence
 from explorer.storage import open_database
 from explorer.storage.sequences import CHUNK_VALUES
@@ -71,7 +71,7 @@ def test_a_stored_proof_is_read_back_without_computing(db_url):
 RUNNER = """
 import sys
 from explorer import load_game
-from explorer.sequences import stored_value_sequence
+from explorer.analysis.sequences import stored_value_sequence
 from explorer.solver import sparse
 from explorer.storage import open_database
 sparse.CHECKPOINT_SECONDS = 0.2

@@ -11,8 +11,8 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from explorer.incremental import StateValue, state_values
 from explorer.solver import arrays, solve_graph
+from explorer.solver.incremental import StateValue, state_values
 from explorer.solver.misere import misere_grundy_values, misere_outcomes
 from tests.test_incremental import brute_force, random_dags
 

@@ -41,8 +41,8 @@ finally:
 HEAVY = {"alembic", "networkx", "pyvis", "jinja2", "matplotlib", "starlette", "uvicorn", "numba"}
 #: The parts of explorer that write, edit, export or draw.
 WRITERS = {
-    "explorer.analysis",
-    "explorer.incremental",
+    "explorer.analysis.solving",
+    "explorer.solver.incremental",
     "explorer.storage.building",
     "explorer.storage.edits",
     "explorer.storage.export",

@@ -13,12 +13,12 @@ from itertools import product
 import pytest
 from click.testing import CliRunner
 
-from explorer.analysis import explain, grundy_value, reduced_value, solve
+from explorer.analysis.sequences import value_sequence
+from explorer.analysis.solving import explain, grundy_value, reduced_value, solve
 from explorer.cli import main
 from explorer.errors import GraphTooLargeError, PositionError, SpecError
 from explorer.games import load_game
 from explorer.games.treblecross import MAX_CELLS, safe_runs, strip_with_runs
-from explorer.sequences import value_sequence
 from tests.bruteforce import mex_values
 
 LONGEST = 12  # every strip up to this many cells is solved as written

@@ -18,11 +18,11 @@ import networkx as nx
 import pytest
 from click.testing import CliRunner
 
-from explorer.analysis import explain, solve, value_table
+from explorer.analysis.sequences import value_sequence
+from explorer.analysis.solving import explain, solve, value_table
 from explorer.cli import main
 from explorer.errors import GraphTooLargeError, PositionError
 from explorer.games import load_game
-from explorer.sequences import value_sequence
 from explorer.storage import open_database
 from explorer.viz import (
     DEFAULT_BUDGET,
@@ -483,7 +483,7 @@ FULL_DISK = """
 import resource, signal, sys
 from explorer.viz import draw_game, plot_sequence
 from explorer.games import load_game
-from explorer.sequences import value_sequence
+from explorer.analysis.sequences import value_sequence
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG
 page = draw_game(load_game("kayles"), (12,))
 resource.setrlimit(resource.RLIMIT_FSIZE, (20000, 20000))
@@ -519,7 +519,7 @@ def test_drawing_imports_pyvis_and_matplotlib_only_when_needed():
 def test_results_import_their_notebook_views_only_when_shown():
     # storage, analysis and sequences sit below viz: their results call the views lazily
     code = (
-        "import sys, explorer.storage, explorer.analysis, explorer.sequences\n"
+        "import sys, explorer.storage, explorer.analysis.solving, explorer.analysis.sequences\n"
         "assert not [m for m in sys.modules if m.startswith(('explorer.viz', 'jinja2'))]\n"
         "from explorer.storage import open_database\n"
         "with open_database('sqlite://') as db:\n"

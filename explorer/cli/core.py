@@ -27,7 +27,7 @@ from explorer.cli.common import (
 )
 from explorer.games import families, load_game
 from explorer.games.heaps import HeapGame
-from explorer.graph import DEFAULT_MAX_STATES
+from explorer.generation.graph import DEFAULT_MAX_STATES
 from explorer.viz.palette import VERDICTS, outcome_text
 
 #: Values of a sequence formatted at a time (a multiple of 20, the values a line shows).
@@ -104,8 +104,8 @@ def solve_command(
       explorer solve nim 1,1,1 --misere
       explorer solve kayles 1000000000000
     """
-    from explorer.analysis import solve
-    from explorer.misere import solve_misere
+    from explorer.analysis.misere import solve_misere
+    from explorer.analysis.solving import solve
 
     game = load_game(spec)
     if max_memory is not None:
@@ -168,8 +168,8 @@ def explain_command(
       explorer explain windup:5:1,3 4
       explorer explain nim 1,2 --misere
     """
-    from explorer.analysis import explain
-    from explorer.misere import explain_misere
+    from explorer.analysis.misere import explain_misere
+    from explorer.analysis.solving import explain
 
     game = load_game(spec)
     explainer = explain_misere if misere else explain
@@ -272,7 +272,7 @@ def sequence_command(
     With --db the values are stored (the same database as builds): a larger --upto continues
     from them, a killed run resumes, and a stored sequence is read back without computing.
     """
-    from explorer.sequences import stored_value_sequence, value_sequence
+    from explorer.analysis.sequences import stored_value_sequence, value_sequence
 
     if misere:
         _misere_sequence(spec, upto, as_json)
@@ -322,7 +322,7 @@ def sequence_command(
 
 
 def _misere_sequence(spec: str, upto: int, as_json: bool) -> None:
-    from explorer.misere import misere_sequence
+    from explorer.analysis.misere import misere_sequence
 
     result = misere_sequence(load_game(spec), upto)
     if as_json:
@@ -358,7 +358,7 @@ def table_command(
       explorer table wythoff --rows 8 --cols 8
       explorer table wythoff --rows 1000 --cols 1000 --json
     """
-    from explorer.analysis import value_table
+    from explorer.analysis.solving import value_table
 
     game = load_game(spec)
     fields = {"cells": "{:>11,} cells"}

@@ -57,7 +57,7 @@ def diff_command(
       explorer diff subtraction:1,3,4 subtraction:1,4 --upto 30
       explorer diff nim bash:3 -p 3,4 -p 5 --json
     """
-    from explorer.variants import compare_positions, compare_range
+    from explorer.analysis.variants import compare_positions, compare_range
 
     game_a, game_b = load_game(spec_a), load_game(spec_b)
     if positions and upto is not None:
@@ -216,7 +216,7 @@ def edit_command(
       explorer edit dag:data/note003.json --add-edge c t3
       explorer edit dag:data/note003.json --add-state z --add-edge z b --json
     """
-    from explorer.incremental import Edit
+    from explorer.solver.incremental import Edit
 
     edit = Edit(
         add_states=add_states,

@@ -45,7 +45,7 @@ def serve_command(url: str | None, port: int, host: str, open_browser: bool, as_
       explorer serve --db kayles.db --port 8080 --open
     """
     from explorer.storage import open_database
-    from explorer.viz.app import is_loopback, serve
+    from explorer.web.app import is_loopback, serve
 
     def listening(address: str) -> None:
         if as_json:

@@ -22,7 +22,7 @@ from explorer.cli.common import (
 )
 from explorer.errors import ExplorerError
 from explorer.games import load_game
-from explorer.graph import DEFAULT_MAX_STATES
+from explorer.generation.graph import DEFAULT_MAX_STATES
 from explorer.viz import DEFAULT_BUDGET, DEFAULT_DEPTH, LARGE_BUDGET, draw_game, draw_stored
 from explorer.viz.output import check_suffix
 from explorer.viz.plots import IMAGE_SUFFIXES, Table
@@ -212,7 +212,7 @@ def plot_sequence_command(spec: str, upto: int, output: Path, as_json: bool) -> 
     Example:
       explorer plot sequence kayles --upto 200 -o kayles.png
     """
-    from explorer.sequences import value_sequence
+    from explorer.analysis.sequences import value_sequence
     from explorer.viz.plots import plot_sequence
 
     with working("plotting", enabled=not as_json) as stage:
@@ -282,7 +282,7 @@ def _plot_values(
     draw: Callable[[str, Table, Path], Path],
 ) -> None:
     """Compute the value table G(row, column) of `spec` and `draw` it to `output`."""
-    from explorer.analysis import value_table
+    from explorer.analysis.solving import value_table
 
     game = load_game(spec)
     with working("plotting", enabled=not as_json) as stage:

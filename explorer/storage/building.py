@@ -33,6 +33,8 @@ from explorer import __version__
 from explorer.errors import GraphTooLargeError, SpecError
 from explorer.games import load_game, may_cycle
 from explorer.games.base import Game, Position
+from explorer.generation.expansion import PositionIndex, position_index
+from explorer.generation.sorted_runs import Run, find_sorted, merged, push_run
 from explorer.solver import outcome
 from explorer.solver.arrays import (
     MISERE_TERMINAL,
@@ -61,7 +63,6 @@ from explorer.storage.counts import (
     stored_states,
 )
 from explorer.storage.engine import reading, writing
-from explorer.storage.expansion import PositionIndex, position_index
 from explorer.storage.loopy import UPDATE_VALUES, LoopyValue, label_arrays, value_params
 from explorer.storage.records import (
     BuildCounts,
@@ -76,7 +77,6 @@ from explorer.storage.records import (
     stored_game,
     update_build,
 )
-from explorer.storage.sorted_runs import Run, find_sorted, merged, push_run
 
 #: States expanded per transaction: large enough for bulk rates, small enough to lose little.
 BATCH_STATES = 50_000
@@ -272,7 +272,7 @@ class _Waiting:
     again every few batches costs time that grows with the square of the edges (a 10M-state
     build, whose 60M edges all wait until its last batch, took 142 s in process so, 114 s
     merging as below with the last batch's key index overlapped), so runs merge like a binary
-    counter instead (`explorer.storage.sorted_runs.push_run`). Below that, merging all at once
+    counter instead (`explorer.generation.sorted_runs.push_run`). Below that, merging all at once
     is cheap and holds less memory: a 1M-state build merged like a binary counter peaked
     120 MB higher (memory freed by the many merges stayed with the process). A merge drops the
     edges whose end was solved meanwhile.
@@ -1002,7 +1002,8 @@ def build_position(
     ------
     SpecError
         For a misère build of a game whose play may loop (``graph:``, ``windup:``): G⁻ needs
-        play that ends (`explorer.misere.solve_misere` gives such a game's misère outcomes).
+        play that ends (`explorer.analysis.misere.solve_misere` gives such a game's misère
+        outcomes).
 
     Examples
     --------

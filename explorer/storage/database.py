@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # building, editing and exporting load in the methods that do
     import networkx as nx
 
     from explorer.games.dag import DagGame
-    from explorer.incremental import Edit
+    from explorer.solver.incremental import Edit
     from explorer.storage.building import BuildProgress, BuildReport
     from explorer.storage.edits import EditReport
     from explorer.storage.export import ExportReport, Progress
@@ -324,7 +324,7 @@ class Database:
 
         Examples
         --------
-        >>> from explorer.incremental import Edit
+        >>> from explorer.solver.incremental import Edit
         >>> db = open_database("sqlite://")
         >>> game = db.import_graph("data/note003.json").game
         >>> report = db.edit(game, Edit(remove_edges=(("b", "a"),)))

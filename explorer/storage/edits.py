@@ -3,8 +3,9 @@
 `import_graph` stores a graph file as a game (or, when it is stored already, applies only the
 difference); `edit_game` adds and removes states and moves; `explorer.storage.Database` offers
 them as ``db.import_graph`` and ``db.edit``. Both re-solve through
-`explorer.incremental` over `StoredGraph`, which reads and writes a batch of states at a time,
-so an edit never loads the whole graph. Every value an edit changes records it (its build row).
+`explorer.solver.incremental` over `StoredGraph`, which reads and writes a batch of states at a
+time, so an edit never loads the whole graph. Every value an edit changes records it (its build
+row).
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from sqlalchemy.engine import Engine
 from explorer import __version__
 from explorer.errors import EditError, NotStoredError
 from explorer.games.dag import DagGame
-from explorer.incremental import (
+from explorer.solver import outcome
+from explorer.solver.arrays import Adjacency, depths, solve_adjacency
+from explorer.solver.incremental import (
     Edit,
     EditResult,
     State,
@@ -30,8 +33,6 @@ from explorer.incremental import (
     apply_edit,
     edit_between,
 )
-from explorer.solver import outcome
-from explorer.solver.arrays import Adjacency, depths, solve_adjacency
 from explorer.solver.loopy import Infinite
 from explorer.storage.bulk import Row, StateRow, read_int_columns, value_columns, writer_for
 from explorer.storage.counts import (
@@ -82,7 +83,7 @@ def _chunks(items: Collection[State]) -> Iterable[list[State]]:
 
 
 class StoredGraph:
-    """One stored game seen as an `explorer.incremental.SolvedGraphStore`, states by key.
+    """One stored game seen as an `explorer.solver.incremental.SolvedGraphStore`, states by key.
 
     Every state met in a query is remembered with its id, value and height (kept up to date by
     the writes), so the re-solve of a batch costs three queries: successors, new values,
@@ -444,7 +445,7 @@ def edit_game(engine: Engine, spec: str, edit: Edit) -> EditReport:
     NotStoredError
         When the game is not stored.
     EditError, CyclicGraphError
-        When the edit is refused (see `explorer.incremental.apply_edit`); nothing is written.
+        When the edit is refused (see `explorer.solver.incremental.apply_edit`); nothing is written.
 
     Examples
     --------

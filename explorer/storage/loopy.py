@@ -21,7 +21,7 @@ import sqlalchemy as sa
 from explorer.solver.loopy import Infinite, Value, labels_and_remoteness, outcome_of
 
 if TYPE_CHECKING:  # the editor loads with edits, not with the reads that parse escapes
-    from explorer.incremental import Edit, EditResult
+    from explorer.solver.incremental import Edit, EditResult
     from explorer.storage.edits import StoredGraph
 
 #: How `explorer edit` re-solves a game with cycles (stored in its build row).
@@ -124,7 +124,7 @@ def _ancestors(size: int, src: np.ndarray, dst: np.ndarray, start: Collection[in
 def apply_loopy_edit(store: StoredGraph, edit: Edit) -> EditResult:
     """Check and apply an edit to a stored game with cycles (self-loops and cycles allowed),
     then re-solve every state that can reach an edited one; write the values that changed."""
-    from explorer.incremental import EditResult, check_edit
+    from explorer.solver.incremental import EditResult, check_edit
     from explorer.storage.bulk import read_int_columns
 
     dirty = check_edit(store, edit, loops=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from explorer.errors import OutputFileError, SpecError
-from explorer.graph import DEFAULT_MAX_STATES
+from explorer.generation.graph import DEFAULT_MAX_STATES
 from explorer.lazy import lazy_members
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ import networkx as nx
 
 from explorer.errors import CyclicGraphError, PositionError
 from explorer.games.base import Game, Position
-from explorer.graph import DEFAULT_MAX_STATES, build_graph
+from explorer.generation.graph import DEFAULT_MAX_STATES, build_graph
 from explorer.solver import layers as layers  # the layering the page draws, re-exported
 from explorer.solver import outcome, outcomes, solve_graph
 from explorer.solver.loopy import Infinite, solve_loopy
@@ -39,7 +39,7 @@ def solved_graph(
     game with cycles, ``grundy`` then None; None for a finite value). With `misere`, outcome
     and remoteness are those of misère play and ``grundy`` is None; the graph attribute
     ``convention`` says which play. Nodes stay position objects; graph attributes ``game`` and
-    ``root`` are those of `explorer.graph.build_graph`.
+    ``root`` are those of `explorer.generation.graph.build_graph`.
 
     Examples
     --------

@@ -21,8 +21,8 @@ from explorer.viz import templating
 from explorer.viz.palette import MOVE_COLOUR, game_title, outcome_text
 
 if TYPE_CHECKING:
-    from explorer.analysis import Explanation, Solution
-    from explorer.sequences import ValueSequence
+    from explorer.analysis.sequences import ValueSequence
+    from explorer.analysis.solving import Explanation, Solution
     from explorer.storage import BuildReport, EditReport, QueryResult
     from explorer.viz.page import GraphPage
 

@@ -17,7 +17,7 @@ from explorer.viz.palette import GUIDE_COLOUR, N_MARK, P_COLOUR
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from explorer.sequences import ValueSequence
+    from explorer.analysis.sequences import ValueSequence
 
 #: Image formats `explorer plot` writes, by file suffix.
 IMAGE_SUFFIXES = (".png", ".svg")
@@ -50,7 +50,7 @@ def plot_sequence(sequence: ValueSequence, path: str | Path) -> Path:
     Parameters
     ----------
     sequence : ValueSequence
-        From `explorer.sequences.value_sequence`.
+        From `explorer.analysis.sequences.value_sequence`.
     path : str or Path
         A ``.png`` or ``.svg`` file.
 
@@ -67,7 +67,7 @@ def plot_sequence(sequence: ValueSequence, path: str | Path) -> Path:
     --------
     >>> import tempfile, pathlib
     >>> from explorer import load_game
-    >>> from explorer.sequences import value_sequence
+    >>> from explorer.analysis.sequences import value_sequence
     >>> out = pathlib.Path(tempfile.mkdtemp()) / "kayles.svg"
     >>> plot_sequence(value_sequence(load_game("kayles"), 100), out).read_text()[:5]
     '<?xml'
@@ -131,7 +131,7 @@ def plot_table(game: str, table: Table, path: str | Path) -> Path:
     game : str
         The game's spec, for the title.
     table : list of lists
-        From `explorer.analysis.value_table`.
+        From `explorer.analysis.solving.value_table`.
     path : str or Path
         A ``.png`` or ``.svg`` file.
 

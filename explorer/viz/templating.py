@@ -1,4 +1,5 @@
-"""HTML from the templates in ``explorer/viz/templates`` (jinja2, imported lazily): text stays text.
+"""HTML from the templates in ``explorer/viz/templates`` and the folders other layers add (the
+web app's, under ``serve/``), with jinja2 imported lazily: text stays text.
 
 Every ``.html`` and ``.svg`` template is autoescaped, so a position reaches markup only escaped;
 data reaches a script only through `script_json`; `content_security_policy` allows a page's own
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
 
 #: Where the templates, the page's style sheet and its own scripts are (package data).
 TEMPLATES = Path(__file__).with_name("templates")
+#: More template folders by the first part of a template's name (the web app adds ``serve``).
+FOLDERS: dict[str, Path] = {}
 #: The vis-network build pyvis ships (the page inlines it: no CDN, no request).
 VIS_NETWORK = ("lib", "vis-9.1.2", "vis-network.min.js")
 
@@ -43,7 +46,7 @@ def environment() -> jinja2.Environment:
     import jinja2
 
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(TEMPLATES),
+        loader=jinja2.FunctionLoader(_source),
         autoescape=jinja2.select_autoescape(["html", "svg"], default_for_string=True),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -52,6 +55,25 @@ def environment() -> jinja2.Environment:
     env.globals["palette"] = palette
     env.filters["script_json"] = script_json
     return env
+
+
+def add_folder(prefix: str, folder: Path) -> None:
+    """Serve the templates named ``prefix/...`` from `folder`."""
+    FOLDERS[prefix] = folder
+
+
+def _path(name: str) -> Path:
+    """The file of the template `name`: in a folder added for its first part, else here."""
+    prefix, _, rest = name.partition("/")
+    return FOLDERS[prefix] / rest if rest and prefix in FOLDERS else TEMPLATES / name
+
+
+def _source(name: str) -> tuple[str, str, Any] | None:
+    """A template's text for jinja2's loader (None when there is no such file)."""
+    path = _path(name)
+    if not path.is_file():
+        return None
+    return path.read_text(encoding="utf-8"), str(path), lambda: True
 
 
 def render(name: str, /, **context: Any) -> str:
@@ -111,7 +133,7 @@ def trusted(text: str) -> Any:
 @cache
 def asset(name: str) -> str:
     """A file of `TEMPLATES` used as it is (a style sheet, one of the page's scripts)."""
-    return (TEMPLATES / name).read_text(encoding="utf-8")
+    return _path(name).read_text(encoding="utf-8")
 
 
 @cache

@@ -20,8 +20,8 @@ import time
 import numpy as np
 import sqlalchemy as sa
 
-from explorer.incremental import Edit
 from explorer.solver.arrays import Adjacency, solve_adjacency
+from explorer.solver.incremental import Edit
 from explorer.storage import open_database
 from explorer.storage.bulk import read_int_columns
 

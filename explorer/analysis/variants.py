@@ -10,9 +10,9 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from explorer.analysis import reduced_value
+from explorer.analysis.sequences import value_sequence
+from explorer.analysis.solving import reduced_value
 from explorer.games.base import Game
-from explorer.sequences import value_sequence
 from explorer.solver.loopy import Infinite, Value, outcome_of
 
 
@@ -82,7 +82,7 @@ def compare_range(game_a: Game[Any], game_b: Game[Any], upto: int) -> Comparison
     Parameters
     ----------
     game_a, game_b : Game
-        Heap games, or games with one-parameter positions (see `explorer.sequences`).
+        Heap games, or games with one-parameter positions (see `explorer.analysis.sequences`).
     upto : int
         The largest n compared.
 

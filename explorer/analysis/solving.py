@@ -22,7 +22,7 @@ from explorer.games.ferguson import Ferguson
 from explorer.games.heaps import FAR_HEAP, FAR_MOVES, PERIODIC_SPLIT_PARTS, HeapGame
 from explorer.games.sums import SumGame
 from explorer.games.wythoff import Wythoff
-from explorer.graph import DEFAULT_MAX_STATES, build_graph
+from explorer.generation.graph import DEFAULT_MAX_STATES, build_graph
 from explorer.solver import mex, solve_graph
 from explorer.solver.loopy import (
     Infinite,

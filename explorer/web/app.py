@@ -48,6 +48,8 @@ if TYPE_CHECKING:
 
     from explorer.storage import Database
 
+templating.add_folder("serve", Path(__file__).with_name("templates"))
+
 #: Most states drawn around a position; the nearest are kept and the page says so.
 GRAPH_STATES = 200
 #: Neighbourhood radius drawn by default, and the largest one a URL may ask for.

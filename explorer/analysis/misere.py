@@ -9,7 +9,8 @@ from collections.abc import Hashable
 from dataclasses import asdict, dataclass
 from typing import Any, cast
 
-from explorer.analysis import (
+from explorer.analysis.sequences import find_period
+from explorer.analysis.solving import (
     AUTO_GRAPH_EDGES,
     AUTO_GRAPH_STATES,
     Explanation,
@@ -20,8 +21,7 @@ from explorer.errors import GraphTooLargeError, SpecError
 from explorer.games.base import Game, Position
 from explorer.games.heaps import HeapGame, Heaps, Nim
 from explorer.games.sums import SumGame
-from explorer.graph import DEFAULT_MAX_STATES, build_graph
-from explorer.sequences import find_period
+from explorer.generation.graph import DEFAULT_MAX_STATES, build_graph
 from explorer.solver import outcome
 from explorer.solver.misere import (
     MISERE,

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from explorer.analysis import finite_value
+from explorer.analysis.solving import finite_value
 from explorer.errors import SpecError
 from explorer.games.base import Game
 from explorer.games.heaps import HeapGame

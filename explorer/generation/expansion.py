@@ -19,8 +19,8 @@ import numpy as np
 from explorer.errors import GraphTooLargeError
 from explorer.games.base import Game, Position
 from explorer.games.heaps import HeapGame, Heaps
+from explorer.generation.sorted_runs import Run, find_sorted, push_run
 from explorer.solver.arrays import ranges
-from explorer.storage.sorted_runs import Run, find_sorted, push_run
 
 #: Heap games are expanded with numpy when positions fit in this many heaps ...
 MAX_VECTOR_HEAPS = 16
@@ -165,7 +165,7 @@ class HeapIndex:
         codes = comb(base + width - 1, width)
         most = MAX_DENSE if table_bytes is None else min(MAX_DENSE, table_bytes // 4)
         self.dense = np.zeros(codes, np.uint32) if codes <= most else None
-        # Otherwise sorted runs of (code, id) (`explorer.storage.sorted_runs`): a round sorts
+        # Otherwise sorted runs of (code, id) (`explorer.generation.sorted_runs`): a round sorts
         # only its own codes, so numbering n states costs n log n in all.
         self.runs: list[Run] = []
         self._texts: np.ndarray | None = None  # the decimal text of each heap size, made once
