@@ -110,6 +110,13 @@ BAD_SPECS = {
     "grundy parameter": "grundy:1",
     "half parameter": "half:2",
     "kayles parameter": "kayles:1",
+    "windup superscript move": "windup:5:¹,3",
+    "windup superscript modulus": "windup:²:1",
+    "windup full-width": "windup:５:1",
+    "windup no moves": "windup:5",
+    "windup zero move": "windup:5:1,0",
+    "windup too big": "windup:99999999999999:1",
+    "windup 5000 digits": "windup:" + HUGE_DIGITS + ":1",
     "control characters": "\x1b[2Jnim",
     "newline": "nim\nforged",
     "nul": "ni\x00m",
@@ -136,6 +143,7 @@ BAD_POSITIONS = {
     "lasker": ["x"],
     "grundy": ["x"],
     "half": ["x"],
+    "windup:5:1,3": ["²", "5", "0000000000007", "-1", "", "1,2", "٣", HUGE_DIGITS],
     DAG: ["nowhere", "", "\x1b]0;title\x07"],
 }
 for spec, positions in BAD_POSITIONS.items():

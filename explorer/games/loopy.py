@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from explorer.errors import PositionError, SpecError
-from explorer.games.base import Game, Position
+from explorer.games.base import Game, Position, natural_number
 from explorer.games.dag import DagGame
 
 #: Largest WindUp modulus (a position graph has N states and up to N·|S| moves).
@@ -59,12 +59,11 @@ class WindUp(Game[Any]):
         return f"windup:{self.modulus}:" + ",".join(map(str, self.moves))
 
     def parse(self, text: str) -> int:
-        item = text.strip()
-        if not item.isdigit() or int(item[:12]) >= self.modulus:
-            raise PositionError(
-                f"bad position {text!r} for {self.spec} (expected a number 0..{self.modulus - 1})"
-            )
-        return int(item)
+        expected = f"expected a number 0..{self.modulus - 1}"
+        value = natural_number(text.strip(), context=f"bad position for {self.spec}")
+        if value is None or value >= self.modulus:
+            raise PositionError(f"bad position {text!r} for {self.spec} ({expected})")
+        return value
 
     def format(self, position: Position) -> str:
         return str(position)
@@ -80,16 +79,18 @@ class WindUp(Game[Any]):
     def from_parameters(cls, parameters: str | None) -> WindUp:
         usage = "expected N:S, a modulus and moves 1 <= s < N, e.g. windup:5:1,3"
         modulus_text, colon, moves_text = (parameters or "").partition(":")
-        modulus_text = modulus_text.strip()
-        items = [x.strip() for x in moves_text.split(",")]
-        if not colon or not modulus_text.isdigit() or not all(x.isdigit() for x in items):
-            raise SpecError(f"bad windup parameters {parameters!r} ({usage})")
-        if len(modulus_text) > 9 or int(modulus_text) > MAX_WINDUP:
+        context = f"bad windup parameters {parameters!r}"
+        numbers = [
+            natural_number(x.strip(), context=context, error=SpecError)
+            for x in [modulus_text, *moves_text.split(",")]
+        ]
+        if not colon or any(n is None for n in numbers):
+            raise SpecError(f"{context} ({usage})")
+        modulus, *moves = [n for n in numbers if n is not None]
+        if modulus > MAX_WINDUP:
             raise SpecError(
-                f"windup modulus {modulus_text!r} is too large (at most {MAX_WINDUP:,})"
+                f"windup modulus {modulus_text.strip()!r} is too large (at most {MAX_WINDUP:,})"
             )
-        modulus = int(modulus_text)
-        bad = [x for x in items if len(x) > 9 or not 1 <= int(x) < modulus]
-        if modulus < 2 or bad:
-            raise SpecError(f"bad windup parameters {parameters!r} ({usage})")
-        return cls(modulus, [int(x) for x in items])
+        if modulus < 2 or any(not 1 <= m < modulus for m in moves):
+            raise SpecError(f"{context} ({usage})")
+        return cls(modulus, moves)
