@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 
@@ -83,6 +84,14 @@ def test_games_json_lists_every_family():
     assert names == [*FAMILIES, "sum"]
     for row in data:
         assert set(row) >= {"name", "parameters", "position", "example"}
+
+
+def test_games_examples_are_shell_quoted():
+    """Pasted after ``explorer solve``, each example is one spec and one position."""
+    for row in run_json("games"):
+        spec, position = shlex.split(row["example"])
+        assert run("solve", spec, position)[0] == 0, row["example"]
+    assert {r["name"]: r["example"] for r in run_json("games")}["queens"] == "queens '1,3;4,2'"
 
 
 def test_explain_shows_the_mex():

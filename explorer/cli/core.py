@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Sequence
 from contextlib import ExitStack
 from functools import partial
@@ -52,7 +53,7 @@ def games_command(as_json: bool) -> None:
             "name": name,
             "parameters": cls.parameters,
             "position": cls.position_syntax,
-            "example": f"{cls.example[0]} {cls.example[1]}",
+            "example": shlex.join(cls.example),
             "summary": cls.summary,
         }
         for name, cls in families()
