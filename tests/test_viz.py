@@ -14,6 +14,7 @@ import xml.etree.ElementTree as ElementTree
 from collections import Counter, deque
 from pathlib import Path
 
+import markupsafe
 import networkx as nx
 import pytest
 from click.testing import CliRunner
@@ -287,12 +288,12 @@ def test_budget_keeps_the_nearest_states_and_says_so():
     values, _, moves = brute_nim(start)
     page = draw_game(nim, start, budget=50)
     assert (page.nodes, page.states, page.cut) == (50, len(values), True)
-    assert page.note == (
-        f"The graph was cut: showing the 50 states nearest the start out of {len(values):,}. "
-        "Raise --budget, draw a neighbourhood (--around POSITION --depth K) "
-        "or a condensed view (--condensed grundy)."
+    assert page.note.startswith(f"The graph was cut: showing 50 of {len(values):,} states (")
+    assert page.note.endswith(
+        "Draw more with draw_game(..., budget=N) (2,000 draw in a second or two), a "
+        'neighbourhood (around=POSITION, depth=K) or a condensed view (condensed="grundy").'
     )
-    assert html.escape(page.note) in page.html
+    assert str(markupsafe.escape(page.note)) in page.html
     nodes, edges = page_data(page.html)
     kept = {nim.parse(n["position"]) for n in nodes}
     far = distances(moves, start, both_ways=False)
@@ -316,16 +317,11 @@ def test_big_games_draw_a_readable_page_by_default_and_say_how_to_get_more(tmp_p
     page = draw_game(kayles, kayles.parse("30"))
     assert (page.nodes, page.states, page.cut) == (DEFAULT_BUDGET, 6842, True)
     assert DEFAULT_BUDGET <= 50
-    assert page.note == (
-        f"A big graph: showing the {DEFAULT_BUDGET} states nearest the start out of 6,842, so "
-        "that the page stays readable. Draw more with --budget N (2,000 draw in a second or "
-        "two), a neighbourhood (--around POSITION --depth K) or a condensed view "
-        "(--condensed grundy)."
-    )
-    assert html.escape(page.note) in page.html
+    assert page.note.startswith(f"A big graph: showing {DEFAULT_BUDGET} of 6,842 states (")
+    assert str(markupsafe.escape(page.note)) in page.html
     more = draw_game(kayles, kayles.parse("30"), budget=LARGE_BUDGET)
     assert more.nodes == LARGE_BUDGET and more.note.startswith(
-        "The graph was cut: showing the 2,000"
+        "The graph was cut: showing 2,000 of 6,842"
     )
     # small games are drawn whole, without a note
     nim = load_game("nim")
@@ -333,9 +329,16 @@ def test_big_games_draw_a_readable_page_by_default_and_say_how_to_get_more(tmp_p
     assert (whole.nodes, whole.cut, whole.note) == (14, False, "")
     out = tmp_path / "k.html"
     code, stdout, _ = run("viz", "kayles", "30", "-o", str(out))
+    cli_note = page.note.replace(
+        "Draw more with draw_game(..., budget=N) (2,000 draw in a second or two), a "
+        'neighbourhood (around=POSITION, depth=K) or a condensed view (condensed="grundy").',
+        "Draw more with --budget N (2,000 draw in a second or two), a neighbourhood "
+        "(--around POSITION --depth K) or a condensed view (--condensed grundy).",
+    )
+    assert cli_note != page.note
     assert (code, stdout.splitlines()) == (
         0,
-        [f"wrote {out}: {DEFAULT_BUDGET} states and {page.edges} moves drawn", page.note],
+        [f"wrote {out}: {DEFAULT_BUDGET} states and {page.edges} moves drawn", cli_note],
     )
     assert len(page_data(out.read_text(encoding="utf-8"))[0]) == DEFAULT_BUDGET
 
@@ -449,7 +452,7 @@ def test_a_page_shows_light_in_a_notebook_and_has_a_short_repr():
     # a cut page says so in its view too; a page too big for a picture says how to see it
     kayles = load_game("kayles")
     cut = draw_game(kayles, kayles.parse("30"))
-    assert html.escape(cut.note) in cut._repr_html_()
+    assert str(markupsafe.escape(cut.note)) in cut._repr_html_()
     big = draw_game(kayles, kayles.parse("30"), budget=1000)
     assert "<svg" not in big._repr_html_() and "page.interactive()" in big._repr_html_()
     assert len(repr(big)) < 120
@@ -752,13 +755,47 @@ def test_cli_viz_json_and_cut(tmp_path):
         "drawn_moves": sum(1 for p in drawn for q in moves[p] if q in drawn),
         "states": len(moves),
         "cut": True,
-        "note": "The graph was cut: showing the 40 states nearest the start out of 110. Raise "
-        "--budget, draw a neighbourhood (--around POSITION --depth K) or a condensed view "
-        "(--condensed grundy).",
+        "note": json.loads(stdout)["note"],
     }
-    assert json.loads(stdout)["note"].startswith("The graph was cut: showing the 40 states")
+    assert json.loads(stdout)["note"].startswith("The graph was cut: showing 40 of 110 states")
+    assert json.loads(stdout)["note"].endswith("a condensed view (--condensed grundy).")
     code, stdout, _ = run("viz", "nim", "5,6,7", "--budget", "40", "-o", str(out))
-    assert stdout.splitlines()[1].startswith("The graph was cut: showing the 40 states nearest")
+    assert stdout.splitlines()[1].startswith("The graph was cut: showing 40 of 110 states")
+
+
+def test_the_flagship_example_is_drawn_whole():
+    nim = load_game("nim")
+    page = draw_game(nim, nim.parse("3,4,5"))
+    values, _, _ = brute_nim((3, 4, 5))
+    assert (page.nodes, page.states, page.cut, page.note) == (48, 48, False, "")
+    shown = {n["position"] for n in page_data(page.html)[0] if n["grundy"] == 0}
+    assert shown == {nim.format(p) for p, v in values.items() if v == 0}
+    assert {"1,1", "2,2"} <= shown
+
+
+@pytest.mark.parametrize(("spec", "start", "budget"), [("kayles", "14", 30), ("nim", "4,5,7", 25)])
+def test_a_cut_keeps_every_p_position_of_the_area_it_draws(spec, start, budget):
+    game = load_game(spec)
+    root = game.parse(start)
+    far, queue = {root: 0}, [root]  # distances in moves, by a breadth-first search of our own
+    for p in queue:
+        for q in game.successors(p):
+            if q not in far:
+                far[q] = far[p] + 1
+                queue.append(q)
+    page = draw_game(game, root, budget=budget)
+    nodes = page_data(page.html)[0]
+    kept = {game.parse(n["position"]) for n in nodes}
+    zeros = {p for p in far if solve(game, p).grundy == 0}
+    rim = max(far[p] for p in kept)
+    assert page.cut and len(kept) == budget
+    assert all(p in kept for p in far if far[p] < rim)  # whole rings inside the rim
+    assert all(p in kept for p in zeros if far[p] < rim)
+    kept_on_rim = {p for p in kept if far[p] == rim}
+    # on the rim, P-positions go first: either all of them are kept, or only they are
+    assert {p for p in zeros if far[p] == rim} <= kept_on_rim or kept_on_rim <= zeros
+    left = sum(1 for p in zeros if p not in kept)
+    assert f"{left:,} P-position" in page.note
 
 
 def test_cli_viz_around_and_condensed(tmp_path):

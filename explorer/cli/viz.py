@@ -154,6 +154,7 @@ def viz_command(
                 condensed=condensed,  # type: ignore[arg-type]
                 max_states=max_states or DEFAULT_MAX_STATES,
                 misere=misere,
+                wording="cli",
             )
     else:
         game = load_game(spec)
@@ -167,6 +168,7 @@ def viz_command(
             condensed=condensed,  # type: ignore[arg-type]
             max_states=max_states or DEFAULT_MAX_STATES,
             misere=misere,
+            wording="cli",
         )
     path = page.save(output)
     _report(page, path, as_json, game=shown, position=position)

@@ -5,7 +5,7 @@ The only place importing jinja2 and matplotlib, both lazily, when a page or a pl
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from explorer.errors import OutputFileError, SpecError
 from explorer.generation.graph import DEFAULT_MAX_STATES
@@ -56,11 +56,13 @@ _HOMES = {
 __getattr__, __dir__ = lazy_members(globals(), _HOMES)
 
 
+#: Whose words a cut page uses to say how to draw more: Python's keywords or the CLI's flags.
+Wording = Literal["python", "cli"]
 #: Neighbourhood radius drawn when only a centre is given.
 DEFAULT_DEPTH = 2
-#: States drawn when no budget is given: the nearest 40 keep a page readable at its first zoom
-#: (2,000 states of Kayles 30 drew a grey smear).
-DEFAULT_BUDGET = 40
+#: States drawn when no budget is given: a small game whole (the 48 of nim 3,4,5), and a page
+#: still readable at its first zoom (2,000 states of Kayles 30 drew a grey smear).
+DEFAULT_BUDGET = 50
 #: A budget Chromium still draws in one to two seconds (bench_viz.py), for those who want more.
 LARGE_BUDGET = 2_000
 
@@ -98,6 +100,7 @@ def draw_game(
     condensed: GroupBy | None = None,
     max_states: int = DEFAULT_MAX_STATES,
     misere: bool = False,
+    wording: Wording = "python",
 ) -> GraphPage:
     """The page of a game from `position`, generated and solved in memory.
 
@@ -130,17 +133,17 @@ def draw_game(
         depth = DEFAULT_DEPTH
     if depth is not None and around is None:
         around = position
-    return draw_graph(
-        game_graph(
-            game,
-            position,
-            around=around,
-            depth=depth,
-            budget=budget,
-            max_states=max_states,
-            misere=misere,
-        )
+    graph = game_graph(
+        game,
+        position,
+        around=around,
+        depth=depth,
+        budget=budget,
+        max_states=max_states,
+        misere=misere,
     )
+    graph.graph["wording"] = wording
+    return draw_graph(graph)
 
 
 def draw_stored(
@@ -153,6 +156,7 @@ def draw_stored(
     condensed: GroupBy | None = None,
     max_states: int = DEFAULT_MAX_STATES,
     misere: bool = False,
+    wording: Wording = "python",
 ) -> GraphPage:
     """The page of a stored game: the neighbourhood of `position`, or the game condensed.
 
@@ -195,9 +199,11 @@ def draw_stored(
     graph = database.neighbourhood(
         spec, position, depth, "both", max_states=max_states, misere=misere
     )
-    return draw_graph(
-        cut(graph, graph.graph["root"], budget=budget, radius=depth, both_ways=True, complete=False)
+    drawn = cut(
+        graph, graph.graph["root"], budget=budget, radius=depth, both_ways=True, complete=False
     )
+    drawn.graph["wording"] = wording
+    return draw_graph(drawn)
 
 
 def _counted_groups(

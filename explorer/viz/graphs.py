@@ -171,20 +171,24 @@ def cut(
     everything = nearest(
         graph, start, graph.number_of_nodes() + 1, radius=radius, both_ways=both_ways
     )
-    kept = list(everything)[: DEFAULT_BUDGET if budget is None else budget]
+    kept = _first_kept(graph, everything, DEFAULT_BUDGET if budget is None else budget)
     name = (lambda node: node) if label is None else label
     drawn = nx.DiGraph(**graph.graph)
+    keep = set(kept)
+    left_out = [n for n in everything if n not in keep]
+    full = min((everything[n] for n in left_out), default=max(everything.values()) + 1) - 1
     drawn.graph.update(
         states=len(everything),
         cut=len(everything) > len(kept),
         default_budget=budget is None,
         centre=name(start),
         radius=radius,
+        whole_within=full,
+        p_left_out=sum(1 for n in left_out if graph.nodes[n].get("outcome") == "P"),
     )
     if "root" in graph.graph and graph.graph["root"] in graph:
         drawn.graph["root"] = name(graph.graph["root"])
     succ = graph._succ
-    keep = set(kept)
     for node in kept:
         attrs = dict(graph.nodes[node])
         if attrs.get("moves") is None:
@@ -194,6 +198,32 @@ def cut(
         drawn.add_node(name(node), **attrs)
     drawn.add_edges_from((name(a), name(b)) for a in kept for b in succ[a] if b in keep)
     return drawn
+
+
+def _first_kept(graph: nx.DiGraph, distance: dict[Hashable, int], budget: int) -> list[Hashable]:
+    """The `budget` nodes to draw, nearest first: ring by ring from the start, and in the ring
+    that does not fit whole, its P-positions first, then the states with a winning move (to a
+    P-position), then the rest.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> g = nx.DiGraph([("s", "a"), ("s", "b"), ("s", "p")])
+    >>> g.nodes["p"]["outcome"] = "P"
+    >>> _first_kept(g, {"s": 0, "a": 1, "b": 1, "p": 1}, 2)
+    ['s', 'p']
+    """
+    if budget >= len(distance):
+        return list(distance)
+    nodes, succ = graph.nodes, graph._succ
+
+    def rank(node: Hashable) -> int:
+        if nodes[node].get("outcome") == "P":
+            return 0
+        return 1 if any(nodes[s].get("outcome") == "P" for s in succ[node]) else 2
+
+    order = sorted(distance, key=lambda node: (distance[node], rank(node)))
+    return order[:budget]
 
 
 def game_graph(

@@ -425,8 +425,7 @@ def graph_drawing(graph: nx.DiGraph, *, title: str | None = None) -> Drawing:
         )
         + (" Misère play: the player who moves last loses." if misere else "")
     )
-    default = bool(meta.get("default_budget"))
-    note = _cut_note(len(nodes), states, default=default) if meta.get("cut") else ""
+    note = _cut_note(len(nodes), states, meta) if meta.get("cut") else ""
     legend = _legend(values, start=start in ids, groups=groups, misere=misere)
     return Drawing(heading, [summary], note, legend, nodes, edges)
 
@@ -536,18 +535,35 @@ def _heading(meta: dict[str, Any], start: Hashable | None) -> str:
     return f"{game} from {start}"
 
 
-def _cut_note(drawn: int, states: int, *, default: bool) -> str:
-    if default:
-        return (
-            f"A big graph: showing the {drawn:,} states nearest the start out of {states:,}, "
-            f"so that the page stays readable. Draw more with --budget N ({LARGE_BUDGET:,} "
-            "draw in a second or two), a neighbourhood (--around POSITION --depth K) "
-            "or a condensed view (--condensed grundy)."
-        )
+#: How a cut page says to draw more, in the words of the interface that drew it.
+CUT_HINTS = {
+    "python": (
+        "Draw more with draw_game(..., budget=N) ({large:,} draw in a second or two), a "
+        'neighbourhood (around=POSITION, depth=K) or a condensed view (condensed="grundy")'
+    ),
+    "cli": (
+        "Draw more with --budget N ({large:,} draw in a second or two), a neighbourhood "
+        "(--around POSITION --depth K) or a condensed view (--condensed grundy)"
+    ),
+}
+
+
+def _cut_note(drawn: int, states: int, meta: Mapping[str, Any]) -> str:
+    """What a cut drawing shows and leaves out, and how to draw more."""
+    within = meta.get("whole_within", -1)
+    shown = (
+        f"every state within {_count(within, 'move')} of the start, then the P-positions and "
+        "winning moves first"
+        if within >= 0
+        else "the P-positions and winning moves nearest the start first"
+    )
+    hint = CUT_HINTS[meta.get("wording", "python")].format(large=LARGE_BUDGET)
+    left = states - drawn
+    p_left = meta.get("p_left_out", 0)
     return (
-        f"The graph was cut: showing the {drawn:,} states nearest the start out of {states:,}. "
-        "Raise --budget, draw a neighbourhood (--around POSITION --depth K) "
-        "or a condensed view (--condensed grundy)."
+        f"{'A big graph' if meta.get('default_budget') else 'The graph was cut'}: showing "
+        f"{drawn:,} of {states:,} states ({shown}); left out: {_count(left, 'state')}, "
+        f"{_count(p_left, 'P-position')} among them. {hint}."
     )
 
 
