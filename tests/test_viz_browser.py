@@ -285,7 +285,8 @@ def test_a_big_games_default_page_opens_readable(open_page):
     loaded.check_clean()
     assert loaded.count("network.body.nodeIndices.length") <= 50
     assert 14 * loaded.count("network.getScale()") >= 7  # labels at least 7 px high
-    assert loaded.page.inner_text(".explorer-note").startswith("A big graph: showing 50 of 6,842 states")
+    note = loaded.page.inner_text(".explorer-note")
+    assert note.startswith("A big graph: showing 50 of 6,842 states")
 
 
 def test_neighbourhood_page_in_the_browser(open_page):
