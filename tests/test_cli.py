@@ -105,6 +105,43 @@ def test_explain_shows_the_xor():
     assert "G = 3 XOR 4 XOR 5 = 2" in out
 
 
+def _nim_moves(heaps: tuple[int, ...]) -> dict[str, int]:
+    """Every Nim move from `heaps` and the XOR it leaves, by the definition."""
+    moves = {}
+    for i, heap in enumerate(heaps):
+        for left in range(heap):
+            after = sorted([*heaps[:i], *heaps[i + 1 :], *([left] if left else [])])
+            value = 0
+            for h in after:
+                value ^= h
+            moves[",".join(map(str, after)) or "0"] = value
+    return moves
+
+
+def test_explain_of_a_sum_lists_its_moves_and_says_why():
+    data = run_json("explain", "nim", "1,4,5")
+    assert (data["grundy"], data["outcome"]) == (0, "P")
+    assert dict(map(tuple, data["successors"])) == _nim_moves((1, 4, 5))
+    code, out, _ = run("explain", "nim", "1,4,5")
+    assert code == 0
+    assert "│ XOR  │      │ 0      │ 000    │" in out  # the binary columns
+    assert "no move reaches a P-position" in out and "P: the player to move loses" in out
+    code, out, _ = run("explain", "nim", "3,4,5")
+    assert "winning move: 1,4,5\n" in out
+    assert [m for m, v in _nim_moves((3, 4, 5)).items() if v == 0] == ["1,4,5"]
+    graph = run_json("explain", "nim", "3,4,5", "--method", "graph")
+    assert graph["method"] == "mex" and graph["parts"] == []
+    assert dict(map(tuple, graph["successors"])) == _nim_moves((3, 4, 5))
+    code, out, _ = run("explain", "nim", "3,4,5", "--method", "graph")
+    assert "G = mex{0, 1, 3, 4, 5, 6, 7} = 2" in out
+
+
+def test_explain_of_a_big_sum_names_only_its_winning_moves():
+    data = run_json("explain", "nim", "1000,2000,3000")
+    assert [m for m, v in data["successors"]] == ["1000,1080,2000"]  # 1000 ^ 2000 = 1080
+    assert all(v == 0 for _, v in data["successors"])
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -501,11 +501,21 @@ def _drawing_moves_through_parts(parts: Decomposition, max_states: int) -> list[
     return moves
 
 
+#: Moves of a sum that `explain` values one by one; a sum with more lists its winning moves.
+EXPLAIN_SUM_MOVES = 200
+
+
 def explain(
-    game: Game[Any], position: Position, *, max_states: int = DEFAULT_MAX_STATES
+    game: Game[Any],
+    position: Position,
+    *,
+    max_states: int = DEFAULT_MAX_STATES,
+    method: Literal["auto", "graph"] = "auto",
 ) -> Explanation:
     """Show how a position's value arises: the mex of its successors, or the XOR of its parts
-    (the generalized nim-sum), or, in a game with cycles, the labelling stage that fixed it.
+    (the generalized nim-sum) with every move of a small sum and its value, or, in a game
+    with cycles, the labelling stage that fixed it. With ``method="graph"`` a sum is
+    explained by the mex of its moves too.
 
     Examples
     --------
@@ -518,8 +528,12 @@ def explain(
     >>> e = explain(windup, 2)
     >>> e.successors, e.value, e.outcome, e.stage
     ([('1', '∞(0)'), ('4', 0)], '∞(0)', 'N', 1)
+    >>> nim = load_game("nim")
+    >>> e = explain(nim, nim.parse("3,4,5"))
+    >>> e.parts, e.grundy, e.winning_moves
+    ([('nim', '3', 3), ('nim', '4', 4), ('nim', '5', 5)], 2, ['1,4,5'])
     """
-    parts = game.decompose(position)
+    parts = game.decompose(position) if method == "auto" else None
     if parts is not None:
         values = [
             (
@@ -530,18 +544,24 @@ def explain(
             for p in parts.parts
         ]
         total = nim_sum(*(v for _, _, v in values))
+        value_of = grundy_value if parts.exact else reduced_value
         return Explanation(
             game=game.spec,
             position=game.format(position),
             **_value_fields(total),
             outcome=outcome_of(total),
             method="decomposition" if parts.exact else "reduction",
+            successors=[
+                (game.format(s), _shown(value_of(game, s, max_states=max_states)))
+                for s in _sum_moves(game, position)
+            ],
             parts=[(spec, text, _shown(v)) for spec, text, v in values],
             note=parts.note,
         )
-    value = grundy_value(game, position, max_states=max_states)  # one graph, with every move
+    value_of = grundy_value if method == "auto" else graph_value
+    value = value_of(game, position, max_states=max_states)  # one graph, with every move
     successors = [
-        (game.format(s), _shown(grundy_value(game, s, max_states=max_states)))
+        (game.format(s), _shown(value_of(game, s, max_states=max_states)))
         for s in dict.fromkeys(game.successors(position))
     ]
     stage, counter = _cache(game, "_loopy_labels").get(position, (None, None))
@@ -555,6 +575,17 @@ def explain(
         stage=stage,
         counter=counter,
     )
+
+
+def _sum_moves(game: Game[Any], position: Position) -> list[Position]:
+    """The distinct moves of a sum, when there are at most `EXPLAIN_SUM_MOVES`; else its
+    winning moves where the game knows them (none otherwise)."""
+    moves: dict[Position, None] = {}
+    for successor in game.successors(position):
+        moves[successor] = None
+        if len(moves) > EXPLAIN_SUM_MOVES:
+            return game.moves_to_value(position, 0) or []
+    return list(moves)
 
 
 def value_table(

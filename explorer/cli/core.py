@@ -7,6 +7,7 @@ import shlex
 from collections.abc import Sequence
 from contextlib import ExitStack
 from functools import partial
+from typing import TYPE_CHECKING
 
 import click
 from rich.table import Table
@@ -30,6 +31,9 @@ from explorer.games import families, load_game
 from explorer.games.heaps import HeapGame
 from explorer.generation.graph import DEFAULT_MAX_STATES
 from explorer.viz.palette import VERDICTS, outcome_text
+
+if TYPE_CHECKING:
+    from explorer.analysis.solving import Explanation
 
 #: Values of a sequence formatted at a time (a multiple of 20, the values a line shows).
 STREAM_VALUES = 20 * 4096
@@ -152,20 +156,31 @@ def solve_command(
 @click.command("explain")
 @click.argument("spec")
 @click.argument("position")
+@click.option(
+    "--method",
+    type=click.Choice(["auto", "graph"]),
+    default="auto",
+    show_default=True,
+    help="graph: the mex of every move's value, even for a sum of parts.",
+)
 @misere_option
 @max_states_option
 @json_option
 def explain_command(
-    spec: str, position: str, misere: bool, max_states: int | None, as_json: bool
+    spec: str, position: str, method: str, misere: bool, max_states: int | None, as_json: bool
 ) -> None:
     """Show how a POSITION's Grundy value arises: the mex of its successors, or a XOR of parts.
 
-    In a game with cycles, it shows the stage of the labelling that fixed the value (and the
-    counter); with --misere, the moves' misère outcomes.
+    A sum shows its parts' values, their XOR in binary columns, and every move of a small
+    position with its value (the winning moves of an N-position). In a game with cycles, it
+    shows the stage of the labelling that fixed the value (and the counter); with --misere,
+    the moves' misère outcomes.
 
     \b
     Examples:
       explorer explain subtraction:1,2,3 5
+      explorer explain nim 3,4,5
+      explorer explain nim 3,4,5 --method graph
       explorer explain windup:5:1,3 4
       explorer explain nim 1,2 --misere
     """
@@ -173,8 +188,11 @@ def explain_command(
     from explorer.analysis.solving import explain
 
     game = load_game(spec)
-    explainer = explain_misere if misere else explain
-    result = explainer(game, game.parse(position), max_states=max_states or DEFAULT_MAX_STATES)
+    limit = max_states or DEFAULT_MAX_STATES
+    if misere:
+        result = explain_misere(game, game.parse(position), max_states=limit)
+    else:
+        result = explain(game, game.parse(position), max_states=limit, method=method)  # type: ignore[arg-type]
     if as_json:
         print_json(result.to_dict())
         return
@@ -184,14 +202,7 @@ def explain_command(
         console.print(result.note)
         return
     if result.method in ("decomposition", "reduction"):
-        console.print(f"{result.note}:" if result.parts else result.note)
-        if result.parts:
-            table = Table("part", "game", "grundy")
-            for game_spec, text, value in result.parts:
-                table.add_row(visible(text), visible(game_spec), str(value))
-            print_table(table)
-        xor = " XOR ".join(str(v) for _, _, v in result.parts) or "0 (no parts)"
-        console.print(f"G = {xor} = {result.value}")
+        _print_sum(result)
     else:
         _print_moves(result.successors, "grundy")
         console.print(result.reason())
@@ -201,6 +212,36 @@ def explain_command(
             more = len(winning) - EXPLAIN_WINNING
             console.print(f"winning moves: {shown}" + (f" and {more:,} more" if more > 0 else ""))
     console.print(VERDICTS[result.outcome])
+
+
+def _print_sum(result: Explanation) -> None:
+    """A sum's parts with their values in binary columns, the XOR, and its moves by value."""
+    console.print(f"{result.note}:" if result.parts else result.note)
+    finite = [v for _, _, v in result.parts if isinstance(v, int)]
+    binary = len(finite) == len(result.parts) and isinstance(result.grundy, int)
+    width = max([*finite, result.grundy or 0, 1]).bit_length() if binary else 0
+    if result.parts:
+        table = Table("part", "game", "grundy", *(["binary"] if binary else []))
+        for game_spec, text, value in result.parts:
+            bits = [format(value, f"0{width}b")] if binary else []
+            table.add_row(visible(text), visible(game_spec), str(value), *bits)
+        if binary:
+            table.add_section()
+            table.add_row("XOR", "", str(result.grundy), format(result.grundy, f"0{width}b"))
+        print_table(table)
+    xor = " XOR ".join(str(v) for _, _, v in result.parts) or "0 (no parts)"
+    console.print(f"G = {xor} = {result.value}")
+    winning = [visible(text) for text in result.winning_moves]
+    moves = len(result.successors)
+    if moves and not (winning and moves == len(winning) and result.outcome == "N"):
+        _print_moves(result.successors, "grundy")
+    if result.outcome == "P" and moves:
+        console.print(
+            "every move changes one part's value, so the XOR of the parts is no longer 0: "
+            "no move reaches a P-position"
+        )
+    elif winning:
+        console.print(f"winning move{'s' if len(winning) > 1 else ''}: " + ", ".join(winning))
 
 
 def _print_moves(successors: Sequence[tuple[str, object]], column: str) -> None:
