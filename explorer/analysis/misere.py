@@ -189,6 +189,15 @@ class MisereSequence:
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
 
+    def __repr__(self) -> str:
+        """One line, never the values."""
+        seen = (
+            "no period seen"
+            if self.period is None
+            else (f"period {self.period}, preperiod {self.preperiod} (observed)")
+        )
+        return f"<MisereSequence {self.game} G⁻(0..{len(self.values) - 1}): {seen}>"
+
 
 def misere_sequence(
     game: Game[Any], upto: int, *, max_states: int = DEFAULT_MAX_STATES

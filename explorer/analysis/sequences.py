@@ -83,6 +83,15 @@ class ValueSequence:
         status = "proven (Guy-Smith theorem)" if self.proven else "observed, not proven"
         return f"period {self.period}, preperiod {self.preperiod}: {status}"
 
+    def __repr__(self) -> str:
+        """One line, never the values: the range, the period and the checksum."""
+        checksum = self.checksum
+        return (
+            f"<ValueSequence {self.game} G({self.start}..{self.upto}): {self.summary()}"
+            + ("" if checksum is None else f", checksum {checksum:08x}")
+            + ">"
+        )
+
     def _repr_html_(self) -> str:
         """The values in rows of 20 (P-positions in bold red) and the period, for Jupyter."""
         from explorer.viz.notebook import sequence_view

@@ -87,6 +87,14 @@ class Solution(_Valued):
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
 
+    def __repr__(self) -> str:
+        """One line: the value, the outcome and how they were found."""
+        moves = len(self.winning_moves)
+        return (
+            f"<Solution {self.game} at {self.position}: G = {self.value}, {self.outcome}, "
+            f"{moves} winning move{'' if moves == 1 else 's'} ({self.method})>"
+        )
+
     def _repr_html_(self) -> str:
         """A table for Jupyter (`explorer.viz.notebook`, imported only when shown)."""
         from explorer.viz.notebook import solution_view
@@ -119,6 +127,14 @@ class Explanation(_Valued):
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
+
+    def __repr__(self) -> str:
+        """One line: the value, the method, and how many parts and moves explain it."""
+        parts = f"{len(self.parts)} parts, " if self.parts else ""
+        return (
+            f"<Explanation {self.game} at {self.position}: G = {self.value} by {self.method}, "
+            f"{parts}{len(self.successors)} moves listed>"
+        )
 
     def _repr_html_(self) -> str:
         """The parts and their XOR, or the moves and their mex, as a table for Jupyter."""

@@ -72,6 +72,13 @@ class Comparison:
         data["outcome_differ"] = self.outcome_differences
         return data
 
+    def __repr__(self) -> str:
+        """One line, never the differences themselves."""
+        return (
+            f"<Comparison {self.game_a} vs {self.game_b}: {self.compared:,} positions, "
+            f"{len(self.differences):,} differ ({self.outcome_differences:,} in outcome)>"
+        )
+
 
 def compare_range(game_a: Game[Any], game_b: Game[Any], upto: int) -> Comparison:
     """Compare G(0..upto) of two one-parameter games (one heap, strip or row of size n).

@@ -51,6 +51,10 @@ class InteractivePage:
 
     html: str
 
+    def __repr__(self) -> str:
+        """One line, never the page."""
+        return f"<InteractivePage: {len(self.html) / 1e3:,.0f} kB of HTML in a sandboxed frame>"
+
     def _repr_html_(self) -> str:
         return templating.render("frame.html", page=self.html)
 
