@@ -58,6 +58,10 @@ class GraphTooLargeError(ExplorerError, OverflowError):
         self.limit = limit
 
 
+class LimitError(ExplorerError, OverflowError):
+    """A computation would pass a guard on its size (values to plot, parts of a sum, ...)."""
+
+
 class EditError(ExplorerError, ValueError):
     """An edit names a state or move that is not there, or adds one that already is."""
 

@@ -17,7 +17,7 @@ from explorer.analysis.solving import finite_value
 from explorer.errors import SpecError
 from explorer.games.base import Game
 from explorer.games.heaps import HeapGame
-from explorer.solver.periods import observed_period
+from explorer.solver.periods import observed_period, proof_length
 from explorer.solver.sparse import (
     BLOCK,
     HeapSequence,
@@ -46,6 +46,9 @@ class ValueSequence:
     computed: int = 0
     method: str = "table"
     stored: int = 0
+    #: For a game whose period a theorem can prove, and has not yet: how many values the
+    #: proof needs (of the period the values show), or 0 when they show none yet.
+    needed: int | None = None
 
     @property
     def upto(self) -> int:
@@ -78,10 +81,23 @@ class ValueSequence:
 
     def summary(self) -> str:
         """One line: the period found and whether it is proven."""
+        last = self.start + len(self.values) - 1 if self.computed == 0 else self.computed - 1
+        if self.needed == 0:
+            return (
+                f"no period up to {last:,}: the Guy-Smith theorem needs 2n0 + p + k values for "
+                f"a period p from n0; try --upto {2 * (last + 1)}"
+            )
         if self.period is None:
             return "no period found in these values"
-        status = "proven (Guy-Smith theorem)" if self.proven else "observed, not proven"
-        return f"period {self.period}, preperiod {self.preperiod}: {status}"
+        if self.proven:
+            return f"period {self.period}, preperiod {self.preperiod}: proven (Guy-Smith theorem)"
+        if self.needed is not None:
+            return (
+                f"period {self.period}, preperiod {self.preperiod}: observed, not proven up to "
+                f"{last:,}; the Guy-Smith theorem needs {self.needed:,} values: try "
+                f"--upto {self.needed - 1}"
+            )
+        return f"period {self.period}, preperiod {self.preperiod}: observed, not proven"
 
     def __repr__(self) -> str:
         """One line, never the values: the range, the period and the checksum."""
@@ -221,6 +237,10 @@ def _heap_value_sequence(
     game.adopt(result.values)
     found = observed_period(result.values, computed)
     pre, period = found if found is not None else (None, None)
+    theorem = guy_smith(game)
+    needed = None
+    if theorem is not None:
+        needed = 0 if found is None else proof_length(*found, theorem)
     return ValueSequence(
         game.spec,
         result.values[start : upto + 1],
@@ -231,6 +251,7 @@ def _heap_value_sequence(
         computed,
         result.method,
         result.stored,
+        needed,
     )
 
 

@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 
 #: Values of a sequence formatted at a time (a multiple of 20, the values a line shows).
 STREAM_VALUES = 20 * 4096
+#: Values past which `sequence --until-periodic` prints a summary, and the rows it then shows.
+SUMMARY_VALUES, SUMMARY_ROWS = 2_000, 5
 #: Moves listed by `explorer explain` before it says how many more there are.
 EXPLAIN_ROWS = 50
 #: Winning moves named by `explorer explain` below a table that could not list every move.
@@ -269,7 +271,19 @@ def _print_moves(successors: Sequence[tuple[str, object]], column: str) -> None:
 @click.option(
     "--until-periodic",
     is_flag=True,
-    help="Stop as soon as the values prove a period (octal games); --upto is the bound.",
+    help="Stop as soon as the values prove a period (octal games); --upto is the bound. "
+    f"Past {SUMMARY_VALUES:,} values it prints a summary (--values prints them all).",
+)
+@click.option(
+    "--rebuild",
+    is_flag=True,
+    help="With --db: delete the stored values first and compute them again.",
+)
+@click.option(
+    "--values",
+    "all_values",
+    is_flag=True,
+    help="Print every value, even of a long --until-periodic run.",
 )
 @click.option(
     "--misere",
@@ -293,6 +307,8 @@ def sequence_command(
     upto: int,
     start: int,
     until_periodic: bool,
+    rebuild: bool,
+    all_values: bool,
     misere: bool,
     max_memory: int | None,
     url: str | None,
@@ -326,6 +342,8 @@ def sequence_command(
             from explorer.storage import open_database
 
             database = stack.enter_context(open_database(url or None))
+            if rebuild:
+                database.delete_sequence(game.spec)
             compute = partial(stored_value_sequence, database)
         result = compute(
             game,
@@ -335,6 +353,9 @@ def sequence_command(
             progress=stack.enter_context(sequence_progress(not as_json)),
             max_memory_mb=max_memory,
         )
+        kept = None
+        if url is not None and not as_json:
+            kept = next((g["sequence"] for g in database.games() if g["game"] == game.spec), None)
     out = click.get_text_stream("stdout")
     if as_json:
         # the values are streamed: a list of 16 million Python ints would take 130 MB
@@ -345,13 +366,21 @@ def sequence_command(
         out.write("]}\n")
         return
     out.write(f"{result.game}: G({result.start}..{result.upto})\n")
-    for offset in range(0, len(result.values), STREAM_VALUES):
-        values = result.values[offset : offset + STREAM_VALUES].tolist()
+    shown = len(result.values)
+    if until_periodic and not all_values and shown > SUMMARY_VALUES:
+        shown = SUMMARY_ROWS * 20
+    for offset in range(0, shown, STREAM_VALUES):
+        values = result.values[offset : min(offset + STREAM_VALUES, shown)].tolist()
         lines = []
         for row in range(0, len(values), 20):
             chunk = " ".join(f"{v:>3}" for v in values[row : row + 20])
             lines.append(f"{result.start + offset + row:>6}: {chunk}\n")
         out.write("".join(lines))
+    if shown < len(result.values):
+        out.write(
+            f"... G({result.start + shown}..{result.upto}) not shown: --values prints them, "
+            "--json gives them\n"
+        )
     if result.proven and result.computed <= result.upto:
         out.write(
             f"computed G(0..{result.computed - 1}) ({result.method}); the rest follow from the "
@@ -359,7 +388,12 @@ def sequence_command(
         )
     checksum = result.checksum
     if checksum is not None:
-        out.write(f"Fletcher-32 {checksum:08x}\n")
+        out.write(f"Fletcher-32 {checksum:08x} of G({result.start}..{result.upto})\n")
+    if kept is not None:
+        out.write(
+            f"stored: G(0..{kept['values'] - 1}), Fletcher-32 {kept['checksum']} of them "
+            "(as stats shows)\n"
+        )
     out.write(result.summary() + "\n")
 
 

@@ -404,7 +404,7 @@ def stats_command(spec: str | None, url: str | None, misere: bool, as_json: bool
         print_table(table)
         stored = [(row["game"], row["sequence"]) for row in result if row["sequence"]]
         if stored:
-            sequences = Table("game", "values", "period", "largest", "Fletcher-32")
+            sequences = Table("game", "values stored", "period", "largest", "Fletcher-32 of them")
             sequences.title = "value sequences"
             for game, seq in stored:
                 period = (
@@ -414,7 +414,7 @@ def stats_command(spec: str | None, url: str | None, misere: bool, as_json: bool
                 )
                 sequences.add_row(
                     visible(game),
-                    f"{seq['values']:,}",
+                    f"G(0..{seq['values'] - 1})",
                     period,
                     str(seq["largest"]),
                     seq["checksum"],

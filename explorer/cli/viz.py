@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +21,7 @@ from explorer.cli.common import (
     visible,
     working,
 )
-from explorer.errors import ExplorerError
+from explorer.errors import ExplorerError, LimitError
 from explorer.games import load_game
 from explorer.generation.graph import DEFAULT_MAX_STATES
 from explorer.viz import DEFAULT_BUDGET, DEFAULT_DEPTH, LARGE_BUDGET, draw_game, draw_stored
@@ -174,6 +175,9 @@ def viz_command(
     _report(page, path, as_json, game=shown, position=position)
 
 
+#: Most values a sequence plot draws (a million draw in seconds as one raster image).
+MAX_PLOTTED = 1_000_000
+
 image_option = click.option(
     "-o",
     "--output",
@@ -204,22 +208,47 @@ def _wrote(path: Path, as_json: bool, **facts: object) -> None:
 
 @plot_group.command("sequence")
 @click.argument("spec")
-@upto_option("Plot G(0) .. G(UPTO).")
+@upto_option(f"Plot G(0) .. G(UPTO) (at most {MAX_PLOTTED:,} values).")
+@click.option(
+    "--db",
+    "url",
+    metavar="URL",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    help="Read the values stored by `explorer sequence --db` (and store what is computed); "
+    "--db alone means the default ($EXPLORER_DB, else ./explorer.db).",
+)
 @image_option
 @json_option
-def plot_sequence_command(spec: str, upto: int, output: Path, as_json: bool) -> None:
+def plot_sequence_command(
+    spec: str, upto: int, url: str | None, output: Path, as_json: bool
+) -> None:
     """Scatter the values G(0..N) of one heap (or strip, or coin) of SPEC.
 
     \b
-    Example:
+    Examples:
       explorer plot sequence kayles --upto 200 -o kayles.png
+      explorer plot sequence octal:0.16 --upto 100000 --db explorer.db -o sixteen.png
     """
-    from explorer.analysis.sequences import value_sequence
+    from explorer.analysis.sequences import stored_value_sequence, value_sequence
     from explorer.viz.plots import plot_sequence
 
-    with working("plotting", enabled=not as_json) as stage:
+    if upto + 1 > MAX_PLOTTED:
+        raise LimitError(
+            f"a plot of {upto + 1:,} values is too many to draw (at most {MAX_PLOTTED:,}): "
+            "plot a smaller --upto, or print the values with explorer sequence"
+        )
+    game = load_game(spec)
+    with working("plotting", enabled=not as_json) as stage, ExitStack() as stack:
         stage(f"computing G(0..{upto:,})")
-        sequence = value_sequence(load_game(spec), upto)
+        if url is None:
+            sequence = value_sequence(game, upto)
+        else:
+            from explorer.storage import open_database
+
+            database = stack.enter_context(open_database(url or None))
+            sequence = stored_value_sequence(database, game, upto)
         stage("drawing")
         path = plot_sequence(sequence, output)
     _wrote(path, as_json, game=sequence.game, period=sequence.period, preperiod=sequence.preperiod)

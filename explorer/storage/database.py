@@ -32,6 +32,7 @@ from explorer.storage.neighbourhood import Direction, chunks, edges_among, neigh
 from explorer.storage.records import canonical_spec, lookup_game, shown_spec, shown_status
 from explorer.storage.sequences import (
     StoredSequence,
+    delete_sequence,
     load_sequence,
     save_sequence,
     stored_sequences,
@@ -556,6 +557,13 @@ class Database:
             stored = load_sequence(conn, canonical_spec(spec))
             release_page_cache(conn)
             return stored
+
+    @_translated("write to")
+    def delete_sequence(self, spec: str) -> bool:
+        """Delete the stored single-heap value sequence of a game; whether there was one."""
+        with self.engine.connect() as conn:
+            with conn.begin():
+                return delete_sequence(conn, canonical_spec(spec))
 
     @_translated("write to")
     def save_sequence(

@@ -3,7 +3,8 @@
 One ``sequences`` row per game says how many values are stored and the period they prove; the
 values live in ``sequence_chunks`` rows of `CHUNK_VALUES` each. A save rewrites only the chunks
 that changed and the row, in one transaction, so a run killed at any moment leaves the values of
-its last completed save.
+its last completed save. Values are checked as they are read (chunk lengths, ``computed``
+against the chunks, the stored Fletcher-32): damaged values are never used or extended.
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ from typing import Any
 import numpy as np
 import sqlalchemy as sa
 
+from explorer.errors import DatabaseDamagedError
 from explorer.games import load_game
+from explorer.solver.sparse import fletcher32
 from explorer.storage.models import SequenceChunkTable, SequenceTable
 from explorer.storage.records import find_game, stored_game, utc_now
 
@@ -43,24 +46,87 @@ def _sequence_row(conn: sa.Connection, spec: str) -> Any:
 
 
 def load_sequence(conn: sa.Connection, spec: str) -> StoredSequence | None:
-    """The stored sequence of a game (canonical spec), or None."""
+    """The stored sequence of a game (canonical spec), or None.
+
+    Raises
+    ------
+    DatabaseDamagedError
+        When the stored values do not match their row (see `sequence_damage`): they are not
+        used, so nothing computed from them is stored either.
+    """
     row = _sequence_row(conn, spec)
     if row is None:
         return None
-    values = np.zeros(row.computed, dtype=np.uint16)
-    chunks = conn.execute(
-        sa.select(SequenceChunkTable.chunk, SequenceChunkTable.data)
-        .where(SequenceChunkTable.sequence_id == row.id)
-        .order_by(SequenceChunkTable.chunk)
-    )
-    for chunk, data in chunks:
-        start = chunk * CHUNK_VALUES
-        if start >= row.computed:
-            break
-        words = np.frombuffer(data, dtype="<u2")[: row.computed - start]
-        values[start : start + len(words)] = words
+    values, damage = _read_values(conn, row)
+    if damage is not None or values is None:
+        raise DatabaseDamagedError(
+            f"the stored sequence of {spec} is damaged ({damage}), so it is not used: "
+            f"'explorer verify' lists the damage, and 'explorer sequence {spec} --rebuild "
+            "--db URL' computes and stores it again"
+        )
     period = None if row.period is None else (int(row.preperiod), int(row.period))
     return StoredSequence(spec, values, period, int(row.checksum), row.method)
+
+
+def sequence_damage(conn: sa.Connection, row: Any) -> str | None:
+    """What is wrong with a stored sequence (its ``sequences`` row), or None when its chunks
+    hold exactly G(0..computed-1), their Fletcher-32 is the stored one, its largest value is
+    the stored largest and its period fits in the values."""
+    return _read_values(conn, row)[1]
+
+
+def _read_values(conn: sa.Connection, row: Any) -> tuple[np.ndarray | None, str | None]:
+    """The values of a stored sequence and None, or None and what is wrong with them."""
+    computed = row.computed
+    if not isinstance(computed, int) or computed < 0:
+        return None, f"it claims {computed!r} values"
+    chunks: list[bytes] = []
+    # read as bytes whatever was stored (text that is not UTF-8 would not decode)
+    for chunk, data in conn.execute(
+        sa.select(SequenceChunkTable.chunk, sa.cast(SequenceChunkTable.data, sa.LargeBinary))
+        .where(SequenceChunkTable.sequence_id == row.id)
+        .order_by(SequenceChunkTable.chunk)
+    ):
+        if chunk != len(chunks):
+            return None, f"chunk {len(chunks)} is missing" if chunk > len(chunks) else (
+                f"chunk {chunk} is stored twice"
+            )
+        if not isinstance(data, bytes | memoryview):
+            return None, f"chunk {chunk} holds {data!r:.20}, not bytes"
+        expected = 2 * min(CHUNK_VALUES, computed - chunk * CHUNK_VALUES)
+        if len(data) != expected:
+            if expected <= 0:
+                return None, f"chunk {chunk} is past the {computed:,} values the row claims"
+            return None, f"chunk {chunk} holds {len(data):,} bytes, expected {expected:,}"
+        chunks.append(bytes(data))
+    if len(chunks) * CHUNK_VALUES < computed:
+        return None, (
+            f"it claims {computed:,} values but its chunks hold "
+            f"{sum(len(c) for c in chunks) // 2:,}"
+        )
+    values = np.frombuffer(b"".join(chunks), dtype="<u2").astype(np.uint16)
+    if fletcher32(values) != row.checksum:
+        return None, (
+            f"the values' Fletcher-32 is {fletcher32(values):08x}, the stored one "
+            f"{int(row.checksum) & 0xFFFFFFFF:08x}"
+        )
+    if int(values.max(initial=0)) != row.largest:
+        return None, f"its largest value is {int(values.max(initial=0))}, stored {row.largest}"
+    if row.period is not None and not (
+        0 <= row.preperiod and 1 <= row.period and row.preperiod + row.period <= computed
+    ):
+        return None, f"its period {row.period} from {row.preperiod} does not fit its values"
+    return values, None
+
+
+def delete_sequence(conn: sa.Connection, spec: str) -> bool:
+    """Delete the stored sequence of a game (canonical spec); whether there was one."""
+    row = _sequence_row(conn, spec)
+    if row is None:
+        return False
+    conn.execute(sa.delete(SequenceChunkTable).where(SequenceChunkTable.sequence_id == row.id))
+    conn.execute(sa.delete(SequenceTable).where(SequenceTable.id == row.id))
+    return True
 
 
 def save_sequence(

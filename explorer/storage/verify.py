@@ -28,8 +28,9 @@ from explorer.solver.misere import MISERE, NORMAL, Convention
 from explorer.storage.bulk import read_int_columns
 from explorer.storage.engine import reason
 from explorer.storage.loopy import label_arrays, parse_escapes
-from explorer.storage.models import KEY_INDEX
+from explorer.storage.models import KEY_INDEX, GameTable, SequenceTable
 from explorer.storage.records import key_index_present
+from explorer.storage.sequences import sequence_damage
 
 #: States read per step (with all their moves): bounds the memory a check needs.
 CHUNK_STATES = 20_000
@@ -442,4 +443,28 @@ def verify_database(
             except sa.exc.DatabaseError as error:
                 result.integrity_problems.append(f"cannot read {game_spec!r}: {reason(error)}")
                 conn.rollback()
+        _check_sequences(conn, result, {game_id for game_id, _, _ in games}, show)
     return result
+
+
+def _check_sequences(
+    conn: sa.Connection, result: Verification, game_ids: set[int], show: int
+) -> None:
+    """Check the stored sequences of the games checked: their chunks against their row."""
+    try:
+        rows = conn.execute(
+            sa.select(SequenceTable, GameTable.spec).join(
+                GameTable, GameTable.id == SequenceTable.game_id
+            )
+        ).all()
+    except sa.exc.DatabaseError as error:
+        result.integrity_problems.append(f"cannot read the sequences: {reason(error)}")
+        return
+    for row in rows:
+        if row.game_id not in game_ids:
+            continue
+        damage = sequence_damage(conn, row)
+        check = GameCheck(row.spec, rules="stored sequence")
+        if damage is not None:
+            _Checker(result, check, show).fail("G(0..)", "sequence", damage)
+            result.games.append(check)
