@@ -110,3 +110,10 @@ class ExportError(ExplorerError, ValueError):
 
 class OutputFileError(ExplorerError, ValueError):
     """An output file has the wrong suffix or cannot be written."""
+
+
+# -- patterns and sweeps ------------------------------------------------------------------------
+
+
+class SweepError(ExplorerError, ValueError):
+    """A sweep pattern is malformed or names too many variants."""
