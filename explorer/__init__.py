@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from explorer.analysis import Explanation, Solution, explain, grundy_value, solve, value_table
     from explorer.games import families, load_game
     from explorer.graph import build_graph
+    from explorer.pattern_search import patterns
     from explorer.sequences import ValueSequence, find_period, value_sequence
     from explorer.solver import grundy_values, mex, outcomes, remoteness, winning_moves
 
@@ -36,6 +37,7 @@ _HOMES = {
     "families": "explorer.games",
     "load_game": "explorer.games",
     "build_graph": "explorer.graph",
+    "patterns": "explorer.pattern_search",
     "ValueSequence": "explorer.sequences",
     "find_period": "explorer.sequences",
     "value_sequence": "explorer.sequences",
@@ -64,6 +66,7 @@ __all__ = [
     "load_game",
     "mex",
     "outcomes",
+    "patterns",
     "remoteness",
     "solve",
     "value_sequence",

@@ -63,7 +63,9 @@ class Pattern:
         >>> Pattern("period", "observed", 100, {"preperiod": 0, "period": 3}).to_dict()
         {'kind': 'period', 'status': 'observed', 'upto': 100, 'preperiod': 0, 'period': 3}
         """
-        proof = {"theorem": self.theorem, "needed": self.needed} if self.status == PROVED else {}
+        proof: dict[str, Any] = {"theorem": self.theorem} if self.status == PROVED else {}
+        if self.needed is not None:
+            proof["needed"] = self.needed
         return {"kind": self.kind, "status": self.status, **proof, "upto": self.upto, **self.fields}
 
     @classmethod
@@ -175,6 +177,10 @@ def find_patterns(
     """
     found, _ = analyse(load_game(game) if isinstance(game, str) else game, upto, max_memory_mb)
     return found
+
+
+#: `find_patterns` as the package names it: ``explorer.patterns(game, upto=...)``.
+patterns = find_patterns
 
 
 def analyse(

@@ -122,7 +122,6 @@ def state_lemma(values: np.ndarray, rule: RemovalRule) -> Proof | None:
     if rule.tail is None:
         return None
     tail = rule.tail
-    leave = [k for k in rule.leave_one if k < tail]
     head = max([k for k in rule.leave_one | rule.take_all if k < tail], default=0)
     start = max(tail, head + 1)
     g = values.tolist()
