@@ -11,10 +11,10 @@ from typing import Any
 
 import numpy as np
 
-from explorer.errors import SpecError
+from explorer.errors import GraphTooLargeError, SpecError
 from explorer.games import load_game
 from explorer.games.base import Game
-from explorer.games.heaps import HeapGame
+from explorer.games.heaps import DEFAULT_MAX_MEMORY_MB, HeapGame
 from explorer.games.removals import RemovalRule, removal_rule
 from explorer.solver.periodicity import (
     Period,
@@ -29,6 +29,9 @@ from explorer.solver.periodicity import (
 DEFAULT_UPTO = 1000
 #: ... or a 201 x 201 table of a game on two numbers.
 DEFAULT_TABLE_UPTO = 200
+#: Memory the analysis of one value takes, about (the values as Python integers, the matches
+#: of every period, the states of the state lemma less its window): 100 bytes.
+BYTES_PER_VALUE = 100
 #: The sparse-space split is reported when its rare positions are at most this share.
 RARE_SHARE = 1 / 8
 #: Status of a pattern that a theorem proves from the values.
@@ -191,8 +194,19 @@ def analyse(
         raise SpecError(f"--upto must be non-negative, got {upto}")
     if isinstance(game, HeapGame) or game.sequence_position(0) is not None:
         upto = DEFAULT_UPTO if upto is None else upto
+        rule = removal_rule(game)
+        limit = max_memory_mb or DEFAULT_MAX_MEMORY_MB
+        window = (rule.tail or 0) if rule is not None else 0
+        need = (upto + 1) * (BYTES_PER_VALUE + 8 * window)
+        if need > limit * 2**20:
+            raise GraphTooLargeError(
+                f"the patterns of {game.spec} up to heap {upto:,} need about "
+                f"{need / 2**20:,.0f} MiB, over the limit of {limit:,} MiB (raise it with "
+                "--max-memory)",
+                limit,
+            )
         values, proof = _sequence(game, upto, max_memory_mb)
-        return sequence_patterns(game.spec, values, proof=proof, rule=removal_rule(game)), values
+        return sequence_patterns(game.spec, values, proof=proof, rule=rule), values
     from explorer.pattern_tables import table_patterns, two_number_table
 
     upto = DEFAULT_TABLE_UPTO if upto is None else upto
@@ -380,13 +394,27 @@ def revisit(old: Pattern, game: Game[Any] | str, upto: int) -> Revision:
     """
     game = load_game(game) if isinstance(game, str) else game
     found, data = analyse(game, upto)
+    return revise(old, found, data)
+
+
+def revise(old: Pattern, found: Patterns, data: np.ndarray) -> Revision:
+    """`revisit` from a longer run already made: its patterns and the values they read (a
+    stored sequence or table, say).
+
+    Examples
+    --------
+    >>> old = Pattern("period", "observed", 5, {"preperiod": 0, "period": 2, "saltus": 0})
+    >>> values = np.array([0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 2])
+    >>> revise(old, sequence_patterns("g", values), values).text()
+    'period: refuted at 10 (period 2, preperiod 0)'
+    """
     broken = breaks_at(old, data)
     if broken is not None:
-        return Revision("refuted", upto, old, broken)
+        return Revision("refuted", found.upto, old, broken)
     now = found.find(old.kind)
     if now is not None and now.status == PROVED and now.fields == old.fields:
-        return Revision("proved", upto, now)
-    return Revision("confirmed", upto, replace(old, upto=max(upto, old.upto)))
+        return Revision("proved", found.upto, now)
+    return Revision("confirmed", found.upto, replace(old, upto=max(found.upto, old.upto)))
 
 
 def breaks_at(pattern: Pattern, data: np.ndarray) -> int | str | None:

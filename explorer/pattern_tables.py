@@ -26,7 +26,7 @@ MAX_DENOMINATOR = 12
 MAX_ROOT_COEFFICIENT = 6
 MAX_RADICAND = 30
 #: Widest interval of alphas that fit, for a name to be given to one of them.
-WIDEST_NAMED = 0.01
+WIDEST_NAMED = 0.05
 #: The Sprague-Grundy theorem, as a sum pattern names it.
 SPRAGUE_GRUNDY = "Sprague-Grundy theorem (the game is a sum of two games)"
 #: Most memory a table may take by default, in MiB.
@@ -106,6 +106,9 @@ def table_patterns(table: np.ndarray, upto: int, sum_theorem: str | None = None)
         beatty = _beatty(table)
         if beatty is not None:
             found.append(Pattern("beatty", OBSERVED, upto, beatty))
+    residues = _periodic_p_positions(table)
+    if residues is not None:
+        found.append(Pattern("p-residues", OBSERVED, upto, residues))
     if _is_sum(table):
         if sum_theorem is None:
             found.append(Pattern("sum", OBSERVED, upto, {}))
@@ -127,11 +130,20 @@ def describe_table_pattern(kind: str, f: dict[str, Any]) -> str:
         d = f["offset"]
         return "P-positions: exactly a = b" if d == 0 else f"P-positions: exactly |a - b| = {d}"
     if kind == "beatty":
-        alpha = f["alpha_text"] or f"~{f['alpha']:.6f}"
-        beta = f["beta_text"] or f"~{f['beta']:.6f}"
+        alpha, beta = (
+            f"{name} = {text} = {f[name]:.6f}" if text else f"{name} ~ {f[name]:.6f}"
+            for name, text in (("alpha", f["alpha_text"]), ("beta", f["beta_text"]))
+        )
         return (
-            f"P-positions: (floor(n*alpha), floor(n*beta)) and mirror images, alpha = {alpha} "
-            f"= {f['alpha']:.6f}, beta = {beta} = {f['beta']:.6f} ({f['pairs']:,} pairs)"
+            f"P-positions: (floor(n*alpha), floor(n*beta)) and mirror images, {alpha}, {beta} "
+            f"({f['pairs']:,} pairs)"
+        )
+    if kind == "p-residues":
+        cells = ", ".join(f"({a}, {b})" for a, b in f["residues"][:12])
+        more = f", ... ({len(f['residues']):,} in all)" if len(f["residues"]) > 12 else ""
+        return (
+            f"P-positions: (a, b) = {cells or 'none'}{more} (mod {f['modulus']}) "
+            f"for a, b >= {f['from']}"
         )
     if kind == "sum":
         return "G(a, b) = G(a, 0) xor G(0, b): the game is a sum"
@@ -214,27 +226,41 @@ Quadratic = tuple[int, int, int, int]
 
 
 def _quadratic_name(lo: float, hi: float) -> tuple[str, Quadratic, float] | None:
-    """The simplest (a + b sqrt(d)) / c (or a / c) in [lo, hi): least |a| + |b| + c + d."""
-    best: tuple[int, Quadratic] | None = None
+    """The simplest (a + b sqrt(d)) / c (or a / c) in [lo, hi): the one whose minimal
+    polynomial (integer, primitive) has the smallest coefficients, largest first, then sum."""
+    best: tuple[tuple[int, int], Quadratic] | None = None
     radicands = [d for d in range(2, MAX_RADICAND + 1) if _squarefree(d)]
+    roots = [(0, 0)] + [
+        (s * k, d) for d in radicands for k in range(1, MAX_ROOT_COEFFICIENT + 1) for s in (1, -1)
+    ]
     for c in range(1, MAX_DENOMINATOR + 1):
-        for b, d in [(0, 0)] + [
-            (s * k, d)
-            for d in radicands
-            for k in range(1, MAX_ROOT_COEFFICIENT + 1)
-            for s in (1, -1)
-        ]:
+        for b, d in roots:
             shift = b * math.sqrt(d)
             a = math.ceil(c * lo - shift)
             if a >= c * hi - shift or math.gcd(math.gcd(a, b), c) != 1:
                 continue
-            cost = abs(a) + abs(b) + c + d
+            cost = _height(a, b, c, d)
             if best is None or cost < best[0]:
                 best = (cost, (a, b, c, d))
     if best is None:
         return None
     a, b, c, d = best[1]
     return _quadratic_text(a, b, c, d), best[1], (a + b * math.sqrt(d)) / c
+
+
+def _height(a: int, b: int, c: int, d: int) -> tuple[int, int]:
+    """The largest and the total absolute coefficient of the primitive integer polynomial of
+    (a + b sqrt(d)) / c: c x - a, or c^2 x^2 - 2 a c x + a^2 - b^2 d.
+
+    Examples
+    --------
+    >>> _height(1, 1, 2, 5), _height(3, 1, 2, 5), _height(-1, 3, 2, 2)  # x^2 - x - 1, ...
+    ((1, 3), (3, 5), (17, 25))
+    """
+    coefficients = [c, -a] if b == 0 else [c * c, -2 * a * c, a * a - b * b * d]
+    divisor = math.gcd(*coefficients)
+    absolute = [abs(x) // divisor for x in coefficients]
+    return max(absolute), sum(absolute)
 
 
 def _squarefree(d: int) -> bool:
@@ -267,6 +293,28 @@ def _floors(q: Quadratic, count: int) -> np.ndarray:
         exact_part = n * a + root if b > 0 else n * a - root - (1 if n else 0)
         out[n] = exact_part // c
     return out
+
+
+def _periodic_p_positions(table: np.ndarray) -> dict[str, Any] | None:
+    """The least modulus m, and from it the least start s, with (a, b) P exactly when
+    (a + m, b) and (a, b + m) are, for every a, b >= s; the stretch from s must hold three
+    periods and half of the table (cells that are not positions count as not P)."""
+    zero = table == 0
+    size = len(table)
+    rows, cols = np.indices(table.shape)
+    for m in range(1, size // 3 + 1):
+        start = 0
+        for changed, low in (
+            (zero[m:, :] != zero[:-m, :], np.minimum(rows[:-m, :], cols[:-m, :])),
+            (zero[:, m:] != zero[:, :-m], np.minimum(rows[:, :-m], cols[:, :-m])),
+        ):
+            if changed.any():
+                start = max(start, int(low[changed].max()) + 1)
+        if start <= size // 2 and size - start >= 3 * m:
+            block = zero[start : start + m, start : start + m]
+            cells = [[int(a % m), int(b % m)] for a, b in np.argwhere(block) + start]
+            return {"modulus": m, "from": start, "residues": sorted(cells)}
+    return None
 
 
 def _is_sum(table: np.ndarray) -> bool:
@@ -304,6 +352,14 @@ def table_breaks_at(pattern: Pattern, table: np.ndarray) -> str | None:
         floors = [np.floor(n * f[name]).astype(np.int64) for name in ("alpha", "beta")]
         expected = _beatty_cells(floors, len(table))
         wrong = expected != zero
+    elif pattern.kind == "p-residues":
+        m, start = f["modulus"], f["from"]
+        rows, cols = np.indices(table.shape)
+        classes = np.zeros((m, m), dtype=bool)
+        for a, b in f["residues"]:
+            classes[a, b] = True
+        inside = (rows >= start) & (cols >= start)
+        wrong = inside & (classes[rows % m, cols % m] != zero)
     elif pattern.kind == "sum":
         predicted = table[:, :1] ^ table[:1, :] ^ table[0, 0]
         wrong = (predicted != table) & (table >= 0)

@@ -23,7 +23,13 @@ from explorer.games import load_game
 from explorer.games.base import Game
 from explorer.games.heaps import HeapGame, Heaps
 from explorer.games.removals import RemovalRule
-from explorer.pattern_search import Pattern, find_patterns, revisit, sequence_patterns
+from explorer.pattern_search import (
+    Pattern,
+    find_patterns,
+    revise,
+    revisit,
+    sequence_patterns,
+)
 from explorer.sequences import value_sequence
 from explorer.solver.periodicity import removal_values, state_lemma, window_lemma
 from explorer.sweep import variants
@@ -268,6 +274,63 @@ def test_wythoff_p_positions_on_beatty_pairs_with_the_golden_ratio():
     assert "alpha = (1+sqrt(5))/2" in out
 
 
+class AWythoff(Game[tuple[int, int]]):
+    """Fraenkel's a-Wythoff: take from one heap, or k and l from both with |k - l| < a."""
+
+    family = "a-wythoff-test"
+    position_syntax = "x,y"
+    example = ("a-wythoff-test", "1,2")
+
+    def __init__(self, a: int) -> None:
+        self.a = a
+
+    @property
+    def spec(self) -> str:
+        return f"a-wythoff-test:{self.a}"
+
+    def parse(self, text: str) -> tuple[int, int]:
+        numbers = text.split(",")
+        if len(numbers) != 2 or not all(x.strip().isdigit() for x in numbers):
+            raise PositionError(f"bad position {text!r} (expected x,y)")
+        x, y = sorted(int(n) for n in numbers)
+        return x, y
+
+    def format(self, position: tuple[int, int]) -> str:
+        return f"{position[0]},{position[1]}"
+
+    def successors(self, position: tuple[int, int]) -> Iterator[tuple[int, int]]:
+        x, y = position
+        for k in range(1, y + 1):
+            yield tuple(sorted((x, y - k)))  # type: ignore[misc]
+        for k in range(1, x + 1):
+            yield (x - k, y)
+            for m in range(1, y + 1):
+                if abs(k - m) < self.a:
+                    yield tuple(sorted((x - k, y - m)))  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("a", "alpha_text", "beta_text"),
+    [(2, "sqrt(2)", "2+sqrt(2)"), (3, "(-1+sqrt(13))/2", "(5+sqrt(13))/2")],
+)
+def test_a_wythoff_alpha_is_named(a, alpha_text, beta_text):
+    """Fraenkel (1982): the P-positions are (floor(n alpha), floor(n alpha) + a n) with
+    alpha = (2 - a + sqrt(a^2 + 4)) / 2."""
+    beatty = find_patterns(AWythoff(a), 40).find("beatty")
+    assert beatty is not None
+    assert (beatty.fields["alpha_text"], beatty.fields["beta_text"]) == (alpha_text, beta_text)
+    alpha = (2 - a + math.sqrt(a * a + 4)) / 2
+    assert math.isclose(beatty.fields["alpha"], alpha)
+    assert math.isclose(beatty.fields["beta"], alpha + a)
+
+
+def test_p_positions_periodic_in_both_numbers():
+    found = find_patterns("ferguson", 30)  # P exactly when both heaps are odd
+    residues = found.find("p-residues")
+    assert residues is not None
+    assert residues.fields == {"modulus": 2, "from": 0, "residues": [[1, 1]]}
+
+
 class TwoHeaps(Game[tuple[int, int]]):
     """Two heaps (a, b); a move removes 1, 2 or 5 from one heap (not declared as a sum), or
     moves as `chooser` says (a random game)."""
@@ -363,6 +426,16 @@ def test_a_pattern_that_breaks_late_is_refuted_at_the_heap_that_breaks_it():
     assert values is not None and revisit(values, game, 1000).at == 500
     kept = revisit(period, game, 400)
     assert (kept.verdict, kept.pattern.upto) == ("confirmed", 400)
+    assert again.to_dict()["at"] == 500 and again.text().startswith("period: refuted at 500")
+
+
+def test_a_table_pattern_is_refuted_at_the_cell_that_breaks_it():
+    old = find_patterns(TwoHeaps(), 40).find("sum")
+    assert old is not None
+    table = np.arange(6)[:, None] ^ np.arange(6)[None, :]
+    table[3, 4] = 9
+    found = sequence_patterns("g", np.arange(3))  # any run; the table decides
+    assert revise(old, found, table).at == "3,4"
 
 
 def test_patterns_are_plain_data_that_round_trip():
