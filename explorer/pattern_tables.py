@@ -301,7 +301,9 @@ def _periodic_p_positions(table: np.ndarray) -> dict[str, Any] | None:
     periods and half of the table (cells that are not positions count as not P)."""
     zero = table == 0
     size = len(table)
-    rows, cols = np.indices(table.shape)
+    cells = np.indices(table.shape)
+    rows: np.ndarray = cells[0]
+    cols: np.ndarray = cells[1]
     for m in range(1, size // 3 + 1):
         start = 0
         for changed, low in (
@@ -312,8 +314,8 @@ def _periodic_p_positions(table: np.ndarray) -> dict[str, Any] | None:
                 start = max(start, int(low[changed].max()) + 1)
         if start <= size // 2 and size - start >= 3 * m:
             block = zero[start : start + m, start : start + m]
-            cells = [[int(a % m), int(b % m)] for a, b in np.argwhere(block) + start]
-            return {"modulus": m, "from": start, "residues": sorted(cells)}
+            found = [[int(a % m), int(b % m)] for a, b in np.argwhere(block) + start]
+            return {"modulus": m, "from": start, "residues": sorted(found)}
     return None
 
 
