@@ -342,7 +342,7 @@ def sparse_space(values: np.ndarray) -> dict[str, Any] | None:
     transform[0] = len(values) + 1  # the empty mask makes every value rare
     mask = int(np.argmin(transform))
     rare_count = (len(values) + int(transform[mask])) // 2
-    if rare_count > RARE_SHARE * len(values):
+    if rare_count > RARE_SHARE * len(values) or rare_count == 0:
         return None
     parity = np.array([bin(v & mask).count("1") % 2 for v in range(len(counts))])
     rare = parity[values] == 0

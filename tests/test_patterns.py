@@ -246,6 +246,13 @@ def test_known_games_proved_and_observed():
     assert (nim.fields["period"], nim.fields["saltus"], nim.theorem) == (1, 1, "state lemma")
 
 
+def test_grundys_game_rare_values_match_the_published_count():
+    """SEQUENCES.md: 1,274 rare positions up to 2^21, the last at 82,860."""
+    sparse = find_patterns("grundy", 90_000).find("sparse-space")
+    assert sparse is not None and sparse.status == "observed"
+    assert (sparse.fields["rare_positions"], sparse.fields["last_rare"]) == (1274, 82_860)
+
+
 # -- two numbers -------------------------------------------------------------------------------
 
 
