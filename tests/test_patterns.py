@@ -194,6 +194,38 @@ def test_the_state_lemma_predicts_every_later_value(excluded):
     assert (pre, p, s) == least_arithmetic_period(g.tolist())
 
 
+@given(st.lists(st.integers(0, 3), min_size=0, max_size=5))
+@settings(max_examples=fraction_of_examples(0.5))
+def test_the_state_lemma_with_any_head_of_digits(head):
+    """Octal digits d1..dk (1: may take a whole heap of k; 2: may leave one heap) followed by
+    3s forever: G by the definition over 800 heaps, and the proof from its first values."""
+    tail = len(head) + 1
+
+    def options(n: int) -> list[int]:
+        found = [n - k for k in range(tail, n + 1)]
+        for k, digit in enumerate(head, start=1):
+            if (digit & 1 and n == k) or (digit & 2 and n > k):
+                found.append(n - k)
+        return found
+
+    g: list[int] = []
+    for n in range(801):
+        reached = {g[m] for m in options(n)}
+        g.append(next(v for v in itertools.count() if v not in reached))
+    rule = RemovalRule(
+        frozenset(k for k, d in enumerate(head, 1) if d & 2),
+        frozenset(k for k, d in enumerate(head, 1) if d & 1),
+        tail,
+    )
+    assert removal_values(rule, 800).tolist() == g
+    values = np.array(g)
+    proof = state_lemma(values, rule)
+    assert proof is not None
+    pre, p, s = proof.period
+    assert (values[pre + p :] == values[pre:-p] + s).all()
+    assert state_lemma(values[: proof.needed], rule) == proof
+
+
 class AllBut(HeapGame):
     """Take any number of tokens but those excluded (a game defined here, no family)."""
 
