@@ -15,6 +15,7 @@ from explorer.cli.common import (
     print_json,
     progress_bar,
     visible,
+    working,
 )
 
 #: The columns of a sweep's table, CSV and JSON rows.
@@ -53,7 +54,8 @@ def patterns_command(spec: str, upto: int | None, max_memory: int | None, as_jso
     from explorer.pattern_search import find_patterns
 
     game = load_game(spec)
-    found = find_patterns(game, upto, max_memory_mb=max_memory)
+    with working("patterns", enabled=not as_json):
+        found = find_patterns(game, upto, max_memory_mb=max_memory)
     if as_json:
         print_json(found.to_dict())
         return
