@@ -17,6 +17,7 @@ from explorer.errors import ExplorerError
 from explorer.lazy import lazy_members
 
 if TYPE_CHECKING:
+    from explorer.analysis.patterns import patterns
     from explorer.analysis.sequences import ValueSequence, find_period, value_sequence
     from explorer.analysis.solving import (
         Explanation,
@@ -43,6 +44,7 @@ _HOMES = {
     "families": "explorer.games",
     "load_game": "explorer.games",
     "build_graph": "explorer.generation.graph",
+    "patterns": "explorer.analysis.patterns",
     "ValueSequence": "explorer.analysis.sequences",
     "find_period": "explorer.analysis.sequences",
     "value_sequence": "explorer.analysis.sequences",
@@ -71,6 +73,7 @@ __all__ = [
     "load_game",
     "mex",
     "outcomes",
+    "patterns",
     "remoteness",
     "solve",
     "value_sequence",

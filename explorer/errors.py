@@ -114,3 +114,10 @@ class ExportError(ExplorerError, ValueError):
 
 class OutputFileError(ExplorerError, ValueError):
     """An output file has the wrong suffix or cannot be written."""
+
+
+# -- patterns and sweeps ------------------------------------------------------------------------
+
+
+class SweepError(ExplorerError, ValueError):
+    """A sweep pattern is malformed or names too many variants."""

@@ -26,6 +26,7 @@ from explorer.games.base import (
     parse_int_list,
     young_diagrams,
 )
+from explorer.games.removals import RemovalRule
 
 Heaps = tuple[int, ...]
 
@@ -246,6 +247,9 @@ class HeapGame(Game[Heaps]):
         """G(heap) by a formula, for games with a proven one (else None)."""
         return None
 
+    def removal_rule(self) -> RemovalRule | None:
+        return None  # the rule of a game whose every move takes from one heap, leaving one or none
+
     def _far_moves_to_value(self, heap: int, target: int) -> list[Heaps]:
         """Moves of a heap too large to tabulate, worth `target`, by the closed form: among the
         first `FAR_MOVES` moves `heap_moves` yields (a far heap has more than can be listed)."""
@@ -318,6 +322,9 @@ class Nim(HeapGame):
 
     def closed_form(self, heap: int) -> int | None:
         return heap
+
+    def removal_rule(self) -> RemovalRule:
+        return RemovalRule.all_but(())
 
     def heap_value(self, heap: int) -> int:
         return heap  # Bouton: a single Nim heap of n is *n (checked against the table in tests)
@@ -400,6 +407,9 @@ class OctalGame(HeapGame):
     @property
     def spec(self) -> str:
         return f"octal:{self.code}"
+
+    def removal_rule(self) -> RemovalRule | None:
+        return None if self.splits else RemovalRule.octal(self.digits)
 
     @property
     def max_removal(self) -> int:

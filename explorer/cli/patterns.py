@@ -1,0 +1,160 @@
+"""Commands over the patterns of values: patterns (one game), sweep (a family of variants)."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import click
+
+from explorer.cli.common import (
+    MAX_STORED_INT,
+    console,
+    json_option,
+    max_memory_option,
+    print_json,
+    progress_bar,
+    visible,
+    working,
+)
+
+#: The columns of a sweep's table, CSV and JSON rows.
+SWEEP_COLUMNS = ("spec", "period", "preperiod", "saltus", "status", "largest")
+
+
+@click.command("patterns")
+@click.argument("spec")
+@click.option(
+    "--upto",
+    type=click.IntRange(min=0, max=MAX_STORED_INT),
+    default=None,
+    help="Last heap computed (default 1,000); for a game on two numbers, the last row and "
+    "column (default 200).",
+)
+@max_memory_option
+@json_option
+def patterns_command(spec: str, upto: int | None, max_memory: int | None, as_json: bool) -> None:
+    """The patterns in the values of the game SPEC, each proved or observed.
+
+    One heap (or strip): the least period and preperiod, or arithmetic period and saltus
+    G(n + p) = G(n) + s; the P-positions as residues; the common and rare values. Proved by
+    the Guy-Smith theorem (octal games), the window lemma (finite subtraction sets) or the
+    state lemma (all-but sets); otherwise "observed up to N". Two numbers (wythoff, sums of
+    two games): P-positions on a diagonal or on Beatty pairs (floor(n*alpha), floor(n*beta))
+    with alpha named, G(a, b) = G(a, 0) xor G(0, b), periodic rows.
+
+    \b
+    Examples:
+      explorer patterns kayles
+      explorer patterns subtraction:1,3,4 --upto 200 --json
+      explorer patterns wythoff --upto 300
+      explorer patterns "nim + subtraction:1,2" --upto 40
+    """
+    from explorer.analysis.patterns import find_patterns
+    from explorer.games import load_game
+
+    game = load_game(spec)
+    with working("patterns", enabled=not as_json):
+        found = find_patterns(game, upto, max_memory_mb=max_memory)
+    if as_json:
+        print_json(found.to_dict())
+        return
+    console.print(f"{visible(found.game)} up to {found.upto:,}:")
+    if not found.patterns:
+        console.print(f"no pattern found up to {found.upto:,}")
+    for pattern in found.patterns:
+        console.print(f"{pattern.kind:<18} {pattern.text()}")
+        console.print(f"{'':<18} {pattern.status_text()}")
+
+
+@click.command("sweep")
+@click.argument("pattern")
+@click.option(
+    "--upto",
+    type=click.IntRange(min=0, max=MAX_STORED_INT),
+    default=1000,
+    show_default=True,
+    help="Last heap computed for each variant.",
+)
+@click.option("--csv", "as_csv", is_flag=True, help="Print CSV rows (with a header).")
+@click.option(
+    "--max-variants",
+    type=click.IntRange(min=1, max=MAX_STORED_INT),
+    default=None,
+    help="Most variants the pattern may name (default 100,000).",
+)
+@max_memory_option
+@json_option
+def sweep_command(
+    pattern: str,
+    upto: int,
+    as_csv: bool,
+    max_variants: int | None,
+    max_memory: int | None,
+    as_json: bool,
+) -> None:
+    """The period of every variant a PATTERN names, one row each, as they are computed.
+
+    Wildcards: ? is an octal digit, {a..b} every non-empty subset of a..b, a..b every
+    integer from a to b. Each row gives the (arithmetic) period, preperiod and saltus, the
+    status (proved by a theorem, observed, or no period up to N) and the largest value.
+
+    \b
+    Examples:
+      explorer sweep "octal:0.??" --upto 2000
+      explorer sweep "subtraction:{1..6}" --csv
+      explorer sweep bash:2..20 --json
+    """
+    from explorer.analysis.sweep import MAX_VARIANTS, sweep
+
+    if as_csv and as_json:
+        raise click.UsageError("choose one of --csv and --json")
+    count, rows = sweep(
+        pattern, upto, max_variants=max_variants or MAX_VARIANTS, max_memory_mb=max_memory
+    )
+    out = click.get_text_stream("stdout")
+    writer = csv.writer(out, lineterminator="\n") if as_csv else None
+    fields = {"done": "{:>7,} variants", "spec": "{}"}
+    with progress_bar("sweep", fields, total=count, enabled=not (as_csv or as_json)) as update:
+        if writer is not None:
+            writer.writerow(SWEEP_COLUMNS)
+        elif as_json:
+            out.write(json.dumps({"pattern": pattern, "upto": upto})[:-1] + ', "rows": [')
+        else:
+            console.print(_line(SWEEP_COLUMNS))
+        for done, row in enumerate(rows, start=1):
+            cells = _cells(row)
+            if writer is not None:
+                writer.writerow(cells)
+            elif as_json:
+                out.write((", " if done > 1 else "") + json.dumps(row.to_dict()))
+            else:
+                console.print(_line(cells))
+            update(completed=done, done=done, spec=row.spec)
+        if as_json:
+            out.write("]}\n")
+    if not (as_csv or as_json):
+        console.print(f"{count:,} variants up to {upto:,}")
+
+
+def _cells(row: object) -> tuple[str, ...]:
+    from explorer.analysis.sweep import SweepRow
+
+    assert isinstance(row, SweepRow)
+    blank = "" if row.period is None else None
+    return (
+        visible(row.spec),
+        blank if blank is not None else str(row.period),
+        blank if blank is not None else str(row.preperiod),
+        blank if blank is not None else str(row.saltus),
+        row.status_text(),
+        str(row.largest),
+    )
+
+
+def _line(cells: tuple[str, ...]) -> str:
+    spec, period, preperiod, saltus, status, largest = cells
+    return f"{spec:<22} {period:>8} {preperiod:>9} {saltus:>6}  {status:<28} {largest:>7}"
+
+
+COMMANDS = [patterns_command, sweep_command]
