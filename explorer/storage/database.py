@@ -548,7 +548,9 @@ class Database:
         --------
         >>> import numpy as np
         >>> db = open_database("sqlite://")
-        >>> db.save_sequence("nim", np.arange(5, dtype=np.uint16), 5, checksum=0, method="table")
+        >>> from explorer.solver.sparse import fletcher32
+        >>> values = np.arange(5, dtype=np.uint16)
+        >>> db.save_sequence("nim", values, 5, checksum=fletcher32(values), method="table")
         >>> db.sequence("nim").values.tolist()
         [0, 1, 2, 3, 4]
         >>> db.close()
