@@ -187,12 +187,12 @@ def test_explain_of_a_big_sum_names_only_its_winning_moves():
         (
             ["solve", "grundy", "2000000000"],
             "Error: G(0..2,000,000,000) needs about 15,261 MiB, over the limit of 2,048 MiB "
-            "(raise it with --max-memory)",
+            "(raise it with --memory)",
         ),
         (
             ["solve", "grundy", "2000000", "--max-memory", "4"],
             "Error: G(0..2,000,000) needs about 17 MiB, over the limit of 4 MiB "
-            "(raise it with --max-memory)",
+            "(raise it with --memory)",
         ),
         (
             ["sequence", "wythoff"],

@@ -305,7 +305,7 @@ def test_moves_to_value_keeps_the_table_memory_guard():
     game.max_memory_mb = 1
     expected = (
         "the values of grundy up to heap 300,001 need about 2 MiB, over the limit of 1 MiB "
-        "(raise it with --max-memory)"
+        "(raise it with --memory)"
     )
     with pytest.raises(GraphTooLargeError) as error:
         game.moves_to_value((300_001,), 0)

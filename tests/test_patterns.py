@@ -425,7 +425,7 @@ def test_a_table_over_the_memory_limit_is_refused():
     assert (code, out) == (1, "")
     assert err == (
         "Error: a table of 100,001 x 100,001 cells needs about 305,182 MiB, over the limit of "
-        "1 MiB (raise it with --max-memory)\n"
+        "1 MiB (raise it with --memory)\n"
     )
 
 

@@ -234,13 +234,14 @@ def test_closed_forms_answer_far_heaps():
     ).tolist()
 
 
-def test_a_run_past_the_memory_limit_says_how_much_and_how_to_raise_it():
-    args = ["sequence", "grundy", "--upto", "100000000", "--max-memory", "64"]
+@pytest.mark.parametrize("option", ["--memory", "--max-memory"])  # the old spelling works too
+def test_a_run_past_the_memory_limit_says_how_much_and_how_to_raise_it(option):
+    args = ["sequence", "grundy", "--upto", "100000000", option, "64"]
     out = CliRunner().invoke(main, args)
     assert out.exit_code == 1
     assert out.stderr == (
         "Error: G(0..100,000,000) needs about 765 MiB, over the limit of 64 MiB "
-        "(raise it with --max-memory)\n"
+        "(raise it with --memory)\n"
     )
 
 
@@ -285,7 +286,7 @@ def test_a_large_table_and_its_guard():
     assert out.exit_code == 1
     assert out.stderr == (
         "Error: a table of 5,000 x 5,000 cells needs about 763 MiB, over the limit of 100 MiB "
-        "(raise it with --max-memory)\n"
+        "(raise it with --memory)\n"
     )
 
 

@@ -61,7 +61,7 @@ def two_number_table(
         if 8 * side * side > limit * 2**20:
             raise GraphTooLargeError(
                 f"a table of {side:,} x {side:,} cells is over the limit of {limit:,} MiB "
-                "(raise it with --max-memory)",
+                "(raise it with --memory)",
                 limit,
             ) from None
         text = "{} + {}"

@@ -202,7 +202,7 @@ def analyse(
             raise GraphTooLargeError(
                 f"the patterns of {game.spec} up to heap {upto:,} need about "
                 f"{need / 2**20:,.0f} MiB, over the limit of {limit:,} MiB (raise it with "
-                "--max-memory)",
+                "--memory)",
                 limit,
             )
         values, proof = _sequence(game, upto, max_memory_mb)

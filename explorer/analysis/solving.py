@@ -47,7 +47,7 @@ AUTO_GRAPH_STATES = 5_000
 AUTO_GRAPH_EDGES = 50_000
 #: ... and has at most this many parts (each move of a long sum costs as much as the sum).
 AUTO_GRAPH_PARTS = 16
-#: Default memory a value table may take, in MiB (``--max-memory`` raises it).
+#: Default memory a value table may take, in MiB (``--memory`` raises it).
 DEFAULT_TABLE_MEMORY_MB = 2048
 
 
@@ -630,7 +630,7 @@ def value_table(
     if need > max_memory_mb * 2**20:
         raise GraphTooLargeError(
             f"a table of {rows:,} x {cols:,} cells needs about {need / 2**20:,.0f} MiB, over "
-            f"the limit of {max_memory_mb:,} MiB (raise it with --max-memory)",
+            f"the limit of {max_memory_mb:,} MiB (raise it with --memory)",
             max_memory_mb,
         )
     if isinstance(game, Wythoff):

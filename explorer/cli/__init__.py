@@ -33,7 +33,8 @@ def main() -> None:
     """Explore impartial games: Sprague-Grundy values, outcomes, game graphs.
 
     Exit status: 0 on success, 2 for a usage error (a bad option or argument), 1 for any
-    other refusal, which prints one line starting with "Error:".
+    other refusal, which prints one line starting with "Error:", 130 on Ctrl-C (what was
+    already written is kept: run the same command again to resume).
 
     \b
     Example:

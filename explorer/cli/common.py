@@ -49,6 +49,13 @@ MAX_SIDE = 1_000_000
 LONGEST_ERROR = 2_000
 
 
+#: What Ctrl-C prints: writes commit in batches, so what was written stays and is reused.
+INTERRUPTED = (
+    "Interrupted: everything already written is kept (a build or a stored sequence "
+    "continues from it); run the same command again to resume."
+)
+
+
 class ExplorerGroup(click.Group):
     """A command group that applies the exit-code rule (see the module's docstring) to every
     command under it: an `ExplorerError` becomes one ``Error: ...`` line and exit 1."""
@@ -56,6 +63,9 @@ class ExplorerGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo(f"\n{INTERRUPTED}", err=True)
+            raise click.exceptions.Exit(130) from None
         except ExplorerError as error:
             message = visible(str(error))
             if len(message) > LONGEST_ERROR:  # a message quoting a huge input keeps both ends
@@ -257,7 +267,9 @@ misere_option = click.option(
 
 
 max_memory_option = click.option(
-    "--max-memory",
+    "--memory",
+    "--max-memory",  # the spelling of earlier versions, still taken
+    "max_memory",
     type=click.IntRange(min=1, max=MAX_MEMORY_MIB),
     default=None,
     metavar="MIB",

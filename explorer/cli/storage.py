@@ -129,11 +129,11 @@ def _print_build(
 )
 @click.option(
     "--memory",
-    metavar="MB",
+    metavar="MIB",
     type=click.IntRange(min=64, max=2**30),
     default=DEFAULT_MEMORY_MB,
     show_default=True,
-    help="Stop cleanly, as at --max-states, once the build uses this many megabytes; the "
+    help="Stop cleanly, as at --max-states, once the build uses this many MiB; the "
     "same command with a larger --memory continues later.",
 )
 @click.option(

@@ -30,7 +30,7 @@ from explorer.games.removals import RemovalRule
 
 Heaps = tuple[int, ...]
 
-#: Default memory a table of single-heap values may take, in MiB (``--max-memory`` raises it).
+#: Default memory a table of single-heap values may take, in MiB (``--memory`` raises it).
 DEFAULT_MAX_MEMORY_MB = 2048
 #: Splits of a heap past the computed values listed as moves: smaller parts up to this.
 PERIODIC_SPLIT_PARTS = 1_000
@@ -283,7 +283,7 @@ class HeapGame(Game[Heaps]):
                 raise GraphTooLargeError(
                     f"the values of {self.spec} up to heap {upto:,} need about "
                     f"{need / 2**20:,.0f} MiB, over the limit of {self.max_memory_mb:,} MiB "
-                    "(raise it with --max-memory)",
+                    "(raise it with --memory)",
                     self.max_memory_mb,
                 )
             table = np.zeros(size, dtype=np.int64)

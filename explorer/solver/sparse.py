@@ -61,7 +61,7 @@ def check_memory(upto: int, max_memory_mb: int) -> None:
     if need > max_memory_mb * 2**20:
         raise GraphTooLargeError(
             f"G(0..{upto:,}) needs about {need / 2**20:,.0f} MiB, over the limit of "
-            f"{max_memory_mb:,} MiB (raise it with --max-memory)"
+            f"{max_memory_mb:,} MiB (raise it with --memory)"
         )
 
 
