@@ -23,7 +23,14 @@ from typing import Any, TypeVar
 import click
 from rich.cells import cell_len
 from rich.console import Console
-from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
 from explorer.errors import ExplorerError
@@ -193,7 +200,8 @@ def progress_bar(
     enabled: bool = True,
     errors: Console | None = None,
 ) -> Iterator[Callable[..., None]]:
-    """A progress bar on standard error (only on a terminal, removed when done).
+    """A progress bar on standard error (only on a terminal, removed when done), with the time
+    left when the `total` is known.
 
     `fields` maps a field name to its column's format (e.g. ``"{:>10,} states"``); the
     function yielded takes ``completed=`` and the fields as keywords. The columns fit in 80
@@ -209,6 +217,7 @@ def progress_bar(
         BarColumn(bar_width=10),
         *texts,
         _Elapsed(),
+        *([TimeRemainingColumn()] if total is not None else []),
         console=errors,
         transient=True,
         disable=not enabled or not errors.is_terminal,

@@ -174,7 +174,11 @@ def build_command(
     refuse_unbuildable(game, game.parse(position), memory=memory * 2**20, max_states=max_states)
     if misere:
         refuse_misere_cycles(game)
-    with open_database(url) as database, _progress(not as_json, max_states) as update:
+    # the bar's total: the states the game counts without generating them, where it can
+    limit = max_states or MAX_STATES_STORED
+    counted = game.count_states(game.parse(position), limit)
+    total = max_states if counted is None else min(counted, limit)
+    with open_database(url) as database, _progress(not as_json, total) as update:
         report = database.build(
             spec,
             position,
