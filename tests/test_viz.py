@@ -1019,3 +1019,32 @@ def test_edit_reports_and_stored_hostile_names_show_as_text(db_url):
     vertices = json.loads(HOSTILE_FILE.read_text(encoding="utf-8"))
     assert caption.startswith(f"import of {report.game}: ")
     assert dict(map(tuple, rows))["states in the file"] == str(len(vertices["vertices"]))
+
+
+def test_plot_legends_never_cover_the_data(tmp_path):
+    """The legend sits outside the axes: no marker can be under it."""
+    import matplotlib.figure
+
+    from explorer.viz.plots import plot_p_positions, plot_sequence
+
+    figures: list[matplotlib.figure.Figure] = []
+    original = matplotlib.figure.Figure.savefig
+
+    def keep(self, *args, **kwargs):
+        figures.append(self)
+        return original(self, *args, **kwargs)
+
+    matplotlib.figure.Figure.savefig = keep  # type: ignore[method-assign]
+    try:
+        plot_p_positions("wythoff", value_table(load_game("wythoff"), 30, 30), tmp_path / "p.png")
+        plot_sequence(value_sequence(load_game("kayles"), 200), tmp_path / "s.png")
+    finally:
+        matplotlib.figure.Figure.savefig = original  # type: ignore[method-assign]
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    for figure in figures:
+        renderer = FigureCanvasAgg(figure).get_renderer()
+        figure.draw(renderer)
+        (axes,) = figure.axes
+        (legend,) = figure.legends
+        assert not legend.get_window_extent(renderer).overlaps(axes.get_window_extent(renderer))

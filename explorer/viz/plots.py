@@ -117,7 +117,7 @@ def plot_sequence(sequence: ValueSequence, path: str | Path) -> Path:
     axes.yaxis.set_major_locator(MaxNLocator(integer=True))
     axes.set_xlim(sequence.start - 0.5, max(sequence.upto + 0.5, 1))
     axes.grid(alpha=0.3)
-    axes.legend(loc="upper left", fontsize="small")
+    figure.legend(loc="outside lower center", fontsize="small", ncols=3)  # never over data
     return _save(figure, path)
 
 
@@ -212,5 +212,5 @@ def plot_p_positions(game: str, table: Table, path: str | Path) -> Path:
     axes.set_xlabel("column")
     axes.set_ylabel("row")
     axes.grid(alpha=0.3)
-    axes.legend(loc="lower right", fontsize="small")
+    figure.legend(loc="outside lower center", fontsize="small")  # never over data
     return _save(figure, path)
