@@ -24,7 +24,6 @@ import networkx as nx
 from explorer.errors import DatabaseError, ExplorerError
 from explorer.games import load_game
 from explorer.games.base import Game
-from explorer.games.heaps import HeapGame
 from explorer.solver import outcome
 from explorer.solver.misere import MISERE, NORMAL
 from explorer.viz import templating
@@ -679,7 +678,7 @@ class Pages:
         self, spec: str, game: Game[Any] | None, stats: Mapping[str, Any]
     ) -> dict[str, Any] | None:
         """G(n) of single heaps stored for a heap game, as points of a scatter plot."""
-        if not isinstance(game, HeapGame):
+        if game is None or game.as_heap_game() is None:
             return None
         largest = 0
         for build in stats["builds"]:
