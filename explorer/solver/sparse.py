@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from explorer.errors import ExplorerError, GraphTooLargeError
+from explorer.errors import GraphTooLargeError, ValueLimitError
 from explorer.games.heaps import HeapGame, SplitRules
 from explorer.solver.periods import GuySmith, proof_length, proven_period
 
@@ -36,10 +36,6 @@ COMPILED_FROM = 30_000
 BLOCK = 1 << 16
 
 Progress = Callable[[int, int], None]
-
-
-class ValueLimitError(ExplorerError, OverflowError):
-    """A Grundy value does not fit the 16 bits the sequence engine stores."""
 
 
 def _parity_split(rules: SplitRules) -> bool:

@@ -21,7 +21,7 @@ from urllib.parse import quote_plus, urlencode
 
 import networkx as nx
 
-from explorer.errors import DatabaseError, ExplorerError
+from explorer.errors import BadRequest, DatabaseError, ExplorerError, ServeError
 from explorer.games import load_game
 from explorer.games.base import Game
 from explorer.solver import outcome
@@ -167,14 +167,6 @@ class Guard:
             await secured({"type": "http.response.body", "body": body})
             return
         await self.app(scope, receive, secured)
-
-
-class BadRequest(ExplorerError, ValueError):
-    """A page was asked for with missing or malformed parameters."""
-
-
-class ServeError(ExplorerError, OSError):
-    """The server cannot listen on the address asked for."""
 
 
 def link(path: str, **params: object) -> str:
