@@ -20,7 +20,6 @@ import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from explorer import __version__
 from explorer.errors import EditError, NotStoredError
 from explorer.games.base import Game
 from explorer.games.dag import DagGame
@@ -67,6 +66,7 @@ from explorer.storage.records import (
     shown_spec,
     update_build,
 )
+from explorer.version import __version__
 
 #: Keys sent in one ``IN (...)`` list (well under SQLite's limit on bound parameters).
 CHUNK = 5_000
