@@ -91,6 +91,13 @@ def test_register_game_refuses_a_name_it_cannot_give(registry, family, message):
     assert registry == before
 
 
+def test_register_game_asks_for_what_explorer_games_lists(registry):
+    bare = type("Bare", (Game,), {"family": "bare", "position_syntax": "a number"})
+    with pytest.raises(SpecError, match=r"^Bare does not set example \(explorer games lists"):
+        register_game(bare)
+    assert "bare" not in registry
+
+
 def misere_outcome_by_definition(position: tuple[int, ...]) -> str:
     """Misère: whoever cannot move has won (the opponent moved last), so a terminal
     position is N; otherwise N when some move reaches a P-position."""

@@ -53,7 +53,7 @@ def register_game(cls: G) -> G:
     ------
     SpecError
         When the family name is not lower-case letters, digits, ``-`` and ``_``, or names
-        another class or an alias already.
+        another class or an alias already, or ``position_syntax`` or ``example`` is not set.
 
     Examples
     --------
@@ -81,9 +81,15 @@ def register_game(cls: G) -> G:
         )
     known = FAMILIES.get(name)
     if (known is not None and known is not cls) or name in ALIASES:
-        by = f"{known.__name__}" if known is not None else f"an alias of {ALIASES[name]}"
+        by = known.__name__ if known is not None else f"an alias of {ALIASES[name]}"
         raise SpecError(
             f"game family {name!r} is taken already (by {by}); give the class another family name"
+        )
+    missing = [attr for attr in ("position_syntax", "example") if not hasattr(cls, attr)]
+    if missing:
+        raise SpecError(
+            f"{cls.__name__} does not set {' or '.join(missing)} (explorer games lists them: "
+            "position_syntax says how a position is written, example is a (spec, position) pair)"
         )
     FAMILIES[name] = cls
     return cls
