@@ -69,10 +69,11 @@ class Game(ABC, Generic[P]):
     takes a ``Game[Any]``.
 
     The other methods are capabilities a family may offer, each with a default that offers
-    nothing: a closed form (`known_value`), counts (`count_states`, `count_moves`), a sum
-    (`decompose`, `summands`), a value table (`value_table`), a sequence (`sequence_position`,
-    `as_heap_game`), a shortcut for misère play (`nim_heaps`) and cycles (`may_cycle`). The
-    analysis, generation and storage layers ask for them, never for a family by name.
+    nothing: a closed form (`known_value`, `moves_to_value`), counts (`count_states`,
+    `count_moves`), a sum (`decompose`, `summands`), a value table (`value_table`), a sequence
+    (`sequence_position`, `as_heap_game`), a shortcut for misère play (`nim_heaps`) and cycles
+    (`may_cycle`). The analysis, generation and storage layers ask for them instead of testing
+    a game's class, so a new family opts in by defining them.
     """
 
     family: ClassVar[str]
