@@ -30,11 +30,11 @@ if TYPE_CHECKING:
     from explorer.games import families, load_game
     from explorer.generation.graph import build_graph
     from explorer.solver import grundy_values, mex, outcomes, remoteness, winning_moves
-
-__version__ = "0.1.0"
+    from explorer.version import __version__ as __version__
 
 #: Where each public name lives: the module is imported when the name is first asked for.
 _HOMES = {
+    "__version__": "explorer.version",
     "Explanation": "explorer.analysis.solving",
     "Solution": "explorer.analysis.solving",
     "explain": "explorer.analysis.solving",

@@ -39,6 +39,11 @@ class GameFileError(ExplorerError, ValueError):
     """A graph file is missing, unreadable or malformed."""
 
 
+class DuplicateKeyError(ExplorerError, ValueError):
+    """A JSON object names a key twice (a graph file declaring a vertex twice); its one
+    argument is the key. Reading a graph file turns it into a `GameFileError`."""
+
+
 # -- graphs and solving -------------------------------------------------------------------------
 
 
@@ -64,6 +69,14 @@ class LimitError(ExplorerError, OverflowError):
 
 class EditError(ExplorerError, ValueError):
     """An edit names a state or move that is not there, or adds one that already is."""
+
+
+class ValueLimitError(ExplorerError, OverflowError):
+    """A Grundy value does not fit the 16 bits the sequence engine stores."""
+
+
+class NoAnswerError(ExplorerError, LookupError):
+    """No move respects the counter: the position left was not a P-position, or γ is wrong."""
 
 
 # -- storage ------------------------------------------------------------------------------------
@@ -121,3 +134,14 @@ class OutputFileError(ExplorerError, ValueError):
 
 class SweepError(ExplorerError, ValueError):
     """A sweep pattern is malformed or names too many variants."""
+
+
+# -- the web app --------------------------------------------------------------------------------
+
+
+class BadRequest(ExplorerError, ValueError):
+    """A page was asked for with missing or malformed parameters."""
+
+
+class ServeError(ExplorerError, OSError):
+    """The server cannot listen on the address asked for."""

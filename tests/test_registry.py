@@ -9,6 +9,7 @@ from click.testing import CliRunner
 
 from explorer import build_graph, load_game, solve
 from explorer.cli import main
+from explorer.errors import SpecError
 from explorer.games import FAMILIES, Game, families
 from tests.conftest import REPO
 
@@ -46,7 +47,12 @@ def test_aliases_resolve_to_octal_codes():
 def test_every_family_builds_itself_from_its_spec(monkeypatch):
     monkeypatch.chdir(REPO)  # examples name files under data/
     for name, cls in FAMILIES.items():
-        assert cls.from_parameters is not Game.from_parameters, name  # not the base's refusal
+        # a family with parameters reads them itself; one without takes the base's refusal
+        own = cls.from_parameters.__func__ is not Game.from_parameters.__func__
+        assert own == (cls.parameters != "none"), name
+        if cls.parameters == "none":
+            with pytest.raises(SpecError, match=f"^{name} takes no parameter, got '1'"):
+                load_game(f"{name}:1")
         spec, _ = cls.example
         game = load_game(spec)
         assert type(game) is cls, spec

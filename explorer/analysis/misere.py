@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import asdict, dataclass
-from typing import Any, cast
+from typing import Any
 
 from explorer.analysis.sequences import find_period
 from explorer.analysis.solving import (
@@ -19,8 +19,6 @@ from explorer.analysis.solving import (
 )
 from explorer.errors import GraphTooLargeError, SpecError
 from explorer.games.base import Game, Position
-from explorer.games.heaps import HeapGame, Heaps, Nim
-from explorer.games.sums import SumGame
 from explorer.generation.graph import DEFAULT_MAX_STATES, build_graph
 from explorer.solver import outcome
 from explorer.solver.misere import (
@@ -35,15 +33,6 @@ _BOUTON = (
     "misère Nim by Bouton's rule: with a heap of 2 or more, P iff the XOR is 0; "
     "otherwise P iff the 1-heaps are odd in number"
 )
-
-
-def nim_heaps(game: Game[Any], position: Position) -> list[int] | None:
-    """The heaps of a position of Nim (or a sum of Nim games), or None for any other game."""
-    if isinstance(game, Nim):
-        return list(cast(Heaps, position))
-    if isinstance(game, SumGame) and all(isinstance(g, Nim) for g in game.components):
-        return [h for part in cast(tuple[Heaps, ...], position) for h in part]
-    return None
 
 
 def solve_misere(
@@ -69,13 +58,13 @@ def solve_misere(
     >>> solve_misere(nim, nim.parse("1000000,1000000,1")).winning_moves
     ['1000000,1000000']
     """
-    heaps = nim_heaps(game, position)
-    if method == "decompose" and heaps is None:
+    nim = game.nim_heaps(position)
+    if method == "decompose" and nim is None:
         raise SpecError(
             f"misère play has no decomposition for {game.spec}: only Nim heaps are solved "
             "from their parts (Bouton's rule); use --method graph"
         )
-    if method == "graph" or (method == "auto" and heaps is None):
+    if method == "graph" or (method == "auto" and nim is None):
         return _solve_graph(game, position, max_states=max_states, max_edges=None)
     if method == "auto":
         try:
@@ -84,11 +73,12 @@ def solve_misere(
             )
         except GraphTooLargeError:
             pass
-    assert heaps is not None
+    assert nim is not None
+    heaps = nim.heaps
     moves = []
     for i, size in bouton_misere_moves(heaps):
         moved = heaps[:i] + [size] + heaps[i + 1 :]
-        moves.append(game.format(_rebuild(game, position, moved)))
+        moves.append(game.format(nim.rebuild(moved)))
     return Solution(
         game=game.spec,
         position=game.format(position),
@@ -100,19 +90,6 @@ def solve_misere(
         note=_BOUTON,
         convention=MISERE,
     )
-
-
-def _rebuild(game: Game[Any], position: Position, heaps: list[int]) -> Position:
-    """A Nim (or sum of Nim) position with these heaps, in the order `nim_heaps` lists them."""
-    if isinstance(game, Nim):
-        return tuple(sorted(h for h in heaps if h))
-    parts = []
-    start = 0
-    for part in position:  # type: ignore[attr-defined]
-        chunk = heaps[start : start + len(part)]
-        parts.append(tuple(sorted(h for h in chunk if h)))
-        start += len(part)
-    return tuple(parts)
 
 
 def _solve_graph(
@@ -214,7 +191,7 @@ def misere_sequence(
     >>> misere_sequence(load_game("nim"), 5).values
     [1, 0, 2, 3, 4, 5]
     """
-    if not isinstance(game, HeapGame):
+    if game.as_heap_game() is None:
         raise SpecError(f"misère sequences are for heap games, not {game.spec}")
     known: dict[Hashable, int] = {}
     values = []

@@ -14,7 +14,7 @@ import numpy as np
 from explorer.errors import GraphTooLargeError, SpecError
 from explorer.games import load_game
 from explorer.games.base import Game
-from explorer.games.heaps import DEFAULT_MAX_MEMORY_MB, HeapGame
+from explorer.games.heaps import DEFAULT_MAX_MEMORY_MB
 from explorer.games.removals import RemovalRule, removal_rule
 from explorer.solver.periodicity import (
     Period,
@@ -192,7 +192,7 @@ def analyse(
     """`find_patterns` and the values it read (one row of values, or a table)."""
     if upto is not None and upto < 0:
         raise SpecError(f"--upto must be non-negative, got {upto}")
-    if isinstance(game, HeapGame) or game.sequence_position(0) is not None:
+    if game.as_heap_game() is not None or game.sequence_position(0) is not None:
         upto = DEFAULT_UPTO if upto is None else upto
         rule = removal_rule(game)
         limit = max_memory_mb or DEFAULT_MAX_MEMORY_MB
@@ -223,7 +223,8 @@ def _sequence(
     from explorer.solver.sparse import guy_smith
 
     seq = value_sequence(game, upto, max_memory_mb=max_memory_mb)
-    theorem = guy_smith(game) if isinstance(game, HeapGame) else None
+    heaps = game.as_heap_game()
+    theorem = guy_smith(heaps) if heaps is not None else None
     proof = None
     if seq.proven and theorem is not None and seq.period and seq.preperiod is not None:
         needed = proof_length(seq.preperiod, seq.period, theorem)

@@ -164,9 +164,10 @@ def value_sequence(
         raise SpecError(f"--upto must be non-negative, got {upto}")
     if start > upto:
         raise SpecError(f"--from {start} is past --upto {upto}")
-    if isinstance(game, HeapGame):
+    heaps = game.as_heap_game()
+    if heaps is not None:
         return _heap_value_sequence(
-            game, upto, start, until_periodic, known, progress, checkpoint, max_memory_mb
+            heaps, upto, start, until_periodic, known, progress, checkpoint, max_memory_mb
         )
     if game.sequence_position(0) is None:
         raise SpecError(
@@ -308,7 +309,8 @@ def stored_value_sequence(
     ('stored', 168, 12)
     >>> db.close()
     """
-    if not isinstance(game, HeapGame) or game.closed_form(0) is not None:
+    heaps = game.as_heap_game()
+    if heaps is None or heaps.closed_form(0) is not None:
         return value_sequence(
             game, upto, start=start, until_periodic=until_periodic, max_memory_mb=max_memory_mb
         )
@@ -332,7 +334,7 @@ def stored_value_sequence(
     had = 0 if stored is None else len(stored.values)
     newly_proven = result.proven and (stored is None or stored.period is None)
     if result.computed > had or newly_proven:
-        values = game.heap_values(result.computed - 1)[: result.computed]
+        values = heaps.heap_values(result.computed - 1)[: result.computed]
         if int(values.max(initial=0)) <= 0xFFFF:
             period = (result.preperiod, result.period) if result.proven else None
             store.save_sequence(

@@ -16,12 +16,11 @@ from typing import Any, Literal, cast
 import networkx as nx
 import numpy as np
 
+from explorer.analysis.memo import GRAPH_MEMO
 from explorer.errors import CyclicGraphError, ExplorerError, GraphTooLargeError, SpecError
-from explorer.games.base import Decomposition, Game, Position
-from explorer.games.ferguson import Ferguson
-from explorer.games.heaps import FAR_HEAP, FAR_MOVES, PERIODIC_SPLIT_PARTS, HeapGame
-from explorer.games.sums import SumGame
-from explorer.games.wythoff import Wythoff
+from explorer.games.base import Decomposition, Game, Position, TableProgress
+from explorer.games.heaps import FAR_HEAP, FAR_MOVES, PERIODIC_SPLIT_PARTS
+from explorer.games.tables import heap_pair_table
 from explorer.generation.graph import DEFAULT_MAX_STATES, build_graph
 from explorer.solver import mex, solve_graph
 from explorer.solver.loopy import (
@@ -33,12 +32,6 @@ from explorer.solver.loopy import (
 )
 from explorer.solver.periods import proof_length
 from explorer.solver.sparse import guy_smith, heap_sequence
-from explorer.solver.tables import (
-    TableProgress,
-    ferguson_table,
-    heap_pair_table,
-    wythoff_table,
-)
 
 Method = Literal["auto", "graph", "decompose"]
 
@@ -163,14 +156,6 @@ class Explanation(_Valued):
         )
 
 
-def _cache(game: Game[Any], name: str = "_graph_values") -> dict[Hashable, Any]:
-    """Per-game memo of values solved from graphs (shared by every part of that game)."""
-    try:
-        return game.__dict__[name]  # type: ignore[no-any-return]
-    except KeyError:
-        return game.__dict__.setdefault(name, {})  # type: ignore[no-any-return]
-
-
 def _graph_values(
     game: Game[Any], graph: nx.DiGraph
 ) -> tuple[dict[Hashable, Value], dict[Hashable, int | None]]:
@@ -179,27 +164,28 @@ def _graph_values(
     for `explain`."""
     values: dict[Hashable, Value]
     far: dict[Hashable, int | None]
+    labels: dict[Hashable, tuple[int, int | None]] | None = None
     try:
         solved = solve_graph(graph)
         values, far = dict(solved.grundy), dict(solved.remoteness)
     except CyclicGraphError:
         loopy = solve_loopy(graph)
         values, far = loopy.values, loopy.remoteness
-        labels = _cache(game, "_loopy_labels")
-        for node in graph:
-            labels[node] = (loopy.stages[node], loopy.counters[node])
-    _cache(game).update(values)
+        labels = {node: (loopy.stages[node], loopy.counters[node]) for node in graph}
+    GRAPH_MEMO.remember(game.spec, values, labels)
     return values, far
 
 
 def graph_value(
     game: Game[Any], position: Position, *, max_states: int = DEFAULT_MAX_STATES
 ) -> Value:
-    """The value of `position` from its whole game graph (memoised per game)."""
-    cache = _cache(game)
-    if position not in cache:
-        _graph_values(game, build_graph(game, position, max_states=max_states))
-    return cache[position]  # type: ignore[no-any-return]
+    """The value of `position` from its whole game graph (memoised per game spec, in
+    `explorer.analysis.memo`)."""
+    known = GRAPH_MEMO.value(game.spec, position)
+    if known is not None:
+        return known  # type: ignore[no-any-return]
+    values, _ = _graph_values(game, build_graph(game, position, max_states=max_states))
+    return values[position]
 
 
 #: How `prepare_heaps` says that far heaps are answered from a proven period.
@@ -221,26 +207,28 @@ def prepare_heaps(game: Game[Any], position: Position) -> str:
     >>> prepare_heaps(load_game("nim + kayles"), ((3,), (10**12,)))
     'octal:0.77: period 12 from heap 71, proven by the Guy-Smith theorem from G(0..167)'
     """
-    if isinstance(game, SumGame):  # a sum's far heaps are its components'
+    summands = game.summands()
+    if summands is not None:  # a sum's far heaps are its components'
         components = cast(tuple[Position, ...], position)
         notes = (
             (part.spec, prepare_heaps(part, component))
-            for part, component in zip(game.components, components, strict=True)
+            for part, component in zip(summands, components, strict=True)
         )
         return "; ".join(dict.fromkeys(f"{spec}: {note}" for spec, note in notes if note))
-    if not isinstance(game, HeapGame) or not position:
+    heaps = game.as_heap_game()
+    if heaps is None or not position:
         return ""
-    largest = max(position)  # type: ignore[call-overload]
-    if game.closed_form(largest) is not None:
-        return f"closed form of {game.spec}" if largest >= FAR_HEAP else ""
-    if largest >= game.tabulated and game.period is None:
-        result = heap_sequence(game, largest, until_periodic=True)
-        game.adopt(result.values, result.proof)
-    if largest >= game.tabulated and game.period is not None:
-        pre, period = game.period
+    largest = max(cast(tuple[int, ...], position))
+    if heaps.closed_form(largest) is not None:
+        return f"closed form of {heaps.spec}" if largest >= FAR_HEAP else ""
+    if largest >= heaps.tabulated and heaps.period is None:
+        result = heap_sequence(heaps, largest, until_periodic=True)
+        heaps.adopt(result.values, result.proof)
+    if largest >= heaps.tabulated and heaps.period is not None:
+        pre, period = heaps.period
         return (
             f"period {period} from heap {pre}, {PROVEN_PERIOD} "
-            f"from G(0..{proof_length(pre, period, guy_smith(game)) - 1})"  # type: ignore[arg-type]
+            f"from G(0..{proof_length(pre, period, guy_smith(heaps)) - 1})"  # type: ignore[arg-type]
         )
     return ""
 
@@ -576,11 +564,11 @@ def explain(
         )
     value_of = grundy_value if method == "auto" else graph_value
     value = value_of(game, position, max_states=max_states)  # one graph, with every move
+    stage, counter = GRAPH_MEMO.label(game.spec, position) or (None, None)
     successors = [
         (game.format(s), _shown(value_of(game, s, max_states=max_states)))
         for s in dict.fromkeys(game.successors(position))
     ]
-    stage, counter = _cache(game, "_loopy_labels").get(position, (None, None))
     return Explanation(
         game=game.spec,
         position=game.format(position),
@@ -633,19 +621,18 @@ def value_table(
             f"the limit of {max_memory_mb:,} MiB (raise it with --memory)",
             max_memory_mb,
         )
-    if isinstance(game, Wythoff):
-        return wythoff_table(rows, cols, progress).tolist()  # type: ignore[no-any-return]
-    if isinstance(game, Ferguson):
-        cells = ferguson_table(rows, cols, progress).tolist()
-        return [[None if v < 0 else v for v in row] for row in cells]
-    if isinstance(game, HeapGame):
+    table = game.value_table(rows, cols, progress)
+    if table is not None:
+        return table
+    heaps = game.as_heap_game()
+    if heaps is not None:
         largest = max(rows, cols) - 1
-        prepare_heaps(game, (largest,))
-        values = np.array([game.heap_value(n) for n in range(largest + 1)], dtype=np.int64)
+        prepare_heaps(heaps, (largest,))
+        values = np.array([heaps.heap_value(n) for n in range(largest + 1)], dtype=np.int64)
         if progress is not None:
             progress(rows * cols, rows * cols)
         return heap_pair_table(values, rows, cols).tolist()  # type: ignore[no-any-return]
-    table: list[list[int | None]] = [[None] * cols for _ in range(rows)]
+    table = [[None] * cols for _ in range(rows)]
     # largest cells first: one graph from the far corner fills the memo for the rest
     for r in reversed(range(rows)):
         if progress is not None:

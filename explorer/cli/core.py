@@ -28,7 +28,6 @@ from explorer.cli.common import (
     visible,
 )
 from explorer.games import families, load_game
-from explorer.games.heaps import HeapGame
 from explorer.generation.graph import DEFAULT_MAX_STATES
 from explorer.viz.palette import VERDICTS, outcome_text
 
@@ -116,9 +115,10 @@ def solve_command(
 
     game = load_game(spec)
     if max_memory is not None:
-        for part in getattr(game, "components", (game,)):
-            if isinstance(part, HeapGame):
-                part.max_memory_mb = max_memory
+        for part in game.summands() or (game,):
+            heaps = part.as_heap_game()
+            if heaps is not None:
+                heaps.max_memory_mb = max_memory
     solver = solve_misere if misere else solve
     result = solver(
         game,

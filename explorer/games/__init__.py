@@ -6,7 +6,8 @@ name a sum of games.
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Any, TypeVar
 
 from explorer.errors import SpecError, UnknownGameError
 from explorer.games.base import Decomposition, Game, Part, Position
@@ -32,34 +33,94 @@ from explorer.games.treblecross import Treblecross
 from explorer.games.wythoff import Wythoff
 
 #: Family name -> game class; each class builds itself with ``from_parameters``.
-FAMILIES: dict[str, type[Game[Any]]] = {
-    cls.family: cls
-    for cls in (
-        Nim,
-        Bash,
-        Subtraction,
-        TakeHalf,
-        Lasker,
-        OctalGame,
-        GrundyGame,
-        Wythoff,
-        Ferguson,
-        Chomp,
-        Queens,
-        Treblecross,
-        CoinTurning,
-        Staircase,
-        DagGame,
-        GraphGame,
-        WindUp,
-    )
-}
+FAMILIES: dict[str, type[Game[Any]]] = {}
+
+#: A family name: lower case, starting with a letter (``load_game`` lower-cases what it reads).
+FAMILY_NAME = re.compile(r"[a-z][a-z0-9_-]*")
+
+G = TypeVar("G", bound=type[Game[Any]])
+
+
+def register_game(cls: G) -> G:
+    """Register a game class under its ``family`` name, so that `load_game` finds it (a class
+    decorator; registering the same class again changes nothing).
+
+    The class sets the class attributes `explorer games` lists (``family``,
+    ``position_syntax``, ``example``, ``summary``, ``parameters``) and builds itself with
+    ``from_parameters`` (by default, a family without parameters).
+
+    Raises
+    ------
+    SpecError
+        When the family name is not lower-case letters, digits, ``-`` and ``_``, or names
+        another class or an alias already, or ``position_syntax`` or ``example`` is not set.
+
+    Examples
+    --------
+    >>> @register_game
+    ... class Countdown(Game[int]):
+    ...     family = "countdown"
+    ...     position_syntax = "a number n"
+    ...     example = ("countdown", "5")
+    ...     summary = "take one or two from a number"
+    ...     def parse(self, text): return int(text)
+    ...     def format(self, position): return str(position)
+    ...     def successors(self, n): return iter([n - k for k in (1, 2) if n >= k])
+    >>> load_game("countdown").spec
+    'countdown'
+    >>> from explorer.analysis.solving import grundy_value
+    >>> grundy_value(load_game("countdown"), 5)
+    2
+    >>> del FAMILIES["countdown"]
+    """
+    name = getattr(cls, "family", None)
+    if not isinstance(name, str) or FAMILY_NAME.fullmatch(name) is None or name == "sum":
+        raise SpecError(
+            f"bad family name {name!r} for {cls.__name__} (set family to lower-case letters, "
+            "digits, '-' or '_', starting with a letter, not 'sum')"
+        )
+    known = FAMILIES.get(name)
+    if (known is not None and known is not cls) or name in ALIASES:
+        by = known.__name__ if known is not None else f"an alias of {ALIASES[name]}"
+        raise SpecError(
+            f"game family {name!r} is taken already (by {by}); give the class another family name"
+        )
+    missing = [attr for attr in ("position_syntax", "example") if not hasattr(cls, attr)]
+    if missing:
+        raise SpecError(
+            f"{cls.__name__} does not set {' or '.join(missing)} (explorer games lists them: "
+            "position_syntax says how a position is written, example is a (spec, position) pair)"
+        )
+    FAMILIES[name] = cls
+    return cls
+
 
 #: Short names for well-known members of a family.
 ALIASES: dict[str, str] = {
     "kayles": "octal:0.77",
     "dawson": "octal:0.07",
 }
+
+for _family in (
+    Nim,
+    Bash,
+    Subtraction,
+    TakeHalf,
+    Lasker,
+    OctalGame,
+    GrundyGame,
+    Wythoff,
+    Ferguson,
+    Chomp,
+    Queens,
+    Treblecross,
+    CoinTurning,
+    Staircase,
+    DagGame,
+    GraphGame,
+    WindUp,
+):
+    register_game(_family)
 
 
 def load_game(spec: str) -> Game[Any]:
@@ -105,20 +166,16 @@ def load_game(spec: str) -> Game[Any]:
     return family.from_parameters(parameters.strip() if colon else None)
 
 
-#: The families whose play may go on forever (their graphs may have cycles).
-LOOPY_FAMILIES: tuple[type[Game[Any]], ...] = (GraphGame, WindUp)
-
-
 def may_cycle(game: Game[Any]) -> bool:
-    """Whether play in a game may go on forever: a family with cycles, or a sum with such a part.
+    """Whether play in a game may go on forever: a family with cycles, or a sum with such a part
+    (``game.may_cycle()``).
 
     Examples
     --------
     >>> may_cycle(load_game("nim + windup:5:1,3")), may_cycle(load_game("nim + kayles"))
     (True, False)
     """
-    parts = game.components if isinstance(game, SumGame) else (game,)
-    return any(isinstance(part, LOOPY_FAMILIES) for part in parts)
+    return game.may_cycle()
 
 
 def families() -> list[tuple[str, type[Game[Any]]]]:
@@ -138,4 +195,5 @@ __all__ = [
     "families",
     "load_game",
     "may_cycle",
+    "register_game",
 ]

@@ -8,11 +8,14 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar
 
 import numpy as np
 
 from explorer.errors import ExplorerError, PositionError, SpecError
+
+if TYPE_CHECKING:
+    from explorer.games.heaps import HeapGame
 
 #: A position of some game, as code that handles every game sees it: immutable and hashable.
 Position = Hashable
@@ -44,6 +47,19 @@ class Decomposition:
     note: str = ""
 
 
+@dataclass(frozen=True)
+class NimHeaps:
+    """A position that is a position of Nim move for move: its `heaps`, and `rebuild`, which
+    turns heaps (in that order, 0 for an emptied heap) back into a position of the game."""
+
+    heaps: list[int]
+    rebuild: Callable[[Sequence[int]], Any] = field(compare=False)
+
+
+#: Called now and then with (cells done, cells in all) while a value table is filled.
+TableProgress = Callable[[int, int], None]
+
+
 class Game(ABC, Generic[P]):
     """An impartial game under normal play, whose positions are of type `P`.
 
@@ -51,6 +67,13 @@ class Game(ABC, Generic[P]):
     formatting and successor generation. Positions are immutable and hashable; the formatted
     text is canonical, so ``game.parse(game.format(p)) == p``. Code that handles any game
     takes a ``Game[Any]``.
+
+    The other methods are capabilities a family may offer, each with a default that offers
+    nothing: a closed form (`known_value`, `moves_to_value`), counts (`count_states`,
+    `count_moves`), a sum (`decompose`, `summands`), a value table (`value_table`), a sequence
+    (`sequence_position`, `as_heap_game`), a shortcut for misère play (`nim_heaps`) and cycles
+    (`may_cycle`). The analysis, generation and storage layers ask for them instead of testing
+    a game's class, so a new family opts in by defining them.
     """
 
     family: ClassVar[str]
@@ -60,16 +83,18 @@ class Game(ABC, Generic[P]):
     summary: ClassVar[str] = ""
 
     @property
-    @abstractmethod
     def spec(self) -> str:
-        """The canonical spec string naming this game."""
+        """The canonical spec string naming this game: the family name, for a family without
+        parameters (a family with parameters adds them, ``subtraction:1,3,4``)."""
+        return self.family
 
     @classmethod
-    def from_parameters(cls, parameters: str | None) -> Game[P]:
+    def from_parameters(cls, parameters: str | None) -> Self:
         """The game of a spec's parameters (the text after ``family:``, None without one),
         raising `SpecError` when they are not valid; `explorer.games.load_game` calls it for
-        every registered family (games made only by others, like a sum's, have none)."""
-        raise NotImplementedError(f"{cls.__name__} is not named by a spec")
+        every registered family. By default a family takes no parameter (`no_parameters`)."""
+        no_parameters(cls.family, parameters)
+        return cls()
 
     @abstractmethod
     def parse(self, text: str) -> P:
@@ -111,6 +136,37 @@ class Game(ABC, Generic[P]):
         """The position of size `n` in the game's value sequence (a strip of n cells, say),
         or None when the game has no such sequence; heap games use their heap tables."""
         return None
+
+    def as_heap_game(self) -> HeapGame | None:
+        """This game as a heap game (`explorer.games.heaps.HeapGame`): positions are rows of
+        heaps worth the XOR of one sequence of single-heap values G(n), which the sequence
+        engine computes and proves periodic, tables of two heaps and misère sequences read,
+        and builds number with a heap index when no move splits a heap. None otherwise."""
+        return None
+
+    def value_table(
+        self, rows: int, cols: int, progress: TableProgress | None = None
+    ) -> list[list[int | None]] | None:
+        """G(r, c) of the positions ``"r,c"`` for r < rows, c < cols (None where ``"r,c"`` is
+        not a position), by a method faster than solving each cell's graph; None when the game
+        has none. `progress(done, total)` is called now and then with the cells filled."""
+        return None
+
+    def nim_heaps(self, position: P) -> NimHeaps | None:
+        """The position as heaps of Nim when it is one move for move (Nim, a sum of Nim
+        games), so that what is known of Nim applies, like Bouton's rule for misère play;
+        None otherwise."""
+        return None
+
+    def summands(self) -> tuple[Game[Any], ...] | None:
+        """The games this one is the sum of, when it is a sum (a position is then the tuple
+        of their positions, in that order); None otherwise."""
+        return None
+
+    def may_cycle(self) -> bool:
+        """Whether play may go on forever (the game graph may have cycles): values are then
+        generalized, ∞(K) included, and outcomes may be draws."""
+        return False
 
     def __repr__(self) -> str:
         return f"load_game({self.spec!r})"

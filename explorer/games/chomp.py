@@ -9,7 +9,6 @@ from explorer.errors import PositionError
 from explorer.games.base import (
     Game,
     natural_number,
-    no_parameters,
     parse_int_list,
     young_diagrams,
 )
@@ -31,10 +30,6 @@ class Chomp(Game[Rows]):
     position_syntax = "non-increasing row lengths 4,4,3, or RxC for a full rectangle"
     example = ("chomp", "3x4")
     summary = "Chomp: eat a cell and all cells above and right of it"
-
-    @property
-    def spec(self) -> str:
-        return "chomp"
 
     def parse(self, text: str) -> Rows:
         rectangle = re.fullmatch(r"\s*([0-9]+)\s*[xX×]\s*([0-9]+)\s*", text)
@@ -91,8 +86,3 @@ class Chomp(Game[Rows]):
         5
         """
         return young_diagrams(position, limit + 1) - 1  # less the empty board
-
-    @classmethod
-    def from_parameters(cls, parameters: str | None) -> Chomp:
-        no_parameters("chomp", parameters)
-        return cls()

@@ -19,7 +19,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar
 
-from explorer.errors import CyclicGraphError, GameFileError, PositionError, SpecError
+from explorer.errors import (
+    CyclicGraphError,
+    DuplicateKeyError,
+    GameFileError,
+    PositionError,
+    SpecError,
+)
 from explorer.games.base import Game
 
 Edge = tuple[str, str]
@@ -178,15 +184,11 @@ def _sniff(text: str) -> str | None:
 
 
 # ----------------------------------------------------------------------------- JSON
-class _DuplicateKeyError(Exception):
-    pass
-
-
 def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for key, value in pairs:
         if key in result:
-            raise _DuplicateKeyError(key)
+            raise DuplicateKeyError(key)
         result[key] = value
     return result
 
@@ -205,7 +207,7 @@ def _vertex_name(name: str, value: object, where: str) -> str:
 def _read_json(name: str, text: str) -> tuple[list[str], list[Edge], bool]:
     try:
         data = json.loads(text, object_pairs_hook=_no_duplicate_keys)
-    except _DuplicateKeyError as error:
+    except DuplicateKeyError as error:
         raise GameFileError(
             f"graph file {name!r} declares vertex {error.args[0]!r} twice"
         ) from None

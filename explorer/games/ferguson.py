@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from explorer.errors import PositionError
-from explorer.games.base import Game, no_parameters, parse_int_list
+from explorer.games.base import Game, TableProgress, parse_int_list
+from explorer.games.tables import ferguson_table
 
 Pair = tuple[int, int]
 
@@ -17,10 +18,6 @@ class Ferguson(Game[Pair]):
     position_syntax = "two heaps n,m, each at least 1"
     example = ("ferguson", "4,5")
     summary = "Ferguson's game: empty one heap and split the other"
-
-    @property
-    def spec(self) -> str:
-        return "ferguson"
 
     def parse(self, text: str) -> Pair:
         heaps = parse_int_list(text, what=self.position_syntax, game=self.spec)
@@ -41,7 +38,15 @@ class Ferguson(Game[Pair]):
             for a in range(1, keep // 2 + 1):
                 yield (a, keep - a)
 
-    @classmethod
-    def from_parameters(cls, parameters: str | None) -> Ferguson:
-        no_parameters("ferguson", parameters)
-        return cls()
+    def value_table(
+        self, rows: int, cols: int, progress: TableProgress | None = None
+    ) -> list[list[int | None]]:
+        """By dynamic programming over the table (`ferguson_table`); None where a heap is 0.
+
+        Examples
+        --------
+        >>> Ferguson().value_table(2, 3)
+        [[None, None, None], [None, 0, 1]]
+        """
+        cells = ferguson_table(rows, cols, progress).tolist()
+        return [[None if v < 0 else v for v in row] for row in cells]

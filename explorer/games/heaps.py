@@ -20,9 +20,9 @@ from explorer.errors import GraphTooLargeError, SpecError
 from explorer.games.base import (
     Decomposition,
     Game,
+    NimHeaps,
     Part,
     natural_number,
-    no_parameters,
     parse_int_list,
     young_diagrams,
 )
@@ -122,10 +122,19 @@ class HeapGame(Game[Heaps]):
     #: that also never splits then reaches exactly the positions Nim reaches.
     takes_one: bool = False
 
+    def as_heap_game(self) -> HeapGame:
+        return self
+
     # rules ---------------------------------------------------------------
     def heap_moves(self, heap: int) -> Iterator[Heaps]:
         """Yield what one heap of size `heap` can become (heaps of size 0 omitted)."""
         raise NotImplementedError
+
+    def guy_smith_parameters(self) -> tuple[int, int] | None:
+        """(k, first) when the Guy-Smith theorem proves this game's period from its values:
+        k the most tokens a move removes, first the least preperiod it may start from (1 when
+        heaps split); None when the theorem does not apply (all but octal games)."""
+        return None
 
     def _table_extend(self, table: np.ndarray, start: int) -> None:
         """Fill table[start:] in place, by default from `heap_moves` and the mex rule."""
@@ -302,6 +311,10 @@ def _join_heaps(parts: Sequence[Heaps]) -> Heaps:
     return tuple(sorted(chain.from_iterable(parts)))
 
 
+def _nim_position(heaps: Sequence[int]) -> Heaps:
+    return tuple(sorted(h for h in heaps if h))
+
+
 class Nim(HeapGame):
     """Nim: remove any positive number of tokens from one heap."""
 
@@ -312,10 +325,6 @@ class Nim(HeapGame):
     splits = False
     takes_one = True
 
-    @property
-    def spec(self) -> str:
-        return "nim"
-
     def heap_moves(self, heap: int) -> Iterator[Heaps]:
         for k in range(heap):
             yield (k,) if k else ()
@@ -325,6 +334,9 @@ class Nim(HeapGame):
 
     def removal_rule(self) -> RemovalRule:
         return RemovalRule.all_but(())
+
+    def nim_heaps(self, position: Heaps) -> NimHeaps:
+        return NimHeaps(list(position), _nim_position)
 
     def heap_value(self, heap: int) -> int:
         return heap  # Bouton: a single Nim heap of n is *n (checked against the table in tests)
@@ -354,11 +366,6 @@ class Nim(HeapGame):
             rest = position[:i] + position[i + 1 :]
             moves.append(tuple(sorted(rest + ((h ^ change,) if h ^ change else ()))))
         return moves
-
-    @classmethod
-    def from_parameters(cls, parameters: str | None) -> Nim:
-        no_parameters("nim", parameters)
-        return cls()
 
 
 class OctalGame(HeapGame):
@@ -415,6 +422,18 @@ class OctalGame(HeapGame):
     def max_removal(self) -> int:
         """The largest number of tokens a move removes (the k of the Guy-Smith theorem)."""
         return len(self.digits)
+
+    def guy_smith_parameters(self) -> tuple[int, int] | None:
+        """The theorem holds for octal games whose splits remove tokens (not 4.xxx codes).
+
+        Examples
+        --------
+        >>> OctalGame("0.77").guy_smith_parameters(), OctalGame("4.07").guy_smith_parameters()
+        ((2, 1), None)
+        """
+        if self.splits_without_removal:
+            return None
+        return (self.max_removal, 1 if self._split_after else 0)
 
     def heap_moves(self, heap: int) -> Iterator[Heaps]:
         if self.splits_without_removal:
@@ -587,10 +606,6 @@ class Lasker(HeapGame):
     example = ("lasker", "4,7")
     summary = "Lasker's Nim: take any number, or split a heap in two"
 
-    @property
-    def spec(self) -> str:
-        return "lasker"
-
     def heap_moves(self, heap: int) -> Iterator[Heaps]:
         for k in range(heap):
             yield (k,) if k else ()
@@ -619,11 +634,6 @@ class Lasker(HeapGame):
             + _splits_to_value(table, heap, target)
         )
 
-    @classmethod
-    def from_parameters(cls, parameters: str | None) -> Lasker:
-        no_parameters("lasker", parameters)
-        return cls()
-
 
 class GrundyGame(HeapGame):
     """Grundy's game: split one heap into two unequal non-empty heaps."""
@@ -633,10 +643,6 @@ class GrundyGame(HeapGame):
     family = "grundy"
     example = ("grundy", "7,9")
     summary = "Grundy's game: split a heap into two unequal heaps"
-
-    @property
-    def spec(self) -> str:
-        return "grundy"
 
     def heap_moves(self, heap: int) -> Iterator[Heaps]:
         yield from ((a, heap - a) for a in range(1, (heap - 1) // 2 + 1))
@@ -648,11 +654,6 @@ class GrundyGame(HeapGame):
     def _heap_moves_to_value(self, heap: int, target: int) -> list[Heaps]:
         return _splits_to_value(self.heap_values(heap), heap, target, unequal=True)
 
-    @classmethod
-    def from_parameters(cls, parameters: str | None) -> GrundyGame:
-        no_parameters("grundy", parameters)
-        return cls()
-
 
 class TakeHalf(HeapGame):
     """Take at least half: a heap of x becomes any y with 0 <= y <= x // 2."""
@@ -662,10 +663,6 @@ class TakeHalf(HeapGame):
     summary = "take at least half of a heap"
 
     splits = False
-
-    @property
-    def spec(self) -> str:
-        return "half"
 
     def heap_moves(self, heap: int) -> Iterator[Heaps]:
         if heap:
@@ -693,8 +690,3 @@ class TakeHalf(HeapGame):
         table = self.heap_values(heap)
         emptied: list[Heaps] = [()] if target == 0 else []
         return emptied + _single_heaps_to_value(table, heap // 2, target)
-
-    @classmethod
-    def from_parameters(cls, parameters: str | None) -> TakeHalf:
-        no_parameters("half", parameters)
-        return cls()

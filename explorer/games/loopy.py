@@ -33,6 +33,9 @@ class GraphGame(DagGame):
     summary = "a token on any digraph from a file (cycles and loops allowed: play may draw)"
     acyclic = False
 
+    def may_cycle(self) -> bool:
+        return True
+
 
 class WindUp(Game[Any]):
     """WindUp: positions 0..N-1; a move subtracts some s in S modulo N; 0 is terminal.
@@ -57,6 +60,9 @@ class WindUp(Game[Any]):
     @property
     def spec(self) -> str:
         return f"windup:{self.modulus}:" + ",".join(map(str, self.moves))
+
+    def may_cycle(self) -> bool:
+        return True
 
     def parse(self, text: str) -> int:
         expected = f"expected a number 0..{self.modulus - 1}"

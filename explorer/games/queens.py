@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from explorer.errors import PositionError
-from explorer.games.base import Decomposition, Game, Part, natural_number, no_parameters
+from explorer.games.base import Decomposition, Game, Part, natural_number
 
 Square = tuple[int, int]
 Board = tuple[Square, ...]
@@ -139,10 +139,6 @@ class Queens(Game[Board]):
     def __init__(self) -> None:
         self.reduced = ReducedQueen()
 
-    @property
-    def spec(self) -> str:
-        return "queens"
-
     def parse(self, text: str) -> Board:
         if not text.strip():
             raise PositionError(f"empty position for queens (expected {SQUARES})")
@@ -180,11 +176,6 @@ class Queens(Game[Board]):
         parts = tuple(Part(self.reduced, _reflected(square)) for square in position)
         return Decomposition(parts, _board, exact=False, note=REDUCTION_NOTE)
 
-    @classmethod
-    def from_parameters(cls, parameters: str | None) -> Queens:
-        no_parameters("queens", parameters)
-        return cls()
-
 
 class ReducedQueen(Game[Square]):
     """One piece of the reduced board game of note 002 (not registered: a part of `Queens`).
@@ -199,10 +190,6 @@ class ReducedQueen(Game[Square]):
     position_syntax = "one square x,y"
     example = ("queens-reduced", "3,5")
     summary = "one piece of the reduced corner-the-queen game"
-
-    @property
-    def spec(self) -> str:
-        return "queens-reduced"
 
     def parse(self, text: str) -> Square:
         return _reflected(parse_square(text, text, self.spec))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from explorer.games.base import Game, no_parameters, parse_int_list
+from explorer.games.base import Game, parse_int_list
 
 Steps = tuple[int, ...]
 
@@ -20,10 +20,6 @@ class Staircase(Game[Steps]):
     position_syntax = "coins on steps 1, 2, ..., e.g. 3,0,5"
     example = ("staircase", "3,0,5")
     summary = "Staircase Nim: move coins one step down"
-
-    @property
-    def spec(self) -> str:
-        return "staircase"
 
     def parse(self, text: str) -> Steps:
         steps = parse_int_list(text, what=self.position_syntax, game=self.spec)
@@ -70,8 +66,3 @@ class Staircase(Game[Steps]):
         while moved and moved[-1] == 0:
             moved.pop()
         return tuple(moved)
-
-    @classmethod
-    def from_parameters(cls, parameters: str | None) -> Staircase:
-        no_parameters("staircase", parameters)
-        return cls()

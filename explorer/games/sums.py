@@ -10,7 +10,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from explorer.errors import PositionError
-from explorer.games.base import Decomposition, Game, Part, Position
+from explorer.games.base import Decomposition, Game, NimHeaps, Part, Position
 
 SEPARATOR = "+"
 
@@ -49,6 +49,38 @@ class SumGame(Game[tuple[Position, ...]]):
         for i, game in enumerate(self.components):
             for moved in game.successors(position[i]):
                 yield position[:i] + (moved,) + position[i + 1 :]
+
+    def summands(self) -> tuple[Game[Any], ...]:
+        return self.components
+
+    def may_cycle(self) -> bool:
+        return any(game.may_cycle() for game in self.components)
+
+    def nim_heaps(self, position: tuple[Position, ...]) -> NimHeaps | None:
+        """The heaps of every component, in order, when each component is Nim heaps.
+
+        Examples
+        --------
+        >>> from explorer import load_game
+        >>> game = load_game("nim + nim")
+        >>> found = game.nim_heaps(((1, 2), (3,)))
+        >>> found.heaps, found.rebuild([1, 0, 2])
+        ([1, 2, 3], ((1,), (2,)))
+        """
+        found = [g.nim_heaps(p) for g, p in zip(self.components, position, strict=True)]
+        if any(part is None for part in found):
+            return None
+        parts = [part for part in found if part is not None]
+
+        def rebuild(heaps: Sequence[int]) -> tuple[Position, ...]:
+            result = []
+            start = 0
+            for part in parts:
+                result.append(part.rebuild(heaps[start : start + len(part.heaps)]))
+                start += len(part.heaps)
+            return tuple(result)
+
+        return NimHeaps([h for part in parts for h in part.heaps], rebuild)
 
     def count_states(self, position: tuple[Position, ...], limit: int) -> int | None:
         """The product of the components' counts; one component known to exceed `limit` is

@@ -10,7 +10,7 @@ from typing import ClassVar
 import numpy as np
 
 from explorer.errors import PositionError
-from explorer.games.base import Decomposition, Game, Part, natural_number, no_parameters
+from explorer.games.base import Decomposition, Game, Part, natural_number
 from explorer.games.heaps import HeapGame, Heaps
 
 Strip = str
@@ -158,10 +158,6 @@ class _StripGame(Game[Strip]):
 
     position_syntax = STRIP
 
-    @property
-    def spec(self) -> str:
-        return self.family
-
     def parse(self, text: str) -> Strip:
         return parse_strip(text, self.spec)
 
@@ -229,11 +225,6 @@ class Treblecross(_StripGame):
             )
         return EMPTY * cells
 
-    @classmethod
-    def from_parameters(cls, parameters: str | None) -> Treblecross:
-        no_parameters("treblecross", parameters)
-        return cls()
-
 
 class SafeRuns(HeapGame):
     """Runs of safe cells in reduced treblecross (not registered: a part of `Treblecross`).
@@ -248,10 +239,6 @@ class SafeRuns(HeapGame):
     position_syntax: ClassVar[str] = "lengths of runs of safe cells, e.g. 3,7"
     example = ("treblecross-runs", "3,7")
     summary = "runs of safe cells of the reduced treblecross"
-
-    @property
-    def spec(self) -> str:
-        return "treblecross-runs"
 
     def heap_moves(self, heap: int) -> Iterator[Heaps]:
         for i in range(1, heap + 1):

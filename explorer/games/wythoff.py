@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from explorer.errors import PositionError
-from explorer.games.base import Game, no_parameters, parse_int_list
+from explorer.games.base import Game, TableProgress, parse_int_list
+from explorer.games.tables import wythoff_table
 
 Pair = tuple[int, int]
 
@@ -17,10 +18,6 @@ class Wythoff(Game[Pair]):
     position_syntax = "two heaps x,y"
     example = ("wythoff", "3,5")
     summary = "Wythoff's game: take from one heap, or equally from both"
-
-    @property
-    def spec(self) -> str:
-        return "wythoff"
 
     def parse(self, text: str) -> Pair:
         heaps = parse_int_list(text, what=self.position_syntax, game=self.spec)
@@ -55,10 +52,17 @@ class Wythoff(Game[Pair]):
         x, y = position
         return (x + 1) * (y + 1) - x * (x + 1) // 2
 
-    @classmethod
-    def from_parameters(cls, parameters: str | None) -> Wythoff:
-        no_parameters("wythoff", parameters)
-        return cls()
+    def value_table(
+        self, rows: int, cols: int, progress: TableProgress | None = None
+    ) -> list[list[int | None]]:
+        """By dynamic programming over the table (`wythoff_table`).
+
+        Examples
+        --------
+        >>> Wythoff().value_table(2, 3)
+        [[0, 1, 2], [1, 2, 0]]
+        """
+        return wythoff_table(rows, cols, progress).tolist()  # type: ignore[no-any-return]
 
 
 def _pair(a: int, b: int) -> Pair:

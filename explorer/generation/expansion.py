@@ -182,7 +182,8 @@ class HeapIndex:
     ) -> HeapIndex | None:
         """A heap index for these positions when the game allows one, else None; its lookup
         table takes at most `table_bytes` (None: `MAX_DENSE` codes)."""
-        if not isinstance(game, HeapGame) or not positions:
+        heaps = game.as_heap_game()
+        if heaps is None or not positions:
             return None
         width = max(1, max(len(p) for p in positions))
         base = 1 + max((max(p) for p in positions if p), default=0)
@@ -190,10 +191,10 @@ class HeapIndex:
             width > MAX_VECTOR_HEAPS
             or base > MAX_TABLE_HEAP
             or comb(base + width - 1, width) >= MAX_CODE
-            or game.splits
+            or heaps.splits
         ):
             return None  # a split adds heaps: rows would change width
-        return cls(game, width, base, table_bytes)
+        return cls(heaps, width, base, table_bytes)
 
     @property
     def next_id(self) -> int:

@@ -12,7 +12,7 @@ from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from explorer.errors import ExplorerError
+from explorer.errors import NoAnswerError
 from explorer.solver import outcome
 
 if TYPE_CHECKING:  # NetworkX loads with the graphs that use it, not with this module
@@ -332,10 +332,6 @@ def drawing_moves(
     if outcome_of(values[node]) != "D":
         return []
     return [s for s in graph.successors(node) if outcome_of(values[s]) == "D"]
-
-
-class NoAnswerError(ExplorerError, LookupError):
-    """No move respects the counter: the position left was not a P-position, or γ is wrong."""
 
 
 def counter_answer(

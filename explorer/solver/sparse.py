@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from explorer.errors import ExplorerError, GraphTooLargeError
-from explorer.games.heaps import HeapGame, OctalGame, SplitRules
+from explorer.errors import GraphTooLargeError, ValueLimitError
+from explorer.games.heaps import HeapGame, SplitRules
 from explorer.solver.periods import GuySmith, proof_length, proven_period
 
 #: Values are stored as 16-bit integers; the value 65535 is refused (it would not fit the mex).
@@ -36,10 +36,6 @@ COMPILED_FROM = 30_000
 BLOCK = 1 << 16
 
 Progress = Callable[[int, int], None]
-
-
-class ValueLimitError(ExplorerError, OverflowError):
-    """A Grundy value does not fit the 16 bits the sequence engine stores."""
 
 
 def _parity_split(rules: SplitRules) -> bool:
@@ -460,9 +456,8 @@ class HeapSequence:
 def guy_smith(game: HeapGame) -> GuySmith | None:
     """The Guy-Smith theorem for this game, or None when it does not apply (not an octal
     game, or one splitting heaps without removing)."""
-    if isinstance(game, OctalGame) and not game.splits_without_removal:
-        return GuySmith(game.max_removal, 1 if game.split_rules.split_after else 0)  # type: ignore[union-attr]
-    return None
+    found = game.guy_smith_parameters()
+    return None if found is None else GuySmith(*found)
 
 
 def heap_sequence(

@@ -29,7 +29,6 @@ import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from explorer import __version__
 from explorer.errors import GraphTooLargeError, SpecError
 from explorer.games import load_game, may_cycle
 from explorer.games.base import Game, Position
@@ -77,6 +76,7 @@ from explorer.storage.records import (
     stored_game,
     update_build,
 )
+from explorer.version import __version__
 
 #: States expanded per transaction: large enough for bulk rates, small enough to lose little.
 BATCH_STATES = 50_000

@@ -20,8 +20,8 @@ import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from explorer import __version__
 from explorer.errors import EditError, NotStoredError
+from explorer.games.base import Game
 from explorer.games.dag import DagGame
 from explorer.solver import outcome
 from explorer.solver.arrays import Adjacency, depths, solve_adjacency
@@ -66,6 +66,7 @@ from explorer.storage.records import (
     shown_spec,
     update_build,
 )
+from explorer.version import __version__
 
 #: Keys sent in one ``IN (...)`` list (well under SQLite's limit on bound parameters).
 CHUNK = 5_000
@@ -508,7 +509,7 @@ def import_graph(engine: Engine, source: str | DagGame) -> EditReport:
     ('import', 3, 2, 0)
     """
     started = time.perf_counter()
-    game = source if isinstance(source, DagGame) else DagGame(source)
+    game = source if isinstance(source, Game) else DagGame(source)  # read already, or a path
     path = game.path
     vertices = game.vertices
     edges = [(v, w) for v in vertices for w in game.successors(v)]

@@ -181,7 +181,7 @@ def add_game(
     file as imported.
     """
     spec = canonical_spec(game.spec)
-    parameters = spec if game.family == "sum" else spec.partition(":")[2]
+    parameters = spec if game.summands() is not None else spec.partition(":")[2]
     game_id = conn.scalar(
         sa.insert(GameTable)
         .values(

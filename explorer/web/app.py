@@ -21,10 +21,9 @@ from urllib.parse import quote_plus, urlencode
 
 import networkx as nx
 
-from explorer.errors import DatabaseError, ExplorerError
+from explorer.errors import BadRequest, DatabaseError, ExplorerError, ServeError
 from explorer.games import load_game
 from explorer.games.base import Game
-from explorer.games.heaps import HeapGame
 from explorer.solver import outcome
 from explorer.solver.misere import MISERE, NORMAL
 from explorer.viz import templating
@@ -168,14 +167,6 @@ class Guard:
             await secured({"type": "http.response.body", "body": body})
             return
         await self.app(scope, receive, secured)
-
-
-class BadRequest(ExplorerError, ValueError):
-    """A page was asked for with missing or malformed parameters."""
-
-
-class ServeError(ExplorerError, OSError):
-    """The server cannot listen on the address asked for."""
 
 
 def link(path: str, **params: object) -> str:
@@ -679,7 +670,7 @@ class Pages:
         self, spec: str, game: Game[Any] | None, stats: Mapping[str, Any]
     ) -> dict[str, Any] | None:
         """G(n) of single heaps stored for a heap game, as points of a scatter plot."""
-        if not isinstance(game, HeapGame):
+        if game is None or game.as_heap_game() is None:
             return None
         largest = 0
         for build in stats["builds"]:

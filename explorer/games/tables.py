@@ -7,12 +7,9 @@ of 64-bit words, and a cell's value is the lowest bit missing from the OR of its
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
-#: Called now and then with (cells done, cells in all) while a table is filled.
-TableProgress = Callable[[int, int], None]
+from explorer.games.base import TableProgress
 
 _ONE = np.uint64(1)
 
