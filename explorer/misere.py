@@ -31,6 +31,12 @@ from explorer.solver.misere import (
     misere_outcomes,
 )
 
+#: Bounds of the misère quotient `solve_misere` computes for a large sum of heaps: the largest
+#: heap, elements and positions (past them it falls back to the game graph).
+QUOTIENT_MAX_HEAP = 1_000
+QUOTIENT_MAX_SIZE = 256
+QUOTIENT_MAX_STATES = 20_000
+
 _BOUTON = (
     "misère Nim by Bouton's rule: with a heap of 2 or more, P iff the XOR is 0; "
     "otherwise P iff the 1-heaps are odd in number"
@@ -75,6 +81,10 @@ def solve_misere(
             f"misère play has no decomposition for {game.spec}: only Nim heaps are solved "
             "from their parts (Bouton's rule); use --method graph"
         )
+    if method == "auto" and heaps is None and isinstance(game, HeapGame):
+        solved = _solve_quotient(game, cast(Heaps, position))
+        if solved is not None:
+            return solved
     if method == "graph" or (method == "auto" and heaps is None):
         return _solve_graph(game, position, max_states=max_states, max_edges=None)
     if method == "auto":
@@ -98,6 +108,45 @@ def solve_misere(
         winning_moves=moves,
         method="bouton",
         note=_BOUTON,
+        convention=MISERE,
+    )
+
+
+def _solve_quotient(game: HeapGame, position: Heaps) -> Solution | None:
+    """A sum of heaps too large for a small graph, from the misère quotient of heaps up to its
+    largest (bounded); None when the graph fits or the quotient is too large to compute."""
+    from explorer.errors import QuotientTooLargeError
+    from explorer.quotient import misere_quotient, quotient_outcome, quotient_winning_moves
+
+    # a graph is tried first where it may be small (it gives remoteness too); not one with
+    # more moves at the start than its limit of states
+    if sum(1 for h in set(position) for _ in game.heap_moves(h)) <= AUTO_GRAPH_STATES:
+        try:
+            return _solve_graph(
+                game, position, max_states=AUTO_GRAPH_STATES, max_edges=AUTO_GRAPH_EDGES
+            )
+        except GraphTooLargeError:
+            pass
+    top = max(position, default=0)
+    if top > QUOTIENT_MAX_HEAP:
+        return None
+    try:
+        quotient = misere_quotient(
+            game, top, max_size=QUOTIENT_MAX_SIZE, max_states=QUOTIENT_MAX_STATES
+        )
+    except QuotientTooLargeError:
+        return None
+    product = quotient.elements[quotient.element_of(position)]
+    return Solution(
+        game=game.spec,
+        position=game.format(position),
+        grundy=None,
+        outcome=quotient_outcome(quotient, position),
+        remoteness=None,
+        winning_moves=[game.format(m) for m in quotient_winning_moves(quotient, game, position)],
+        method="quotient",
+        note=f"misère quotient of heaps up to {top}: {quotient.presentation}, |Q| = "
+        f"{quotient.size}, |P| = {quotient.p_size}; the heaps multiply to {product}",
         convention=MISERE,
     )
 

@@ -377,7 +377,7 @@ class _Builder:
 def _distinguishing(table: list[list[int]], accept: list[bool], reps: list[Heaps]) -> list[Heaps]:
     """Few sums that tell every two elements apart (the empty sum first), the smallest first."""
     chosen: list[Heaps] = [()]
-    signature = [(a,) for a in accept]
+    signature: list[tuple[bool, ...]] = [(a,) for a in accept]
     blocks = len(set(signature))
     for z in sorted(range(len(reps)), key=lambda z: (sum(reps[z]), reps[z])):
         if blocks == len(table):
