@@ -273,14 +273,14 @@ class _Builder:
         self.accept: list[bool] = [False]  # the empty sum is an N-position in misère play
         self.reps: list[Heaps] = [()]
         self.phi: list[int] = [0]
-        self.options: list[list[Heaps]] = [[]]
         self.sizes: list[int] = [1]
         self.letters: list[_Letter] = []
         self.heap_of: dict[tuple[object, ...], int] = {}
         self.nodes: dict[_Node, tuple[_Node, int] | None] = {(0, 0): None}
 
     # heaps -----------------------------------------------------------------
-    def _heap_options(self, n: int) -> list[Heaps]:
+    def heap_options(self, n: int) -> list[Heaps]:
+        """What a heap of n can become, distinct, as sorted tuples without zeros."""
         options = []
         for result in self.game.heap_moves(n):
             parts = tuple(sorted(h for h in result if h > 0))
@@ -293,7 +293,6 @@ class _Builder:
         return list(dict.fromkeys(options))
 
     def add_heap(self, n: int) -> None:
-        self.options.append(self._heap_options(n))
         try:
             if not self._extend(n):
                 self._learn(n)
@@ -328,7 +327,7 @@ class _Builder:
     def _extend(self, n: int) -> bool:
         """Try heap n as an element already there: the one whose check passes (at most one
         can, as the quotient tells every two elements apart)."""
-        targets = {self.product(w) for w in self.options[n]}
+        targets = {self.product(w) for w in self.heap_options(n)}
         p_mask = sum(1 << q for q, a in enumerate(self.accept) if a)
         t_mask = sum(1 << t for t in targets)
         heap_is_p = t_mask != 0 and not t_mask & p_mask
@@ -362,7 +361,7 @@ class _Builder:
         self.letters, self.heap_of = [], {}
         self.nodes = {(0, 0): None}
         for h in range(1, n + 1):
-            targets = {self.product(w) for w in self.options[h]}
+            targets = {self.product(w) for w in learner.options[h]}
             letter = self._letter(phi[h], targets)
             if letter.key not in self.heap_of:
                 self.heap_of[letter.key] = h
@@ -405,7 +404,7 @@ class _Learner:
     def __init__(self, builder: _Builder, n: int) -> None:
         self.builder = builder
         self.n = n
-        self.options = builder.options
+        self.options = [builder.heap_options(h) for h in range(n + 1)]
         self.memo: dict[Heaps, bool] = {}
         self.experiments = _distinguishing(builder.table, builder.accept, builder.reps)
         self.reps: list[Heaps] = list(builder.reps)
