@@ -76,15 +76,15 @@ def solve_misere(
     ['1000000,1000000']
     """
     heaps = nim_heaps(game, position)
-    if method == "decompose" and heaps is None:
-        raise SpecError(
-            f"misère play has no decomposition for {game.spec}: only Nim heaps are solved "
-            "from their parts (Bouton's rule); use --method graph"
-        )
-    if method == "auto" and heaps is None and isinstance(game, HeapGame):
-        solved = _solve_quotient(game, cast(Heaps, position))
+    if method != "graph" and heaps is None and isinstance(game, HeapGame):
+        solved = _solve_quotient(game, cast(Heaps, position), refuse=method == "decompose")
         if solved is not None:
             return solved
+    if method == "decompose" and heaps is None:
+        raise SpecError(
+            f"misère play has no decomposition for {game.spec}: only sums of heaps are solved "
+            "from their parts (Bouton's rule, misère quotients); use --method graph"
+        )
     if method == "graph" or (method == "auto" and heaps is None):
         return _solve_graph(game, position, max_states=max_states, max_edges=None)
     if method == "auto":
@@ -112,15 +112,19 @@ def solve_misere(
     )
 
 
-def _solve_quotient(game: HeapGame, position: Heaps) -> Solution | None:
-    """A sum of heaps too large for a small graph, from the misère quotient of heaps up to its
-    largest (bounded); None when the graph fits or the quotient is too large to compute."""
+def _solve_quotient(game: HeapGame, position: Heaps, *, refuse: bool) -> Solution | None:
+    """A sum of heaps from the misère quotient of heaps up to its largest (bounded).
+
+    Unless `refuse`, a small graph is tried first, where it may be small (it gives remoteness
+    too), and None is returned when the quotient is too large; with `refuse` (``--method
+    decompose``) that is an error.
+    """
     from explorer.errors import QuotientTooLargeError
     from explorer.quotient import misere_quotient, quotient_outcome, quotient_winning_moves
 
-    # a graph is tried first where it may be small (it gives remoteness too); not one with
-    # more moves at the start than its limit of states
-    if sum(1 for h in set(position) for _ in game.heap_moves(h)) <= AUTO_GRAPH_STATES:
+    # no graph is begun with more moves at its start than its limit of states
+    moves = sum(1 for h in set(position) for _ in game.heap_moves(h))
+    if not refuse and moves <= AUTO_GRAPH_STATES:
         try:
             return _solve_graph(
                 game, position, max_states=AUTO_GRAPH_STATES, max_edges=AUTO_GRAPH_EDGES
@@ -128,13 +132,19 @@ def _solve_quotient(game: HeapGame, position: Heaps) -> Solution | None:
         except GraphTooLargeError:
             pass
     top = max(position, default=0)
-    if top > QUOTIENT_MAX_HEAP:
-        return None
     try:
+        if top > QUOTIENT_MAX_HEAP:
+            raise QuotientTooLargeError(
+                f"heap {top:,} is past the largest a misère quotient is computed to "
+                f"({QUOTIENT_MAX_HEAP:,})"
+            )
         quotient = misere_quotient(
             game, top, max_size=QUOTIENT_MAX_SIZE, max_states=QUOTIENT_MAX_STATES
         )
-    except QuotientTooLargeError:
+    except QuotientTooLargeError as error:
+        if refuse:
+            reason = str(error).split(" (")[0]
+            raise SpecError(f"{reason}; use --method graph") from None
         return None
     product = quotient.elements[quotient.element_of(position)]
     return Solution(
