@@ -13,17 +13,18 @@ import numpy as np
 
 from explorer.errors import PositionError, QuotientTooLargeError, SpecError
 from explorer.games.heaps import HeapGame, OctalGame
+from explorer.monoids import present, tame_index
 
 Heaps = tuple[int, ...]
 #: A (q, T) pair of the verification: an element and the set of its options' elements (a mask).
 _Node = tuple[int, int]
+#: The pairs checked, each with the pair and the heap it was first reached from.
+_Checked = dict[_Node, "tuple[_Node, int] | None"]
 
 #: Most elements a quotient may have before the computation stops (``--max-size``).
 DEFAULT_MAX_SIZE = 1_024
 #: Most positions and (element, option set) pairs the computation may hold (``--max-states``).
 DEFAULT_MAX_STATES = 500_000
-#: Generators beyond the 26 letters are named g27, g28, ...
-_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
 @dataclass(frozen=True)
@@ -181,7 +182,7 @@ def quotient_winning_moves(
     >>> from explorer import load_game
     >>> game = load_game("octal:0.75")
     >>> quotient_winning_moves(misere_quotient(game, 5), game, [1, 5])
-    [(1, 1, 2), (1, 3)]
+    [(1, 1, 3)]
     """
     heaps = sorted(h for h in heaps if h > 0)
     table, phi = quotient.table, quotient.phi
@@ -237,7 +238,7 @@ class _Letter:
 def _first_inconsistent(
     accept: list[bool],
     letters: list[_Letter],
-    nodes: dict[_Node, tuple[_Node, int] | None],
+    nodes: _Checked,
     todo: list[tuple[_Node, _Letter]],
     heap_of: dict[tuple[object, ...], int],
     limit: int,
@@ -262,6 +263,30 @@ def _first_inconsistent(
     return None
 
 
+def _check_all(
+    accept: list[bool],
+    heaps: int,
+    column: Callable[[int], list[int]],
+    options: Callable[[int, int], Iterable[int]],
+    limit: int,
+) -> tuple[_Checked, list[_Letter], dict[tuple[object, ...], int], _Node | None]:
+    """Check a candidate on every sum of heaps 1..heaps from scratch: the heap h moves q to
+    column(h)[q], and its moves from q reach options(h, q). Returns the pairs found (with
+    their parents), the distinct letters, a heap of each, and the first inconsistent pair."""
+    letters: list[_Letter] = []
+    heap_of: dict[tuple[object, ...], int] = {}
+    for h in range(1, heaps + 1):
+        opt = [sum({1 << t for t in options(h, q)}) for q in range(len(accept))]
+        letter = _Letter(column(h), opt)
+        if letter.key not in heap_of:
+            heap_of[letter.key] = h
+            letters.append(letter)
+    nodes: _Checked = {(0, 0): None}
+    todo = [((0, 0), letter) for letter in letters]
+    bad = _first_inconsistent(accept, letters, nodes, todo, heap_of, limit)
+    return nodes, letters, heap_of, bad
+
+
 class _Builder:
     """The quotient of heaps 0..n, grown one heap at a time (identity at index 0)."""
 
@@ -276,7 +301,7 @@ class _Builder:
         self.sizes: list[int] = [1]
         self.letters: list[_Letter] = []
         self.heap_of: dict[tuple[object, ...], int] = {}
-        self.nodes: dict[_Node, tuple[_Node, int] | None] = {(0, 0): None}
+        self.nodes: _Checked = {(0, 0): None}
 
     # heaps -----------------------------------------------------------------
     def heap_options(self, n: int) -> list[Heaps]:
@@ -355,20 +380,14 @@ class _Builder:
 
     def _learn(self, n: int) -> None:
         learner = _Learner(self, n)
-        table, accept, reps, phi = learner.run()
-        self.table, self.accept, self.reps = table, accept, reps
-        self.phi = phi
-        self.letters, self.heap_of = [], {}
-        self.nodes = {(0, 0): None}
-        for h in range(1, n + 1):
-            targets = {self.product(w) for w in learner.options[h]}
-            letter = self._letter(phi[h], targets)
-            if letter.key not in self.heap_of:
-                self.heap_of[letter.key] = h
-                self.letters.append(letter)
-        todo = [((0, 0), letter) for letter in self.letters]
-        bad = _first_inconsistent(
-            self.accept, self.letters, self.nodes, todo, self.heap_of, self.max_states
+        self.table, self.accept, self.reps, self.phi = learner.run()
+        targets = [{self.product(w) for w in learner.options[h]} for h in range(n + 1)]
+        self.nodes, self.letters, self.heap_of, bad = _check_all(
+            self.accept,
+            n,
+            lambda h: [row[self.phi[h]] for row in self.table],
+            lambda h, q: (self.table[q][t] for t in targets[h]),
+            self.max_states,
         )
         assert bad is None, "a learned quotient failed its check"
 
@@ -389,11 +408,7 @@ def _distinguishing(table: list[list[int]], accept: list[bool], reps: list[Heaps
 
 
 def _sizes_text(sizes: list[int]) -> str:
-    return (
-        ", ".join(map(str, sizes[-12:]))
-        if len(sizes) <= 12
-        else "..., " + ", ".join(map(str, sizes[-12:]))
-    )
+    return ("..., " if len(sizes) > 12 else "") + ", ".join(map(str, sizes[-12:]))
 
 
 class _Learner:
@@ -541,22 +556,13 @@ class _Learner:
                                 [*self.reps[two], *e],
                             ]
                         )
-        letters: list[_Letter] = []
-        heap_of: dict[tuple[object, ...], int] = {}
-        for h in range(1, self.n + 1):
-            opt = []
-            for q in states:
-                mask = 0
-                for w in self.options[h]:
-                    mask |= 1 << self.read(q, w)
-                opt.append(mask)
-            letter = _Letter(self.delta_column(h), opt)
-            if letter.key not in heap_of:
-                heap_of[letter.key] = h
-                letters.append(letter)
-        nodes: dict[_Node, tuple[_Node, int] | None] = {(0, 0): None}
-        todo = [((0, 0), letter) for letter in letters]
-        bad = _first_inconsistent(accept, letters, nodes, todo, heap_of, self.builder.max_states)
+        nodes, _, _, bad = _check_all(
+            accept,
+            self.n,
+            lambda h: [row[h] for row in self.delta],
+            lambda h, q: (self.read(q, w) for w in self.options[h]),
+            self.builder.max_states,
+        )
         if bad is None:
             return None
         word: list[int] = []
@@ -569,9 +575,6 @@ class _Learner:
             word[:i] + word[i + 1 :] + list(w) for i, h in enumerate(word) for w in self.options[h]
         )
         return self.wrong(iter([[*word], *options]))
-
-    def delta_column(self, h: int) -> list[int]:
-        return [row[h] for row in self.delta]
 
     def refine(self, word: list[int]) -> None:
         """Add the experiment that a wrongly predicted word reveals (Rivest-Schapire)."""
@@ -614,54 +617,12 @@ class _Learner:
 def _describe(game: HeapGame, builder: _Builder) -> MisereQuotient:
     """The quotient as plain data: elements renumbered by their names, a presentation, the
     tame name when there is one, and the period of Φ."""
-    table, phi = builder.table, builder.phi
-    size = len(table)
-    generators: list[int] = []
-    span = {0}
-    for x in phi:
-        if x not in span:
-            generators.append(x)
-            frontier = list(span)
-            while frontier:
-                y = table[frontier.pop()][x]
-                if y not in span:
-                    span.add(y)
-                    frontier.append(y)
-    # normal forms: the least exponent of the last generator, then of the one before, ...
-    normal: dict[int, tuple[int, ...]] = {0: ()}
-    order = [0]
-    for g in generators:
-        extended: dict[int, tuple[int, ...]] = {}
-        power, exponent, powers = 0, 0, set()
-        while power not in powers:
-            powers.add(power)
-            for y in order:
-                extended.setdefault(table[y][power], (*normal[y], exponent))
-            power, exponent = table[power][g], exponent + 1
-        normal, order = extended, list(extended)
-    names_of = [_gen_name(i) for i in range(len(generators))]
-    renumber = {old: new for new, old in enumerate(order)}
-
-    def word(exponents: Sequence[int]) -> str:
-        parts = [
-            name + (f"^{e}" if e > 1 else "")
-            for name, e in zip(names_of, exponents, strict=True)
-            if e
-        ]
-        return "".join(parts) or "1"
-
-    elements = [word(normal[x]) for x in order]
-    new_table = [[renumber[table[x][y]] for y in order] for x in order]
-    accept = [builder.accept[x] for x in order]
-    relations = _relations(
-        [normal[x] for x in order], new_table, [renumber[g] for g in generators], word
-    )
-    tame = _tame_index(new_table, accept)
-    if tame is not None:
-        presentation = f"T{tame}"
-    else:
-        rels = ", ".join(f"{lhs} = {rhs}" for lhs, rhs in relations)
-        presentation = f"<{', '.join(names_of)} | {rels}>" if rels else f"<{', '.join(names_of)}>"
+    table, phi, size = builder.table, builder.phi, len(builder.table)
+    shown = present(table, phi)
+    renumber = {old: new for new, old in enumerate(shown.order)}
+    new_table = [[renumber[table[x][y]] for y in shown.order] for x in shown.order]
+    accept = [builder.accept[x] for x in shown.order]
+    tame = tame_index(new_table, accept)
     sizes = builder.sizes
     changed = max((n for n in range(1, len(sizes)) if sizes[n] != sizes[n - 1]), default=0)
     new_phi = [renumber[x] for x in phi]
@@ -677,13 +638,13 @@ def _describe(game: HeapGame, builder: _Builder) -> MisereQuotient:
         size=size,
         p_size=sum(accept),
         tame=tame is not None,
-        elements=elements,
+        elements=shown.names,
         table=new_table,
         p=[x for x in range(size) if accept[x]],
         phi=new_phi,
-        generators=names_of,
-        relations=relations,
-        presentation=presentation,
+        generators=shown.generators,
+        relations=shown.relations,
+        presentation=f"T{tame}" if tame is not None else shown.text(),
         changed_at=changed,
         sizes=list(sizes),
         period=period,
@@ -691,70 +652,6 @@ def _describe(game: HeapGame, builder: _Builder) -> MisereQuotient:
         period_proven=proof is not None and max_heap >= proof,
         proof_heap=proof,
     )
-
-
-def _gen_name(i: int) -> str:
-    return _LETTERS[i] if i < len(_LETTERS) else f"g{i + 1}"
-
-
-def _relations(
-    normal: list[tuple[int, ...]],
-    table: list[list[int]],
-    generators: list[int],
-    word: Callable[[Sequence[int]], str],
-) -> list[tuple[str, str]]:
-    """A presentation's relations: each word that is no normal form while every word one
-    generator shorter is, equal to its element's normal form."""
-    element_of = {nf: x for x, nf in enumerate(normal)}
-    found: dict[tuple[int, ...], int] = {}
-    for x, nf in enumerate(normal):
-        for i, g in enumerate(generators):
-            longer = nf[:i] + (nf[i] + 1,) + nf[i + 1 :]
-            if longer in element_of or longer in found:
-                continue
-            shorter = (
-                longer[:j] + (longer[j] - 1,) + longer[j + 1 :]
-                for j in range(len(longer))
-                if longer[j]
-            )
-            if all(s in element_of for s in shorter):
-                found[longer] = table[x][g]
-    return [(word(u), word(normal[found[u]])) for u in sorted(found, key=lambda u: u[::-1])]
-
-
-def _tame_index(table: list[list[int]], accept: list[bool]) -> int | None:
-    """n when the quotient is the tame T_n (misère Nim's quotient of heaps < 2^n), else None.
-
-    T_0 = {1} with P empty; T_1 = {1, a}, a^2 = 1, P = {a}; T_n for n >= 2 is {1, a} and a
-    group G of 2^n elements, each its own inverse, with identity z, a·z != z in G, and
-    P = {a, z}.
-    """
-    size = len(table)
-    if size == 1:
-        return 0 if not accept[0] else None
-    if size == 2:
-        return 1 if table[1][1] == 0 and accept == [False, True] else None
-    rest = size - 2
-    if rest & (rest - 1) or rest < 4:
-        return None
-    for a in range(1, size):
-        if table[a][a] != 0 or not accept[a]:
-            continue
-        group = [x for x in range(1, size) if x != a]
-        members = set(group)
-        zeros = [z for z in group if all(table[z][g] == g for g in group)]
-        if len(zeros) != 1:
-            continue
-        z = zeros[0]
-        if (
-            all(table[g][h] in members for g in group for h in group)
-            and all(table[g][g] == z for g in group)
-            and all(table[a][g] in members for g in group)
-            and table[a][z] != z
-            and [g for g in group if accept[g]] == [z]
-        ):
-            return rest.bit_length() - 1
-    return None
 
 
 def _period(phi: list[int]) -> tuple[int, int] | None:
