@@ -23,6 +23,8 @@ _Checked = dict[_Node, "tuple[_Node, int] | None"]
 
 #: Most elements a quotient may have before the computation stops (``--max-size``).
 DEFAULT_MAX_SIZE = 1_024
+#: Heaps computed between two looks for a proven period of Φ (octal games), which ends the work.
+PERIOD_CHECKS = 32
 #: Most positions and (element, option set) pairs the computation may hold (``--max-states``).
 DEFAULT_MAX_STATES = 500_000
 
@@ -155,7 +157,23 @@ def misere_quotient(
     builder = _Builder(game, max_size=max_size, max_states=max_states)
     for n in range(1, max_heap + 1):
         builder.add_heap(n)
+        if n % PERIOD_CHECKS == 0 and isinstance(game, OctalGame):
+            found = _period(builder.phi)
+            if found is not None and n >= _proof_heap(game, *found):
+                # proven: every later heap is the one a period before (see Notes)
+                pre, period = found
+                builder.proven = found
+                builder.phi += [
+                    builder.phi[pre + (h - pre) % period] for h in range(n + 1, max_heap + 1)
+                ]
+                builder.sizes += [builder.sizes[-1]] * (max_heap - n)
+                break
     return _describe(game, builder)
+
+
+def _proof_heap(game: OctalGame, preperiod: int, period: int) -> int:
+    """The heaps to compute for a period of Φ seen in them to be proven (see Notes)."""
+    return 2 * max(preperiod, 1) + 2 * period + game.max_removal - 1
 
 
 def quotient_outcome(quotient: MisereQuotient, heaps: Iterable[int]) -> str:
@@ -299,6 +317,7 @@ class _Builder:
         self.reps: list[Heaps] = [()]
         self.phi: list[int] = [0]
         self.sizes: list[int] = [1]
+        self.proven: tuple[int, int] | None = None  # a period of Φ proven for every heap
         self.letters: list[_Letter] = []
         self.heap_of: dict[tuple[object, ...], int] = {}
         self.nodes: _Checked = {(0, 0): None}
@@ -626,11 +645,9 @@ def _describe(game: HeapGame, builder: _Builder) -> MisereQuotient:
     sizes = builder.sizes
     changed = max((n for n in range(1, len(sizes)) if sizes[n] != sizes[n - 1]), default=0)
     new_phi = [renumber[x] for x in phi]
-    found = _period(new_phi)
+    found = builder.proven or _period(new_phi)
     pre, period = found if found else (None, None)
-    proof: int | None = None
-    if found and isinstance(game, OctalGame):
-        proof = 2 * max(found[0], 1) + 2 * found[1] + game.max_removal - 1
+    proof = _proof_heap(game, *found) if found and isinstance(game, OctalGame) else None
     max_heap = len(phi) - 1
     return MisereQuotient(
         game=game.spec,

@@ -214,6 +214,9 @@ def test_a_proven_period_answers_heaps_past_the_computed_ones():
     def phi(h):
         return q.phi[h] if h <= q.max_heap else q.phi[q.preperiod + (h - q.preperiod) % 2]
 
+    far = misere_quotient(load_game("octal:0.75"), 200)  # stops computing once proven
+    assert far.period_proven and far.phi == [phi(h) for h in range(201)]
+    assert len(far.sizes) == 201 and far.table == q.table
     brute = Brute(RULES_075)
     rng = random.Random(21)
     for _ in range(60):
