@@ -141,7 +141,7 @@ def _solve_quotient(game: HeapGame, position: Heaps, *, refuse: bool) -> Solutio
         quotient = misere_quotient(
             game, top, max_size=QUOTIENT_MAX_SIZE, max_states=QUOTIENT_MAX_STATES
         )
-    except QuotientTooLargeError as error:
+    except (QuotientTooLargeError, SpecError) as error:  # too large, or heaps that grow
         if refuse:
             reason = str(error).split(" (")[0]
             raise SpecError(f"{reason}; use --method graph") from None
