@@ -63,7 +63,9 @@ def solve_misere(
 
     Any game is solved from its whole graph (terminal positions are N: whoever cannot move
     wins). Nim, and sums of Nim games, are solved by Bouton's misère rule when the graph is
-    large or ``method="decompose"``; no value of a part combines in misère play otherwise.
+    large or ``method="decompose"``; a sum of heaps of another heap game, from the misère
+    quotient of its heaps (`explorer.quotient`, method ``quotient``) when it is not too large
+    (else from the graph). No value of a part combines in misère play otherwise.
 
     Examples
     --------

@@ -455,46 +455,59 @@ class _Learner:
         return self.memo.get(position)
 
     def is_p(self, position: Heaps) -> bool:
-        """Whether a sum (sorted) is a misère P-position, by its moves (an explicit stack)."""
+        """Whether a sum (sorted) is a misère P-position, by its moves: depth first with an
+        explicit stack, a position's unknown moves followed one at a time, and none once a
+        move to a P-position is found."""
         known = self._known(position)
         if known is not None:
             return known
         n, memo, options = self.n, self.memo, self.options
         table, phi, accept = self.builder.table, self.builder.phi, self.builder.accept
+        unknown: dict[Heaps, list[Heaps]] = {}  # the moves of a position still to follow
         stack = [position]
         while stack:
             top = stack[-1]
             if top in memo:
                 stack.pop()
                 continue
-            pending = []
-            value, moved = True, False  # P unless a move reaches a P-position; no move: N
-            for i, h in enumerate(top):
-                if i and top[i - 1] == h:
-                    continue
-                rest = top[:i] + top[i + 1 :]
-                for result in options[h]:
-                    moved = True
-                    option = tuple(sorted(rest + result))
-                    if not option or option[-1] < n:
-                        element = 0
-                        for x in option:
-                            element = table[element][phi[x]]
-                        found: bool | None = accept[element]
-                    else:
-                        found = memo.get(option)
-                    if found is None:
-                        pending.append(option)
-                    elif found:
-                        value, pending = False, []
+            later = unknown.get(top)
+            if later is None:
+                later = []
+                value, moved = True, False  # P unless a move reaches a P-position; none: N
+                for i, h in enumerate(top):
+                    if i and top[i - 1] == h:
+                        continue
+                    rest = top[:i] + top[i + 1 :]
+                    for result in options[h]:
+                        moved = True
+                        option = tuple(sorted(rest + result))
+                        if not option or option[-1] < n:
+                            element = 0
+                            for x in option:
+                                element = table[element][phi[x]]
+                            found: bool | None = accept[element]
+                        else:
+                            found = memo.get(option)
+                        if found is None:
+                            later.append(option)
+                        elif found:
+                            value = False
+                            break
+                    if not value:
                         break
-                if not value:
-                    break
-            if pending:
-                stack.extend(pending)
+                if not value or not later:
+                    memo[top] = value and moved
+                    stack.pop()
+                    continue
+                unknown[top] = later
+            while later and memo.get(later[-1]) is False:
+                later.pop()
+            if later and later[-1] not in memo:
+                stack.append(later[-1])
                 continue
+            memo[top] = not later  # every move reaches an N-position, or one a P-position
+            del unknown[top]
             stack.pop()
-            memo[top] = value and moved
             if len(memo) > self.builder.max_states:
                 raise QuotientTooLargeError("", self.builder.max_states)
         return memo[position]
