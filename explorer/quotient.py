@@ -35,6 +35,10 @@ class MisereQuotient:
 
     Elements are indices into `elements` (their names, the identity ``1`` first); ``table[i][j]``
     is the product of elements i and j; `p` the P-portion; ``phi[n]`` the element of a heap of n.
+    `generators` and `relations` present the monoid (`presentation` is their text, or the tame
+    quotient's name ``Tn``); `changed_at` is the last heap that changed it and ``sizes[n]`` its
+    size for heaps up to n. Φ has period `period` from heap `preperiod` when one is seen over
+    three periods, `period_proven` once max_heap reaches `proof_heap` (octal games).
     """
 
     game: str
