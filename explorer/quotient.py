@@ -102,19 +102,18 @@ def misere_quotient(
     then a P-position exactly when the product of its heaps' Φ lies in P: misère outcomes are
     table lookups, as the XOR of Grundy values is in normal play (Plambeck and Siegel, 2008).
 
-    How it is computed. Heap n is added to the quotient of heaps < n. First as a heap equal to
-    an element x already there (a conservative extension), checked as below; else by learning
-    the classes of sums afresh (Angluin's L* with Rivest and Schapire's counterexamples): the
-    classes are told apart by experiments, sums Z whose outcomes X + Z are computed exactly
-    (by the game's moves, sums of heaps < n by the quotient already proven), until the
-    candidate passes the check. The check is the definition by induction: for every sum X,
-    with q = Φ(X) and T the set of Φ of X's options (the pair follows from X's last heap
-    alone, so finitely many pairs arise), q is in P exactly when T is not empty and misses P.
-    A candidate passing it gives every outcome right; its classes are told apart by actual
-    sums, so it is the quotient. Bounds: the candidate never has more elements than the
-    quotient (so `max_size` stops a quotient growing with the heaps honestly), and the check
-    visits at most |Q|·2^|Q| pairs (in practice a few per element), with the positions solved
-    by the moves, within `max_states`.
+    How it is computed. Heap n is added to the quotient of heaps < n: as an element x already
+    there if one passes the check below (at most one can), else by learning the classes afresh
+    (Angluin's L*, Rivest and Schapire's counterexamples): sums are told apart by experiments,
+    sums Z whose outcomes X + Z are solved by the moves (sums of heaps < n by the quotient
+    already proven), until the candidate passes. The check is the definition by induction: for
+    every sum X, with q = Φ(X) and T the set of Φ of X's options (the pair of X + h follows
+    from the pair of X and from h, so finitely many pairs arise), q is in P exactly when T is
+    not empty and misses P. Passing it, a candidate gets every outcome right; its classes are
+    told apart by actual sums, so it is the quotient. Bounds: a candidate never has more
+    elements than the quotient (so `max_size` stops a growing quotient honestly); the check
+    visits at most |Q|·2^|Q| pairs (a few per element in practice) and the positions solved
+    by their moves are counted too, within `max_states`.
 
     The period of Φ is reported as observed, or as proven for octal games whose moves remove
     at most k tokens: if Φ(n + p) = Φ(n) for preperiod <= n <= max_heap - p and max_heap >=
@@ -316,8 +315,7 @@ class _Builder:
         self.game = game
         self.max_size = max_size
         self.max_states = max_states
-        self.table: list[list[int]] = [[0]]
-        self.accept: list[bool] = [False]  # the empty sum is an N-position in misère play
+        self.table, self.accept = [[0]], [False]  # the empty sum is a misère N-position
         self.reps: list[Heaps] = [()]
         self.phi: list[int] = [0]
         self.sizes: list[int] = [1]
