@@ -688,12 +688,12 @@ def _describe(game: HeapGame, builder: _Builder) -> MisereQuotient:
 
 def _period(phi: list[int]) -> tuple[int, int] | None:
     """The least period p of Φ, with the first heap n0 from which Φ(n + p) = Φ(n), seen over
-    at least three periods; None when there is none."""
+    three periods and over as many heaps as come before n0; None when there is none."""
     values = np.asarray(phi)
     count = len(values)
     for p in range(1, count // 3 + 1):
         differ = np.flatnonzero(values[p:] != values[:-p])
         start = int(differ[-1]) + 1 if differ.size else 0
-        if count - start >= 3 * p:
+        if count - start >= max(3 * p, start):
             return start, p
     return None
