@@ -67,6 +67,15 @@ class LimitError(ExplorerError, OverflowError):
     """A computation would pass a guard on its size (values to plot, parts of a sum, ...)."""
 
 
+class QuotientTooLargeError(ExplorerError, OverflowError):
+    """A misère quotient grew past its size guard (elements, or positions and checked pairs);
+    callers may fall back to the game graph."""
+
+    def __init__(self, message: str, limit: int = 0) -> None:
+        super().__init__(message)
+        self.limit = limit
+
+
 class EditError(ExplorerError, ValueError):
     """An edit names a state or move that is not there, or adds one that already is."""
 

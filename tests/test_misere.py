@@ -113,12 +113,12 @@ def test_misere_with_cycles_gives_draws():
 
 def test_misere_decompose_is_refused_for_other_games():
     result = CliRunner().invoke(
-        main, ["solve", "kayles", "3,4", "--misere", "--method", "decompose"]
+        main, ["solve", "chomp", "3,3", "--misere", "--method", "decompose"]
     )
     assert (result.exit_code, result.stderr) == (
         1,
-        "Error: misère play has no decomposition for octal:0.77: only Nim heaps are solved from "
-        "their parts (Bouton's rule); use --method graph\n",
+        "Error: misère play has no decomposition for chomp: only sums of heaps are solved from "
+        "their parts (Bouton's rule, misère quotients); use --method graph\n",
     )
 
 

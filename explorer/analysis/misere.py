@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, cast
 
 from explorer.analysis.sequences import find_period
 from explorer.analysis.solving import (
@@ -19,6 +19,7 @@ from explorer.analysis.solving import (
 )
 from explorer.errors import GraphTooLargeError, SpecError
 from explorer.games.base import Game, Position
+from explorer.games.heaps import HeapGame, Heaps
 from explorer.generation.graph import DEFAULT_MAX_STATES, build_graph
 from explorer.solver import outcome
 from explorer.solver.misere import (
@@ -28,6 +29,12 @@ from explorer.solver.misere import (
     misere_grundy_values,
     misere_outcomes,
 )
+
+#: Bounds of the misère quotient `solve_misere` computes for a large sum of heaps: the largest
+#: heap, elements and positions (past them it falls back to the game graph).
+QUOTIENT_MAX_HEAP = 1_000
+QUOTIENT_MAX_SIZE = 256
+QUOTIENT_MAX_STATES = 20_000
 
 _BOUTON = (
     "misère Nim by Bouton's rule: with a heap of 2 or more, P iff the XOR is 0; "
@@ -46,7 +53,9 @@ def solve_misere(
 
     Any game is solved from its whole graph (terminal positions are N: whoever cannot move
     wins). Nim, and sums of Nim games, are solved by Bouton's misère rule when the graph is
-    large or ``method="decompose"``; no value of a part combines in misère play otherwise.
+    large or ``method="decompose"``; a sum of heaps of another heap game, from the misère
+    quotient of its heaps (`explorer.analysis.quotient`, method ``quotient``) when it is not
+    too large (else from the graph). No value of a part combines in misère play otherwise.
 
     Examples
     --------
@@ -59,10 +68,15 @@ def solve_misere(
     ['1000000,1000000']
     """
     nim = game.nim_heaps(position)
+    heap_game = game.as_heap_game()
+    if method != "graph" and nim is None and heap_game is not None:
+        solved = _solve_quotient(heap_game, cast(Heaps, position), refuse=method == "decompose")
+        if solved is not None:
+            return solved
     if method == "decompose" and nim is None:
         raise SpecError(
-            f"misère play has no decomposition for {game.spec}: only Nim heaps are solved "
-            "from their parts (Bouton's rule); use --method graph"
+            f"misère play has no decomposition for {game.spec}: only sums of heaps are solved "
+            "from their parts (Bouton's rule, misère quotients); use --method graph"
         )
     if method == "graph" or (method == "auto" and nim is None):
         return _solve_graph(game, position, max_states=max_states, max_edges=None)
@@ -88,6 +102,55 @@ def solve_misere(
         winning_moves=moves,
         method="bouton",
         note=_BOUTON,
+        convention=MISERE,
+    )
+
+
+def _solve_quotient(game: HeapGame, position: Heaps, *, refuse: bool) -> Solution | None:
+    """A sum of heaps from the misère quotient of heaps up to its largest (bounded).
+
+    Unless `refuse`, a small graph is tried first, where it may be small (it gives remoteness
+    too), and None is returned when the quotient is too large; with `refuse` (``--method
+    decompose``) that is an error.
+    """
+    from explorer.analysis.quotient import misere_quotient, quotient_outcome, quotient_winning_moves
+    from explorer.errors import QuotientTooLargeError
+
+    # no graph is begun with more moves at its start than its limit of states
+    moves = sum(1 for h in set(position) for _ in game.heap_moves(h))
+    if not refuse and moves <= AUTO_GRAPH_STATES:
+        try:
+            return _solve_graph(
+                game, position, max_states=AUTO_GRAPH_STATES, max_edges=AUTO_GRAPH_EDGES
+            )
+        except GraphTooLargeError:
+            pass
+    top = max(position, default=0)
+    try:
+        if top > QUOTIENT_MAX_HEAP:
+            raise QuotientTooLargeError(
+                f"heap {top:,} is past the largest a misère quotient is computed to "
+                f"({QUOTIENT_MAX_HEAP:,})"
+            )
+        quotient = misere_quotient(
+            game, top, max_size=QUOTIENT_MAX_SIZE, max_states=QUOTIENT_MAX_STATES
+        )
+    except (QuotientTooLargeError, SpecError) as error:  # too large, or heaps that grow
+        if refuse:
+            reason = str(error).split(" (")[0]
+            raise SpecError(f"{reason}; use --method graph") from None
+        return None
+    product = quotient.elements[quotient.element_of(position)]
+    return Solution(
+        game=game.spec,
+        position=game.format(position),
+        grundy=None,
+        outcome=quotient_outcome(quotient, position),
+        remoteness=None,
+        winning_moves=[game.format(m) for m in quotient_winning_moves(quotient, game, position)],
+        method="quotient",
+        note=f"misère quotient of heaps up to {top}: {quotient.presentation}, |Q| = "
+        f"{quotient.size}, |P| = {quotient.p_size}; the heaps multiply to {product}",
         convention=MISERE,
     )
 

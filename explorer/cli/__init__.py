@@ -21,6 +21,7 @@ COMMAND_MODULES = {
     "explorer.cli.viz": ("viz", "plot"),
     "explorer.cli.serve": ("serve",),
     "explorer.cli.patterns": ("patterns", "sweep"),
+    "explorer.cli.quotient": ("quotient",),
 }
 
 

@@ -130,6 +130,12 @@ class HeapGame(Game[Heaps]):
         """Yield what one heap of size `heap` can become (heaps of size 0 omitted)."""
         raise NotImplementedError
 
+    def octal_removal(self) -> int | None:
+        """k when the game is an octal game (a move removes at most k tokens from one heap
+        and leaves at most two heaps of it), else None: the bound periodicity proofs of
+        octal games (of values, of misère quotients) read."""
+        return None
+
     def guy_smith_parameters(self) -> tuple[int, int] | None:
         """(k, first) when the Guy-Smith theorem proves this game's period from its values:
         k the most tokens a move removes, first the least preperiod it may start from (1 when
@@ -422,6 +428,9 @@ class OctalGame(HeapGame):
     def max_removal(self) -> int:
         """The largest number of tokens a move removes (the k of the Guy-Smith theorem)."""
         return len(self.digits)
+
+    def octal_removal(self) -> int:
+        return self.max_removal
 
     def guy_smith_parameters(self) -> tuple[int, int] | None:
         """The theorem holds for octal games whose splits remove tokens (not 4.xxx codes).
