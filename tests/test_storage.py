@@ -23,8 +23,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from explorer.games import load_game
+from explorer.generation import expansion
 from explorer.generation.expansion import HeapIndex, position_index
-from explorer.storage import NotStoredError, building, bulk, expansion, open_database
+from explorer.storage import NotStoredError, building, bulk, open_database
 from explorer.storage.bulk import read_int_columns, writer_for
 from explorer.storage.engine import ENV_VAR
 from tests.bruteforce import heap_game_moves, mex_values, remoteness_values
