@@ -26,7 +26,7 @@ if TYPE_CHECKING:
         solve,
         value_table,
     )
-    from explorer.games import families, load_game
+    from explorer.games import Convention, families, load_game
     from explorer.generation.graph import build_graph
     from explorer.solver import grundy_values, mex, outcomes, remoteness, winning_moves
 
@@ -40,6 +40,7 @@ _HOMES = {
     "grundy_value": "explorer.analysis.solving",
     "solve": "explorer.analysis.solving",
     "value_table": "explorer.analysis.solving",
+    "Convention": "explorer.games.convention",
     "families": "explorer.games",
     "load_game": "explorer.games",
     "build_graph": "explorer.generation.graph",
@@ -58,6 +59,7 @@ __getattr__, __dir__ = lazy_members(globals(), _HOMES)
 
 
 __all__ = [
+    "Convention",
     "Explanation",
     "ExplorerError",
     "Solution",

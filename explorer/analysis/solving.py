@@ -18,6 +18,7 @@ import numpy as np
 
 from explorer.errors import CyclicGraphError, ExplorerError, GraphTooLargeError, SpecError
 from explorer.games.base import Decomposition, Game, Position
+from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.games.ferguson import Ferguson
 from explorer.games.heaps import FAR_HEAP, FAR_MOVES, PERIODIC_SPLIT_PARTS, HeapGame
 from explorer.games.sums import SumGame
@@ -82,7 +83,7 @@ class Solution(_Valued):
     infinite: bool = False
     escapes: list[int] | None = None
     drawing_moves: list[str] = field(default_factory=list)
-    convention: str = "normal"
+    convention: Convention = NORMAL
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -110,7 +111,7 @@ class Explanation(_Valued):
     escapes: list[int] | None = None
     stage: int | None = None
     counter: int | None = None
-    convention: str = "normal"
+    convention: Convention = NORMAL
 
     @property
     def winning_moves(self) -> list[str]:
@@ -130,7 +131,7 @@ class Explanation(_Valued):
         """One line saying how the value arose: the mex, or the labelling stage that fixed it."""
         finite = sorted({v for _, v in self.successors if isinstance(v, int)})
         listed = ", ".join(map(str, finite))
-        if self.convention == "misere":
+        if self.convention == MISERE:
             return self.note
         if self.method == "mex":
             return f"G = mex{{{listed}}} = {self.grundy}"
@@ -301,6 +302,7 @@ def solve(
     *,
     method: Method = "auto",
     max_states: int = DEFAULT_MAX_STATES,
+    convention: Convention = NORMAL,
 ) -> Solution:
     """Solve a position: Grundy value, outcome, remoteness and winning moves.
 
@@ -318,6 +320,10 @@ def solve(
         one the notes compute.
     max_states : int
         Size guard for graphs.
+    convention : Convention
+        ``MISERE`` for misère play (the player who moves last loses): the outcome, remoteness
+        and winning moves of misère play, from the whole graph, or for Nim heaps by Bouton's
+        rule (see `explorer.analysis.misere.misere_solution`); ``grundy`` is then None.
 
     Returns
     -------
@@ -332,7 +338,13 @@ def solve(
     (0, 'P', 6)
     >>> solve(nim, nim.parse("1000000,1")).winning_moves
     ['1,1']
+    >>> solve(nim, nim.parse("1,1,1"), convention=Convention.MISERE).outcome
+    'P'
     """
+    if convention == MISERE:
+        from explorer.analysis.misere import misere_solution  # which builds on this module
+
+        return misere_solution(game, position, method=method, max_states=max_states)
     parts = game.decompose(position)
     far = prepare_heaps(game, position) if method != "graph" else ""
     if far:
@@ -502,10 +514,15 @@ def _drawing_moves_through_parts(parts: Decomposition, max_states: int) -> list[
 
 
 def explain(
-    game: Game[Any], position: Position, *, max_states: int = DEFAULT_MAX_STATES
+    game: Game[Any],
+    position: Position,
+    *,
+    max_states: int = DEFAULT_MAX_STATES,
+    convention: Convention = NORMAL,
 ) -> Explanation:
     """Show how a position's value arises: the mex of its successors, or the XOR of its parts
     (the generalized nim-sum), or, in a game with cycles, the labelling stage that fixed it.
+    With ``convention=MISERE``, its moves and their misère outcomes instead.
 
     Examples
     --------
@@ -518,7 +535,14 @@ def explain(
     >>> e = explain(windup, 2)
     >>> e.successors, e.value, e.outcome, e.stage
     ([('1', '∞(0)'), ('4', 0)], '∞(0)', 'N', 1)
+    >>> nim = load_game("nim")
+    >>> explain(nim, nim.parse("2"), convention=Convention.MISERE).successors
+    [('0', 'N'), ('1', 'P')]
     """
+    if convention == MISERE:
+        from explorer.analysis.misere import misere_explanation  # which builds on this module
+
+        return misere_explanation(game, position, max_states=max_states)
     parts = game.decompose(position)
     if parts is not None:
         values = [

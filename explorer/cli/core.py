@@ -17,6 +17,7 @@ from explorer.cli.common import (
     json_option,
     max_memory_option,
     max_states_option,
+    misere_flag,
     misere_option,
     print_json,
     print_table,
@@ -26,6 +27,7 @@ from explorer.cli.common import (
     visible,
 )
 from explorer.games import families, load_game
+from explorer.games.convention import MISERE, Convention
 from explorer.games.heaps import HeapGame
 from explorer.generation.graph import DEFAULT_MAX_STATES
 from explorer.viz.palette import VERDICTS, outcome_text
@@ -86,7 +88,7 @@ def solve_command(
     spec: str,
     position: str,
     method: str,
-    misere: bool,
+    convention: Convention,
     max_states: int | None,
     max_memory: int | None,
     as_json: bool,
@@ -104,7 +106,6 @@ def solve_command(
       explorer solve nim 1,1,1 --misere
       explorer solve kayles 1000000000000
     """
-    from explorer.analysis.misere import solve_misere
     from explorer.analysis.solving import solve
 
     game = load_game(spec)
@@ -112,19 +113,19 @@ def solve_command(
         for part in getattr(game, "components", (game,)):
             if isinstance(part, HeapGame):
                 part.max_memory_mb = max_memory
-    solver = solve_misere if misere else solve
-    result = solver(
+    result = solve(
         game,
         game.parse(position),
         method=method,  # type: ignore[arg-type]
         max_states=max_states or DEFAULT_MAX_STATES,
+        convention=convention,
     )
     if as_json:
         print_json(result.to_dict())
         return
     console.print(f"game        {visible(result.game)}")
     console.print(f"position    {visible(result.position)}")
-    if misere:
+    if convention == MISERE:
         console.print("convention  misère (the player who moves last loses)")
     else:
         console.print(f"grundy      {result.value}")
@@ -155,7 +156,7 @@ def solve_command(
 @max_states_option
 @json_option
 def explain_command(
-    spec: str, position: str, misere: bool, max_states: int | None, as_json: bool
+    spec: str, position: str, convention: Convention, max_states: int | None, as_json: bool
 ) -> None:
     """Show how a POSITION's Grundy value arises: the mex of its successors, or a XOR of parts.
 
@@ -168,17 +169,20 @@ def explain_command(
       explorer explain windup:5:1,3 4
       explorer explain nim 1,2 --misere
     """
-    from explorer.analysis.misere import explain_misere
     from explorer.analysis.solving import explain
 
     game = load_game(spec)
-    explainer = explain_misere if misere else explain
-    result = explainer(game, game.parse(position), max_states=max_states or DEFAULT_MAX_STATES)
+    result = explain(
+        game,
+        game.parse(position),
+        max_states=max_states or DEFAULT_MAX_STATES,
+        convention=convention,
+    )
     if as_json:
         print_json(result.to_dict())
         return
     console.print(f"{visible(result.game)} at {visible(result.position)}")
-    if misere:
+    if convention == MISERE:
         _print_moves(result.successors, "misère outcome")
         console.print(result.note)
         return
@@ -229,11 +233,7 @@ def _print_moves(successors: Sequence[tuple[str, object]], column: str) -> None:
     is_flag=True,
     help="Stop as soon as the values prove a period (octal games); --upto is the bound.",
 )
-@click.option(
-    "--misere",
-    is_flag=True,
-    help="Misère values G⁻ of one heap (the last mover loses; 0 exactly on P-positions).",
-)
+@misere_flag("Misère values G⁻ of one heap (the last mover loses; 0 exactly on P-positions).")
 @max_memory_option
 @click.option(
     "--db",
@@ -251,7 +251,7 @@ def sequence_command(
     upto: int,
     start: int,
     until_periodic: bool,
-    misere: bool,
+    convention: Convention,
     max_memory: int | None,
     url: str | None,
     as_json: bool,
@@ -274,7 +274,7 @@ def sequence_command(
     """
     from explorer.analysis.sequences import stored_value_sequence, value_sequence
 
-    if misere:
+    if convention == MISERE:
         _misere_sequence(spec, upto, as_json)
         return
     game = load_game(spec)
@@ -284,7 +284,7 @@ def sequence_command(
             from explorer.storage import open_database
 
             database = stack.enter_context(open_database(url or None))
-            compute = partial(stored_value_sequence, database)
+            compute = partial(stored_value_sequence, database.game(game))
         result = compute(
             game,
             upto,

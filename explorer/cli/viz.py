@@ -22,6 +22,7 @@ from explorer.cli.common import (
 )
 from explorer.errors import ExplorerError
 from explorer.games import load_game
+from explorer.games.convention import Convention
 from explorer.generation.graph import DEFAULT_MAX_STATES
 from explorer.viz import DEFAULT_BUDGET, DEFAULT_DEPTH, LARGE_BUDGET, draw_game, draw_stored
 from explorer.viz.output import check_suffix
@@ -118,7 +119,7 @@ def viz_command(
     depth: int | None,
     condensed: str | None,
     url: str | None,
-    misere: bool,
+    convention: Convention,
     max_states: int | None,
     as_json: bool,
 ) -> None:
@@ -146,14 +147,12 @@ def viz_command(
 
         with open_database(url, create=False) as database:
             page = draw_stored(
-                database,
-                spec,
+                database.game(spec, convention),
                 around or position,
                 depth=DEFAULT_DEPTH if depth is None else depth,
                 budget=budget,
                 condensed=condensed,  # type: ignore[arg-type]
                 max_states=max_states or DEFAULT_MAX_STATES,
-                misere=misere,
             )
     else:
         game = load_game(spec)
@@ -166,7 +165,7 @@ def viz_command(
             budget=budget,
             condensed=condensed,  # type: ignore[arg-type]
             max_states=max_states or DEFAULT_MAX_STATES,
-            misere=misere,
+            convention=convention,
         )
     path = page.save(output)
     _report(page, path, as_json, game=shown, position=position)

@@ -24,9 +24,9 @@ import networkx as nx
 from explorer.errors import DatabaseError, ExplorerError
 from explorer.games import load_game
 from explorer.games.base import Game
+from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.games.heaps import HeapGame
 from explorer.solver import outcome
-from explorer.solver.misere import MISERE, NORMAL
 from explorer.viz import templating
 from explorer.viz.page import OPTIONS, graph_drawing
 from explorer.viz.palette import (
@@ -202,7 +202,7 @@ class _Cached:
 
 
 class Counts:
-    """The counts of the stored games (`Database.games`, `Database.stats`), computed in the
+    """The counts of the stored games (`Database.games`, `StoredGame.stats`), computed in the
     background and kept until the database changes.
 
     Counting reads every state of a game (seconds on millions of states), so a page never waits
@@ -219,14 +219,18 @@ class Counts:
         self.failed: dict[str, BaseException] = {}
 
     def stats(
-        self, spec: str, building: bool, wait: float = COUNT_WAIT, *, misere: bool = False
+        self,
+        spec: str,
+        building: bool,
+        wait: float = COUNT_WAIT,
+        *,
+        convention: Convention = NORMAL,
     ) -> dict[str, Any] | None:
-        """`Database.stats` of a game (of its misère build with `misere`), or None while it is
-        being counted."""
+        """`StoredGame.stats` of a game in a convention, or None while it is being counted."""
         found: dict[str, Any] | None = self._get(
-            f"stats {'misere' if misere else 'normal'} {spec}",
+            f"stats {convention} {spec}",
             building,
-            lambda: self.database.stats(spec, misere=misere),
+            self.database.game(spec, convention).stats,
             wait,
         )
         return found
@@ -306,17 +310,17 @@ def _spec(params: Mapping[str, str]) -> str:
     return spec
 
 
-def _misere(params: Mapping[str, str]) -> bool:
-    """Whether the address names a game's misère build (``convention=misere``)."""
+def _convention(params: Mapping[str, str]) -> Convention:
+    """The convention the address names (``convention=misere`` for a game's misère build)."""
     convention = params.get("convention", "").strip()
     if convention not in ("", NORMAL, MISERE):
         raise BadRequest(f"convention must be normal or misere, not {convention!r}")
-    return convention == MISERE
+    return MISERE if convention == MISERE else NORMAL
 
 
-def _convention(misere: bool) -> str | None:
+def _in_links(convention: Convention | None) -> Convention | None:
     """The ``convention`` parameter of the app's links: only for a misère build."""
-    return MISERE if misere else None
+    return MISERE if convention == MISERE else None
 
 
 def _game(spec: str) -> Game[Any] | None:
@@ -419,7 +423,8 @@ class Pages:
     def render(self, name: str, status: int = 200, **context: Any) -> Response:
         from starlette.responses import HTMLResponse
 
-        context.setdefault("convention", None)
+        # the templates name the convention only of a misère build, as the links do
+        context["convention"] = _in_links(context.get("convention"))
         page = templating.render(f"serve/{name}", **self.helpers, **context)
         return HTMLResponse(page, status_code=status)
 
@@ -432,17 +437,17 @@ class Pages:
         listed = self.counts.games(bool(building))
         games = []
         for row in listed or []:  # start every game's count at once, then wait for them
-            misere = row["convention"] == MISERE
-            self.counts.stats(row["game"], row["game"] in building, wait=0, misere=misere)
+            convention = Convention(row["convention"])
+            self.counts.stats(row["game"], row["game"] in building, wait=0, convention=convention)
         for row in listed or []:
-            misere = row["convention"] == MISERE
-            stats = self.counts.stats(row["game"], row["game"] in building, misere=misere)
+            convention = Convention(row["convention"])
+            stats = self.counts.stats(row["game"], row["game"] in building, convention=convention)
             games.append(
                 {
                     **row,
                     "building": row["game"] in building,
-                    "link_convention": _convention(misere),
-                    **_charts(stats, misere),
+                    "link_convention": _in_links(convention),
+                    **_charts(stats, convention),
                 }
             )
         counting = listed is None or any(g["counting"] for g in games)
@@ -456,13 +461,12 @@ class Pages:
 
     def game(self, request: Request) -> Response:
         spec = _spec(request.query_params)
-        misere = _misere(request.query_params)
+        convention = _convention(request.query_params)
         game = _game(spec)
         spec = spec if game is None else game.spec
         building = spec in self.database.building()
-        stats = self.counts.stats(spec, building, misere=misere)
-        title = spec + (" (misère)" if misere else "")
-        convention = _convention(misere)
+        stats = self.counts.stats(spec, building, convention=convention)
+        title = game_title(spec, convention)
         if stats is None:
             return self.render(
                 "game.html", title=title, spec=spec, stats=None, building=building,
@@ -477,10 +481,10 @@ class Pages:
             stats=stats,
             building=building,
             depths=_bars(stats["by_depth"], lambda _: DEPTH_COLOUR, lambda d: f"depth {d}"),
-            sequence=None if misere else self._sequence(spec, game, stats),
-            table=None if misere else self._table(spec, game, stats),
+            sequence=None if convention == MISERE else self._sequence(game, stats),
+            table=None if convention == MISERE else self._table(game, stats),
             reload=None,
-            **_charts(stats, misere),
+            **_charts(stats, convention),
         )
 
     def position(self, request: Request) -> Response:
@@ -490,26 +494,24 @@ class Pages:
         if key is None:
             raise BadRequest("no position named (add &p=POSITION to the address)")
         depth = _int(params, "depth", low=1, high=MAX_GRAPH_DEPTH) or GRAPH_DEPTH
-        misere = _misere(params)
-        convention = _convention(misere)
-        state = self.database.state(spec, key, moves=0, misere=misere)
+        convention = _convention(params)
+        stored = self.database.game(spec, convention)
+        state = stored.state(key, moves=0)
         spec, key = str(state["game"]), str(state["position"])
         if params.get("p") != key or params.get("spec") != spec:
             return _redirect(
                 link(
                     "/position",
                     spec=spec,
-                    convention=convention,
+                    convention=_in_links(convention),
                     p=key,
                     depth=params.get("depth"),
                 )
             )
-        moves = self.database.best_moves(spec, key, limit=LISTED_MOVES, misere=misere)
-        predecessors = self.database.predecessors(
-            spec, key, limit=LISTED_PREDECESSORS, misere=misere
-        )
-        graph = self.database.nearby(spec, key, depth=depth, limit=GRAPH_STATES, misere=misere)
-        prefix = link("/position", spec=spec, convention=convention) + "&p="
+        moves = stored.best_moves(key, limit=LISTED_MOVES)
+        predecessors = stored.predecessors(key, limit=LISTED_PREDECESSORS)
+        graph = stored.nearby(key, depth=depth, limit=GRAPH_STATES)
+        prefix = link("/position", spec=spec, convention=_in_links(convention)) + "&p="
         drawn = vis_graph(graph, lambda p: prefix + quote_plus(p))
         graph_json = templating.trusted(templating.script_json(drawn))
         return self.render(
@@ -532,19 +534,17 @@ class Pages:
     def search(self, request: Request) -> Response:
         params = request.query_params
         spec = _spec(params)
-        misere = _misere(params)
+        convention = _convention(params)
         query = params.get("q", "")
         try:
-            state = self.database.state(spec, query, moves=0, misere=misere)
+            state = self.database.game(spec, convention).state(query, moves=0)
         except ExplorerError as error:
-            return self.error(
-                404, str(error), spec=spec, query=query, convention=_convention(misere)
-            )
+            return self.error(404, str(error), spec=spec, query=query, convention=convention)
         return _redirect(
             link(
                 "/position",
                 spec=state["game"],
-                convention=_convention(misere),
+                convention=_in_links(convention),
                 p=state["position"],
             )
         )
@@ -558,30 +558,28 @@ class Pages:
         grundy = _int(params, "grundy")
         depth = _int(params, "depth")
         page = _int(params, "page", low=1) or 1
-        misere = _misere(params)
-        found = self.database.states(
-            spec,
+        convention = _convention(params)
+        found = self.database.game(spec, convention).states(
             outcome=outcome,
             grundy=grundy,
             depth=depth,
             limit=PAGE_STATES,
             offset=(page - 1) * PAGE_STATES,
             count=False,
-            misere=misere,
         )
         spec = found["game"]
         filters = {
             "spec": spec,
-            "convention": _convention(misere),
+            "convention": _in_links(convention),
             "outcome": outcome,
             "grundy": grundy,
             "depth": depth,
         }
         return self.render(
             "states.html",
-            title=f"{game_title(spec, _convention(misere))} states",
+            title=f"{game_title(spec, convention)} states",
             spec=spec,
-            convention=_convention(misere),
+            convention=convention,
             found=found,
             page=page,
             filters=filters,
@@ -601,12 +599,12 @@ class Pages:
         if app_side not in ("first", "second"):
             raise BadRequest(f"app must be first or second, not {app_side!r}")
         hints = params.get("hints") == "1"
-        misere = _misere(params)
-        convention = _convention(misere)
-        start = self.database.state(spec, line[0], moves=0, misere=misere)
+        convention = _convention(params)
+        stored = self.database.game(spec, convention)
+        start = stored.state(line[0], moves=0)
         spec = str(start["game"])
         keys = [str(start["position"]), *line[1:]]
-        illegal = self.database.first_illegal_move(spec, keys, misere=misere)
+        illegal = stored.first_illegal_move(keys)
         if illegal is not None:
             raise BadRequest(
                 f"move {illegal} of the game, to {keys[illegal]!r}, is not a stored move of "
@@ -617,7 +615,7 @@ class Pages:
             return link(
                 "/play",
                 spec=spec,
-                convention=convention,
+                convention=_in_links(convention),
                 app=side,
                 hints="1" if show else None,
                 p=positions,
@@ -627,14 +625,14 @@ class Pages:
             return _redirect(url(keys))
         made = len(keys) - 1
         app_to_move = (made % 2 == 0) == (app_side == "first")
-        best = self.database.best_moves(spec, keys[-1], limit=1, misere=misere)
+        best = stored.best_moves(keys[-1], limit=1)
         if best["total"] and app_to_move:
             return _redirect(url([*keys, best["states"][0]["position"]]))
         if hints:
-            choices = self.database.best_moves(spec, keys[-1], limit=LISTED_MOVES, misere=misere)
+            choices = stored.best_moves(keys[-1], limit=LISTED_MOVES)
         else:
-            choices = self.database.successors(spec, keys[-1], limit=LISTED_MOVES, misere=misere)
-        current = self.database.state(spec, keys[-1], moves=0, misere=misere)
+            choices = stored.successors(keys[-1], limit=LISTED_MOVES)
+        current = stored.state(keys[-1], moves=0)
         history = []
         for i, key in enumerate(keys[1:], start=1):
             mover_is_app = ((i - 1) % 2 == 0) == (app_side == "first")
@@ -643,7 +641,7 @@ class Pages:
         winner = None
         if finished:
             # normal play: the player who cannot move loses; misère play: that player wins
-            winner = "you" if app_to_move != misere else "app"
+            winner = "you" if app_to_move != (convention == MISERE) else "app"
         return self.render(
             "play.html",
             title=f"play {game_title(spec, convention)} from {keys[0]}",
@@ -675,9 +673,7 @@ class Pages:
         return Response(body, media_type=kind, headers={"cache-control": "max-age=3600"})
 
     # -- sequence and table ---------------------------------------------------------------
-    def _sequence(
-        self, spec: str, game: Game[Any] | None, stats: Mapping[str, Any]
-    ) -> dict[str, Any] | None:
+    def _sequence(self, game: Game[Any] | None, stats: Mapping[str, Any]) -> dict[str, Any] | None:
         """G(n) of single heaps stored for a heap game, as points of a scatter plot."""
         if not isinstance(game, HeapGame):
             return None
@@ -688,8 +684,8 @@ class Pages:
             except (ExplorerError, TypeError):
                 continue
         largest = min(largest, SEQUENCE_HEAPS)
-        found = self.database.lookup(
-            spec, [game.format(game.parse(str(n))) for n in range(largest + 1)]
+        found = self.database.game(game).lookup(
+            [game.format(game.parse(str(n))) for n in range(largest + 1)]
         )
         points = []
         for n in range(largest + 1):
@@ -717,9 +713,7 @@ class Pages:
             ],
         }
 
-    def _table(
-        self, spec: str, game: Game[Any] | None, stats: Mapping[str, Any]
-    ) -> dict[str, Any] | None:
+    def _table(self, game: Game[Any] | None, stats: Mapping[str, Any]) -> dict[str, Any] | None:
         """G(r, c) of the stored positions of a two-coordinate game, as heat-map cells."""
         if game is None or game.family not in ("wythoff", "ferguson"):
             return None
@@ -737,7 +731,7 @@ class Pages:
                     cells[r, c] = game.format(game.parse(f"{r},{c}"))
                 except ExplorerError:
                     continue
-        found = self.database.lookup(spec, list(cells.values()))
+        found = self.database.game(game).lookup(list(cells.values()))
         values = {rc: found[key]["grundy"] for rc, key in cells.items() if key in found}
         if not values:
             return None
@@ -763,12 +757,12 @@ class Pages:
         }
 
 
-def _charts(stats: Mapping[str, Any] | None, misere: bool = False) -> dict[str, Any]:
+def _charts(stats: Mapping[str, Any] | None, convention: Convention = NORMAL) -> dict[str, Any]:
     """The bars of a game's counts by outcome and by Grundy value (G⁻ in a misère build), and
     where it starts."""
     if stats is None:
         return {"counting": True, "outcomes": [], "values": [], "root": None, "max_grundy": None}
-    value = "G⁻" if misere else "G"
+    value = "G⁻" if convention == MISERE else "G"
     return {
         "counting": False,
         "outcomes": _bars(_by_outcome(stats), _outcome_colour, str),
