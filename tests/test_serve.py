@@ -27,7 +27,7 @@ from click.testing import CliRunner
 from explorer import build_graph, load_game, solve
 from explorer.cli import main
 from explorer.storage import DatabaseError, open_database, resolve_url
-from explorer.web.app import Counts
+from explorer.web.cache import Counts
 from tests.serve_fixtures import REPO, Reply, Server, start_server
 
 pytest_plugins = ["storage_fixtures", "serve_fixtures"]

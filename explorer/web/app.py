@@ -1,25 +1,18 @@
-"""`explorer serve`: a local web app over a stored game database, read-only (Starlette).
+"""`explorer serve`'s app: its pages and routes over a stored game database, read-only.
 
 Every page has its own URL (the game and the position travel as query parameters, and
-``convention=misere`` names a game's misère build) and is
-rendered on the server from autoescaped jinja2 templates. The app serves its own scripts (its
-graph script, and vis-network from pyvis' package data): a strict Content-Security-Policy lets
-nothing else load, and requests naming a host other than the bound address are refused (DNS
-rebinding). The database is opened read-only by the caller; no route writes.
+``convention=misere`` names a game's misère build) and is rendered on the server from
+autoescaped jinja2 templates. The app serves its own scripts (its graph script, and vis-network
+from pyvis' package data): a strict Content-Security-Policy (`explorer.web.middleware`) lets
+nothing else load. The database is opened read-only by the caller; no route writes.
 """
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote_plus, urlencode
-
-import networkx as nx
 
 from explorer.errors import DatabaseError, ExplorerError
 from explorer.games import load_game
@@ -28,11 +21,8 @@ from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.games.heaps import HeapGame
 from explorer.solver import outcome
 from explorer.viz import templating
-from explorer.viz.page import OPTIONS, graph_drawing
 from explorer.viz.palette import (
     DEPTH_COLOUR,
-    HIGH_COLOUR,
-    MOVE_COLOUR,
     N_MARK,
     P_COLOUR,
     UNSOLVED_COLOUR,
@@ -40,6 +30,9 @@ from explorer.viz.palette import (
     grundy_colour,
     outcome_text,
 )
+from explorer.web.cache import Counts
+from explorer.web.charts import bars, game_charts, heat_colour, vis_graph
+from explorer.web.middleware import Guard, allowed_hosts
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -62,28 +55,8 @@ PAGE_STATES = 50
 MAX_PLAY_MOVES = 1_000
 #: Largest heap of a plotted sequence, and largest side of a heat map.
 SEQUENCE_HEAPS, TABLE_SIDE = 1_000, 64
-#: Grundy values charted one bar each; larger ones share the last bar.
-CHART_VALUES = 32
-#: Seconds the counts of a game stay cached while one of its builds runs.
-BUILDING_TTL = 5.0
-#: Seconds a page waits for counts before it shows what it has (and reloads itself).
-COUNT_WAIT = 1.0
 #: Seconds after which a page still counting reloads itself.
 RELOAD_SECONDS = 3
-
-#: Only what the app itself serves may load; nothing inline runs; no frame may embed a page.
-CONTENT_SECURITY_POLICY = (
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
-)
-SECURITY_HEADERS = [
-    (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
-    (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
-    (b"x-frame-options", b"DENY"),
-    (b"cross-origin-opener-policy", b"same-origin"),
-    (b"cross-origin-resource-policy", b"same-origin"),
-]
 
 #: Files under /static/: our own (in ``templates/serve/``), and vis-network as pyvis ships it.
 STATIC_TYPES = {
@@ -93,89 +66,9 @@ STATIC_TYPES = {
 }
 OWN_FILES = ("serve.js", "serve.css", "favicon.svg")
 
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
-
-
-def allowed_hosts(host: str, port: int) -> set[str]:
-    """The Host headers the app answers when bound to `host` and `port`.
-
-    The bound address itself (with its port, or without it on port 80), and ``localhost`` when
-    the address is a loopback one; any other name could be an attacker's DNS name rebound to
-    this address.
-
-    Examples
-    --------
-    >>> sorted(allowed_hosts("127.0.0.1", 8000))
-    ['127.0.0.1:8000', 'localhost:8000']
-    """
-    address = f"[{host}]" if ":" in host else host
-    names = {address.lower()}
-    if is_loopback(host):
-        names.add("localhost")
-    hosts = {f"{name}:{port}" for name in names}
-    if port == 80:
-        hosts |= names
-    return hosts
-
-
-class Guard:
-    """ASGI middleware: refuse foreign Host headers; add the security headers and the server's
-    time (``Server-Timing``) to every response."""
-
-    def __init__(self, app: ASGIApp, hosts: Iterable[str]) -> None:
-        self.app = app
-        self.hosts = {h.lower() for h in hosts}
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
-        started = time.perf_counter()
-
-        async def secured(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                # the server's own time, for browsers' developer tools and the benchmark
-                spent = f"app;dur={(time.perf_counter() - started) * 1000:.2f}".encode()
-                message["headers"] = [
-                    *message.get("headers", []),
-                    *SECURITY_HEADERS,
-                    (b"server-timing", spent),
-                ]
-            await send(message)
-
-        host = dict(scope.get("headers", [])).get(b"host", b"").decode("latin-1").lower()
-        if host not in self.hosts:
-            body = (
-                b"refused: this server answers only to "
-                + ", ".join(sorted(self.hosts)).encode()
-                + b"\n"
-            )
-            await secured(
-                {
-                    "type": "http.response.start",
-                    "status": 421,
-                    "headers": [
-                        (b"content-type", b"text/plain; charset=utf-8"),
-                        (b"content-length", str(len(body)).encode()),
-                    ],
-                }
-            )
-            await secured({"type": "http.response.body", "body": body})
-            return
-        await self.app(scope, receive, secured)
-
 
 class BadRequest(ExplorerError, ValueError):
     """A page was asked for with missing or malformed parameters."""
-
-
-class ServeError(ExplorerError, OSError):
-    """The server cannot listen on the address asked for."""
 
 
 def link(path: str, **params: object) -> str:
@@ -191,104 +84,6 @@ def link(path: str, **params: object) -> str:
         values = value if isinstance(value, list | tuple) else [value]
         pairs += [(name, str(v)) for v in values if v is not None]
     return path + ("?" + urlencode(pairs) if pairs else "")
-
-
-@dataclass
-class _Cached:
-    value: Any
-    version: tuple[object, ...]
-    at: float
-    building: bool
-
-
-class Counts:
-    """The counts of the stored games (`Database.games`, `StoredGame.stats`), computed in the
-    background and kept until the database changes.
-
-    Counting reads every state of a game (seconds on millions of states), so a page never waits
-    for it more than `COUNT_WAIT` seconds: it shows what was counted before, or nothing yet,
-    and a fresh count is made in a thread of its own. Counts are kept until a build, import or
-    edit starts or ends, and for `BUILDING_TTL` seconds only while a build runs.
-    """
-
-    def __init__(self, database: Database) -> None:
-        self.database = database
-        self.lock = threading.Lock()
-        self.cache: dict[str, _Cached] = {}
-        self.running: dict[str, threading.Event] = {}
-        self.failed: dict[str, BaseException] = {}
-
-    def stats(
-        self,
-        spec: str,
-        building: bool,
-        wait: float = COUNT_WAIT,
-        *,
-        convention: Convention = NORMAL,
-    ) -> dict[str, Any] | None:
-        """`StoredGame.stats` of a game in a convention, or None while it is being counted."""
-        found: dict[str, Any] | None = self._get(
-            f"stats {convention} {spec}",
-            building,
-            self.database.game(spec, convention).stats,
-            wait,
-        )
-        return found
-
-    def games(self, building: bool) -> list[dict[str, Any]] | None:
-        """`Database.games` (each game with its numbers of states and edges), or None."""
-        found: list[dict[str, Any]] | None = self._get(
-            "games", building, self.database.games, COUNT_WAIT
-        )
-        return found
-
-    def _get(self, name: str, building: bool, compute: Callable[[], Any], wait: float) -> Any:
-        version = self.database.version()
-        now = time.monotonic()
-        with self.lock:
-            if name in self.failed:
-                raise self.failed.pop(name)
-            hit = self.cache.get(name)
-            if (
-                hit is not None
-                and hit.version == version
-                and not (hit.building and now - hit.at > BUILDING_TTL)
-            ):
-                return hit.value
-            done = self.running.get(name)
-            if done is None:
-                done = self.running[name] = threading.Event()
-                worker = threading.Thread(
-                    target=self._count, args=(name, compute, version, building, done), daemon=True
-                )
-                worker.start()
-        done.wait(wait)
-        with self.lock:
-            if name in self.failed and done.is_set():
-                raise self.failed.pop(name)
-            hit = self.cache.get(name)
-        return None if hit is None else hit.value
-
-    def _count(
-        self,
-        name: str,
-        compute: Callable[[], Any],
-        version: tuple[object, ...],
-        building: bool,
-        done: threading.Event,
-    ) -> None:
-        try:
-            value = compute()
-        except BaseException as error:  # handed to the page that asks next
-            with self.lock:
-                self.failed[name] = error
-                del self.running[name]
-            done.set()
-            return
-        with self.lock:
-            self.cache[name] = _Cached(value, version, time.monotonic(), building)
-            del self.running[name]
-        done.set()
 
 
 def _int(
@@ -348,58 +143,6 @@ def _move_class(state: Mapping[str, Any]) -> str:
     return {"P": "win", "N": "lose", "D": "draw"}.get(str(state.get("outcome")), "unknown")
 
 
-def _bars(
-    counts: Mapping[Any, int], colour: Callable[[Any], str], label: Callable[[Any], str]
-) -> list[dict[str, Any]]:
-    """Rows of a horizontal bar chart, the longest bar full width."""
-    items = list(counts.items())
-    if len(items) > CHART_VALUES:
-        rest = sum(n for _, n in items[CHART_VALUES - 1 :])
-        items = [*items[: CHART_VALUES - 1], (None, rest)]
-    top = max((n for _, n in items), default=1) or 1
-    total = sum(n for _, n in items) or 1
-    return [
-        {
-            "label": "more" if key is None else label(key),
-            "count": n,
-            "width": round(300 * n / top, 1),
-            "share": n / total,
-            "colour": HIGH_COLOUR if key is None else colour(key),
-        }
-        for key, n in items
-    ]
-
-
-def _heat(value: int | None, top: int) -> str:
-    """A heat-map colour: P-positions in the P colour, others from light to dark blue-green."""
-    if value is None:
-        return UNSOLVED_COLOUR
-    if outcome(value) == "P":
-        return P_COLOUR
-    stops = [(0xFF, 0xF7, 0xBC), (0x7F, 0xCD, 0xBB), (0x2C, 0x7F, 0xB8), (0x25, 0x34, 0x94)]
-    t = (value - 1) / max(1, top - 1) * (len(stops) - 1)
-    i = min(int(t), len(stops) - 2)
-    f = t - i
-    r, g, b = (round(a + (c - a) * f) for a, c in zip(stops[i], stops[i + 1], strict=True))
-    return f"#{r:02x}{g:02x}{b:02x}"
-
-
-def vis_graph(graph: nx.DiGraph, url: Callable[[str], str]) -> dict[str, Any]:
-    """The vis-network data of a neighbourhood, drawn as `explorer viz` draws it, with links.
-
-    Nodes, edges, options and legend are those of `explorer.viz.page.graph_drawing`; each node
-    also carries the `url` of its position's page.
-    """
-    drawing = graph_drawing(graph)
-    nodes = [dict(node, url=url(node["position"])) for node in drawing.nodes]
-    return {
-        "nodes": nodes,
-        "edges": drawing.edges,
-        "options": OPTIONS,
-        "legend": [item._asdict() for item in drawing.legend],
-    }
-
-
 class Pages:
     """The routes of the app, over one read-only database."""
 
@@ -447,7 +190,7 @@ class Pages:
                     **row,
                     "building": row["game"] in building,
                     "link_convention": _in_links(convention),
-                    **_charts(stats, convention),
+                    **game_charts(stats, convention),
                 }
             )
         counting = listed is None or any(g["counting"] for g in games)
@@ -480,11 +223,11 @@ class Pages:
             convention=convention,
             stats=stats,
             building=building,
-            depths=_bars(stats["by_depth"], lambda _: DEPTH_COLOUR, lambda d: f"depth {d}"),
+            depths=bars(stats["by_depth"], lambda _: DEPTH_COLOUR, lambda d: f"depth {d}"),
             sequence=None if convention == MISERE else self._sequence(game, stats),
             table=None if convention == MISERE else self._table(game, stats),
             reload=None,
-            **_charts(stats, convention),
+            **game_charts(stats, convention),
         )
 
     def position(self, request: Request) -> Response:
@@ -750,41 +493,11 @@ class Pages:
                     "r": r,
                     "c": c,
                     "g": g,
-                    "colour": _heat(g, top),
+                    "colour": heat_colour(g, top),
                 }
                 for (r, c), g in sorted(values.items())
             ],
         }
-
-
-def _charts(stats: Mapping[str, Any] | None, convention: Convention = NORMAL) -> dict[str, Any]:
-    """The bars of a game's counts by outcome and by Grundy value (G⁻ in a misère build), and
-    where it starts."""
-    if stats is None:
-        return {"counting": True, "outcomes": [], "values": [], "root": None, "max_grundy": None}
-    value = "G⁻" if convention == MISERE else "G"
-    return {
-        "counting": False,
-        "outcomes": _bars(_by_outcome(stats), _outcome_colour, str),
-        "values": _bars(stats["by_grundy"], grundy_colour, lambda v: f"{value} {v}"),
-        "root": _last_root(stats),
-        "max_grundy": stats["max_grundy"],
-    }
-
-
-def _by_outcome(stats: Mapping[str, Any]) -> dict[str, int]:
-    """Counts by outcome, P first."""
-    order = {"P": 0, "N": 1, "D": 2}
-    return dict(sorted(stats["by_outcome"].items(), key=lambda item: order.get(item[0], 3)))
-
-
-def _outcome_colour(outcome: str) -> str:
-    return P_COLOUR if outcome == "P" else grundy_colour(1) if outcome == "N" else MOVE_COLOUR
-
-
-def _last_root(stats: Mapping[str, Any]) -> str | None:
-    roots = [b["position"] for b in stats["builds"] if b["position"] is not None]
-    return str(roots[-1]) if roots else None
 
 
 def _redirect(url: str) -> Response:
@@ -853,77 +566,3 @@ def create_app(database: Database, *, host: str = "127.0.0.1", port: int = 8000)
         routes=routes,
         middleware=[Middleware(Guard, hosts=allowed_hosts(host, port))],
     )
-
-
-def is_loopback(host: str) -> bool:
-    """Whether `host` is reachable from this machine only.
-
-    Examples
-    --------
-    >>> is_loopback("127.0.0.1"), is_loopback("::1"), is_loopback("0.0.0.0")
-    (True, True, False)
-    """
-    return host == "localhost" or host == "::1" or host.startswith("127.")
-
-
-def listen(host: str, port: int) -> socket.socket:
-    """A socket bound to `host` and `port` (0 for any free port), listening.
-
-    Raises
-    ------
-    ServeError
-        When the address is in use, not this machine's, or not allowed.
-    """
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
-        sock.listen(2048)
-    except OSError as error:
-        sock.close()
-        raise ServeError(
-            f"cannot listen on {host}:{port}: {error.strerror or error} (choose another --port)"
-        ) from None
-    except (OverflowError, UnicodeError) as error:
-        sock.close()
-        raise ServeError(f"cannot listen on {host}:{port}: {error}") from None
-    return sock
-
-
-def serve(
-    database: Database,
-    *,
-    host: str = "127.0.0.1",
-    port: int = 8000,
-    on_listening: Callable[[str], None] | None = None,
-) -> None:
-    """Serve the app over `database` until interrupted (Ctrl-C or SIGTERM).
-
-    Binds first (port 0 picks a free one), then calls `on_listening` with the app's URL, then
-    runs uvicorn on that socket.
-
-    Raises
-    ------
-    ServeError
-        When the address cannot be listened on.
-    """
-    import uvicorn
-
-    sock = listen(host, port)
-    port = sock.getsockname()[1]
-    app = create_app(database, host=host, port=port)
-    address = f"[{host}]" if ":" in host else host
-    if on_listening is not None:
-        on_listening(f"http://{address}:{port}/")
-    config = uvicorn.Config(
-        app,
-        log_level="warning",
-        access_log=False,
-        lifespan="off",
-        server_header=False,
-    )
-    try:
-        uvicorn.Server(config).run(sockets=[sock])
-    finally:
-        sock.close()
