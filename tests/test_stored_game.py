@@ -85,8 +85,9 @@ def test_a_handle_says_which_game_and_convention_it_names():
         assert isinstance(handle, StoredGame)
         assert repr(handle) == "open_database('sqlite://').game('kayles', 'misere')"
         assert (handle.spec, handle.convention) == ("kayles", MISERE)
-        with pytest.raises(ValueError):
+        with pytest.raises(SpecError) as error:
             db.game("kayles", "loser")
+        assert str(error.value) == "unknown convention 'loser' (use normal or misere)"
 
 
 def test_a_convention_is_its_text():

@@ -62,6 +62,11 @@ class Database:
         Nothing is read until a method needs the game's row (so a game not stored yet can be
         built); reads of a game not stored raise `NotStoredError`.
 
+        Raises
+        ------
+        SpecError
+            For a convention other than ``normal`` and ``misere``.
+
         Examples
         --------
         >>> db = open_database("sqlite://")

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import sqlalchemy as sa
 
-from explorer.errors import ExplorerError, NotStoredError
+from explorer.errors import ExplorerError, NotStoredError, SpecError
 from explorer.games import load_game
 from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.storage.engine import shown_location
@@ -96,7 +96,10 @@ class GameRows:
     ) -> None:
         self.database = database
         self.engine = database.engine
-        self.convention = Convention(convention)
+        try:
+            self.convention = Convention(convention)
+        except ValueError:
+            raise SpecError(f"unknown convention {convention!r} (use normal or misere)") from None
         self._rules: Game[Any] | None = None
         self._rules_tried = False
         if isinstance(game, str):
