@@ -27,7 +27,7 @@ if TYPE_CHECKING:
         solve,
         value_table,
     )
-    from explorer.games import families, load_game
+    from explorer.games import Convention, families, load_game
     from explorer.generation.graph import build_graph
     from explorer.solver import grundy_values, mex, outcomes, remoteness, winning_moves
     from explorer.version import __version__ as __version__
@@ -41,6 +41,7 @@ _HOMES = {
     "grundy_value": "explorer.analysis.solving",
     "solve": "explorer.analysis.solving",
     "value_table": "explorer.analysis.solving",
+    "Convention": "explorer.games.convention",
     "families": "explorer.games",
     "load_game": "explorer.games",
     "build_graph": "explorer.generation.graph",
@@ -60,6 +61,7 @@ __getattr__, __dir__ = lazy_members(globals(), _HOMES)
 
 
 __all__ = [
+    "Convention",
     "Explanation",
     "ExplorerError",
     "Solution",

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import explorer.games as games
 from explorer import load_game, value_sequence, value_table
 from explorer.analysis.memo import GRAPH_MEMO, GraphMemo
-from explorer.analysis.misere import solve_misere
+from explorer.analysis.misere import misere_solution as solve_misere
 from explorer.analysis.solving import solve
 from explorer.errors import PositionError, SpecError
 from explorer.games import Game, may_cycle, register_game

@@ -23,8 +23,11 @@ import sys
 import time
 from explorer.storage import open_database
 with open_database(sys.argv[1]) as db:
-    report = db.build(sys.argv[2], sys.argv[3], batch_states=int(sys.argv[4]),
-                      progress=lambda p: print("batch", flush=True))
+    report = db.game(sys.argv[2]).build(
+        sys.argv[3],
+        batch_states=int(sys.argv[4]),
+        progress=lambda p: print("batch", flush=True),
+    )
 print("done", report.status, flush=True)
 """
 
@@ -145,7 +148,7 @@ import sys, time
 from explorer.storage import open_database
 time.sleep(max(0.0, float(sys.argv[2]) - time.time()))
 with open_database(sys.argv[1]) as db:
-    db.build(sys.argv[3], "3,4")
+    db.game(sys.argv[3]).build("3,4")
 print("opened", flush=True)
 """
 

@@ -132,8 +132,8 @@ def test_counts_stay_exact_through_imports_edits_and_solves(db_url, tmp_path):
     run_json("import", str(graph), "--db", db_url)  # re-import: the difference
     assert_exact(db_url, spec, stored)
     with open_database(db_url) as db:
-        db.solve(spec)
-        db.edit(spec, Edit(add_states=("g",)))
+        db.game(spec).resolve()
+        db.game(spec).edit(Edit(add_states=("g",)))
     assert_exact(db_url, spec, stored)
     loopy = tmp_path / "loopy.json"
     shutil.copy(REPO / "data" / "loopy.json", loopy)
@@ -148,8 +148,11 @@ BUILDER = """
 import sys
 from explorer.storage import open_database
 with open_database(sys.argv[1]) as db:
-    db.build("subtraction:1,2", "30,31,32", batch_states=100,
-             progress=lambda p: print("batch", flush=True))
+    db.game("subtraction:1,2").build(
+        "30,31,32",
+        batch_states=100,
+        progress=lambda p: print("batch", flush=True),
+    )
 """
 
 
@@ -219,7 +222,7 @@ def test_counts_follow_random_edits_exactly(
         if not edit:
             continue
         try:
-            database.edit(spec, edit)
+            database.game(spec).edit(edit)
         except (CyclicGraphError, EditError):  # refused: nothing written
             assert_as_recounted(database, spec)
             continue
@@ -229,7 +232,7 @@ def test_counts_follow_random_edits_exactly(
         mirror.add_edges_from(edit.add_edges)
         assert_as_recounted(database, spec)
     if nx.is_directed_acyclic_graph(mirror) and not loopy:
-        database.solve(spec)
+        database.game(spec).resolve()
         assert_as_recounted(database, spec)
 
 

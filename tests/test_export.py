@@ -60,7 +60,7 @@ def read_back(path: Path, fmt: str) -> nx.DiGraph:
 def stored_graph(url: str, spec: str) -> nx.DiGraph:
     """The whole stored game as the (non-streaming) NetworkX reader gives it."""
     with open_database(url) as db:
-        graph = db.subgraph(spec, 10**9)
+        graph = db.game(spec).subgraph(10**9)
     for _, data in graph.nodes(data=True):  # what an export writes (not loopy labels)
         for key in [k for k, v in data.items() if v is None or k not in NODE_ATTRIBUTES]:
             del data[key]
@@ -91,8 +91,8 @@ def test_every_node_edge_and_value_reads_back(db_url, tmp_path, fmt):
 def test_limit_and_neighbourhood_stream_the_same_graphs_as_networkx(db_url, tmp_path, fmt):
     run_json("build", "kayles", "12", "--db", db_url)
     with open_database(db_url) as db:
-        top = db.subgraph("kayles", 20)
-        near = {d: db.neighbourhood("kayles", "5,5", 2, d) for d in ("out", "in", "both")}
+        top = db.game("kayles").subgraph(20)
+        near = {d: db.game("kayles").neighbourhood("5,5", 2, d) for d in ("out", "in", "both")}
     target = tmp_path / f"top.{fmt}"
     data = run_json("export", "kayles", "--limit", "20", "-o", str(target), "--db", db_url)
     graph = read_back(target, fmt)
@@ -124,13 +124,13 @@ def test_limit_and_neighbourhood_stream_the_same_graphs_as_networkx(db_url, tmp_
 def test_neighbourhoods_follow_moves_both_ways_as_the_union_of_levels(db_url):
     run_json("build", "nim", "3,4,5", "--db", db_url)
     with open_database(db_url) as db:
-        whole = db.subgraph("nim", 10_000)
+        whole = db.game("nim").subgraph(10_000)
         for depth in range(4):
-            both = db.neighbourhood("nim", "2,4", depth, "both")
+            both = db.game("nim").neighbourhood("2,4", depth, "both")
             expected = nx.ego_graph(whole, "2,4", radius=depth, undirected=True)
             assert set(both) == set(expected)
             assert set(both.edges) == set(expected.edges)
-            out = db.neighbourhood("nim", "2,4", depth, "out")
+            out = db.game("nim").neighbourhood("2,4", depth, "out")
             assert set(out) == set(nx.ego_graph(whole, "2,4", radius=depth))
 
 
@@ -216,7 +216,7 @@ signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails wi
 db = open_database(sys.argv[1], create=False)
 limit = int(sys.argv[3])
 resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
-db.export("octal:0.77", sys.argv[2])
+db.game("octal:0.77").export(sys.argv[2])
 """
 
 

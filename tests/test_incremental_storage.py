@@ -134,12 +134,12 @@ def test_random_edits_to_a_stored_dag_match_a_solve_from_scratch(
         before = stored(database, spec)
         if not nx.is_directed_acyclic_graph(trial):
             with pytest.raises(CyclicGraphError):
-                database.edit(spec, edit)
+                database.game(spec).edit(edit)
             after = stored(database, spec)
             assert sorted(after[0].edges) == sorted(before[0].edges)
             assert after[1] == before[1]
             continue
-        result = database.edit(spec, edit)
+        result = database.game(spec).edit(edit)
         mirror = trial
         rows = assert_solved(database, spec, mirror)
         # provenance: exactly the changed values point to this edit's build row
@@ -183,7 +183,7 @@ def test_an_edit_whose_effect_dies_out_one_level_up_re_examines_three_states(
     )  # fmt: skip
     imported = database.import_graph(str(write_graph(files, graph)))
     before = stored(database, imported.game)[1]
-    report = database.edit(imported.game, Edit(add_edges=(("x", "t"),)))
+    report = database.game(imported.game).edit(Edit(add_edges=(("x", "t"),)))
     assert (report.reexamined, report.changed) == (3, 1)
     assert [(v.position, v.old_grundy, v.grundy) for v in report.values] == [("x", 0, 1)]
     graph.add_edge("x", "t")
@@ -200,7 +200,7 @@ def test_a_change_travelling_up_a_chain_is_followed_to_the_top(
 ) -> None:
     graph = nx.DiGraph([(f"c{i + 1}", f"c{i}") for i in range(6)])
     imported = database.import_graph(str(write_graph(files, graph)))
-    report = database.edit(imported.game, Edit(remove_edges=(("c1", "c0"),)))
+    report = database.game(imported.game).edit(Edit(remove_edges=(("c1", "c0"),)))
     assert (report.reexamined, report.changed) == (6, 6)
     graph.remove_edge("c1", "c0")
     assert_solved(database, imported.game, graph)
@@ -247,10 +247,10 @@ def test_a_full_re_solve_agrees_after_edits(database: Database, files: Path) -> 
     graph = nx.gn_graph(60, seed=3)  # a random DAG (edges point to older nodes)
     graph = nx.relabel_nodes(graph, {n: f"s{n}" for n in graph})
     imported = database.import_graph(str(write_graph(files, graph)))
-    database.edit(imported.game, Edit(add_edges=(("s10", "s50"),)))
+    database.game(imported.game).edit(Edit(add_edges=(("s10", "s50"),)))
     graph.add_edge("s10", "s50")
     values = {k: v[:3] for k, v in assert_solved(database, imported.game, graph).items()}
-    assert database.solve(imported.game) == 60
+    assert database.game(imported.game).resolve() == 60
     rows = assert_solved(database, imported.game, graph)
     assert {k: v[:3] for k, v in rows.items()} == values
 
@@ -260,10 +260,10 @@ def test_a_full_re_solve_agrees_after_edits(database: Database, files: Path) -> 
 
 def test_a_game_defined_by_rules_cannot_be_edited(database: Database) -> None:
     spec = "subtraction:1,2"
-    database.build(spec, "6")
+    database.game(spec).build("6")
     graph, before = stored(database, spec)
     with pytest.raises(EditError) as refused:
-        database.edit(spec, Edit(remove_edges=(("2", "0"),)))
+        database.game(spec).edit(Edit(remove_edges=(("2", "0"),)))
     assert str(refused.value) == (
         "game 'subtraction:1,2' is defined by rules, so its stored graph cannot be edited "
         "(edit a graph imported from a file: explorer import FILE)"
@@ -275,9 +275,9 @@ def test_a_game_defined_by_rules_cannot_be_edited(database: Database) -> None:
 
 def test_a_state_a_stopped_build_left_unsolved_cannot_be_edited(database: Database) -> None:
     spec = f"dag:{REPO / 'data' / 'subtraction-123-n10.edges'}"
-    database.build(spec, "10", max_states=3)
+    database.game(spec).build("10", max_states=3)
     with pytest.raises(EditError) as refused:
-        database.edit(spec, Edit(remove_states=("10",)))
+        database.game(spec).edit(Edit(remove_states=("10",)))
     assert str(refused.value) == (
         "state '10' has no value yet (a build of the game stopped early): finish "
         "building it before editing"
@@ -286,7 +286,7 @@ def test_a_state_a_stopped_build_left_unsolved_cannot_be_edited(database: Databa
 
 def test_an_edit_of_a_game_not_stored(database: Database) -> None:
     with pytest.raises(NotStoredError) as refused:
-        database.edit("chomp", Edit(add_states=("x",)))
+        database.game("chomp").edit(Edit(add_states=("x",)))
     assert str(refused.value) == "game 'chomp' is not stored (import or build it first)"
 
 

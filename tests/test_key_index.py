@@ -35,8 +35,7 @@ def test_a_build_without_the_index_stores_the_rows_of_one_with_it_and_keys_stay_
     run_json("build", "nim", "5,6,7", "--db", db_url)  # another game, stored before
     seen: list[bool] = []
     with open_database(db_url) as db:
-        report = db.build(
-            SPEC,
+        report = db.game(SPEC).build(
             POSITION,
             batch_states=20,
             defer_key_index_at=1,
@@ -64,10 +63,9 @@ def test_a_build_without_the_index_stores_the_rows_of_one_with_it_and_keys_stay_
 def test_a_small_build_keeps_the_index(db_url):
     seen: list[bool] = []
     with open_database(db_url) as db:
-        db.build(SPEC, POSITION, batch_states=20, progress=lambda _: seen.append(True))
+        db.game(SPEC).build(POSITION, batch_states=20, progress=lambda _: seen.append(True))
         assert has_key_index(db_url)
-        db.build(
-            SPEC,
+        db.game(SPEC).build(
             "9,9,9,9",
             batch_states=20,
             defer_key_index_at=10**6,
@@ -84,7 +82,9 @@ def test_a_build_stopped_after_dropping_the_index_creates_it_again(db_url, stop)
 
     with open_database(db_url) as db:
         with pytest.raises(stop):
-            db.build(SPEC, POSITION, batch_states=20, defer_key_index_at=1, progress=stop_at_third)
+            db.game(SPEC).build(
+                POSITION, batch_states=20, defer_key_index_at=1, progress=stop_at_third
+            )
     assert has_key_index(db_url)
     builds = run_json("stats", SPEC, "--db", db_url)["builds"]
     assert [b["status"] for b in builds] == [
@@ -96,7 +96,7 @@ def test_creating_the_index_gives_the_connection_its_own_settings_back(tmp_path)
     """`ensure_key_index` sorts with SQLite's small default cache and worker threads; the
     pooled connection that later writers get keeps the cache it was opened with."""
     with open_database(str(tmp_path / "x.db")) as db:
-        db.build(SPEC, POSITION)
+        db.game(SPEC).build(POSITION)
         with writing(db.engine) as conn:
             settings = [conn.exec_driver_sql(f"PRAGMA {name}").scalar() for name in SORT_PRAGMAS]
             drop_key_index(conn)

@@ -126,7 +126,7 @@ def test_random_edits_to_a_stored_graph_with_cycles_match_a_labelling_from_scrat
         trial.add_edges_from(edit.add_edges)
         before = stored_values(database, spec)[1]
         try:
-            result = database.edit(spec, edit)
+            result = database.game(spec).edit(edit)
         except EditError:  # an edit random_edit made inconsistent: nothing may change
             assert stored_values(database, spec)[1] == before
             continue
@@ -147,34 +147,37 @@ def test_random_edits_to_a_stored_graph_with_cycles_match_a_labelling_from_scrat
 def test_an_edit_can_create_and_break_a_cycle(database: Database, files: Path) -> None:  # noqa: F811
     graph = nx.DiGraph([("a", "b"), ("b", "t")])
     spec = database.import_graph(GraphGame(str(write_graph(files, graph)))).game
-    assert database.state(spec, "a")["grundy"] == 0
-    made = database.edit(spec, Edit(add_edges=(("b", "a"),)))  # a -> b -> a: still decided
-    assert (database.state(spec, "a")["grundy"], database.state(spec, "b")["grundy"]) == (0, 1)
+    assert database.game(spec).state("a")["grundy"] == 0
+    made = database.game(spec).edit(Edit(add_edges=(("b", "a"),)))  # a -> b -> a: still decided
+    assert (database.game(spec).state("a")["grundy"], database.game(spec).state("b")["grundy"]) == (
+        0,
+        1,
+    )
     assert made.changed == 0 and made.reexamined == 2
-    looped = database.edit(spec, Edit(add_edges=(("t", "t"),)))  # the end becomes a pass
-    a = database.state(spec, "a")
+    looped = database.game(spec).edit(Edit(add_edges=(("t", "t"),)))  # the end becomes a pass
+    a = database.game(spec).state("a")
     assert (a["grundy"], a["infinite"], a["escapes"], a["outcome"]) == (None, True, [], "D")
     assert looped.reexamined == 3 and looped.changed == 3
     assert {v.position: v.value for v in looped.values} == {"a": "∞", "b": "∞", "t": "∞"}
-    broken = database.edit(spec, Edit(remove_edges=(("t", "t"), ("b", "a"))))
-    assert [database.state(spec, s)["grundy"] for s in "abt"] == [0, 1, 0]
+    broken = database.game(spec).edit(Edit(remove_edges=(("t", "t"), ("b", "a"))))
+    assert [database.game(spec).state(s)["grundy"] for s in "abt"] == [0, 1, 0]
     assert broken.changed == 3
     with pytest.raises(EditError) as error:
-        database.edit(spec, Edit(add_edges=(("a", "zz"),)))
+        database.game(spec).edit(Edit(add_edges=(("a", "zz"),)))
     assert str(error.value) == "no state 'zz' in the graph (add it in the same edit)"
 
 
 def test_queries_filter_by_draw_and_infinity(database: Database) -> None:  # noqa: F811
     game = GraphGame(str(Path(REPO_DATA) / "loopy.json"))
     spec = database.import_graph(game).game
-    draws = database.states(spec, outcome="D")
+    draws = database.game(spec).states(outcome="D")
     assert sorted(s["position"] for s in draws["states"]) == ["c", "f"]
-    infinite = database.states(spec, infinite=True)
+    infinite = database.game(spec).states(infinite=True)
     assert sorted(s["position"] for s in infinite["states"]) == ["c", "d", "f"]
     assert [s["escapes"] for s in infinite["states"] if s["position"] == "d"] == [[0]]
-    finite = database.states(spec, infinite=False)
+    finite = database.game(spec).states(infinite=False)
     assert sorted(s["position"] for s in finite["states"]) == ["a", "b", "e", "t"]
-    d = database.state(spec, "d")
+    d = database.game(spec).state("d")
     assert (d["grundy"], d["infinite"], d["escapes"], d["outcome"], d["remoteness"]) == (
         None,
         True,
@@ -307,7 +310,7 @@ def test_a_build_of_a_game_that_may_loop_stores_its_generalized_values(
 ) -> None:
     # the level-by-level solve leaves states on cycles without a value: a complete build
     # labels the stored moves whole, so every state has γ (escapes included) and verifies
-    report = database.build(spec, position)
+    report = database.game(spec).build(position)
     assert report.status == "complete"
     expected = rule_graph(spec, position)
     rows = assert_labelled(database, canonical_spec(spec), expected)
@@ -324,15 +327,15 @@ def test_windup_built_has_the_published_values_and_a_stopped_build_resumes_to_th
     database: Database,  # noqa: F811
 ) -> None:
     spec = "windup:11:1,3"  # a fresh game in the module's database
-    stopped = database.build(spec, "10", max_states=3)
+    stopped = database.game(spec).build("10", max_states=3)
     assert stopped.status == "stopped"
-    assert database.build(spec, "10").status == "complete"
+    assert database.game(spec).build("10").status == "complete"
     _, resumed = stored_values(database, spec)
     expected = rule_graph(spec, "10")
     assert_labelled(database, spec, expected)
     assert sorted(resumed) == sorted(expected.nodes)
     # the published example, built: 0, ∞(0), ∞(0), ∞(0), 0
-    database.build("windup:5:1,3", "4")
+    database.game("windup:5:1,3").build("4")
     _, rows = stored_values(database, "windup:5:1,3")
     assert [(rows[str(n)][0], rows[str(n)][1]) for n in range(5)] == [
         (0, None),

@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 from explorer.cli import main
 from explorer.games import load_game
+from explorer.games.convention import MISERE
 from explorer.games.loopy import GraphGame
 from explorer.generation.graph import build_graph
 from explorer.solver.misere import misere_outcomes
@@ -65,7 +66,7 @@ def test_a_draw_has_its_own_colour_and_legend_entry():
 def test_misere_page_colours_misere_outcomes():
     game = load_game("kayles")
     position = game.parse("4")
-    page = draw_game(game, position, misere=True)
+    page = draw_game(game, position, convention=MISERE)
     nodes, _ = page_data(page.html)
     outcome, _ = misere_outcomes(build_graph(game, position))
     expected = {game.format(p): o for p, o in outcome.items()}
@@ -104,7 +105,7 @@ def test_viz_cli_misere_and_loopy(tmp_path):
 def test_stored_graph_with_cycles_is_drawn_from_the_database(db_url):
     with open_database(db_url) as db:
         spec = db.import_graph(GraphGame(str(DATA / "loopy.json"))).game
-        page = draw_stored(db, spec, "f", depth=1)
+        page = draw_stored(db.game(spec), "f", depth=1)
     nodes, _ = page_data(page.html)
     groups = {n["position"]: n["group"] for n in nodes}
     assert groups == {"f": "D", "c": "D", "d": "infinite"}

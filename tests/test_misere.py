@@ -10,8 +10,10 @@ import pytest
 from click.testing import CliRunner
 
 from explorer import build_graph, load_game
-from explorer.analysis.misere import explain_misere, misere_sequence, solve_misere
+from explorer.analysis.misere import misere_sequence
+from explorer.analysis.solving import explain, solve
 from explorer.cli import main
+from explorer.games.convention import MISERE
 from explorer.solver.misere import bouton_misere_outcome, misere_outcomes
 from tests.bruteforce import heap_game_moves, solve_by_definition
 from tests.test_heaps import RULES, SPLITTING, positions
@@ -49,7 +51,7 @@ def test_misere_outcomes_agree_with_brute_force(spec):
             assert (outcome[node], far[node]) == brute[node], (spec, node)
         checked.update(outcome)
         if len(position) <= 2:
-            result = solve_misere(game, position, method="graph")
+            result = solve(game, position, method="graph", convention=MISERE)
             assert (result.outcome, result.remoteness) == brute[position]
             expected = sorted({game.format(q) for q in moves(position) if brute[q][0] == "P"})
             assert sorted(result.winning_moves) == expected
@@ -79,7 +81,7 @@ def test_misere_nim_follows_bouton_on_1000_random_positions():
     seen = {"P": 0, "N": 0}
     for _ in range(1000):
         heaps = tuple(sorted(rng.choice([1, 1, 2, 3, 5, 6, 7]) for _ in range(rng.randint(0, 4))))
-        by_rule = solve_misere(nim, heaps, method="decompose")
+        by_rule = solve(nim, heaps, method="decompose", convention=MISERE)
         assert by_rule.method == "bouton"
         brute = brute_misere(heaps, moves)
         assert by_rule.outcome == bouton_misere_outcome(heaps) == brute[heaps][0], heaps
@@ -91,22 +93,25 @@ def test_misere_nim_follows_bouton_on_1000_random_positions():
 
 def test_misere_sums_of_nim_games_use_bouton_without_the_graph():
     game = load_game("nim + nim")
-    result = solve_misere(game, game.parse("1000000,1 + 1000000"))
+    result = solve(game, game.parse("1000000,1 + 1000000"), convention=MISERE)
     assert (result.method, result.outcome, result.winning_moves) == (
         "bouton",
         "N",
         ["1000000 + 1000000"],
     )
-    small = solve_misere(game, game.parse("2,1 + 3"))
+    small = solve(game, game.parse("2,1 + 3"), convention=MISERE)
     assert small.method == "graph"
-    assert small.outcome == solve_misere(game, game.parse("2,1 + 3"), method="decompose").outcome
+    assert (
+        small.outcome
+        == solve(game, game.parse("2,1 + 3"), method="decompose", convention=MISERE).outcome
+    )
 
 
 def test_misere_with_cycles_gives_draws():
     """windup:5:1,3 misère: 0 is N (no move: the opponent moved last); moving to 0 loses, and
     1 -> 3 -> 2 -> 1 ... avoids it forever, so every other position is a draw."""
     game = load_game("windup:5:1,3")
-    results = [solve_misere(game, p) for p in range(5)]
+    results = [solve(game, p, convention=MISERE) for p in range(5)]
     assert [r.outcome for r in results] == ["N", "D", "D", "D", "D"]
     assert results[1].drawing_moves == ["3"] and results[1].remoteness is None
 
@@ -144,6 +149,6 @@ def test_cli_misere_json_says_the_convention():
 
 def test_explain_misere_of_a_terminal_position():
     nim = load_game("nim")
-    result = explain_misere(nim, ())
+    result = explain(nim, (), convention=MISERE)
     assert (result.outcome, result.successors) == ("N", [])
     assert result.note.startswith("no move: the opponent made the last move and lost")

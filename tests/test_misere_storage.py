@@ -23,6 +23,7 @@ from click.testing import CliRunner
 
 from explorer import load_game
 from explorer.cli import main
+from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.solver.misere import bouton_misere_outcome
 from explorer.storage import open_database
 from explorer.storage.engine import alembic_config, head_revision, resolve_url
@@ -49,10 +50,10 @@ def misere_grundy_rule(options: list[int]) -> int:
     return g
 
 
-def stored_states(url: str, spec: str, *, misere: bool) -> dict[str, dict[str, Any]]:
+def stored_states(url: str, spec: str, convention: Convention) -> dict[str, dict[str, Any]]:
     with open_database(url) as db:
-        page = db.states(spec, limit=1_000_000, misere=misere)
-    assert page["convention"] == ("misere" if misere else "normal")
+        page = db.game(spec, convention).states(limit=1_000_000)
+    assert page["convention"] == ("misere" if convention == MISERE else "normal")
     return {s["position"]: s for s in page["states"]}
 
 
@@ -88,7 +89,7 @@ def test_misere_builds_of_heap_families_equal_the_brute_force(db_url, spec):
     assert report["convention"] == "misere" and report["status"] == "complete"
     outcome = brute_misere(root, moves)
     grundy = solve_by_definition(root, moves, misere_grundy_rule)
-    stored = stored_states(db_url, spec, misere=True)
+    stored = stored_states(db_url, spec, MISERE)
     assert len(stored) == len(outcome) == report["states_stored"]
     for position, (kind, far) in outcome.items():
         state = stored[game.format(position)]
@@ -99,9 +100,9 @@ def test_misere_builds_of_heap_families_equal_the_brute_force(db_url, spec):
     # the normal-play build of the same game is another game: its own values, both intact
     run_json("build", spec, FAMILY_POSITIONS[spec], "--db", db_url)
     normal = mex_values(root, moves)
-    for position, state in stored_states(db_url, spec, misere=False).items():
+    for position, state in stored_states(db_url, spec, NORMAL).items():
         assert state["grundy"] == normal[game.parse(position)], (spec, position)
-    assert stored_states(db_url, spec, misere=True) == stored
+    assert stored_states(db_url, spec, MISERE) == stored
     checked = run_json("verify", spec, "--misere", "--db", db_url)
     assert checked["ok"] and [g["convention"] for g in checked["games"]] == ["misere"]
 
@@ -109,7 +110,7 @@ def test_misere_builds_of_heap_families_equal_the_brute_force(db_url, spec):
 def test_misere_nim_sums_follow_boutons_rule_in_the_database(db_url):
     report = run_json("build", "nim + nim", "2,3,1 + 4,1", "--misere", "--db", db_url)
     game = load_game("nim + nim")
-    stored = stored_states(db_url, "nim + nim", misere=True)
+    stored = stored_states(db_url, "nim + nim", MISERE)
     assert len(stored) == report["states_stored"] > 100
     seen = {"P": 0, "N": 0}
     for key, state in stored.items():
@@ -218,7 +219,7 @@ def test_export_viz_and_query_text_say_misere(db_url, tmp_path):
     graph = nx.read_graphml(tmp_path / "m.graphml")
     assert graph.graph["convention"] == "misere"
     assert {n: d["outcome"] for n, d in graph.nodes(data=True)} == {
-        k: s["outcome"] for k, s in stored_states(db_url, "nim", misere=True).items()
+        k: s["outcome"] for k, s in stored_states(db_url, "nim", MISERE).items()
     }
     run_json("export", "nim", "-o", str(tmp_path / "n.json"), "--db", db_url)
     data = json.loads((tmp_path / "n.json").read_text(encoding="utf-8"))
@@ -356,10 +357,10 @@ def test_serve_shows_a_misere_build_beside_the_normal_one(backend, request, tmp_
 
 def test_notebook_views_name_a_misere_build():
     with open_database("sqlite://") as db:
-        report = db.build("nim", "1,2", misere=True)
+        report = db.game("nim", MISERE).build("1,2")
         shown = report._repr_html_()
         assert "misère build of nim from 1,2" in shown and "misère value G⁻" in shown
-        state = db.state("nim", "1,2", misere=True)._repr_html_()
+        state = db.game("nim", MISERE).state("1,2")._repr_html_()
         assert "nim (misère) at 1,2" in state and "misère value G⁻" in state
-        normal = db.build("nim", "1,2")._repr_html_()
+        normal = db.game("nim").build("1,2")._repr_html_()
         assert "misère" not in normal and "Grundy value" in normal

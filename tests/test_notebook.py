@@ -14,8 +14,8 @@ CELLS = [
     "import explorer\nfrom explorer.storage import open_database\n"
     "from explorer.viz import draw_game\n"
     "db = open_database('notebook.db')\nnim = explorer.load_game('nim')",
-    "db.build('nim', '3,4,5')",
-    "db.state('nim', '1,4,5')",
+    "db.game('nim').build('3,4,5')",
+    "db.game('nim').state('1,4,5')",
     "page = draw_game(nim, nim.parse('3,4,5'))\npage",
     "page.interactive().__repr__()",
     "explorer.value_sequence(explorer.load_game('kayles'), 1000)",

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from explorer import load_game
-from explorer.analysis.misere import solve_misere
+from explorer.analysis.misere import misere_solution as solve_misere
 from explorer.analysis.quotient import misere_quotient, quotient_outcome, quotient_winning_moves
 from explorer.cli import main
 from explorer.errors import QuotientTooLargeError

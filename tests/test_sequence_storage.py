@@ -33,9 +33,13 @@ def sequence_json(*args: str) -> dict:
 def test_values_are_stored_in_chunks_and_read_back(db_url):
     values = np.random.default_rng(1).integers(0, 60_000, 2 * CHUNK_VALUES + 5, dtype=np.uint16)
     with open_database(db_url) as db:
-        db.save_sequence("grundy", values, 1000, checksum=fletcher32(values[:1000]), method="x")
-        db.save_sequence("grundy", values, len(values), checksum=fletcher32(values), method="x")
-        stored = db.sequence("grundy")
+        db.game("grundy").save_sequence(
+            values, 1000, checksum=fletcher32(values[:1000]), method="x"
+        )
+        db.game("grundy").save_sequence(
+            values, len(values), checksum=fletcher32(values), method="x"
+        )
+        stored = db.game("grundy").sequence()
         with db.engine.connect() as conn:
             chunks = conn.execute(sa.text("SELECT COUNT(*) FROM sequence_chunks")).scalar_one()
     assert np.array_equal(stored.values, values)
@@ -56,9 +60,10 @@ def test_a_larger_upto_continues_from_the_stored_values(db_url):
 def test_a_stored_proof_is_read_back_without_computing(db_url):
     game = load_game("octal:0.56")
     with open_database(db_url) as db:
-        first = stored_value_sequence(db, game, 10**9, until_periodic=True)
+        first = stored_value_sequence(db.game(game), game, 10**9, until_periodic=True)
         assert (first.preperiod, first.period) == (326_640, 144)
-        again = stored_value_sequence(db, load_game("octal:0.56"), 10**9, until_periodic=True)
+        fresh = load_game("octal:0.56")  # no values kept from the first run
+        again = stored_value_sequence(db.game(fresh), fresh, 10**9, until_periodic=True)
         listed = db.games()
     assert again.method == "stored" and again.stored == first.computed
     assert (again.preperiod, again.period, again.proven) == (326_640, 144, True)
@@ -78,7 +83,8 @@ sparse.CHECKPOINT_SECONDS = 0.2
 db = open_database(sys.argv[1])
 def progress(done, largest):
     print(done, flush=True)
-result = stored_value_sequence(db, load_game("grundy"), int(sys.argv[2]), progress=progress)
+game = load_game("grundy")
+result = stored_value_sequence(db.game(game), game, int(sys.argv[2]), progress=progress)
 print("done", result.checksum, flush=True)
 """
 

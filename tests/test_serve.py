@@ -27,7 +27,7 @@ from click.testing import CliRunner
 from explorer import build_graph, load_game, solve
 from explorer.cli import main
 from explorer.storage import DatabaseError, open_database, resolve_url
-from explorer.web.app import Counts
+from explorer.web.cache import Counts
 from tests.serve_fixtures import REPO, Reply, Server, start_server
 
 pytest_plugins = ["storage_fixtures", "serve_fixtures"]
@@ -190,7 +190,9 @@ def test_states_are_filtered_and_paged(
     server: Server, stored: tuple[str, str], filters: dict[str, str], expected: dict[str, Any]
 ):
     with open_database(stored[0], read_only=True) as db:
-        truth = [s["position"] for s in db.states("kayles", limit=10_000, **expected)["states"]]
+        truth = [
+            s["position"] for s in db.game("kayles").states(limit=10_000, **expected)["states"]
+        ]
     shown, page = [], 1
     while True:
         query = "&".join(f"{k}={v}" for k, v in filters.items())
@@ -299,16 +301,16 @@ def test_the_connection_is_read_only(request: pytest.FixtureRequest, tmp_path: P
     url = request.getfixturevalue("pg_url") if kind == "postgresql" else str(tmp_path / "g.db")
     run("build", "nim", "2,3", "--db", url)
     with open_database(url) as db:
-        edges = db.stats("nim")["edges"]
+        edges = db.game("nim").stats()["edges"]
     with open_database(url, read_only=True) as db:
-        assert db.state("nim", "2,3")["grundy"] == 1
+        assert db.game("nim").state("2,3")["grundy"] == 1
         with pytest.raises((DatabaseError, sa.exc.DBAPIError)):
-            db.build("nim", "4,5")
+            db.game("nim").build("4,5")
         with pytest.raises(sa.exc.DBAPIError, match="(?i)read.?only"):
             with db.engine.begin() as conn:
                 conn.execute(sa.text("DELETE FROM edges"))
     with open_database(url) as db:
-        assert db.stats("nim")["edges"] == edges
+        assert db.game("nim").stats()["edges"] == edges
 
 
 def test_a_read_only_open_refuses_a_missing_file(tmp_path: Path):
@@ -365,7 +367,7 @@ def test_a_game_shows_building_until_its_build_completes(tmp_path: Path):
 
     def build() -> None:
         with open_database(path) as db:
-            db.build("kayles", "16", batch_states=200, progress=progress)
+            db.game("kayles").build("16", batch_states=200, progress=progress)
 
     with start_server(path) as server:
         writer = threading.Thread(target=build)
@@ -407,7 +409,7 @@ def test_counts_never_keep_a_page_waiting(tmp_path: Path):
         deadline = time.monotonic() + 30
         while counts._get("slow", False, slow, 0.2) != "counted":
             assert time.monotonic() < deadline
-        assert counts.stats("nim", False, wait=30)["states"] == db.stats("nim")["states"]  # type: ignore[index]
+        assert counts.stats("nim", False, wait=30)["states"] == db.game("nim").stats()["states"]  # type: ignore[index]
         with pytest.raises(LookupError, match="not stored"):
             counts.stats("wythoff", False, wait=30)
 

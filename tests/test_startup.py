@@ -73,7 +73,7 @@ def loaded_by(*args: str) -> set[str]:
 def stored(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("startup") / "games.db"
     with open_database(str(path)) as database:
-        database.build("subtraction:1,2", "6,7")
+        database.game("subtraction:1,2").build("6,7")
     return path
 
 
@@ -117,14 +117,14 @@ def test_a_schema_one_revision_old_is_still_upgraded(tmp_path):
     # the path past the shortcut: an older revision Alembic knows is upgraded, and kept data
     path = str(tmp_path / "old.db")
     with open_database(path) as database:
-        database.build("nim", "1,2")
+        database.game("nim").build("1,2")
         with database.engine.begin() as connection:
             command.downgrade(alembic_config(connection), "-1")
             assert revision(connection) != SCHEMA_HEAD
     with open_database(path) as database:
         with database.engine.connect() as connection:
             assert revision(connection) == SCHEMA_HEAD
-        assert database.state("nim", "1,2")["grundy"] == 3
+        assert database.game("nim").state("1,2")["grundy"] == 3
 
 
 def revision(connection: sa.Connection) -> object:

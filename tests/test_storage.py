@@ -83,7 +83,7 @@ def test_build_stores_every_state_edge_and_value_of_the_brute_force(
     db_url, spec, position, moves, batch
 ):
     with open_database(db_url) as db:
-        report = db.build(spec, position, batch_states=batch)
+        report = db.game(spec).build(position, batch_states=batch)
     start = heaps(position)
     positions, edges = game_graph(start, moves)
     values = mex_values(start, moves)
@@ -103,7 +103,7 @@ def test_values_written_in_chunks_are_the_values_of_the_brute_force(db_url, monk
     # the last batch solves all 286 states at once, written 7 update rows at a time
     monkeypatch.setattr(bulk, "VALUE_CHUNK", 7)
     with open_database(db_url) as db:
-        report = db.build("subtraction:1,2", "10,10,10", batch_states=50)
+        report = db.game("subtraction:1,2").build("10,10,10", batch_states=50)
     start = (10, 10, 10)
     positions, _ = game_graph(start, take_1_2_moves)
     values = mex_values(start, take_1_2_moves)
@@ -285,12 +285,12 @@ def within(start, moves, depth):
 @pytest.mark.parametrize("depth", [0, 1, 2])
 def test_neighbourhood_is_the_states_within_depth_with_their_values(db_url, depth):
     with open_database(db_url) as db:
-        db.build("nim", "3,4,5")
-        graph = db.neighbourhood("nim", "5,3,4", depth)
-        backwards = db.neighbourhood("nim", "1,2", depth, direction="in")
-        both = db.neighbourhood("nim", "1,2,4", depth, direction="both")
-        whole = db.subgraph("nim", 10_000)
-        top = db.subgraph("nim", 5)
+        db.game("nim").build("3,4,5")
+        graph = db.game("nim").neighbourhood("5,3,4", depth)
+        backwards = db.game("nim").neighbourhood("1,2", depth, direction="in")
+        both = db.game("nim").neighbourhood("1,2,4", depth, direction="both")
+        whole = db.game("nim").subgraph(10_000)
+        top = db.game("nim").subgraph(5)
     positions, edges = game_graph((3, 4, 5), nim_moves)
     values = mex_values((3, 4, 5), nim_moves)
     near = within((3, 4, 5), nim_moves, depth)
@@ -511,7 +511,7 @@ def test_querying_what_is_not_stored_is_a_one_line_error(db_url, tmp_path):
     assert_one_line_error(["query", "nim", "1,x", "--db", db_url], "bad position '1,x'")
     assert dump(db_url, "nim") == before
     with open_database(db_url) as db, pytest.raises(NotStoredError):
-        db.neighbourhood("nim", "9,9", 1)
+        db.game("nim").neighbourhood("9,9", 1)
 
 
 @pytest.mark.parametrize(("width", "base"), [(1, 9), (2, 7), (3, 12), (5, 4)])
@@ -566,14 +566,14 @@ def test_numpy_expansion_of_heap_games_writes_the_rows_of_the_generic_one(
         monkeypatch.setattr(expansion, "MAX_DENSE", 0)
     for position in positions:
         with open_database(vectorised) as db:
-            assert isinstance(db.build(spec, position, batch_states=9).states_new, int)
+            assert isinstance(db.game(spec).build(position, batch_states=9).states_new, int)
     with monkeypatch.context() as patch:
         patch.setattr(
             HeapIndex, "suits", classmethod(lambda cls, game, positions, table=None: None)
         )
         for position in positions:
             with open_database(generic) as db:
-                db.build(spec, position, batch_states=9)
+                db.game(spec).build(position, batch_states=9)
     assert dump(vectorised, load_game(spec).spec) == dump(generic, load_game(spec).spec)
 
 
@@ -615,7 +615,7 @@ def test_states_an_edit_added_to_a_dag_game_can_be_queried(db_url, tmp_path):
     assert [s["position"] for s in found["successors"]] == ["a"]
     assert run_json("query", spec, "a", "--predecessors", "--db", db_url)["total"] == 1
     with open_database(db_url) as db:
-        assert sorted(db.neighbourhood(spec, "z", 2)) == ["a", "b", "z"]
+        assert sorted(db.game(spec).neighbourhood("z", 2)) == ["a", "b", "z"]
     assert_one_line_error(
         ["query", spec, "y", "--db", db_url],
         f"position 'y' of {spec} is not stored in",

@@ -24,8 +24,12 @@ import sys
 from explorer.storage import open_database
 db = open_database(sys.argv[1])
 defer = None if sys.argv[5] == "never" else int(sys.argv[5])
-db.build(sys.argv[2], sys.argv[3], batch_states=int(sys.argv[4]), defer_key_index_at=defer,
-         progress=lambda p: print(p.states_new, flush=True))
+db.game(sys.argv[2]).build(
+    sys.argv[3],
+    batch_states=int(sys.argv[4]),
+    defer_key_index_at=defer,
+    progress=lambda p: print(p.states_new, flush=True),
+)
 print("done", flush=True)
 """
 

@@ -49,7 +49,7 @@ def test_downgrade_to_nothing_and_upgrade_again(db_url):
         with db.engine.connect() as conn:
             assert set(sa.inspect(conn).get_table_names()) <= {"alembic_version"}
     with open_database(db_url) as db:
-        assert db.build("nim", "1,2").states_new == 5
+        assert db.game("nim").build("1,2").states_new == 5
 
 
 def _make_newer(url: str) -> None:

@@ -179,7 +179,9 @@ def test_a_database_left_by_sigkill_verifies(db_url):
         "import sys\n"
         "from explorer.storage import open_database\n"
         "db = open_database(sys.argv[1])\n"
-        "db.build('kayles', '4,6,7,9', batch_states=40, progress=lambda p: print(1, flush=True))\n"
+        "db.game('kayles').build(\n"
+        "    '4,6,7,9', batch_states=40, progress=lambda p: print(1, flush=True)\n"
+        ")\n"
     )
     process = subprocess.Popen(
         [sys.executable, "-c", builder, db_url], stdout=subprocess.PIPE, text=True
@@ -201,7 +203,7 @@ def test_chunk_boundaries_do_not_matter(tmp_path, chunk):
     from explorer.storage.verify import verify_database
 
     with open_database(str(tmp_path / "g.db")) as db:
-        db.build("kayles", "11")
+        db.game("kayles").build("11")
         assert verify_database(db.engine, chunk=chunk).ok
         engine = db.engine
         with engine.begin() as conn:

@@ -526,7 +526,7 @@ def test_results_import_their_notebook_views_only_when_shown():
         "assert not [m for m in sys.modules if m.startswith(('explorer.viz', 'jinja2'))]\n"
         "from explorer.storage import open_database\n"
         "with open_database('sqlite://') as db:\n"
-        "    shown = db.build('nim', '1,2')._repr_html_()\n"
+        "    shown = db.game('nim').build('1,2')._repr_html_()\n"
         "assert 'explorer.viz.notebook' in sys.modules and '<table>' in shown\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
@@ -537,7 +537,7 @@ def test_results_import_their_notebook_views_only_when_shown():
 
 def stored_nim(url: str, start: str) -> None:
     with open_database(url) as database:
-        database.build("nim", start)
+        database.game("nim").build(start)
 
 
 @pytest.mark.parametrize(("around", "depth"), [("2,3", 1), ("1,3", 2), ("3,4", 3), ("0", 1)])
@@ -548,7 +548,7 @@ def test_stored_neighbourhood_is_exactly_the_states_within_depth(db_url, around,
     near = distances(moves, nim.parse(around), both_ways=True)
     expected = {p for p, d in near.items() if d <= depth}
     with open_database(db_url) as database:
-        page = draw_stored(database, "nim", around, depth=depth)
+        page = draw_stored(database.game("nim"), around, depth=depth)
     nodes, edges = page_data(page.html)
     by_id = {n["id"]: nim.parse(n["position"]) for n in nodes}
     assert set(by_id.values()) == expected and len(nodes) == len(expected)
@@ -576,7 +576,7 @@ def test_stored_page_is_cut_to_the_budget(db_url):
     _, _, moves = brute_nim((5, 6, 7))
     near = distances(moves, (5, 6, 7), both_ways=True)
     with open_database(db_url) as database:
-        page = draw_stored(database, "nim", "5,6,7", depth=3, budget=30)
+        page = draw_stored(database.game("nim"), "5,6,7", depth=3, budget=30)
     nodes, _ = page_data(page.html)
     kept = {nim.parse(n["position"]) for n in nodes}
     assert (len(kept), page.cut, page.states) == (30, True, sum(d <= 3 for d in near.values()))
@@ -589,11 +589,11 @@ def test_stored_game_condensed_equals_the_game_condensed(db_url):
     count = len(brute_nim((2, 3, 5))[0])
     with open_database(db_url) as database:
         for by in ("grundy", "depth"):
-            stored = page_data(draw_stored(database, "nim", "2,3,5", condensed=by).html)
+            stored = page_data(draw_stored(database.game("nim"), "2,3,5", condensed=by).html)
             fresh = page_data(draw_game(nim, nim.parse("2,3,5"), condensed=by).html)
             assert stored == fresh
             # too big to load: the database counts the groups, the moves are left out
-            counted = draw_stored(database, "nim", "2,3,5", condensed=by, max_states=10)
+            counted = draw_stored(database.game("nim"), "2,3,5", condensed=by, max_states=10)
             nodes, edges = page_data(counted.html)
             keep = ("group_key", "states", "p_positions")
             assert [{k: n[k] for k in keep} for n in nodes] == [
@@ -901,7 +901,7 @@ def readme_section() -> str:
 def test_readme_viz_and_plot_sessions_are_real(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with open_database(str(tmp_path / "explorer.db")) as database:
-        database.build("kayles", "30")  # what `explorer build kayles 30` stores
+        database.game("kayles").build("30")  # what `explorer build kayles 30` stores
     blocks = re.findall(r"```console\n(.*?)```", readme_section(), flags=re.S)
     commands = 0
     for block in blocks:
@@ -976,10 +976,10 @@ def test_build_reports_and_query_results_show_as_tables(db_url):
     # they had no notebook view at all
     values, far, moves = brute_nim((3, 4))
     with open_database(db_url) as database:
-        report = database.build("nim", "3,4")
-        state = database.state("nim", "3,4")
-        zeros = database.states("nim", outcome="P", limit=3)
-        linked = database.successors("nim", "3,4", limit=100)
+        report = database.game("nim").build("3,4")
+        state = database.game("nim").state("3,4")
+        zeros = database.game("nim").states(outcome="P", limit=3)
+        linked = database.game("nim").successors("3,4", limit=100)
     [(caption, rows)] = notebook_tables(report._repr_html_())
     assert caption == "build of nim from 3,4: complete"
     table = dict(map(tuple, rows))
@@ -1010,8 +1010,8 @@ def test_build_reports_and_query_results_show_as_tables(db_url):
 def test_edit_reports_and_stored_hostile_names_show_as_text(db_url):
     with open_database(db_url) as database:
         report = database.import_graph(str(HOSTILE_FILE))
-        state = database.state(report.game, HOSTILE)
-        listed = database.states(report.game)
+        state = database.game(report.game).state(HOSTILE)
+        listed = database.game(report.game).states()
     for shown in (report._repr_html_(), state._repr_html_(), listed._repr_html_()):
         assert "<img" not in shown and "<script" not in shown
     assert html.escape(HOSTILE) in state._repr_html_()

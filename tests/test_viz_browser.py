@@ -303,8 +303,8 @@ def test_neighbourhood_page_in_the_browser(open_page):
 def test_stored_neighbourhood_page_shows_exactly_that_neighbourhood(open_page, db_url):
     nim = load_game("nim")
     with open_database(db_url) as database:
-        database.build("nim", "3,4")
-        drawn = draw_stored(database, "nim", "2,3", depth=2)
+        database.game("nim").build("3,4")
+        drawn = draw_stored(database.game("nim"), "2,3", depth=2)
     values, _, moves = brute_nim((3, 4))
     near = {p for p, d in distances(moves, (2, 3), both_ways=True).items() if d <= 2}
     loaded = open_page(drawn)

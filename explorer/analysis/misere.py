@@ -1,6 +1,6 @@
-"""Misère play, where the player who makes the last move loses: `solve_misere` and
-`explain_misere` for a position of any game (from its whole graph, or for Nim heaps by Bouton's
-rule without the graph), and `misere_sequence`, the misère values G⁻ of one heap.
+"""Misère play, where the player who makes the last move loses: `misere_solution` and
+`misere_explanation` of a position of any game (what `solve` and `explain` give with
+``convention=MISERE``), and `misere_sequence`, the misère values G⁻ of one heap.
 """
 
 from __future__ import annotations
@@ -19,18 +19,18 @@ from explorer.analysis.solving import (
 )
 from explorer.errors import GraphTooLargeError, SpecError
 from explorer.games.base import Game, Position
+from explorer.games.convention import MISERE, Convention
 from explorer.games.heaps import HeapGame, Heaps
 from explorer.generation.graph import DEFAULT_MAX_STATES, build_graph
 from explorer.solver import outcome
 from explorer.solver.misere import (
-    MISERE,
     bouton_misere_moves,
     bouton_misere_outcome,
     misere_grundy_values,
     misere_outcomes,
 )
 
-#: Bounds of the misère quotient `solve_misere` computes for a large sum of heaps: the largest
+#: Bounds of the misère quotient `misere_solution` computes for a large sum of heaps: the largest
 #: heap, elements and positions (past them it falls back to the game graph).
 QUOTIENT_MAX_HEAP = 1_000
 QUOTIENT_MAX_SIZE = 256
@@ -42,14 +42,15 @@ _BOUTON = (
 )
 
 
-def solve_misere(
+def misere_solution(
     game: Game[Any],
     position: Position,
     *,
     method: Method = "auto",
     max_states: int = DEFAULT_MAX_STATES,
 ) -> Solution:
-    """The misère outcome (P, N, or D where play can loop), remoteness and winning moves.
+    """The misère outcome (P, N, or D where play can loop), remoteness and winning moves (what
+    ``solve(game, position, convention=MISERE)`` returns).
 
     Any game is solved from its whole graph (terminal positions are N: whoever cannot move
     wins). Nim, and sums of Nim games, are solved by Bouton's misère rule when the graph is
@@ -61,10 +62,10 @@ def solve_misere(
     --------
     >>> from explorer import load_game
     >>> nim = load_game("nim")
-    >>> s = solve_misere(nim, nim.parse("1,1,1"))
+    >>> s = misere_solution(nim, nim.parse("1,1,1"))
     >>> s.outcome, s.remoteness, s.convention
-    ('P', 3, 'misere')
-    >>> solve_misere(nim, nim.parse("1000000,1000000,1")).winning_moves
+    ('P', 3, <Convention.MISERE: 'misere'>)
+    >>> misere_solution(nim, nim.parse("1000000,1000000,1")).winning_moves
     ['1000000,1000000']
     """
     nim = game.nim_heaps(position)
@@ -178,16 +179,17 @@ def _solve_graph(
     )
 
 
-def explain_misere(
+def misere_explanation(
     game: Game[Any], position: Position, *, max_states: int = DEFAULT_MAX_STATES
 ) -> Explanation:
-    """Why a position has its misère outcome: its moves and their misère outcomes.
+    """Why a position has its misère outcome: its moves and their misère outcomes (what
+    ``explain(game, position, convention=MISERE)`` returns).
 
     Examples
     --------
     >>> from explorer import load_game
     >>> nim = load_game("nim")
-    >>> e = explain_misere(nim, nim.parse("2"))
+    >>> e = misere_explanation(nim, nim.parse("2"))
     >>> e.successors, e.outcome
     ([('0', 'N'), ('1', 'P')], 'N')
     """
@@ -224,7 +226,7 @@ class MisereSequence:
     outcomes: list[str]
     period: int | None
     preperiod: int | None
-    convention: str = MISERE
+    convention: Convention = MISERE
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)

@@ -268,13 +268,12 @@ def _from_period(values: np.ndarray, pre: int, period: int, start: int, last: in
 
 
 class SequenceStore(Protocol):
-    """Where sequences are kept (`explorer.storage.Database`)."""
+    """Where a game's sequence is kept (`explorer.storage.StoredGame`, ``db.game(spec)``)."""
 
-    def sequence(self, spec: str) -> Any: ...
+    def sequence(self) -> Any: ...
 
     def save_sequence(
         self,
-        spec: str,
         values: Any,
         computed: int,
         *,
@@ -302,9 +301,10 @@ def stored_value_sequence(
     >>> from explorer import load_game
     >>> from explorer.storage import open_database
     >>> db = open_database("sqlite://")
-    >>> stored_value_sequence(db, load_game("kayles"), 1000).computed
+    >>> kayles = load_game("kayles")
+    >>> stored_value_sequence(db.game(kayles), kayles, 1000).computed
     168
-    >>> again = stored_value_sequence(db, load_game("kayles"), 1000)
+    >>> again = stored_value_sequence(db.game(kayles), kayles, 1000)
     >>> again.method, again.stored, again.period
     ('stored', 168, 12)
     >>> db.close()
@@ -314,12 +314,12 @@ def stored_value_sequence(
         return value_sequence(
             game, upto, start=start, until_periodic=until_periodic, max_memory_mb=max_memory_mb
         )
-    stored = store.sequence(game.spec)
+    stored = store.sequence()
     known = None if stored is None else stored.values
 
     def checkpoint(values: np.ndarray, done: int) -> None:
         part = values[:done]
-        store.save_sequence(game.spec, part, done, checksum=fletcher32(part), method="partial")
+        store.save_sequence(part, done, checksum=fletcher32(part), method="partial")
 
     result = value_sequence(
         game,
@@ -338,7 +338,6 @@ def stored_value_sequence(
         if int(values.max(initial=0)) <= 0xFFFF:
             period = (result.preperiod, result.period) if result.proven else None
             store.save_sequence(
-                game.spec,
                 values,
                 result.computed,
                 period=period,  # type: ignore[arg-type]

@@ -19,6 +19,7 @@ import numpy as np
 from explorer.analysis.memo import GRAPH_MEMO
 from explorer.errors import CyclicGraphError, ExplorerError, GraphTooLargeError, SpecError
 from explorer.games.base import Decomposition, Game, Position, TableProgress
+from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.games.heaps import FAR_HEAP, FAR_MOVES, PERIODIC_SPLIT_PARTS
 from explorer.games.tables import heap_pair_table
 from explorer.generation.graph import DEFAULT_MAX_STATES, build_graph
@@ -75,7 +76,7 @@ class Solution(_Valued):
     infinite: bool = False
     escapes: list[int] | None = None
     drawing_moves: list[str] = field(default_factory=list)
-    convention: str = "normal"
+    convention: Convention = NORMAL
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -111,7 +112,7 @@ class Explanation(_Valued):
     escapes: list[int] | None = None
     stage: int | None = None
     counter: int | None = None
-    convention: str = "normal"
+    convention: Convention = NORMAL
 
     @property
     def winning_moves(self) -> list[str]:
@@ -139,7 +140,7 @@ class Explanation(_Valued):
         """One line saying how the value arose: the mex, or the labelling stage that fixed it."""
         finite = sorted({v for _, v in self.successors if isinstance(v, int)})
         listed = ", ".join(map(str, finite))
-        if self.convention == "misere":
+        if self.convention == MISERE:
             return self.note
         if self.method == "mex":
             return f"G = mex{{{listed}}} = {self.grundy}"
@@ -305,6 +306,7 @@ def solve(
     *,
     method: Method = "auto",
     max_states: int = DEFAULT_MAX_STATES,
+    convention: Convention = NORMAL,
 ) -> Solution:
     """Solve a position: Grundy value, outcome, remoteness and winning moves.
 
@@ -322,6 +324,10 @@ def solve(
         one the notes compute.
     max_states : int
         Size guard for graphs.
+    convention : Convention
+        ``MISERE`` for misère play (the player who moves last loses): the outcome, remoteness
+        and winning moves of misère play, from the whole graph, or for Nim heaps by Bouton's
+        rule (see `explorer.analysis.misere.misere_solution`); ``grundy`` is then None.
 
     Returns
     -------
@@ -336,7 +342,13 @@ def solve(
     (0, 'P', 6)
     >>> solve(nim, nim.parse("1000000,1")).winning_moves
     ['1,1']
+    >>> solve(nim, nim.parse("1,1,1"), convention=Convention.MISERE).outcome
+    'P'
     """
+    if convention == MISERE:
+        from explorer.analysis.misere import misere_solution  # which builds on this module
+
+        return misere_solution(game, position, method=method, max_states=max_states)
     parts = game.decompose(position)
     far = prepare_heaps(game, position) if method != "graph" else ""
     if far:
@@ -515,11 +527,13 @@ def explain(
     *,
     max_states: int = DEFAULT_MAX_STATES,
     method: Literal["auto", "graph"] = "auto",
+    convention: Convention = NORMAL,
 ) -> Explanation:
     """Show how a position's value arises: the mex of its successors, or the XOR of its parts
     (the generalized nim-sum) with every move of a small sum and its value, or, in a game
     with cycles, the labelling stage that fixed it. With ``method="graph"`` a sum is
-    explained by the mex of its moves too.
+    explained by the mex of its moves too; with ``convention=MISERE``, its moves and their
+    misère outcomes instead.
 
     Examples
     --------
@@ -536,7 +550,13 @@ def explain(
     >>> e = explain(nim, nim.parse("3,4,5"))
     >>> e.parts, e.grundy, e.winning_moves
     ([('nim', '3', 3), ('nim', '4', 4), ('nim', '5', 5)], 2, ['1,4,5'])
+    >>> explain(nim, nim.parse("2"), convention=Convention.MISERE).successors
+    [('0', 'N'), ('1', 'P')]
     """
+    if convention == MISERE:
+        from explorer.analysis.misere import misere_explanation  # which builds on this module
+
+        return misere_explanation(game, position, max_states=max_states)
     parts = game.decompose(position) if method == "auto" else None
     if parts is not None:
         values = [

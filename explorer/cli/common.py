@@ -18,7 +18,7 @@ import time
 import unicodedata
 from collections.abc import Callable, Iterator, MutableMapping
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 from rich.cells import cell_len
@@ -34,6 +34,9 @@ from rich.progress import (
 from rich.table import Table
 
 from explorer.errors import ExplorerError
+
+if TYPE_CHECKING:  # the games load with the commands that use them, not with every command
+    from explorer.games.convention import Convention
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -268,10 +271,22 @@ max_states_option = click.option(
     help="Largest game graph to build in memory (default 200,000 states).",
 )
 
-misere_option = click.option(
-    "--misere",
-    is_flag=True,
-    help="Misère play: the player who makes the last move loses (outcome and remoteness).",
+
+def _convention(ctx: click.Context, param: click.Parameter, flag: bool) -> Convention:
+    from explorer.games.convention import Convention
+
+    return Convention.of(flag)
+
+
+def misere_flag(help_text: str) -> Callable[[F], F]:
+    """``--misere``, given to the command as its `Convention` (``convention``)."""
+    return click.option(
+        "--misere", "convention", is_flag=True, callback=_convention, help=help_text
+    )
+
+
+misere_option = misere_flag(
+    "Misère play: the player who makes the last move loses (outcome and remoteness)."
 )
 
 

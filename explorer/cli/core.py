@@ -19,6 +19,7 @@ from explorer.cli.common import (
     json_option,
     max_memory_option,
     max_states_option,
+    misere_flag,
     misere_option,
     print_json,
     print_table,
@@ -28,6 +29,7 @@ from explorer.cli.common import (
     visible,
 )
 from explorer.games import families, load_game
+from explorer.games.convention import MISERE, Convention
 from explorer.generation.graph import DEFAULT_MAX_STATES
 from explorer.viz.palette import VERDICTS, outcome_text
 
@@ -92,7 +94,7 @@ def solve_command(
     spec: str,
     position: str,
     method: str,
-    misere: bool,
+    convention: Convention,
     max_states: int | None,
     max_memory: int | None,
     as_json: bool,
@@ -110,7 +112,6 @@ def solve_command(
       explorer solve nim 1,1,1 --misere
       explorer solve kayles 1000000000000
     """
-    from explorer.analysis.misere import solve_misere
     from explorer.analysis.solving import solve
 
     game = load_game(spec)
@@ -119,19 +120,19 @@ def solve_command(
             heaps = part.as_heap_game()
             if heaps is not None:
                 heaps.max_memory_mb = max_memory
-    solver = solve_misere if misere else solve
-    result = solver(
+    result = solve(
         game,
         game.parse(position),
         method=method,  # type: ignore[arg-type]
         max_states=max_states or DEFAULT_MAX_STATES,
+        convention=convention,
     )
     if as_json:
         print_json(result.to_dict())
         return
     console.print(f"game        {visible(result.game)}")
     console.print(f"position    {visible(result.position)}")
-    if misere:
+    if convention == MISERE:
         console.print("convention  misère (the player who moves last loses)")
     else:
         console.print(f"grundy      {result.value}")
@@ -169,7 +170,12 @@ def solve_command(
 @max_states_option
 @json_option
 def explain_command(
-    spec: str, position: str, method: str, misere: bool, max_states: int | None, as_json: bool
+    spec: str,
+    position: str,
+    method: str,
+    convention: Convention,
+    max_states: int | None,
+    as_json: bool,
 ) -> None:
     """Show how a POSITION's Grundy value arises: the mex of its successors, or a XOR of parts.
 
@@ -186,20 +192,21 @@ def explain_command(
       explorer explain windup:5:1,3 4
       explorer explain nim 1,2 --misere
     """
-    from explorer.analysis.misere import explain_misere
     from explorer.analysis.solving import explain
 
     game = load_game(spec)
-    limit = max_states or DEFAULT_MAX_STATES
-    if misere:
-        result = explain_misere(game, game.parse(position), max_states=limit)
-    else:
-        result = explain(game, game.parse(position), max_states=limit, method=method)  # type: ignore[arg-type]
+    result = explain(
+        game,
+        game.parse(position),
+        max_states=max_states or DEFAULT_MAX_STATES,
+        method=method,  # type: ignore[arg-type]
+        convention=convention,
+    )
     if as_json:
         print_json(result.to_dict())
         return
     console.print(f"{visible(result.game)} at {visible(result.position)}")
-    if misere:
+    if convention == MISERE:
         _print_moves(result.successors, "misère outcome")
         console.print(result.note)
         return
@@ -285,11 +292,7 @@ def _print_moves(successors: Sequence[tuple[str, object]], column: str) -> None:
     is_flag=True,
     help="Print every value, even of a long --until-periodic run.",
 )
-@click.option(
-    "--misere",
-    is_flag=True,
-    help="Misère values G⁻ of one heap (the last mover loses; 0 exactly on P-positions).",
-)
+@misere_flag("Misère values G⁻ of one heap (the last mover loses; 0 exactly on P-positions).")
 @max_memory_option
 @click.option(
     "--db",
@@ -309,7 +312,7 @@ def sequence_command(
     until_periodic: bool,
     rebuild: bool,
     all_values: bool,
-    misere: bool,
+    convention: Convention,
     max_memory: int | None,
     url: str | None,
     as_json: bool,
@@ -332,7 +335,7 @@ def sequence_command(
     """
     from explorer.analysis.sequences import stored_value_sequence, value_sequence
 
-    if misere:
+    if convention == MISERE:
         _misere_sequence(spec, upto, as_json)
         return
     game = load_game(spec)
@@ -342,9 +345,10 @@ def sequence_command(
             from explorer.storage import open_database
 
             database = stack.enter_context(open_database(url or None))
+            stored = database.game(game)
             if rebuild:
-                database.delete_sequence(game.spec)
-            compute = partial(stored_value_sequence, database)
+                stored.delete_sequence()
+            compute = partial(stored_value_sequence, stored)
         result = compute(
             game,
             upto,

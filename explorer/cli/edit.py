@@ -227,7 +227,7 @@ def edit_command(
     from explorer.storage import open_database
 
     with open_database(url) as database:
-        report = database.edit(spec, edit)
+        report = database.game(spec).edit(edit)
     if as_json:
         print_json(report.to_dict())
         return

@@ -45,7 +45,8 @@ def serve_command(url: str | None, port: int, host: str, open_browser: bool, as_
       explorer serve --db kayles.db --port 8080 --open
     """
     from explorer.storage import open_database
-    from explorer.web.app import is_loopback, serve
+    from explorer.web.middleware import is_loopback
+    from explorer.web.server import serve
 
     def listening(address: str) -> None:
         if as_json:

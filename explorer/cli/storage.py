@@ -19,12 +19,14 @@ from explorer.cli.common import (
     MAX_STORED_INT,
     console,
     json_option,
+    misere_flag,
     print_json,
     print_table,
     progress_bar,
     visible,
 )
 from explorer.games import load_game
+from explorer.games.convention import MISERE, Convention
 from explorer.solver.loopy import Infinite, format_value
 from explorer.viz.palette import game_title, outcome_text
 
@@ -45,10 +47,8 @@ db_option = click.option(
     help="Database file or URL: a path, sqlite:///FILE or postgresql://USER@HOST/DB "
     "(default: $EXPLORER_DB, else ./explorer.db).",
 )
-stored_misere_option = click.option(
-    "--misere",
-    is_flag=True,
-    help="The game's misère build (explorer build --misere), stored beside its normal-play one.",
+stored_misere_option = misere_flag(
+    "The game's misère build (explorer build --misere), stored beside its normal-play one."
 )
 
 
@@ -136,11 +136,9 @@ def _print_build(
     help="Stop cleanly, as at --max-states, once the build uses this many MiB; the "
     "same command with a larger --memory continues later.",
 )
-@click.option(
-    "--misere",
-    is_flag=True,
-    help="Misère play (the player who moves last loses): store the misère outcome, remoteness "
-    "and G⁻ of every state, as a game of its own beside the normal-play build.",
+@misere_flag(
+    "Misère play (the player who moves last loses): store the misère outcome, remoteness "
+    "and G⁻ of every state, as a game of its own beside the normal-play build."
 )
 @json_option
 def build_command(
@@ -149,7 +147,7 @@ def build_command(
     url: str | None,
     max_states: int | None,
     memory: int,
-    misere: bool,
+    convention: Convention,
     as_json: bool,
 ) -> None:
     """Build the game graph of POSITION into the database, with every value solved.
@@ -172,20 +170,15 @@ def build_command(
     # refuse a bad spec or position, or one too large to build, before opening a database
     game = load_game(spec)
     refuse_unbuildable(game, game.parse(position), memory=memory * 2**20, max_states=max_states)
-    if misere:
+    if convention == MISERE:
         refuse_misere_cycles(game)
     # the bar's total: the states the game counts without generating them, where it can
     limit = max_states or MAX_STATES_STORED
     counted = game.count_states(game.parse(position), limit)
     total = max_states if counted is None else min(counted, limit)
     with open_database(url) as database, _progress(not as_json, total) as update:
-        report = database.build(
-            spec,
-            position,
-            max_states=max_states,
-            memory=memory * 2**20,
-            progress=update,
-            misere=misere,
+        report = database.game(spec, convention).build(
+            position, max_states=max_states, memory=memory * 2**20, progress=update
         )
     if as_json:
         print_json({"database": database.url, **report.to_dict()})
@@ -283,7 +276,7 @@ def query_command(
     direction: str | None,
     limit: int,
     offset: int,
-    misere: bool,
+    convention: Convention,
     as_json: bool,
 ) -> None:
     """Look up stored states: a POSITION's value and moves, or states filtered by value.
@@ -311,27 +304,26 @@ def query_command(
     from explorer.storage import open_database
 
     with open_database(url, create=False) as database:
+        game = database.game(spec, convention)
         if position is None:
-            page = database.states(
-                spec,
+            page = game.states(
                 outcome=outcome,
                 grundy=grundy,
                 depth=depth,
                 infinite=infinite,
                 limit=limit,
                 offset=offset,
-                misere=misere,
             )
             title = f"{_shown_game(page['game'], page['convention'])} states"
         elif direction:
-            linked = database.successors if direction == "out" else database.predecessors
-            page = linked(spec, position, limit=limit, offset=offset, misere=misere)
+            linked = game.successors if direction == "out" else game.predecessors
+            page = linked(position, limit=limit, offset=offset)
             title = (
                 f"{_shown_game(page['game'], page['convention'])} "
                 f"{'moves from' if direction == 'out' else 'moves to'} {visible(page['position'])}"
             )
         else:
-            state = database.state(spec, position, moves=limit, misere=misere)
+            state = game.state(position, moves=limit)
             if as_json:
                 print_json(state)
                 return
@@ -376,7 +368,7 @@ def _print_state(state: dict[str, Any]) -> None:
 @db_option
 @stored_misere_option
 @json_option
-def stats_command(spec: str | None, url: str | None, misere: bool, as_json: bool) -> None:
+def stats_command(spec: str | None, url: str | None, convention: Convention, as_json: bool) -> None:
     """Counts by outcome, Grundy value and depth, and the build history of a stored game.
 
     Without SPEC, list the stored games (with their convention) and value sequences. With
@@ -390,10 +382,10 @@ def stats_command(spec: str | None, url: str | None, misere: bool, as_json: bool
     """
     from explorer.storage import open_database
 
-    if misere and not spec:
+    if convention == MISERE and not spec:
         raise click.UsageError("--misere names a game's misère build: give its SPEC")
     with open_database(url, create=False) as database:
-        result: Any = database.stats(spec, misere=misere) if spec else database.games()
+        result: Any = database.game(spec, convention).stats() if spec else database.games()
     if as_json:
         print_json(result)
         return
@@ -514,7 +506,7 @@ def export_command(
     direction: str,
     limit: int | None,
     url: str | None,
-    misere: bool,
+    convention: Convention,
     as_json: bool,
 ) -> None:
     """Write a stored game graph, or a neighbourhood, as GraphML, GEXF, JSON or CSV.
@@ -532,8 +524,7 @@ def export_command(
     from explorer.storage import open_database
 
     with open_database(url, create=False) as database, _export_progress(not as_json) as update:
-        report = database.export(
-            spec,
+        report = database.game(spec, convention).export(
             output,
             fmt,
             around=around,
@@ -541,7 +532,6 @@ def export_command(
             direction=direction,  # type: ignore[arg-type]
             limit=limit,
             progress=update,
-            misere=misere,
         )
     if as_json:
         print_json(report.to_dict())
@@ -618,7 +608,7 @@ def _verify_progress(enabled: bool) -> Iterator[Callable[[str, int, int], None]]
 @stored_misere_option
 @json_option
 def verify_command(
-    spec: str | None, url: str | None, rules: bool, show: int, misere: bool, as_json: bool
+    spec: str | None, url: str | None, rules: bool, show: int, convention: Convention, as_json: bool
 ) -> None:
     """Check a stored game (or every stored game) and the database file.
 
@@ -635,14 +625,12 @@ def verify_command(
       explorer verify nim --misere
     """
     from explorer.storage import open_database
-    from explorer.storage.verify import verify_database
 
-    if misere and not spec:
+    if convention == MISERE and not spec:
         raise click.UsageError("--misere names a game's misère build: give its SPEC")
     with open_database(url, create=False) as database, _verify_progress(not as_json) as update:
-        result = verify_database(
-            database.engine, spec, rules=rules, show=show, progress=update, misere=misere
-        )
+        checked = database if spec is None else database.game(spec, convention)
+        result = checked.verify(rules=rules, show=show, progress=update)
     if as_json:
         print_json(result.to_dict())
     else:

@@ -23,6 +23,7 @@ from explorer.cli.common import (
 )
 from explorer.errors import ExplorerError, LimitError
 from explorer.games import load_game
+from explorer.games.convention import Convention
 from explorer.generation.graph import DEFAULT_MAX_STATES
 from explorer.viz import DEFAULT_BUDGET, DEFAULT_DEPTH, LARGE_BUDGET, draw_game, draw_stored
 from explorer.viz.output import check_suffix
@@ -119,7 +120,7 @@ def viz_command(
     depth: int | None,
     condensed: str | None,
     url: str | None,
-    misere: bool,
+    convention: Convention,
     max_states: int | None,
     as_json: bool,
 ) -> None:
@@ -147,14 +148,12 @@ def viz_command(
 
         with open_database(url, create=False) as database:
             page = draw_stored(
-                database,
-                spec,
+                database.game(spec, convention),
                 around or position,
                 depth=DEFAULT_DEPTH if depth is None else depth,
                 budget=budget,
                 condensed=condensed,  # type: ignore[arg-type]
                 max_states=max_states or DEFAULT_MAX_STATES,
-                misere=misere,
                 wording="cli",
             )
     else:
@@ -168,7 +167,7 @@ def viz_command(
             budget=budget,
             condensed=condensed,  # type: ignore[arg-type]
             max_states=max_states or DEFAULT_MAX_STATES,
-            misere=misere,
+            convention=convention,
             wording="cli",
         )
     path = page.save(output)
@@ -248,7 +247,7 @@ def plot_sequence_command(
             from explorer.storage import open_database
 
             database = stack.enter_context(open_database(url or None))
-            sequence = stored_value_sequence(database, game, upto)
+            sequence = stored_value_sequence(database.game(game), game, upto)
         stage("drawing")
         path = plot_sequence(sequence, output)
     _wrote(path, as_json, game=sequence.game, period=sequence.period, preperiod=sequence.preperiod)

@@ -13,6 +13,7 @@ from explorer.errors import SpecError, UnknownGameError
 from explorer.games.base import Decomposition, Game, Part, Position
 from explorer.games.chomp import Chomp
 from explorer.games.coins import CoinTurning
+from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.games.dag import DagGame
 from explorer.games.ferguson import Ferguson
 from explorer.games.heaps import (
@@ -186,6 +187,9 @@ def families() -> list[tuple[str, type[Game[Any]]]]:
 __all__ = [
     "ALIASES",
     "FAMILIES",
+    "MISERE",
+    "NORMAL",
+    "Convention",
     "Decomposition",
     "Game",
     "HeapGame",

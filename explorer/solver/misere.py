@@ -5,7 +5,7 @@ graph, the misère Grundy value G⁻ of an acyclic one, and Bouton's rule for mi
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -15,12 +15,6 @@ from explorer.solver.loopy import retrograde
 
 if TYPE_CHECKING:  # NetworkX loads with the graphs that use it, not with this module
     import networkx as nx
-
-#: The two play conventions: normal (the player who cannot move loses) and misère (the player
-#: who moves last loses), as results and stored games name them.
-Convention = Literal["normal", "misere"]
-NORMAL: Convention = "normal"
-MISERE: Convention = "misere"
 
 
 def misere_outcomes(graph: nx.DiGraph) -> tuple[dict[Hashable, str], dict[Hashable, int | None]]:

@@ -1,8 +1,9 @@
 """The graph database: games, states, edges and values stored in SQLite or PostgreSQL.
 
 The only package that imports SQLAlchemy. Open a database with `open_database`; the `Database`
-it returns builds, imports, edits, re-solves, exports and reads games. Its schema is created
-and upgraded by the Alembic migrations shipped with explorer.
+it returns lists and imports games, and ``db.game(spec)`` gives a `StoredGame` that builds,
+edits, re-solves, exports, checks and reads one. Its schema is created and upgraded by the
+Alembic migrations shipped with explorer.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ from explorer.lazy import lazy_members
 
 if TYPE_CHECKING:
     from explorer.storage.building import BuildProgress, BuildReport, build_position
-    from explorer.storage.database import Database, QueryResult, open_database
+    from explorer.storage.database import Database, open_database
     from explorer.storage.edits import EditReport
     from explorer.storage.engine import DEFAULT_PATH, ENV_VAR, resolve_url
+    from explorer.storage.game_rows import QueryResult
+    from explorer.storage.stored_game import StoredGame
 
 #: Where each name lives: its module loads when the name is first asked for, so that a command
 #: that only reads does not load the builder and the editor.
@@ -24,7 +27,9 @@ _HOMES = {
     **dict.fromkeys(
         ("BuildProgress", "BuildReport", "build_position"), "explorer.storage.building"
     ),
-    **dict.fromkeys(("Database", "QueryResult", "open_database"), "explorer.storage.database"),
+    **dict.fromkeys(("Database", "open_database"), "explorer.storage.database"),
+    "QueryResult": "explorer.storage.game_rows",
+    "StoredGame": "explorer.storage.stored_game",
     "EditReport": "explorer.storage.edits",
     **dict.fromkeys(("DEFAULT_PATH", "ENV_VAR", "resolve_url"), "explorer.storage.engine"),
 }
@@ -45,6 +50,7 @@ __all__ = [
     "NotStoredError",
     "QueryResult",
     "SchemaTooNewError",
+    "StoredGame",
     "build_position",
     "open_database",
     "resolve_url",

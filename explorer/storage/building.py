@@ -6,8 +6,8 @@ soon as all of its successors have values, from compact numpy arrays rather than
 graph. Because expansion order depends only on what is stored, a build killed at any moment
 and run again ends with exactly the rows an uninterrupted build writes.
 
-A misère build (``misere=True``) is the same build of the game's misère twin (a game row of
-its own, see `explorer.storage.records`): only the value of a state without moves differs
+A misère build (``convention=MISERE``) is the same build of the game's misère twin (a game
+row of its own, see `explorer.storage.records`): only the value of a state without moves differs
 (G⁻ = 1, an N-position), so its states hold G⁻, misère outcomes and misère remoteness.
 """
 
@@ -32,6 +32,7 @@ from sqlalchemy.engine import Engine
 from explorer.errors import GraphTooLargeError, SpecError
 from explorer.games import load_game, may_cycle
 from explorer.games.base import Game, Position
+from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.generation.expansion import PositionIndex, position_index
 from explorer.generation.sorted_runs import Run, find_sorted, merged, push_run
 from explorer.solver import outcome
@@ -43,7 +44,6 @@ from explorer.solver.arrays import (
     in_levels,
     ranges,
 )
-from explorer.solver.misere import MISERE, NORMAL, Convention
 from explorer.storage.bulk import (
     STREAM,
     EdgePayload,
@@ -345,7 +345,7 @@ class GraphBuilder:
         batch_states: int = BATCH_STATES,
         memory: int | None = DEFAULT_MEMORY_BYTES,
         progress: Callable[[BuildProgress], None] | None = None,
-        misere: bool = False,
+        convention: Convention = NORMAL,
         defer_key_index_at: int | None = DEFER_KEY_INDEX_AT,
     ) -> None:
         self.engine = engine
@@ -360,8 +360,8 @@ class GraphBuilder:
         # the widest state of the last round sizes the next one (the first takes 16 states)
         self.moves_per_state = BATCH_MOVES // 16
         self.game = game
-        self.convention: Convention = MISERE if misere else NORMAL
-        self.terminal = MISERE_TERMINAL if misere else NORMAL_TERMINAL
+        self.convention = convention
+        self.terminal = MISERE_TERMINAL if convention == MISERE else NORMAL_TERMINAL
         self.root = root
         self.root_key = game.format(root)
         self.max_states = max_states
@@ -971,12 +971,12 @@ def build_position(
     batch_states: int = BATCH_STATES,
     memory: int | None = DEFAULT_MEMORY_BYTES,
     progress: Callable[[BuildProgress], None] | None = None,
-    misere: bool = False,
+    convention: Convention = NORMAL,
     defer_key_index_at: int | None = DEFER_KEY_INDEX_AT,
 ) -> BuildReport:
     """Build the game graph of a position into a database, reusing whatever is stored.
 
-    `explorer.storage.Database.build` is the usual entry point; this one takes an engine made
+    `explorer.storage.StoredGame.build` is the usual entry point; this one takes an engine made
     by `explorer.storage.engine.create_engine`.
 
     Parameters
@@ -995,9 +995,9 @@ def build_position(
         None for no budget.
     progress : callable, optional
         Called with a `BuildProgress` after every committed batch.
-    misere : bool
-        Build the misère game (the player who moves last loses), stored beside the normal-play
-        one: states hold G⁻, misère outcomes and misère remoteness.
+    convention : Convention
+        With ``MISERE``, build the misère game (the player who moves last loses), stored
+        beside the normal-play one: states hold G⁻, misère outcomes and misère remoteness.
     defer_key_index_at : int or None
         Drop the unique key index once this many new states are written, and at least as
         many as the database held (the index is created again at the end: see
@@ -1011,8 +1011,8 @@ def build_position(
     ------
     SpecError
         For a misère build of a game whose play may loop (``graph:``, ``windup:``): G⁻ needs
-        play that ends (`explorer.analysis.misere.solve_misere` gives such a game's misère
-        outcomes).
+        play that ends (`explorer.analysis.solving.solve` with ``convention=MISERE`` gives
+        such a game's misère outcomes).
 
     Examples
     --------
@@ -1023,13 +1023,13 @@ def build_position(
     ('complete', 15, 0)
     >>> build_position(engine, "subtraction:1,2", "5,4").states_reused
     15
-    >>> misere = build_position(engine, "subtraction:1,2", "4,4", misere=True)
+    >>> misere = build_position(engine, "subtraction:1,2", "4,4", convention=MISERE)
     >>> misere.states_new, misere.grundy, misere.outcome, misere.convention
-    (15, 1, 'N', 'misere')
+    (15, 1, 'N', <Convention.MISERE: 'misere'>)
     """
     game = load_game(spec)
     root = game.parse(position)
-    if misere:
+    if convention == MISERE:
         refuse_misere_cycles(game)
     builder = GraphBuilder(
         engine,
@@ -1039,7 +1039,7 @@ def build_position(
         batch_states=batch_states,
         memory=memory,
         progress=progress,
-        misere=misere,
+        convention=convention,
         defer_key_index_at=defer_key_index_at,
     )
     return builder.run()

@@ -2,7 +2,7 @@
 
 `import_graph` stores a graph file as a game (or, when it is stored already, applies only the
 difference); `edit_game` adds and removes states and moves; `explorer.storage.Database` offers
-them as ``db.import_graph`` and ``db.edit``. Both re-solve through
+them as ``db.import_graph`` and ``db.game(spec).edit``. Both re-solve through
 `explorer.solver.incremental` over `StoredGraph`, which reads and writes a batch of states at a
 time, so an edit never loads the whole graph. Every value an edit changes records it (its build
 row).
@@ -454,7 +454,7 @@ def edit_game(engine: Engine, spec: str, edit: Edit) -> EditReport:
     >>> db = open_database("sqlite://")
     >>> game = import_graph(db.engine, "data/note003.json").game
     >>> report = edit_game(db.engine, game, Edit(remove_edges=(("b", "a"),)))
-    >>> report.reexamined, report.changed, db.state(game, "b")["grundy"]
+    >>> report.reexamined, report.changed, db.game(game).state("b")["grundy"]
     (1, 1, 1)
     """
     started = time.perf_counter()
@@ -505,7 +505,7 @@ def import_graph(engine: Engine, source: str | DagGame) -> EditReport:
     >>> _ = path.write_text("a -> b\\nb -> c\\n")
     >>> db = open_database("sqlite://")
     >>> report = import_graph(db.engine, str(path))
-    >>> report.kind, report.states, report.edges, db.state(report.game, "a")["grundy"]
+    >>> report.kind, report.states, report.edges, db.game(report.game).state("a")["grundy"]
     ('import', 3, 2, 0)
     """
     started = time.perf_counter()
@@ -644,8 +644,8 @@ def solve_stored(engine: Engine, spec: str) -> int:
     --------
     >>> from explorer.storage import open_database
     >>> db = open_database("sqlite://")
-    >>> _ = db.build("nim", "2,2")
-    >>> solve_stored(db.engine, "nim"), db.state("nim", "2,2")["grundy"]
+    >>> _ = db.game("nim").build("2,2")
+    >>> solve_stored(db.engine, "nim"), db.game("nim").state("2,2")["grundy"]
     (6, 0)
     """
     # read on a connection of its own: streaming reads leave it set to stream (server-side

@@ -6,13 +6,14 @@ server. Opening applies the Alembic migrations it lacks and refuses a schema new
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy import event
@@ -286,6 +287,61 @@ def database_error(error: BaseException, shown: str, verb: str) -> DatabaseError
     if verb == "open" and not isinstance(error, sa.exc.OperationalError):
         verb = "use"
     return DatabaseError(f"cannot {verb} database {shown!r}: {text}")
+
+
+def shown_location(engine: Engine) -> str:
+    """A database as its messages name it: a SQLite file's path (``:memory:`` in memory), or
+    the URL without its password."""
+    if engine.dialect.name == "sqlite":
+        return engine.url.database or ":memory:"
+    return engine.url.render_as_string(hide_password=True)
+
+
+@contextmanager
+def translated_errors(engine: Engine, verb: str) -> Iterator[None]:
+    """Every SQLAlchemy and driver error as one `DatabaseError` (read-only, locked, full,
+    damaged, a lost server); errors of ours pass unchanged, anything else is a bug.
+
+    Every public method of `Database` and `StoredGame` goes through here (see `translated`),
+    so no command shows a raw database error.
+    """
+    try:
+        yield
+    except ExplorerError:
+        raise
+    except sa.exc.IntegrityError:
+        raise DatabaseError(
+            f"another build, import or edit wrote to {shown_location(engine)!r} at the same "
+            "time; run one at a time, then run this one again to finish"
+        ) from None
+    except dbapi_errors(engine) as error:
+        raise database_error(error, shown_location(engine), verb) from None
+
+
+class _Connected(Protocol):
+    engine: Engine
+
+
+S = TypeVar("S", bound=_Connected)
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+def translated(
+    verb: str,
+) -> Callable[[Callable[Concatenate[S, P], T]], Callable[Concatenate[S, P], T]]:
+    """Run a method of an object with an ``engine`` with its database errors translated (see
+    `translated_errors`); `verb` is ``read`` or ``write to``."""
+
+    def decorate(method: Callable[Concatenate[S, P], T]) -> Callable[Concatenate[S, P], T]:
+        @functools.wraps(method)
+        def wrapper(self: S, /, *args: P.args, **kwargs: P.kwargs) -> T:
+            with translated_errors(self.engine, verb):
+                return method(self, *args, **kwargs)
+
+        return wrapper
+
+    return decorate
 
 
 def _sqlite_engine(

@@ -20,7 +20,7 @@ from typing import IO, Any
 
 from explorer.errors import ExportError
 from explorer.files import replacing
-from explorer.solver.misere import MISERE, NORMAL, Convention
+from explorer.games.convention import MISERE, NORMAL, Convention
 
 FORMATS = ("graphml", "gexf", "json", "csv")
 

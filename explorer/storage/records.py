@@ -31,8 +31,8 @@ import sqlalchemy as sa
 from explorer.errors import BuildRunningError, ExplorerError
 from explorer.games import load_game
 from explorer.games.base import Game
+from explorer.games.convention import NORMAL, Convention
 from explorer.games.sums import SEPARATOR
-from explorer.solver.misere import NORMAL, Convention
 from explorer.storage.models import KEY_INDEX, BuildTable, GameTable
 
 #: Worker threads SQLite may sort with while it creates the key index (``PRAGMA threads``).

@@ -23,8 +23,8 @@ from sqlalchemy.engine import Engine
 from explorer.errors import ExplorerError, NotStoredError
 from explorer.games import load_game, may_cycle
 from explorer.games.base import Game as GameRules
+from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.solver.loopy import Infinite
-from explorer.solver.misere import MISERE, NORMAL, Convention
 from explorer.storage.bulk import read_int_columns
 from explorer.storage.engine import reason
 from explorer.storage.loopy import label_arrays, parse_escapes
@@ -342,7 +342,7 @@ def verify_database(
     show: int = 20,
     chunk: int = CHUNK_STATES,
     progress: Callable[[str, int, int], None] | None = None,
-    misere: bool = False,
+    convention: Convention = NORMAL,
 ) -> Verification:
     """Check a stored database: values, outcomes, remoteness and heights, moves, file integrity.
 
@@ -366,8 +366,8 @@ def verify_database(
         States read per step.
     progress : callable, optional
         Called as ``progress(game, states_checked, states_stored)`` after every step.
-    misere : bool
-        With `spec`, check the game's misère build (by the misère rule) instead.
+    convention : Convention
+        With `spec` and ``MISERE``, check the game's misère build (by the misère rule) instead.
 
     Returns
     -------
@@ -382,7 +382,7 @@ def verify_database(
     --------
     >>> from explorer.storage import open_database
     >>> db = open_database("sqlite://")
-    >>> _ = db.build("nim", "2,2")
+    >>> _ = db.game("nim").build("2,2")
     >>> result = verify_database(db.engine)
     >>> result.ok, result.games[0].states, result.integrity
     (True, 6, 'ok')
@@ -420,10 +420,9 @@ def verify_database(
                 wanted.add(load_game(spec).spec)
             except ExplorerError:
                 pass
-            convention = MISERE if misere else NORMAL
             games = [g for g in games if g.spec in wanted and g.convention == convention]
             if not games:
-                which = "the misère game" if misere else "game"
+                which = "the misère game" if convention == MISERE else "game"
                 raise NotStoredError(f"{which} {spec!r} is not stored in {url!r}")
         for game_id, game_spec, game_convention in games:
             try:

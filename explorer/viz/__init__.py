@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Literal
 
 from explorer.errors import OutputFileError, SpecError
+from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.generation.graph import DEFAULT_MAX_STATES
 from explorer.lazy import lazy_members
 
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
     import networkx as nx
 
     from explorer.games.base import Game, Position
-    from explorer.storage import Database
+    from explorer.storage import StoredGame
     from explorer.viz.graphs import (
         GroupBy,
         condense,
@@ -99,13 +100,13 @@ def draw_game(
     budget: int | None = None,
     condensed: GroupBy | None = None,
     max_states: int = DEFAULT_MAX_STATES,
-    misere: bool = False,
+    convention: Convention = NORMAL,
     wording: Wording = "python",
 ) -> GraphPage:
     """The page of a game from `position`, generated and solved in memory.
 
     A game with cycles shows its draws and infinite values in colours of their own; with
-    `misere` the states are drawn by their misère outcome (the last mover loses).
+    ``convention=MISERE`` the states are drawn by their misère outcome (the last mover loses).
 
     Draws the whole graph cut to `budget` states (by default `DEFAULT_BUDGET`, which keeps a
     big game's page readable, and the page says so), the neighbourhood of `around` within
@@ -126,7 +127,7 @@ def draw_game(
     from explorer.viz.page import draw_condensed, draw_graph
 
     if condensed is not None:
-        if misere:
+        if convention == MISERE:
             raise SpecError("--condensed groups normal-play values; draw misère play without it")
         return draw_condensed(condensed_graph(game, position, by=condensed, max_states=max_states))
     if around is not None and depth is None:
@@ -140,28 +141,27 @@ def draw_game(
         depth=depth,
         budget=budget,
         max_states=max_states,
-        misere=misere,
+        convention=convention,
     )
     graph.graph["wording"] = wording
     return draw_graph(graph)
 
 
 def draw_stored(
-    database: Database,
-    spec: str,
+    game: StoredGame,
     position: str,
     *,
     depth: int = DEFAULT_DEPTH,
     budget: int | None = None,
     condensed: GroupBy | None = None,
     max_states: int = DEFAULT_MAX_STATES,
-    misere: bool = False,
     wording: Wording = "python",
 ) -> GraphPage:
-    """The page of a stored game: the neighbourhood of `position`, or the game condensed.
+    """The page of a stored game (``db.game(spec)``): the neighbourhood of `position`, or the
+    game condensed.
 
-    With `misere`, of the game's misère build (``explorer build --misere``), its states drawn
-    by their misère outcome as `draw_game` draws misère play.
+    A misère build (``db.game(spec, MISERE)``, from ``explorer build --misere``) has its states
+    drawn by their misère outcome as `draw_game` draws misère play.
 
     The neighbourhood holds the states within `depth` moves of `position`, forward or
     backward, fetched from the database alone (nothing is generated), cut to `budget` states
@@ -181,8 +181,9 @@ def draw_stored(
     --------
     >>> from explorer.storage import open_database
     >>> with open_database("sqlite://") as db:
-    ...     _ = db.build("nim", "1,2,3")
-    ...     page = draw_stored(db, "nim", "1,2", depth=1)
+    ...     nim = db.game("nim")
+    ...     _ = nim.build("1,2,3")
+    ...     page = draw_stored(nim, "1,2", depth=1)
     >>> page.nodes, page.edges
     (10, 24)
     """
@@ -190,15 +191,13 @@ def draw_stored(
     from explorer.viz.page import draw_condensed, draw_graph
 
     if condensed is not None:
-        if misere:
+        if game.convention == MISERE:
             raise SpecError("--condensed groups normal-play values; draw misère play without it")
-        stats = database.stats(spec)
+        stats = game.stats()
         if stats["states"] > max_states:
-            return draw_condensed(_counted_groups(database, spec, stats, condensed, max_states))
-        return draw_condensed(condense(database.subgraph(spec, limit=max_states), by=condensed))
-    graph = database.neighbourhood(
-        spec, position, depth, "both", max_states=max_states, misere=misere
-    )
+            return draw_condensed(_counted_groups(game, stats, condensed, max_states))
+        return draw_condensed(condense(game.subgraph(limit=max_states), by=condensed))
+    graph = game.neighbourhood(position, depth, "both", max_states=max_states)
     drawn = cut(
         graph, graph.graph["root"], budget=budget, radius=depth, both_ways=True, complete=False
     )
@@ -207,7 +206,7 @@ def draw_stored(
 
 
 def _counted_groups(
-    database: Database, spec: str, stats: dict[str, Any], by: GroupBy, max_states: int
+    game: StoredGame, stats: dict[str, Any], by: GroupBy, max_states: int
 ) -> nx.DiGraph:
     """The groups of a stored game too big to load, counted in the database, without moves."""
     import networkx as nx
@@ -228,6 +227,6 @@ def _counted_groups(
         if by == "grundy":
             zeros = count if key == 0 else 0
         else:
-            zeros = database.states(spec, outcome="P", depth=key, limit=0)["total"]
+            zeros = game.states(outcome="P", depth=key, limit=0)["total"]
         groups.add_node(key, states=count, p_positions=zeros)
     return groups

@@ -14,6 +14,7 @@ import networkx as nx
 
 from explorer.errors import CyclicGraphError, PositionError
 from explorer.games.base import Game, Position
+from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.generation.graph import DEFAULT_MAX_STATES, build_graph
 from explorer.solver import layers as layers  # the layering the page draws, re-exported
 from explorer.solver import outcome, outcomes, solve_graph
@@ -29,15 +30,16 @@ def solved_graph(
     position: Position,
     *,
     max_states: int = DEFAULT_MAX_STATES,
-    misere: bool = False,
+    convention: Convention = NORMAL,
 ) -> nx.DiGraph:
     """The whole game graph from `position`, each node carrying its values.
 
     Node attributes: ``grundy``, ``outcome`` (``"P"``/``"N"``, ``"D"`` for a draw),
     ``remoteness``, ``moves`` (the number of distinct moves) and ``depth`` (the fewest moves
     from `position`), as the database stores them, and ``escapes`` (K of a value ∞(K) in a
-    game with cycles, ``grundy`` then None; None for a finite value). With `misere`, outcome
-    and remoteness are those of misère play and ``grundy`` is None; the graph attribute
+    game with cycles, ``grundy`` then None; None for a finite value). With
+    ``convention=MISERE``, outcome and remoteness are those of misère play and ``grundy`` is
+    None; the graph attribute
     ``convention`` says which play. Nodes stay position objects; graph attributes ``game`` and
     ``root`` are those of `explorer.generation.graph.build_graph`.
 
@@ -54,7 +56,7 @@ def solved_graph(
     kinds: Mapping[Hashable, str]
     far: Mapping[Hashable, int | None]
     escapes: Mapping[Hashable, list[int] | None] = {}
-    if misere:
+    if convention == MISERE:
         kinds, far = misere_outcomes(graph)
         grundy = {}
     else:
@@ -68,7 +70,7 @@ def solved_graph(
             escapes = {
                 n: sorted(v.escapes) for n, v in loopy.values.items() if isinstance(v, Infinite)
             }
-    graph.graph["convention"] = "misere" if misere else "normal"
+    graph.graph["convention"] = convention
     succ = graph._succ
     depth = nearest(graph, position, graph.number_of_nodes())
     for node, attrs in graph.nodes.items():
@@ -234,10 +236,10 @@ def game_graph(
     depth: int | None = None,
     budget: int | None = None,
     max_states: int = DEFAULT_MAX_STATES,
-    misere: bool = False,
+    convention: Convention = NORMAL,
 ) -> nx.DiGraph:
     """A drawable graph of a game from memory: nodes are position texts with their values
-    (misère outcomes with `misere`, see `solved_graph`).
+    (misère outcomes with ``convention=MISERE``, see `solved_graph`).
 
     Parameters
     ----------
@@ -270,7 +272,7 @@ def game_graph(
     >>> sorted(graph), graph.nodes["1,1"]["grundy"]
     (['1', '1,1', '1,2', '2', '2,2'], 0)
     """
-    graph = solved_graph(game, position, max_states=max_states, misere=misere)
+    graph = solved_graph(game, position, max_states=max_states, convention=convention)
     centre = position if around is None else around
     if centre not in graph:
         raise PositionError(

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import networkx as nx
 
+from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.solver import outcome
 from explorer.viz import LARGE_BUDGET, templating
 from explorer.viz.graphs import drawing_layers, layout
@@ -108,10 +109,10 @@ GROUPS.update(
 )
 
 
-def _node_group(attrs: Mapping[str, Any], misere: bool) -> str:
+def _node_group(attrs: Mapping[str, Any], convention: Convention) -> str:
     """The group of a state: by outcome in misère play and for draws, ∞ apart, else by value."""
     outcome = attrs.get("outcome")
-    if misere:
+    if convention == MISERE:
         return {"P": "P", "N": "misereN", "D": "D"}.get(outcome or "", "unsolved")
     if outcome == "D":
         return "D"
@@ -120,9 +121,9 @@ def _node_group(attrs: Mapping[str, Any], misere: bool) -> str:
     return _group(attrs.get("grundy"))
 
 
-def _value_text(attrs: Mapping[str, Any], misere: bool) -> str:
+def _value_text(attrs: Mapping[str, Any], convention: Convention) -> str:
     """The value in a state's label: ``G 3``, ``G ∞(0)``, ``G ?``; ``misère P`` in misère play."""
-    if misere:
+    if convention == MISERE:
         return f"misère {attrs.get('outcome') or '?'}"
     escapes = attrs.get("escapes")
     if escapes is not None:
@@ -242,9 +243,9 @@ def _legend(
     *,
     start: bool,
     groups: Collection[str] = (),
-    misere: bool = False,
+    convention: Convention = NORMAL,
 ) -> list[LegendItem]:
-    if misere:
+    if convention == MISERE:
         return _misere_legend(groups, start=start)
     known = {v for v in values if v is not None}
     items = []
@@ -355,7 +356,7 @@ def graph_drawing(graph: nx.DiGraph, *, title: str | None = None) -> Drawing:
     """
     meta = graph.graph
     start = meta.get("centre", meta.get("root"))
-    misere = meta.get("convention") == "misere"
+    convention = MISERE if meta.get("convention") == MISERE else NORMAL
     level = drawing_layers(graph, start)
     widest = max((len(_short(str(n))) for n in graph), default=1)
     step = max(90.0, 8.0 * widest + 30.0)
@@ -369,11 +370,11 @@ def graph_drawing(graph: nx.DiGraph, *, title: str | None = None) -> Drawing:
     for node, attrs in graph.nodes.items():
         text = str(node)
         value = attrs.get("grundy")
-        group = _node_group(attrs, misere)
+        group = _node_group(attrs, convention)
         values.add(value)
         groups.add(group)
         x, y = where[node]
-        shown = _value_text(attrs, misere)
+        shown = _value_text(attrs, convention)
         item = {
             "id": ids[node],
             "group": group,
@@ -423,10 +424,10 @@ def graph_drawing(graph: nx.DiGraph, *, title: str | None = None) -> Drawing:
             if _acyclic(level, graph)
             else "rows by fewest moves from the start (the graph has cycles: some moves go up)."
         )
-        + (" Misère play: the player who moves last loses." if misere else "")
+        + (" Misère play: the player who moves last loses." if convention == MISERE else "")
     )
     note = _cut_note(len(nodes), states, meta) if meta.get("cut") else ""
-    legend = _legend(values, start=start in ids, groups=groups, misere=misere)
+    legend = _legend(values, start=start in ids, groups=groups, convention=convention)
     return Drawing(heading, [summary], note, legend, nodes, edges)
 
 

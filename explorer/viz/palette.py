@@ -6,8 +6,8 @@ notebook views and the command line all say "P" and paint Grundy values the same
 
 from __future__ import annotations
 
+from explorer.games.convention import MISERE
 from explorer.solver import outcome
-from explorer.solver.misere import MISERE
 
 #: Fill of P-positions (Grundy value 0): a dark red no N-position uses.
 P_COLOUR = "#b2182b"

@@ -1,37 +1,27 @@
-"""`explorer serve`: a local web app over a stored game database, read-only (Starlette).
+"""`explorer serve`'s app: its pages and routes over a stored game database, read-only.
 
 Every page has its own URL (the game and the position travel as query parameters, and
-``convention=misere`` names a game's misère build) and is
-rendered on the server from autoescaped jinja2 templates. The app serves its own scripts (its
-graph script, and vis-network from pyvis' package data): a strict Content-Security-Policy lets
-nothing else load, and requests naming a host other than the bound address are refused (DNS
-rebinding). The database is opened read-only by the caller; no route writes.
+``convention=misere`` names a game's misère build) and is rendered on the server from
+autoescaped jinja2 templates. The app serves its own scripts (its graph script, and vis-network
+from pyvis' package data): a strict Content-Security-Policy (`explorer.web.middleware`) lets
+nothing else load. The database is opened read-only by the caller; no route writes.
 """
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote_plus, urlencode
 
-import networkx as nx
-
-from explorer.errors import BadRequest, DatabaseError, ExplorerError, ServeError
+from explorer.errors import BadRequest, DatabaseError, ExplorerError
 from explorer.games import load_game
 from explorer.games.base import Game
+from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.solver import outcome
-from explorer.solver.misere import MISERE, NORMAL
 from explorer.viz import templating
-from explorer.viz.page import OPTIONS, graph_drawing
 from explorer.viz.palette import (
     DEPTH_COLOUR,
-    HIGH_COLOUR,
-    MOVE_COLOUR,
     N_MARK,
     P_COLOUR,
     UNSOLVED_COLOUR,
@@ -39,6 +29,9 @@ from explorer.viz.palette import (
     grundy_colour,
     outcome_text,
 )
+from explorer.web.cache import Counts
+from explorer.web.charts import bars, game_charts, heat_colour, vis_graph
+from explorer.web.middleware import Guard, allowed_hosts
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -61,28 +54,8 @@ PAGE_STATES = 50
 MAX_PLAY_MOVES = 1_000
 #: Largest heap of a plotted sequence, and largest side of a heat map.
 SEQUENCE_HEAPS, TABLE_SIDE = 1_000, 64
-#: Grundy values charted one bar each; larger ones share the last bar.
-CHART_VALUES = 32
-#: Seconds the counts of a game stay cached while one of its builds runs.
-BUILDING_TTL = 5.0
-#: Seconds a page waits for counts before it shows what it has (and reloads itself).
-COUNT_WAIT = 1.0
 #: Seconds after which a page still counting reloads itself.
 RELOAD_SECONDS = 3
-
-#: Only what the app itself serves may load; nothing inline runs; no frame may embed a page.
-CONTENT_SECURITY_POLICY = (
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
-)
-SECURITY_HEADERS = [
-    (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
-    (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
-    (b"x-frame-options", b"DENY"),
-    (b"cross-origin-opener-policy", b"same-origin"),
-    (b"cross-origin-resource-policy", b"same-origin"),
-]
 
 #: Files under /static/: our own (in ``templates/serve/``), and vis-network as pyvis ships it.
 STATIC_TYPES = {
@@ -91,82 +64,6 @@ STATIC_TYPES = {
     ".svg": "image/svg+xml",
 }
 OWN_FILES = ("serve.js", "serve.css", "favicon.svg")
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
-
-
-def allowed_hosts(host: str, port: int) -> set[str]:
-    """The Host headers the app answers when bound to `host` and `port`.
-
-    The bound address itself (with its port, or without it on port 80), and ``localhost`` when
-    the address is a loopback one; any other name could be an attacker's DNS name rebound to
-    this address.
-
-    Examples
-    --------
-    >>> sorted(allowed_hosts("127.0.0.1", 8000))
-    ['127.0.0.1:8000', 'localhost:8000']
-    """
-    address = f"[{host}]" if ":" in host else host
-    names = {address.lower()}
-    if is_loopback(host):
-        names.add("localhost")
-    hosts = {f"{name}:{port}" for name in names}
-    if port == 80:
-        hosts |= names
-    return hosts
-
-
-class Guard:
-    """ASGI middleware: refuse foreign Host headers; add the security headers and the server's
-    time (``Server-Timing``) to every response."""
-
-    def __init__(self, app: ASGIApp, hosts: Iterable[str]) -> None:
-        self.app = app
-        self.hosts = {h.lower() for h in hosts}
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
-        started = time.perf_counter()
-
-        async def secured(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                # the server's own time, for browsers' developer tools and the benchmark
-                spent = f"app;dur={(time.perf_counter() - started) * 1000:.2f}".encode()
-                message["headers"] = [
-                    *message.get("headers", []),
-                    *SECURITY_HEADERS,
-                    (b"server-timing", spent),
-                ]
-            await send(message)
-
-        host = dict(scope.get("headers", [])).get(b"host", b"").decode("latin-1").lower()
-        if host not in self.hosts:
-            body = (
-                b"refused: this server answers only to "
-                + ", ".join(sorted(self.hosts)).encode()
-                + b"\n"
-            )
-            await secured(
-                {
-                    "type": "http.response.start",
-                    "status": 421,
-                    "headers": [
-                        (b"content-type", b"text/plain; charset=utf-8"),
-                        (b"content-length", str(len(body)).encode()),
-                    ],
-                }
-            )
-            await secured({"type": "http.response.body", "body": body})
-            return
-        await self.app(scope, receive, secured)
 
 
 def link(path: str, **params: object) -> str:
@@ -182,100 +79,6 @@ def link(path: str, **params: object) -> str:
         values = value if isinstance(value, list | tuple) else [value]
         pairs += [(name, str(v)) for v in values if v is not None]
     return path + ("?" + urlencode(pairs) if pairs else "")
-
-
-@dataclass
-class _Cached:
-    value: Any
-    version: tuple[object, ...]
-    at: float
-    building: bool
-
-
-class Counts:
-    """The counts of the stored games (`Database.games`, `Database.stats`), computed in the
-    background and kept until the database changes.
-
-    Counting reads every state of a game (seconds on millions of states), so a page never waits
-    for it more than `COUNT_WAIT` seconds: it shows what was counted before, or nothing yet,
-    and a fresh count is made in a thread of its own. Counts are kept until a build, import or
-    edit starts or ends, and for `BUILDING_TTL` seconds only while a build runs.
-    """
-
-    def __init__(self, database: Database) -> None:
-        self.database = database
-        self.lock = threading.Lock()
-        self.cache: dict[str, _Cached] = {}
-        self.running: dict[str, threading.Event] = {}
-        self.failed: dict[str, BaseException] = {}
-
-    def stats(
-        self, spec: str, building: bool, wait: float = COUNT_WAIT, *, misere: bool = False
-    ) -> dict[str, Any] | None:
-        """`Database.stats` of a game (of its misère build with `misere`), or None while it is
-        being counted."""
-        found: dict[str, Any] | None = self._get(
-            f"stats {'misere' if misere else 'normal'} {spec}",
-            building,
-            lambda: self.database.stats(spec, misere=misere),
-            wait,
-        )
-        return found
-
-    def games(self, building: bool) -> list[dict[str, Any]] | None:
-        """`Database.games` (each game with its numbers of states and edges), or None."""
-        found: list[dict[str, Any]] | None = self._get(
-            "games", building, self.database.games, COUNT_WAIT
-        )
-        return found
-
-    def _get(self, name: str, building: bool, compute: Callable[[], Any], wait: float) -> Any:
-        version = self.database.version()
-        now = time.monotonic()
-        with self.lock:
-            if name in self.failed:
-                raise self.failed.pop(name)
-            hit = self.cache.get(name)
-            if (
-                hit is not None
-                and hit.version == version
-                and not (hit.building and now - hit.at > BUILDING_TTL)
-            ):
-                return hit.value
-            done = self.running.get(name)
-            if done is None:
-                done = self.running[name] = threading.Event()
-                worker = threading.Thread(
-                    target=self._count, args=(name, compute, version, building, done), daemon=True
-                )
-                worker.start()
-        done.wait(wait)
-        with self.lock:
-            if name in self.failed and done.is_set():
-                raise self.failed.pop(name)
-            hit = self.cache.get(name)
-        return None if hit is None else hit.value
-
-    def _count(
-        self,
-        name: str,
-        compute: Callable[[], Any],
-        version: tuple[object, ...],
-        building: bool,
-        done: threading.Event,
-    ) -> None:
-        try:
-            value = compute()
-        except BaseException as error:  # handed to the page that asks next
-            with self.lock:
-                self.failed[name] = error
-                del self.running[name]
-            done.set()
-            return
-        with self.lock:
-            self.cache[name] = _Cached(value, version, time.monotonic(), building)
-            del self.running[name]
-        done.set()
 
 
 def _int(
@@ -297,17 +100,17 @@ def _spec(params: Mapping[str, str]) -> str:
     return spec
 
 
-def _misere(params: Mapping[str, str]) -> bool:
-    """Whether the address names a game's misère build (``convention=misere``)."""
+def _convention(params: Mapping[str, str]) -> Convention:
+    """The convention the address names (``convention=misere`` for a game's misère build)."""
     convention = params.get("convention", "").strip()
     if convention not in ("", NORMAL, MISERE):
         raise BadRequest(f"convention must be normal or misere, not {convention!r}")
-    return convention == MISERE
+    return MISERE if convention == MISERE else NORMAL
 
 
-def _convention(misere: bool) -> str | None:
+def _in_links(convention: Convention | None) -> Convention | None:
     """The ``convention`` parameter of the app's links: only for a misère build."""
-    return MISERE if misere else None
+    return MISERE if convention == MISERE else None
 
 
 def _game(spec: str) -> Game[Any] | None:
@@ -335,58 +138,6 @@ def _move_class(state: Mapping[str, Any]) -> str:
     return {"P": "win", "N": "lose", "D": "draw"}.get(str(state.get("outcome")), "unknown")
 
 
-def _bars(
-    counts: Mapping[Any, int], colour: Callable[[Any], str], label: Callable[[Any], str]
-) -> list[dict[str, Any]]:
-    """Rows of a horizontal bar chart, the longest bar full width."""
-    items = list(counts.items())
-    if len(items) > CHART_VALUES:
-        rest = sum(n for _, n in items[CHART_VALUES - 1 :])
-        items = [*items[: CHART_VALUES - 1], (None, rest)]
-    top = max((n for _, n in items), default=1) or 1
-    total = sum(n for _, n in items) or 1
-    return [
-        {
-            "label": "more" if key is None else label(key),
-            "count": n,
-            "width": round(300 * n / top, 1),
-            "share": n / total,
-            "colour": HIGH_COLOUR if key is None else colour(key),
-        }
-        for key, n in items
-    ]
-
-
-def _heat(value: int | None, top: int) -> str:
-    """A heat-map colour: P-positions in the P colour, others from light to dark blue-green."""
-    if value is None:
-        return UNSOLVED_COLOUR
-    if outcome(value) == "P":
-        return P_COLOUR
-    stops = [(0xFF, 0xF7, 0xBC), (0x7F, 0xCD, 0xBB), (0x2C, 0x7F, 0xB8), (0x25, 0x34, 0x94)]
-    t = (value - 1) / max(1, top - 1) * (len(stops) - 1)
-    i = min(int(t), len(stops) - 2)
-    f = t - i
-    r, g, b = (round(a + (c - a) * f) for a, c in zip(stops[i], stops[i + 1], strict=True))
-    return f"#{r:02x}{g:02x}{b:02x}"
-
-
-def vis_graph(graph: nx.DiGraph, url: Callable[[str], str]) -> dict[str, Any]:
-    """The vis-network data of a neighbourhood, drawn as `explorer viz` draws it, with links.
-
-    Nodes, edges, options and legend are those of `explorer.viz.page.graph_drawing`; each node
-    also carries the `url` of its position's page.
-    """
-    drawing = graph_drawing(graph)
-    nodes = [dict(node, url=url(node["position"])) for node in drawing.nodes]
-    return {
-        "nodes": nodes,
-        "edges": drawing.edges,
-        "options": OPTIONS,
-        "legend": [item._asdict() for item in drawing.legend],
-    }
-
-
 class Pages:
     """The routes of the app, over one read-only database."""
 
@@ -410,7 +161,8 @@ class Pages:
     def render(self, name: str, status: int = 200, **context: Any) -> Response:
         from starlette.responses import HTMLResponse
 
-        context.setdefault("convention", None)
+        # the templates name the convention only of a misère build, as the links do
+        context["convention"] = _in_links(context.get("convention"))
         page = templating.render(f"serve/{name}", **self.helpers, **context)
         return HTMLResponse(page, status_code=status)
 
@@ -423,17 +175,17 @@ class Pages:
         listed = self.counts.games(bool(building))
         games = []
         for row in listed or []:  # start every game's count at once, then wait for them
-            misere = row["convention"] == MISERE
-            self.counts.stats(row["game"], row["game"] in building, wait=0, misere=misere)
+            convention = Convention(row["convention"])
+            self.counts.stats(row["game"], row["game"] in building, wait=0, convention=convention)
         for row in listed or []:
-            misere = row["convention"] == MISERE
-            stats = self.counts.stats(row["game"], row["game"] in building, misere=misere)
+            convention = Convention(row["convention"])
+            stats = self.counts.stats(row["game"], row["game"] in building, convention=convention)
             games.append(
                 {
                     **row,
                     "building": row["game"] in building,
-                    "link_convention": _convention(misere),
-                    **_charts(stats, misere),
+                    "link_convention": _in_links(convention),
+                    **game_charts(stats, convention),
                 }
             )
         counting = listed is None or any(g["counting"] for g in games)
@@ -447,13 +199,12 @@ class Pages:
 
     def game(self, request: Request) -> Response:
         spec = _spec(request.query_params)
-        misere = _misere(request.query_params)
+        convention = _convention(request.query_params)
         game = _game(spec)
         spec = spec if game is None else game.spec
         building = spec in self.database.building()
-        stats = self.counts.stats(spec, building, misere=misere)
-        title = spec + (" (misère)" if misere else "")
-        convention = _convention(misere)
+        stats = self.counts.stats(spec, building, convention=convention)
+        title = game_title(spec, convention)
         if stats is None:
             return self.render(
                 "game.html", title=title, spec=spec, stats=None, building=building,
@@ -467,11 +218,11 @@ class Pages:
             convention=convention,
             stats=stats,
             building=building,
-            depths=_bars(stats["by_depth"], lambda _: DEPTH_COLOUR, lambda d: f"depth {d}"),
-            sequence=None if misere else self._sequence(spec, game, stats),
-            table=None if misere else self._table(spec, game, stats),
+            depths=bars(stats["by_depth"], lambda _: DEPTH_COLOUR, lambda d: f"depth {d}"),
+            sequence=None if convention == MISERE else self._sequence(game, stats),
+            table=None if convention == MISERE else self._table(game, stats),
             reload=None,
-            **_charts(stats, misere),
+            **game_charts(stats, convention),
         )
 
     def position(self, request: Request) -> Response:
@@ -481,26 +232,24 @@ class Pages:
         if key is None:
             raise BadRequest("no position named (add &p=POSITION to the address)")
         depth = _int(params, "depth", low=1, high=MAX_GRAPH_DEPTH) or GRAPH_DEPTH
-        misere = _misere(params)
-        convention = _convention(misere)
-        state = self.database.state(spec, key, moves=0, misere=misere)
+        convention = _convention(params)
+        stored = self.database.game(spec, convention)
+        state = stored.state(key, moves=0)
         spec, key = str(state["game"]), str(state["position"])
         if params.get("p") != key or params.get("spec") != spec:
             return _redirect(
                 link(
                     "/position",
                     spec=spec,
-                    convention=convention,
+                    convention=_in_links(convention),
                     p=key,
                     depth=params.get("depth"),
                 )
             )
-        moves = self.database.best_moves(spec, key, limit=LISTED_MOVES, misere=misere)
-        predecessors = self.database.predecessors(
-            spec, key, limit=LISTED_PREDECESSORS, misere=misere
-        )
-        graph = self.database.nearby(spec, key, depth=depth, limit=GRAPH_STATES, misere=misere)
-        prefix = link("/position", spec=spec, convention=convention) + "&p="
+        moves = stored.best_moves(key, limit=LISTED_MOVES)
+        predecessors = stored.predecessors(key, limit=LISTED_PREDECESSORS)
+        graph = stored.nearby(key, depth=depth, limit=GRAPH_STATES)
+        prefix = link("/position", spec=spec, convention=_in_links(convention)) + "&p="
         drawn = vis_graph(graph, lambda p: prefix + quote_plus(p))
         graph_json = templating.trusted(templating.script_json(drawn))
         return self.render(
@@ -523,19 +272,17 @@ class Pages:
     def search(self, request: Request) -> Response:
         params = request.query_params
         spec = _spec(params)
-        misere = _misere(params)
+        convention = _convention(params)
         query = params.get("q", "")
         try:
-            state = self.database.state(spec, query, moves=0, misere=misere)
+            state = self.database.game(spec, convention).state(query, moves=0)
         except ExplorerError as error:
-            return self.error(
-                404, str(error), spec=spec, query=query, convention=_convention(misere)
-            )
+            return self.error(404, str(error), spec=spec, query=query, convention=convention)
         return _redirect(
             link(
                 "/position",
                 spec=state["game"],
-                convention=_convention(misere),
+                convention=_in_links(convention),
                 p=state["position"],
             )
         )
@@ -549,30 +296,28 @@ class Pages:
         grundy = _int(params, "grundy")
         depth = _int(params, "depth")
         page = _int(params, "page", low=1) or 1
-        misere = _misere(params)
-        found = self.database.states(
-            spec,
+        convention = _convention(params)
+        found = self.database.game(spec, convention).states(
             outcome=outcome,
             grundy=grundy,
             depth=depth,
             limit=PAGE_STATES,
             offset=(page - 1) * PAGE_STATES,
             count=False,
-            misere=misere,
         )
         spec = found["game"]
         filters = {
             "spec": spec,
-            "convention": _convention(misere),
+            "convention": _in_links(convention),
             "outcome": outcome,
             "grundy": grundy,
             "depth": depth,
         }
         return self.render(
             "states.html",
-            title=f"{game_title(spec, _convention(misere))} states",
+            title=f"{game_title(spec, convention)} states",
             spec=spec,
-            convention=_convention(misere),
+            convention=convention,
             found=found,
             page=page,
             filters=filters,
@@ -592,12 +337,12 @@ class Pages:
         if app_side not in ("first", "second"):
             raise BadRequest(f"app must be first or second, not {app_side!r}")
         hints = params.get("hints") == "1"
-        misere = _misere(params)
-        convention = _convention(misere)
-        start = self.database.state(spec, line[0], moves=0, misere=misere)
+        convention = _convention(params)
+        stored = self.database.game(spec, convention)
+        start = stored.state(line[0], moves=0)
         spec = str(start["game"])
         keys = [str(start["position"]), *line[1:]]
-        illegal = self.database.first_illegal_move(spec, keys, misere=misere)
+        illegal = stored.first_illegal_move(keys)
         if illegal is not None:
             raise BadRequest(
                 f"move {illegal} of the game, to {keys[illegal]!r}, is not a stored move of "
@@ -608,7 +353,7 @@ class Pages:
             return link(
                 "/play",
                 spec=spec,
-                convention=convention,
+                convention=_in_links(convention),
                 app=side,
                 hints="1" if show else None,
                 p=positions,
@@ -618,14 +363,14 @@ class Pages:
             return _redirect(url(keys))
         made = len(keys) - 1
         app_to_move = (made % 2 == 0) == (app_side == "first")
-        best = self.database.best_moves(spec, keys[-1], limit=1, misere=misere)
+        best = stored.best_moves(keys[-1], limit=1)
         if best["total"] and app_to_move:
             return _redirect(url([*keys, best["states"][0]["position"]]))
         if hints:
-            choices = self.database.best_moves(spec, keys[-1], limit=LISTED_MOVES, misere=misere)
+            choices = stored.best_moves(keys[-1], limit=LISTED_MOVES)
         else:
-            choices = self.database.successors(spec, keys[-1], limit=LISTED_MOVES, misere=misere)
-        current = self.database.state(spec, keys[-1], moves=0, misere=misere)
+            choices = stored.successors(keys[-1], limit=LISTED_MOVES)
+        current = stored.state(keys[-1], moves=0)
         history = []
         for i, key in enumerate(keys[1:], start=1):
             mover_is_app = ((i - 1) % 2 == 0) == (app_side == "first")
@@ -634,7 +379,7 @@ class Pages:
         winner = None
         if finished:
             # normal play: the player who cannot move loses; misère play: that player wins
-            winner = "you" if app_to_move != misere else "app"
+            winner = "you" if app_to_move != (convention == MISERE) else "app"
         return self.render(
             "play.html",
             title=f"play {game_title(spec, convention)} from {keys[0]}",
@@ -666,9 +411,7 @@ class Pages:
         return Response(body, media_type=kind, headers={"cache-control": "max-age=3600"})
 
     # -- sequence and table ---------------------------------------------------------------
-    def _sequence(
-        self, spec: str, game: Game[Any] | None, stats: Mapping[str, Any]
-    ) -> dict[str, Any] | None:
+    def _sequence(self, game: Game[Any] | None, stats: Mapping[str, Any]) -> dict[str, Any] | None:
         """G(n) of single heaps stored for a heap game, as points of a scatter plot."""
         if game is None or game.as_heap_game() is None:
             return None
@@ -679,8 +422,8 @@ class Pages:
             except (ExplorerError, TypeError):
                 continue
         largest = min(largest, SEQUENCE_HEAPS)
-        found = self.database.lookup(
-            spec, [game.format(game.parse(str(n))) for n in range(largest + 1)]
+        found = self.database.game(game).lookup(
+            [game.format(game.parse(str(n))) for n in range(largest + 1)]
         )
         points = []
         for n in range(largest + 1):
@@ -708,9 +451,7 @@ class Pages:
             ],
         }
 
-    def _table(
-        self, spec: str, game: Game[Any] | None, stats: Mapping[str, Any]
-    ) -> dict[str, Any] | None:
+    def _table(self, game: Game[Any] | None, stats: Mapping[str, Any]) -> dict[str, Any] | None:
         """G(r, c) of the stored positions of a two-coordinate game, as heat-map cells."""
         if game is None or game.family not in ("wythoff", "ferguson"):
             return None
@@ -728,7 +469,7 @@ class Pages:
                     cells[r, c] = game.format(game.parse(f"{r},{c}"))
                 except ExplorerError:
                     continue
-        found = self.database.lookup(spec, list(cells.values()))
+        found = self.database.game(game).lookup(list(cells.values()))
         values = {rc: found[key]["grundy"] for rc, key in cells.items() if key in found}
         if not values:
             return None
@@ -747,41 +488,11 @@ class Pages:
                     "r": r,
                     "c": c,
                     "g": g,
-                    "colour": _heat(g, top),
+                    "colour": heat_colour(g, top),
                 }
                 for (r, c), g in sorted(values.items())
             ],
         }
-
-
-def _charts(stats: Mapping[str, Any] | None, misere: bool = False) -> dict[str, Any]:
-    """The bars of a game's counts by outcome and by Grundy value (G⁻ in a misère build), and
-    where it starts."""
-    if stats is None:
-        return {"counting": True, "outcomes": [], "values": [], "root": None, "max_grundy": None}
-    value = "G⁻" if misere else "G"
-    return {
-        "counting": False,
-        "outcomes": _bars(_by_outcome(stats), _outcome_colour, str),
-        "values": _bars(stats["by_grundy"], grundy_colour, lambda v: f"{value} {v}"),
-        "root": _last_root(stats),
-        "max_grundy": stats["max_grundy"],
-    }
-
-
-def _by_outcome(stats: Mapping[str, Any]) -> dict[str, int]:
-    """Counts by outcome, P first."""
-    order = {"P": 0, "N": 1, "D": 2}
-    return dict(sorted(stats["by_outcome"].items(), key=lambda item: order.get(item[0], 3)))
-
-
-def _outcome_colour(outcome: str) -> str:
-    return P_COLOUR if outcome == "P" else grundy_colour(1) if outcome == "N" else MOVE_COLOUR
-
-
-def _last_root(stats: Mapping[str, Any]) -> str | None:
-    roots = [b["position"] for b in stats["builds"] if b["position"] is not None]
-    return str(roots[-1]) if roots else None
 
 
 def _redirect(url: str) -> Response:
@@ -850,77 +561,3 @@ def create_app(database: Database, *, host: str = "127.0.0.1", port: int = 8000)
         routes=routes,
         middleware=[Middleware(Guard, hosts=allowed_hosts(host, port))],
     )
-
-
-def is_loopback(host: str) -> bool:
-    """Whether `host` is reachable from this machine only.
-
-    Examples
-    --------
-    >>> is_loopback("127.0.0.1"), is_loopback("::1"), is_loopback("0.0.0.0")
-    (True, True, False)
-    """
-    return host == "localhost" or host == "::1" or host.startswith("127.")
-
-
-def listen(host: str, port: int) -> socket.socket:
-    """A socket bound to `host` and `port` (0 for any free port), listening.
-
-    Raises
-    ------
-    ServeError
-        When the address is in use, not this machine's, or not allowed.
-    """
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
-        sock.listen(2048)
-    except OSError as error:
-        sock.close()
-        raise ServeError(
-            f"cannot listen on {host}:{port}: {error.strerror or error} (choose another --port)"
-        ) from None
-    except (OverflowError, UnicodeError) as error:
-        sock.close()
-        raise ServeError(f"cannot listen on {host}:{port}: {error}") from None
-    return sock
-
-
-def serve(
-    database: Database,
-    *,
-    host: str = "127.0.0.1",
-    port: int = 8000,
-    on_listening: Callable[[str], None] | None = None,
-) -> None:
-    """Serve the app over `database` until interrupted (Ctrl-C or SIGTERM).
-
-    Binds first (port 0 picks a free one), then calls `on_listening` with the app's URL, then
-    runs uvicorn on that socket.
-
-    Raises
-    ------
-    ServeError
-        When the address cannot be listened on.
-    """
-    import uvicorn
-
-    sock = listen(host, port)
-    port = sock.getsockname()[1]
-    app = create_app(database, host=host, port=port)
-    address = f"[{host}]" if ":" in host else host
-    if on_listening is not None:
-        on_listening(f"http://{address}:{port}/")
-    config = uvicorn.Config(
-        app,
-        log_level="warning",
-        access_log=False,
-        lifespan="off",
-        server_header=False,
-    )
-    try:
-        uvicorn.Server(config).run(sockets=[sock])
-    finally:
-        sock.close()

@@ -40,7 +40,7 @@ def megabytes(path: Path) -> float:
 def build(path: Path, position: str) -> dict[str, float]:
     started = time.perf_counter()
     with open_database(str(path)) as db:
-        report = db.build(SPEC, position)
+        report = db.game(SPEC).build(position)
     seconds = time.perf_counter() - started
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB -> GiB
     assert report.status == "complete" and report.grundy is not None

@@ -41,14 +41,14 @@ BUILD = """
 import json, sys
 from explorer.storage import open_database
 with open_database(sys.argv[1]) as db:
-    print(json.dumps(db.build(sys.argv[2], sys.argv[3]).to_dict()))
+    print(json.dumps(db.game(sys.argv[2]).build(sys.argv[3]).to_dict()))
 """
 
 EXPORT = """
 import json, sys
 from explorer.storage import open_database
 with open_database(sys.argv[1], create=False) as db:
-    print(json.dumps(db.export(sys.argv[2], sys.argv[3]).to_dict()))
+    print(json.dumps(db.game(sys.argv[2]).export(sys.argv[3]).to_dict()))
 """
 
 READ = """
@@ -65,8 +65,12 @@ with open_database(sys.argv[1], create=False) as db:
     times = {}
     for direction in ("out", "in", "both"):
         started = time.perf_counter()
-        graph = db.neighbourhood(sys.argv[2], sys.argv[3], int(sys.argv[4]), direction,
-                                 max_states=10**7)
+        graph = db.game(sys.argv[2]).neighbourhood(
+            sys.argv[3],
+            int(sys.argv[4]),
+            direction,
+            max_states=10**7,
+        )
         times[direction] = [time.perf_counter() - started, graph.number_of_nodes()]
     print(json.dumps(times))
 """

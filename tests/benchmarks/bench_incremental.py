@@ -95,7 +95,7 @@ def main() -> None:
         )
 
     started = time.perf_counter()
-    db.solve(spec)
+    db.game(spec).resolve()
     full = time.perf_counter() - started
     started = time.perf_counter()
     solve_adjacency(Adjacency.from_edges(args.states, src, dst))
@@ -133,7 +133,7 @@ def main() -> None:
         for _ in range(args.edits):
             edit = random_edit(low, high)
             started = time.perf_counter()
-            result = db.edit(spec, edit)
+            result = db.game(spec).edit(edit)
             times.append(time.perf_counter() - started)
             reexamined.append(result.reexamined)
             print(

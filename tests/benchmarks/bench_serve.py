@@ -77,14 +77,14 @@ def main() -> None:
     path = Path(args.db or Path(folder.name) / "serve.db")
     with open_database(str(path)) as db:
         try:
-            solved = db.state(SPEC, position, moves=0)["grundy"] is not None
+            solved = db.game(SPEC).state(position, moves=0)["grundy"] is not None
         except LookupError:
             solved = False
         if not solved:
             started = time.perf_counter()
-            built = db.build(SPEC, position)
+            built = db.game(SPEC).build(position)
             print(f"built {built.states_new:,} states in {time.perf_counter() - started:.1f} s")
-        states = db.stats(SPEC)["states"]
+        states = db.game(SPEC).stats()["states"]
     chance = random.Random(13)
     keys = [
         ",".join(map(str, sorted(chance.randint(0, heaps) for _ in range(3))))

@@ -124,7 +124,7 @@ def remove(path: Path) -> None:
 def build(path: Path, position: str) -> float:
     started = time.perf_counter()
     with open_database(str(path)) as db:
-        report = db.build(SPEC, position)
+        report = db.game(SPEC).build(position)
     assert report.status == "complete" and report.grundy is not None
     return time.perf_counter() - started
 

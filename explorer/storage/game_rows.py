@@ -1,0 +1,261 @@
+"""`GameRows`, what every read of one stored game starts from: the game row a spec names in a
+convention (resolved once), a position's stored row, and the rows as plain dicts.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+import sqlalchemy as sa
+
+from explorer.errors import ExplorerError, NotStoredError, SpecError
+from explorer.games import load_game
+from explorer.games.convention import MISERE, NORMAL, Convention
+from explorer.storage.engine import shown_location
+from explorer.storage.loopy import parse_escapes
+from explorer.storage.neighbourhood import chunks
+from explorer.storage.records import canonical_spec, lookup_game, shown_spec
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+    from explorer.games.base import Game
+    from explorer.storage.database import Database
+
+#: The columns of a state row every read returns.
+STATE_FIELDS = (
+    "s.id, s.key, s.grundy, s.outcome, s.remoteness, s.depth, s.height, s.expanded, s.escapes"
+)
+#: States reached by moves: edges first, then each state by its key. SQLite plans a CROSS JOIN
+#: in the order written; without it, and without statistics, it may walk every state of the game
+#: in id order looking for the few a move reaches (seconds on a million states).
+EDGES_THEN_STATES = "edges AS e CROSS JOIN states AS s WHERE s.game_id = e.game_id"
+
+
+class QueryResult(dict[str, Any]):
+    """What `StoredGame.state`, `StoredGame.states`, `StoredGame.successors` and
+    `StoredGame.predecessors` return: a plain dict (their JSON form), shown as a table in a
+    notebook."""
+
+    def _repr_html_(self) -> str:
+        # the notebook's table lives with every other view (imported only when shown)
+        from explorer.viz.notebook import query_view
+
+        return query_view(self)
+
+
+def state_dict(row: Any) -> dict[str, object]:
+    """A state row as reads return it."""
+    escapes = parse_escapes(row.escapes)
+    return {
+        "position": row.key,
+        "grundy": row.grundy,
+        "outcome": row.outcome,
+        "remoteness": row.remoteness,
+        "depth": row.depth,
+        "height": row.height,
+        "expanded": bool(row.expanded),
+        "infinite": escapes is not None,
+        "escapes": None if escapes is None else sorted(escapes),
+    }
+
+
+def _misere_flag(convention: Convention) -> str:
+    """What a command line adds to name a game's misère build."""
+    return " --misere" if convention == MISERE else ""
+
+
+def _import_argument(spec: str) -> str:
+    """What `explorer import` takes for a file game: the file (``dag:``) or the spec."""
+    return spec.removeprefix("dag:")
+
+
+class GameRows:
+    """One game of a database in one convention (see `StoredGame`, which adds the reads and
+    writes). Its game row is looked up on first use, and kept once found; a game not stored
+    says what is stored and how to store it.
+
+    Examples
+    --------
+    >>> from explorer.storage import open_database
+    >>> db = open_database("sqlite://")
+    >>> _ = db.game("nim").build("2")
+    >>> from explorer.errors import NotStoredError
+    >>> try:
+    ...     db.game("nim", "misere").stats()
+    ... except NotStoredError as error:
+    ...     print(str(error).split(": ")[1])
+    only its normal-play build is (build a position of it
+    >>> db.close()
+    """
+
+    def __init__(
+        self, database: Database, game: str | Game[Any], convention: Convention | str = NORMAL
+    ) -> None:
+        self.database = database
+        self.engine = database.engine
+        try:
+            self.convention = Convention(convention)
+        except ValueError:
+            raise SpecError(f"unknown convention {convention!r} (use normal or misere)") from None
+        self._rules: Game[Any] | None = None
+        self._rules_tried = False
+        if isinstance(game, str):
+            self.spec = game
+        else:
+            self.spec, self._rules, self._rules_tried = game.spec, game, True
+        self._found: tuple[int, str] | None = None
+
+    def __repr__(self) -> str:
+        return f"{self.database!r}.game({self.spec!r}, {str(self.convention)!r})"
+
+    # -- the game row -----------------------------------------------------------------------
+    def _resolved(self, conn: sa.Connection) -> tuple[int, str]:
+        """The id of the game row, and the game's spec as shown (see `shown_spec`).
+
+        Raises
+        ------
+        NotStoredError
+            When the game is not stored in this convention; the message says what is stored
+            and how to store it.
+        """
+        if self._found is None:
+            found = lookup_game(conn, self.spec, self.convention)
+            if found is None:
+                raise self._not_stored(conn)
+            self._found = found[0], shown_spec(found[1])
+        return self._found
+
+    def _not_stored(self, conn: sa.Connection) -> NotStoredError:
+        misere = self.convention == MISERE
+        flag = _misere_flag(self.convention)
+        where = shown_location(self.engine)
+        shown = shown_spec(canonical_spec(self.spec))
+        if lookup_game(conn, self.spec, NORMAL if misere else MISERE) is not None:
+            other = "only its normal-play build" if misere else "only its misère build"
+            add = "" if misere else " (add --misere)"
+            return NotStoredError(
+                f"the {'misère' if misere else 'normal-play'} game {shown!r} is not stored in "
+                f"{where!r}: {other} is{add} (build a position of it: explorer "
+                f"build {shown!r} POSITION{flag})"
+            )
+        hint = f"build a position first: explorer build {shown!r} POSITION{flag}"
+        family = shown.partition(":")[0]
+        if family in ("dag", "graph"):
+            name = os.path.basename(shown.partition(":")[2])
+            others = [
+                shown_spec(s)
+                for (s,) in conn.execute(
+                    sa.text("SELECT spec FROM games WHERE family = :f ORDER BY id"), {"f": family}
+                )
+                if os.path.basename(s) == name
+            ]
+            hint = (
+                f"stored from files named {name!r}: {', '.join(others)}"
+                if others
+                else f"import it first: explorer import {_import_argument(shown)!r}"
+            )
+        which = "the misère game" if misere else "game"
+        return NotStoredError(f"{which} {shown!r} is not stored in {where!r} ({hint})")
+
+    # -- positions --------------------------------------------------------------------------
+    def _key(self, position: str) -> tuple[str, str | None]:
+        """The stored spelling of a position, and why it did not parse.
+
+        A position the rules refuse may still be stored: an edit adds states to a DAG game
+        that its file does not list. Such a position is looked up as typed, and the reason is
+        kept for the error if it is not stored either.
+        """
+        if not self._rules_tried:
+            self._rules_tried = True
+            try:
+                self._rules = load_game(self.spec)
+            except ExplorerError:
+                self._rules = None
+        if self._rules is None:
+            return position, None
+        try:
+            return self._rules.format(self._rules.parse(position)), None
+        except ExplorerError as error:
+            return position, str(error)
+
+    def _located(self, conn: sa.Connection, position: str) -> tuple[int, str, Any]:
+        """The game's id and shown spec, and the stored row of a position.
+
+        Raises
+        ------
+        NotStoredError
+            When the game or the position is not stored.
+        """
+        key, problem = self._key(position)
+        game_id, spec = self._resolved(conn)
+        row = conn.execute(
+            sa.text(f"SELECT {STATE_FIELDS} FROM states AS s WHERE game_id = :g AND key = :k"),
+            {"g": game_id, "k": key},
+        ).one_or_none()
+        where = shown_location(self.engine)
+        if row is None and problem is not None:
+            raise NotStoredError(
+                f"position {key!r} of {spec} is not stored in {where!r}: {problem}"
+            )
+        if row is None:
+            raise NotStoredError(
+                f"position {key!r} of {spec} is not stored in {where!r} "
+                f"(build it first: explorer build {spec!r} {key!r}{_misere_flag(self.convention)})"
+            )
+        return game_id, spec, row
+
+    # -- rows -------------------------------------------------------------------------------
+    @staticmethod
+    def _rows_by_id(conn: sa.Connection, game_id: int, ids: Sequence[int]) -> list[Any]:
+        """The state rows of `ids`, in the order given."""
+        statement = sa.text(
+            f"SELECT {STATE_FIELDS} FROM states AS s WHERE s.game_id = :g AND s.id IN :ids"
+        ).bindparams(sa.bindparam("ids", expanding=True))
+        found: dict[int, Any] = {}
+        for chunk in chunks(ids):
+            found.update(
+                (row.id, row) for row in conn.execute(statement, {"g": game_id, "ids": chunk})
+            )
+        return [found[i] for i in ids]
+
+    @staticmethod
+    def _linked(
+        conn: sa.Connection,
+        game_id: int,
+        state: int,
+        direction: Literal["out", "in"],
+        limit: int,
+        offset: int,
+    ) -> dict[str, Any]:
+        """One page of the states one move from (``out``) or to (``in``) a state."""
+        near, far = ("src", "dst") if direction == "out" else ("dst", "src")
+        total = conn.execute(
+            sa.text(f"SELECT COUNT(*) FROM edges WHERE game_id = :g AND {near} = :s"),
+            {"g": game_id, "s": state},
+        ).scalar_one()
+        rows = conn.execute(
+            sa.text(
+                f"SELECT {STATE_FIELDS} FROM {EDGES_THEN_STATES} AND s.id = e.{far} "
+                f"AND e.game_id = :g AND e.{near} = :s ORDER BY e.{far} LIMIT :n OFFSET :o"
+            ),
+            {"g": game_id, "s": state, "n": limit, "o": offset},
+        )
+        return {"total": total, "states": [state_dict(r) for r in rows]}
+
+    def _graph(
+        self, spec: str, root: str | None, rows: Sequence[Any], edges: Sequence[Any]
+    ) -> nx.DiGraph:
+        """A NetworkX graph of state rows and the moves among them (pairs of state ids)."""
+        import networkx as nx  # only the reads that return graphs load it
+
+        graph = nx.DiGraph(game=spec, root=root, convention=self.convention)
+        names = {}
+        for row in rows:
+            names[row.id] = row.key
+            graph.add_node(row.key, **state_dict(row))
+            del graph.nodes[row.key]["position"]
+        graph.add_edges_from((names[a], names[b]) for a, b in edges)
+        return graph

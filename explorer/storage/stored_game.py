@@ -1,0 +1,418 @@
+"""`StoredGame`, one game of a database in one convention (``db.game("nim")``): its states,
+moves and counts as plain data, and the builds, edits, re-solves and checks that write it.
+
+The game row is looked up once, on first use; every method then reads or writes that game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, Unpack
+
+import sqlalchemy as sa
+
+from explorer.errors import SpecError
+from explorer.games.convention import NORMAL
+from explorer.storage.browsing import Browsing
+from explorer.storage.counts import read_counts
+from explorer.storage.engine import release_page_cache, translated
+from explorer.storage.game_rows import STATE_FIELDS, QueryResult, state_dict
+from explorer.storage.records import canonical_spec, shown_status
+from explorer.storage.sequences import (
+    StoredSequence,
+    delete_sequence,
+    load_sequence,
+    save_sequence,
+)
+from explorer.storage.subgraphs import Subgraphs
+
+if TYPE_CHECKING:  # building, editing and checking load in the methods that do them
+    from explorer.solver.incremental import Edit
+    from explorer.storage.building import BuildProgress, BuildReport
+    from explorer.storage.edits import EditReport
+    from explorer.storage.verify import Verification
+
+
+class BuildOptions(TypedDict, total=False):
+    """The options `StoredGame.build` passes on to `explorer.storage.building.build_position`,
+    which gives their defaults."""
+
+    max_states: int | None
+    batch_states: int
+    memory: int | None
+    progress: Callable[[BuildProgress], None] | None
+    defer_key_index_at: int | None
+
+
+class StoredGame(Browsing, Subgraphs):
+    """One game of a database in one convention: what `Database.game` returns.
+
+    Reads return plain data (dicts and lists) or `networkx.DiGraph` objects; writes return
+    reports. A game's misère build (``convention=MISERE``) is a game of its own beside the
+    normal-play one: its states hold G⁻, misère outcomes and misère remoteness.
+
+    Examples
+    --------
+    >>> from explorer.storage import open_database
+    >>> db = open_database("sqlite://")  # in memory
+    >>> nim = db.game("nim")
+    >>> nim.build("1,2").states_new
+    5
+    >>> nim.state("2,1")["grundy"]
+    3
+    >>> db.game("nim", "misere").build("1,1,1").outcome
+    'P'
+    >>> db.close()
+    """
+
+    # -- writes -----------------------------------------------------------------------------
+    @translated("write to")
+    def build(self, position: str, **options: Unpack[BuildOptions]) -> BuildReport:
+        """Build the game graph of a position into the database (see `build_position`, which
+        takes the same keyword options, `max_states`, `batch_states`, `memory`, `progress`
+        and `defer_key_index_at`, and gives their defaults).
+
+        Stored states and values are reused; a build stopped by `max_states`, by the `memory`
+        budget (bytes the process may use; None for none) or killed continues where it
+        stopped when run again. In the misère convention the game's misère build is made.
+
+        Raises
+        ------
+        DatabaseError
+            When the database refuses the writes (read-only, full, locked, or another build
+            of the same game writing at the same time); what was committed stays consistent.
+        """
+        from explorer.storage.building import build_position
+
+        return build_position(
+            self.engine, self.spec, position, convention=self.convention, **options
+        )
+
+    @translated("write to")
+    def edit(self, edit: Edit) -> EditReport:
+        """Add and remove states and moves of a stored DAG game, re-solving only what changes.
+
+        Raises
+        ------
+        NotStoredError
+            When the game is not stored.
+        EditError, CyclicGraphError
+            When the edit is refused; nothing is written.
+
+        Examples
+        --------
+        >>> from explorer.solver.incremental import Edit
+        >>> from explorer.storage import open_database
+        >>> db = open_database("sqlite://")
+        >>> game = db.game(db.import_graph("data/note003.json").game)
+        >>> report = game.edit(Edit(remove_edges=(("b", "a"),)))
+        >>> report.reexamined, report.changed, game.state("b")["grundy"]
+        (1, 1, 1)
+        >>> db.close()
+        """
+        from explorer.storage.edits import edit_game
+
+        self._normal_play("edits")
+        return edit_game(self.engine, self.spec, edit)
+
+    @translated("write to")
+    def resolve(self) -> int:
+        """Re-solve every stored state of the game from its stored edges; returns how many.
+
+        Examples
+        --------
+        >>> from explorer.storage import open_database
+        >>> db = open_database("sqlite://")
+        >>> nim = db.game("nim")
+        >>> _ = nim.build("2,2")
+        >>> nim.resolve(), nim.state("2,2")["grundy"]
+        (6, 0)
+        >>> db.close()
+        """
+        from explorer.storage.edits import solve_stored
+
+        self._normal_play("re-solves")
+        return solve_stored(self.engine, self.spec)
+
+    def verify(
+        self,
+        *,
+        rules: bool = True,
+        show: int = 20,
+        progress: Callable[[str, int, int], None] | None = None,
+    ) -> Verification:
+        """Check the game's stored values and moves (see `verify_database`, which takes the
+        same options), and SQLite's integrity check of the whole file.
+
+        Examples
+        --------
+        >>> from explorer.storage import open_database
+        >>> db = open_database("sqlite://")
+        >>> nim = db.game("nim")
+        >>> _ = nim.build("2,2")
+        >>> nim.verify().ok
+        True
+        >>> db.close()
+        """
+        from explorer.storage.verify import verify_database
+
+        return verify_database(
+            self.engine,
+            self.spec,
+            rules=rules,
+            show=show,
+            progress=progress,
+            convention=self.convention,
+        )
+
+    def _normal_play(self, what: str) -> None:
+        if self.convention != NORMAL:
+            raise SpecError(
+                f"{what} are of a game's normal-play build, not of its misère build: "
+                f"use db.game({self.spec!r})"
+            )
+
+    # -- single positions -------------------------------------------------------------------
+    @translated("read")
+    def state(self, position: str, *, moves: int = 100) -> QueryResult:
+        """A stored position: its values, its first `moves` moves, and how many there are.
+
+        In a misère build ``grundy`` is G⁻ (0 exactly on misère P-positions), ``outcome`` and
+        ``remoteness`` misère play's; ``convention`` says which.
+
+        Raises
+        ------
+        NotStoredError
+            When the game or the position is not stored.
+        """
+        with self.engine.connect() as conn:
+            game_id, spec, row = self._located(conn, position)
+            result = QueryResult(game=spec, convention=self.convention, **state_dict(row))
+            successors = self._linked(conn, game_id, row.id, "out", moves, 0)
+            result["moves"] = successors["total"]
+            result["successors"] = successors["states"]
+            result["winning_moves"] = [
+                s["position"] for s in successors["states"] if s["outcome"] == "P"
+            ]
+            result["predecessors"] = conn.execute(
+                sa.text("SELECT COUNT(*) FROM edges WHERE game_id = :g AND dst = :s"),
+                {"g": game_id, "s": row.id},
+            ).scalar_one()
+        return result
+
+    @translated("read")
+    def successors(self, position: str, *, limit: int = 20, offset: int = 0) -> QueryResult:
+        """One page of the stored moves from a position: ``{"total", "states", ...}``."""
+        return self._neighbours(position, "out", limit, offset)
+
+    @translated("read")
+    def predecessors(self, position: str, *, limit: int = 20, offset: int = 0) -> QueryResult:
+        """One page of the stored positions with a move to this one."""
+        return self._neighbours(position, "in", limit, offset)
+
+    def _neighbours(
+        self, position: str, direction: Literal["out", "in"], limit: int, offset: int
+    ) -> QueryResult:
+        with self.engine.connect() as conn:
+            game_id, spec, row = self._located(conn, position)
+            page = self._linked(conn, game_id, row.id, direction, limit, offset)
+        return QueryResult(
+            game=spec,
+            convention=self.convention,
+            position=row.key,
+            direction=direction,
+            offset=offset,
+            limit=limit,
+            **page,
+        )
+
+    # -- listings and counts ----------------------------------------------------------------
+    @translated("read")
+    def states(
+        self,
+        *,
+        outcome: str | None = None,
+        grundy: int | None = None,
+        depth: int | None = None,
+        infinite: bool | None = None,
+        limit: int = 20,
+        offset: int = 0,
+        count: bool = True,
+    ) -> QueryResult:
+        """One page of the game's stored states, filtered, in discovery order.
+
+        `outcome` is ``"P"``, ``"N"`` or ``"D"`` (a draw, in a game with cycles); `infinite`
+        True keeps the states of value ∞(K), False the finite ones. Returns ``{"game",
+        "total", "offset", "limit", "states": [...]}`` where ``total`` counts every state
+        matching the filters. Counting reads every state of the game; with ``count=False`` it
+        is skipped (``total`` is None) and ``"more"`` says whether states follow this page.
+        """
+        where = ["game_id = :g"]
+        params: dict[str, object] = {"n": limit, "o": offset}
+        if outcome is not None:
+            where.append("outcome = :outcome")
+            params["outcome"] = outcome.upper()
+        if grundy is not None:
+            where.append("grundy = :grundy")
+            params["grundy"] = grundy
+        if depth is not None:
+            where.append("depth = :depth")
+            params["depth"] = depth
+        if infinite is not None:
+            where.append("escapes IS NOT NULL" if infinite else "grundy IS NOT NULL")
+        condition = " AND ".join(where)
+        with self.engine.connect() as conn:
+            params["g"], spec = self._resolved(conn)
+            total = None
+            if count:
+                total = conn.execute(
+                    sa.text(f"SELECT COUNT(*) FROM states WHERE {condition}"), params
+                ).scalar_one()
+            else:
+                params["n"] = limit + 1
+            rows = conn.execute(
+                sa.text(
+                    f"SELECT {STATE_FIELDS} FROM states AS s WHERE {condition} "
+                    "ORDER BY id LIMIT :n OFFSET :o"
+                ),
+                params,
+            )
+            found = [state_dict(r) for r in rows]
+        more = len(found) > limit if total is None else offset + len(found) < total
+        return QueryResult(
+            game=spec,
+            convention=self.convention,
+            total=total,
+            offset=offset,
+            limit=limit,
+            states=found[:limit],
+            more=more,
+        )
+
+    @translated("read")
+    def stats(self) -> dict[str, Any]:
+        """Counts by outcome, Grundy value and depth, extremes, and the build history of the
+        game (in a misère build, values G⁻ and misère outcomes).
+
+        Examples
+        --------
+        >>> from explorer.storage import open_database
+        >>> db = open_database("sqlite://")
+        >>> nim = db.game("nim")
+        >>> _ = nim.build("1,2")
+        >>> nim.stats()["by_outcome"]
+        {'N': 3, 'P': 2}
+        >>> db.close()
+        """
+        with self.engine.connect() as conn:
+            game_id, spec = self._resolved(conn)
+            params = {"g": game_id}
+            counts = read_counts(conn, game_id)
+
+            def histogram(kind: str) -> dict[Any, int]:
+                numbers = counts[kind]
+                values = sorted(numbers) if kind == "outcome" else sorted(map(int, numbers))
+                return {value: numbers[str(value)] for value in values}
+
+            def total(kind: str) -> int:
+                return counts[kind].get("", 0)
+
+            by_outcome, by_grundy, by_depth = (
+                histogram("outcome"),
+                histogram("grundy"),
+                histogram("depth"),
+            )
+            remoteness, height = histogram("remoteness"), histogram("height")
+            builds = [
+                {
+                    "id": r.id,
+                    "kind": r.kind,
+                    "position": r.root,
+                    "status": shown_status(r.status, r.host, r.pid),
+                    "started_at": str(r.started_at),
+                    "finished_at": None if r.finished_at is None else str(r.finished_at),
+                    "states_new": r.states_new,
+                    "states_reused": r.states_reused,
+                    "edges_new": r.edges_new,
+                    "values_computed": r.values_computed,
+                    "host": r.host,
+                    "pid": r.pid,
+                }
+                for r in conn.execute(
+                    sa.text("SELECT * FROM builds WHERE game_id = :g ORDER BY id"), params
+                )
+            ]
+        return {
+            "game": spec,
+            "convention": self.convention,
+            "states": total("states"),
+            "edges": total("edges"),
+            "expanded": total("expanded"),
+            "solved": total("solved"),
+            "unsolved": total("states") - total("solved"),
+            "by_outcome": by_outcome,
+            "by_grundy": by_grundy,
+            "by_depth": by_depth,
+            "max_grundy": max(by_grundy, default=None),
+            "max_depth": max(by_depth, default=None),
+            "max_remoteness": max(remoteness, default=None),
+            "max_height": max(height, default=None),
+            "builds": builds,
+        }
+
+    # -- value sequences of one heap (normal play) ------------------------------------------
+    @translated("read")
+    def sequence(self) -> StoredSequence | None:
+        """The stored single-heap value sequence of the game, or None.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from explorer.storage import open_database
+        >>> db = open_database("sqlite://")
+        >>> nim = db.game("nim")
+        >>> from explorer.solver.sparse import fletcher32
+        >>> values = np.arange(5, dtype=np.uint16)
+        >>> nim.save_sequence(values, 5, checksum=fletcher32(values), method="table")
+        >>> nim.sequence().values.tolist()
+        [0, 1, 2, 3, 4]
+        >>> db.close()
+        """
+        self._normal_play("value sequences")
+        with self.engine.connect() as conn:
+            stored = load_sequence(conn, canonical_spec(self.spec))
+            release_page_cache(conn)
+            return stored
+
+    @translated("write to")
+    def delete_sequence(self) -> bool:
+        """Delete the game's stored single-heap value sequence; whether there was one."""
+        self._normal_play("value sequences")
+        with self.engine.connect() as conn:
+            with conn.begin():
+                return delete_sequence(conn, canonical_spec(self.spec))
+
+    @translated("write to")
+    def save_sequence(
+        self,
+        values: Any,
+        computed: int,
+        *,
+        period: tuple[int, int] | None = None,
+        checksum: int,
+        method: str,
+    ) -> None:
+        """Store G(0..computed-1) of the game's single heap (one transaction), and its period."""
+        self._normal_play("value sequences")
+        with self.engine.connect() as conn:
+            with conn.begin():
+                save_sequence(
+                    conn,
+                    canonical_spec(self.spec),
+                    values,
+                    computed,
+                    period=period,
+                    checksum=checksum,
+                    method=method,
+                )
+            release_page_cache(conn)

@@ -1,0 +1,279 @@
+"""Parts of one stored game's graph: NetworkX subgraphs (a neighbourhood, the top of the graph)
+and the streams of states and moves an export writes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import sqlalchemy as sa
+
+from explorer.storage.engine import translated
+from explorer.storage.game_rows import STATE_FIELDS, GameRows
+from explorer.storage.neighbourhood import Direction, chunks, edges_among, neighbourhood_ids
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+    from explorer.storage.export import ExportReport, Progress
+
+#: Largest graph `neighbourhood` and `subgraph` put in memory unless told otherwise.
+MAX_GRAPH_STATES = 200_000
+#: Largest neighbourhood `export` holds the ids of unless told otherwise (whole graphs stream).
+MAX_EXPORT_NEIGHBOURHOOD = 2_000_000
+
+
+class Subgraphs(GameRows):
+    """Subgraphs and exports of one stored game (see `StoredGame`)."""
+
+    @translated("read")
+    def neighbourhood(
+        self,
+        position: str,
+        depth: int,
+        direction: Direction = "out",
+        *,
+        max_states: int = MAX_GRAPH_STATES,
+    ) -> nx.DiGraph:
+        """The states within `depth` moves of a position, and the moves among them.
+
+        Fetched by one recursive SQL query, never by loading the whole graph. Nodes are the
+        position texts, with attributes ``grundy``, ``outcome``, ``remoteness``, ``depth``,
+        ``height`` and ``expanded``; graph attributes ``game``, ``root`` and ``convention``
+        (``misere`` for the game's misère build, its ``grundy`` being G⁻).
+
+        Parameters
+        ----------
+        direction : {"out", "in", "both"}
+            Follow moves forwards (successors), backwards (predecessors), or both ways.
+
+        Raises
+        ------
+        NotStoredError
+            When the game or position is not stored.
+        GraphTooLargeError
+            When the neighbourhood has more than `max_states` states.
+
+        Examples
+        --------
+        >>> from explorer.storage import open_database
+        >>> db = open_database("sqlite://")
+        >>> nim = db.game("nim")
+        >>> _ = nim.build("1,2")
+        >>> sorted(nim.neighbourhood("1,2", depth=1))
+        ['1', '1,1', '1,2', '2']
+        >>> db.close()
+        """
+        with self.engine.connect() as conn:
+            game_id, spec, root = self._located(conn, position)
+            near = neighbourhood_ids(
+                conn,
+                game_id,
+                root.id,
+                depth,
+                direction,
+                max_states=max_states,
+                what=f"the neighbourhood of {root.key!r}",
+            )
+            ids = [state for state, _ in near]
+            rows = self._rows_by_id(conn, game_id, ids)
+            edges = list(edges_among(conn, game_id, ids))
+        return self._graph(spec, root.key, rows, edges)
+
+    @translated("read")
+    def subgraph(self, limit: int = MAX_GRAPH_STATES) -> nx.DiGraph:
+        """The first `limit` stored states of a game (in discovery order) and their moves.
+
+        Builds discover states breadth first, so this is the top of the game graph; with a
+        `limit` at least the number of states it is the whole stored graph. Node attributes
+        are those of `neighbourhood`.
+        """
+        top = "WITH top AS (SELECT id FROM states WHERE game_id = :g ORDER BY id LIMIT :n) "
+        with self.engine.connect() as conn:
+            game_id, spec = self._resolved(conn)
+            params = {"g": game_id, "n": limit}
+            rows = conn.execute(
+                sa.text(
+                    top + f"SELECT {STATE_FIELDS} FROM top JOIN states AS s "
+                    "ON s.game_id = :g AND s.id = top.id ORDER BY s.id"
+                ),
+                params,
+            ).all()
+            edges = conn.execute(
+                sa.text(
+                    top + "SELECT e.src, e.dst FROM edges AS e JOIN top AS a ON a.id = e.src "
+                    "JOIN top AS b ON b.id = e.dst WHERE e.game_id = :g"
+                ),
+                params,
+            ).all()
+        return self._graph(spec, rows[0].key if rows else None, rows, edges)
+
+    @translated("read")
+    def export(
+        self,
+        path: str | Path,
+        fmt: str | None = None,
+        *,
+        around: str | None = None,
+        depth: int = 2,
+        direction: Direction = "out",
+        limit: int | None = None,
+        progress: Progress | None = None,
+    ) -> ExportReport:
+        """Stream a stored game graph, or a neighbourhood, into GraphML, GEXF, JSON or CSV.
+
+        Rows go from the database to the file as they are read, so the whole graph of a
+        large game exports in constant memory; the file replaces `path` only once complete.
+
+        Parameters
+        ----------
+        path : str or Path
+            The file; for CSV, ``X.csv`` gives ``X.nodes.csv`` and ``X.edges.csv``.
+        fmt : {"graphml", "gexf", "json", "csv"}, optional
+            Defaults to the file's suffix.
+        around : str, optional
+            Export the states within `depth` moves of this position (`direction` as in
+            `neighbourhood`) instead of the whole graph.
+        limit : int, optional
+            The whole graph: the first `limit` states in discovery order (all by default). A
+            neighbourhood: the most states it may have (2,000,000 by default).
+        progress : callable, optional
+            Called as ``progress(what, done, total)``, what being ``"states"`` or ``"moves"``.
+
+        Raises
+        ------
+        NotStoredError
+            When the game or the position is not stored.
+        ExportError
+            For an unknown format, a destination that is a symbolic link, a position XML cannot
+            hold, or a failed write (the previous file is then unchanged).
+        GraphTooLargeError
+            When the neighbourhood has more than `limit` states.
+
+        Examples
+        --------
+        >>> import tempfile, networkx as nx
+        >>> from explorer.storage import open_database
+        >>> db = open_database("sqlite://")
+        >>> nim = db.game("nim")
+        >>> _ = nim.build("1,2")
+        >>> with tempfile.TemporaryDirectory() as tmp:
+        ...     report = nim.export(Path(tmp) / "nim.graphml")
+        ...     graph = nx.read_graphml(report.files[0])
+        >>> report.states, report.edges, graph.nodes["1,1"]["grundy"]
+        (5, 7, 0)
+        >>> db.close()
+        """
+        path = Path(path)
+        from explorer.storage.export import ExportReport, export_format, write_graph
+
+        chosen = export_format(path, fmt)
+        counted = {"states": 0, "moves": 0}
+
+        def counting(batches: Iterator[list[Any]], what: str, total: int) -> Iterator[list[Any]]:
+            for batch in batches:
+                yield batch
+                counted[what] += len(batch)
+                if progress is not None:
+                    progress(what, counted[what], total)
+
+        with self.engine.connect() as conn:
+            if around is None:
+                game_id, spec = self._resolved(conn)
+                root, nodes, edges, stored, states, moves = self._whole(conn, game_id, limit)
+            else:
+                game_id, spec, start = self._located(conn, around)
+                root = start.key
+                near = neighbourhood_ids(
+                    conn,
+                    game_id,
+                    start.id,
+                    depth,
+                    direction,
+                    max_states=MAX_EXPORT_NEIGHBOURHOOD if limit is None else limit,
+                    what=f"the neighbourhood of {root!r}",
+                )
+                nodes, edges, moves = self._near(conn, game_id, [i for i, _ in near])
+                stored = states = len(near)
+            files = write_graph(
+                path,
+                chosen,
+                spec,
+                root,
+                counting(nodes, "states", states),
+                counting(edges, "moves", moves),
+                self.convention,
+            )
+        return ExportReport(
+            spec,
+            counted["states"],
+            counted["moves"],
+            stored,
+            [str(f) for f in files],
+            self.convention,
+        )
+
+    @staticmethod
+    def _whole(
+        conn: sa.Connection, game_id: int, limit: int | None
+    ) -> tuple[str | None, Iterator[Any], Iterator[Any], int, int, int]:
+        """Streams of the first `limit` states and the moves among them, with their counts."""
+        params: dict[str, object] = {"g": game_id}
+        stored = conn.execute(
+            sa.text("SELECT COUNT(*) FROM states WHERE game_id = :g"), params
+        ).scalar_one()
+        root = conn.execute(
+            sa.text("SELECT key FROM states WHERE game_id = :g ORDER BY id LIMIT 1"), params
+        ).scalar()
+        within = ""
+        if limit is not None and limit < stored:
+            params["cut"] = conn.execute(
+                sa.text("SELECT id FROM states WHERE game_id = :g ORDER BY id LIMIT 1 OFFSET :n"),
+                {**params, "n": limit - 1},
+            ).scalar_one()
+            within = " AND e.src <= :cut AND e.dst <= :cut"
+        moves = conn.execute(
+            sa.text(f"SELECT COUNT(*) FROM edges AS e WHERE e.game_id = :g{within}"), params
+        ).scalar_one()
+        nodes_sql = (
+            "SELECT key, grundy, outcome, remoteness, depth, height, expanded FROM states "
+            "WHERE game_id = :g" + (" AND id <= :cut" if within else "") + " ORDER BY id"
+        )
+        edges_sql = (
+            "SELECT a.key, b.key FROM edges AS e "
+            "JOIN states AS a ON a.game_id = e.game_id AND a.id = e.src "
+            "JOIN states AS b ON b.game_id = e.game_id AND b.id = e.dst "
+            f"WHERE e.game_id = :g{within} ORDER BY e.src, e.dst"
+        )
+
+        from explorer.storage.bulk import partitions
+
+        def stream(sql: str) -> Iterator[list[Any]]:
+            for partition in partitions(conn, sql, params):
+                yield list(partition)
+
+        states = stored if not within else min(stored, limit or stored)
+        return root, stream(nodes_sql), stream(edges_sql), stored, states, moves
+
+    def _near(
+        self, conn: sa.Connection, game_id: int, ids: list[int]
+    ) -> tuple[Iterator[Any], Iterator[Any], int]:
+        """Streams of the states `ids` (in that order) and the moves among them."""
+        keys: dict[int, str] = {}
+
+        def nodes() -> Iterator[list[Any]]:
+            for chunk in chunks(ids):
+                rows = self._rows_by_id(conn, game_id, chunk)
+                keys.update((row.id, row.key) for row in rows)
+                yield [
+                    (r.key, r.grundy, r.outcome, r.remoteness, r.depth, r.height, r.expanded)
+                    for r in rows
+                ]
+
+        def edges() -> Iterator[list[Any]]:
+            for chunk in chunks(pairs):
+                yield [(keys[a], keys[b]) for a, b in chunk]
+
+        pairs: list[tuple[int, int]] = list(edges_among(conn, game_id, ids))
+        return nodes(), edges(), len(pairs)
