@@ -19,6 +19,8 @@ from explorer.lazy import lazy_members
 if TYPE_CHECKING:
     from explorer.analysis import Explanation, Solution, explain, grundy_value, solve, value_table
     from explorer.games import families, load_game
+    from explorer.games.base import Game
+    from explorer.games.python import game, heap_game
     from explorer.graph import build_graph
     from explorer.sequences import ValueSequence, find_period, value_sequence
     from explorer.solver import grundy_values, mex, outcomes, remoteness, winning_moves
@@ -35,6 +37,9 @@ _HOMES = {
     "value_table": "explorer.analysis",
     "families": "explorer.games",
     "load_game": "explorer.games",
+    "Game": "explorer.games.base",
+    "game": "explorer.games.python",
+    "heap_game": "explorer.games.python",
     "build_graph": "explorer.graph",
     "ValueSequence": "explorer.sequences",
     "find_period": "explorer.sequences",
@@ -53,14 +58,17 @@ __getattr__, __dir__ = lazy_members(globals(), _HOMES)
 __all__ = [
     "Explanation",
     "ExplorerError",
+    "Game",
     "Solution",
     "ValueSequence",
     "build_graph",
     "explain",
     "families",
     "find_period",
+    "game",
     "grundy_value",
     "grundy_values",
+    "heap_game",
     "load_game",
     "mex",
     "outcomes",

@@ -60,9 +60,12 @@ class Game(ABC, Generic[P]):
     summary: ClassVar[str] = ""
 
     @property
-    @abstractmethod
     def spec(self) -> str:
-        """The canonical spec string naming this game."""
+        """The canonical spec string naming this game; a subclass written outside explorer
+        need not give one: it is named ``py:FILE:ClassName@FINGERPRINT`` by its file."""
+        from explorer.games.python import class_spec
+
+        return class_spec(type(self))
 
     @classmethod
     def from_parameters(cls, parameters: str | None) -> Game[P]:

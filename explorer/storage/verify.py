@@ -23,6 +23,7 @@ from sqlalchemy.engine import Engine
 from explorer.errors import ExplorerError, NotStoredError
 from explorer.games import load_game, may_cycle
 from explorer.games.base import Game as GameRules
+from explorer.games.pyspec import rules_changed
 from explorer.solver.loopy import Infinite
 from explorer.solver.misere import MISERE, NORMAL, Convention
 from explorer.storage.bulk import read_int_columns
@@ -249,6 +250,7 @@ def _check_game(
         check.rules = (
             "moves checked against the rules" if rules else "moves not checked (--no-rules)"
         )
+        check.rules += rules_changed(spec, game.spec)
     if not rules:
         game = None
     total = conn.execute(

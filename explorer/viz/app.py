@@ -22,9 +22,9 @@ from urllib.parse import quote_plus, urlencode
 import networkx as nx
 
 from explorer.errors import DatabaseError, ExplorerError
-from explorer.games import load_game
 from explorer.games.base import Game
 from explorer.games.heaps import HeapGame
+from explorer.games.pyspec import stored_rules
 from explorer.solver import outcome
 from explorer.solver.misere import MISERE, NORMAL
 from explorer.viz import templating
@@ -318,9 +318,10 @@ def _convention(misere: bool) -> str | None:
 
 
 def _game(spec: str) -> Game[Any] | None:
-    """The rules of a stored game, when they load (a DAG game's file may be gone)."""
+    """The rules of a stored game, when they load (a DAG game's file may be gone); a game
+    with Python rules is never run to be shown (see `stored_rules`)."""
     try:
-        return load_game(spec)
+        return stored_rules(spec)
     except ExplorerError:
         return None
 
