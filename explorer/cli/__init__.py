@@ -20,6 +20,7 @@ COMMAND_MODULES = {
     "explorer.cli.edit": ("import", "edit", "diff"),
     "explorer.cli.viz": ("viz", "plot"),
     "explorer.cli.serve": ("serve",),
+    "explorer.cli.check": ("check",),
 }
 
 

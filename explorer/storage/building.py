@@ -30,7 +30,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from explorer import __version__
-from explorer.errors import GraphTooLargeError, SpecError
+from explorer.errors import GraphTooLargeError, RuleError, SpecError
 from explorer.games import load_game, may_cycle
 from explorer.games.base import Game, Position
 from explorer.solver import outcome
@@ -77,6 +77,7 @@ from explorer.storage.records import (
     update_build,
 )
 from explorer.storage.sorted_runs import Run, find_sorted, merged, push_run
+from explorer.storage.undo import undo_build
 
 #: States expanded per transaction: large enough for bulk rates, small enough to lose little.
 BATCH_STATES = 50_000
@@ -741,9 +742,22 @@ class GraphBuilder:
             self.stored_before = stored_states(conn)
             # below a solved state everything is stored and solved: nothing to expand
             self._load(conn, positions=not root_solved)
+        expanded_before = self.expanded.data[: self.first_new].copy()
         self._start()
         try:
             return self._run(root, root_solved)
+        except RuleError:  # a bug in a game's own rules: the build is taken back whole
+            undo_build(
+                self.engine,
+                game_id=self.game_id,
+                build_id=self.build_id,
+                first_new=self.first_new,
+                expanded_now=np.flatnonzero(
+                    self.expanded.data[: self.first_new] & ~expanded_before
+                ),
+                game_created=stored is None,
+            )
+            raise
         except BaseException as error:
             self._stopped("interrupted" if isinstance(error, KeyboardInterrupt) else "failed")
             raise
