@@ -202,7 +202,7 @@ def check_game(
     >>> from explorer import load_game
     >>> report = check_game(load_game("nim"), "2,3")
     >>> report.ok, report.positions, report.acyclic
-    (True, 12, True)
+    (True, 9, True)
     """
     from explorer.analysis import solve
 
@@ -357,7 +357,7 @@ def check_claim(
     True
     >>> wrong = check_claim(load_game("bash:3"), "n % 3", "value", upto=10)
     >>> wrong.failures, wrong.counterexamples[0].position, wrong.counterexamples[0].value
-    (6, '3', '3')
+    (8, '3', '3')
     """
     from explorer.analysis import grundy_value, solve
     from explorer.solver.loopy import Infinite

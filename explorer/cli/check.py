@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import click
 
 from explorer.cli.common import MAX_STATES_IN_MEMORY, console, json_option, print_json, visible
@@ -66,7 +68,7 @@ def check_command(
         if as_json:
             print_json(report.to_dict())
         else:
-            more = "" if report.complete else f" (the first {report.positions:,}: raise --max-states)"
+            more = "" if report.complete else " (the first ones: raise --max-states)"
             console.print(f"game          {visible(report.game)}")
             console.print(f"from          {visible(report.start)}")
             console.print(f"positions     {report.positions:,}{more}, {report.moves:,} moves")
@@ -82,7 +84,7 @@ def check_command(
         if not as_json:
             console.print("ok: text round trip, deterministic moves, acyclicity, sums")
         return
-    kind = "p" if p_claim is not None else "value"
+    kind: Literal["p", "value"] = "p" if p_claim is not None else "value"
     expression = p_claim if p_claim is not None else value_claim
     assert expression is not None
     claim = check_claim(game, expression, kind, position=position, upto=upto, max_states=limit)
