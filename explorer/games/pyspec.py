@@ -128,41 +128,50 @@ def game_names(path: str) -> list[str]:
     """The games a rules file defines at its top level, read without running it: functions
     decorated ``@heap_game`` or ``@game`` (with or without ``explorer.``), assignments from a
     call to either, and subclasses of ``Game`` or ``HeapGame``."""
+    return list(game_kinds(path))
+
+
+def game_kinds(path: str) -> dict[str, str]:
+    """The games of `game_names` and how each is marked: ``heap_game``, ``game``, ``Game``
+    or ``HeapGame``."""
     try:
         with open(path, "rb") as source:
             tree = ast.parse(source.read(), filename=path)
     except (SyntaxError, ValueError, OSError):
-        return []
-    names = []
+        return {}
+    kinds: dict[str, str] = {}
     for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and any(_marks(d) for d in node.decorator_list):
-            names.append(node.name)
-        elif isinstance(node, ast.ClassDef) and any(_marks(b) for b in node.bases):
-            names.append(node.name)
+        if isinstance(node, ast.FunctionDef):
+            marks = [m for m in map(_mark, node.decorator_list) if m]
+        elif isinstance(node, ast.ClassDef):
+            marks = [m for m in map(_mark, node.bases) if m]
         elif (
             isinstance(node, ast.Assign)
             and len(node.targets) == 1
             and isinstance(node.targets[0], ast.Name)
             and isinstance(node.value, ast.Call)
-            and _marks(node.value)
         ):
-            names.append(node.targets[0].id)
-    return list(dict.fromkeys(names))
+            marks = [m for m in [_mark(node.value)] if m]
+        else:
+            continue
+        if marks:
+            name = node.targets[0].id if isinstance(node, ast.Assign) else node.name  # type: ignore[attr-defined]
+            kinds.setdefault(name, marks[0])
+    return kinds
 
 
-def _marks(node: ast.expr) -> bool:
-    """Whether a decorator, base or call names one of the game markers."""
+def _mark(node: ast.expr) -> str | None:
+    """The game marker a decorator, base or call names, if any."""
     while isinstance(node, ast.Call):
         node = node.func
-    if isinstance(node, ast.Attribute):
-        return node.attr in _MARKERS
-    return isinstance(node, ast.Name) and node.id in _MARKERS
+    name = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", None)
+    return name if name in _MARKERS else None
 
 
 def canonical_python_spec(piece: str) -> str:
     """The spec a ``py:`` game is stored under, found without running its file: the resolved
-    file (or the module), the game's name, the fingerprint of the file as it is now (as given
-    when the file is gone).
+    file (or the module), the game's name, and the fingerprint given, else that of the file as
+    it is now (none when the file is gone).
 
     Examples
     --------
@@ -178,7 +187,7 @@ def canonical_python_spec(piece: str) -> str:
     if name is None:
         names = game_names(path)
         name = names[0] if len(names) == 1 else None
-    return PythonSpec(spec.target, name, code_fingerprint(path)).text()
+    return PythonSpec(spec.target, name, spec.fingerprint or code_fingerprint(path)).text()
 
 
 def _shown(path: str) -> str:
@@ -334,6 +343,7 @@ class StoredRules(Game[Any]):
 
     def __init__(self, spec: str) -> None:
         self._spec = spec
+        self.heaps = _heap_rule(spec)
 
     @property
     def spec(self) -> str:
@@ -341,7 +351,10 @@ class StoredRules(Game[Any]):
 
     def parse(self, text: str) -> Any:
         try:
-            return format_position(parse_position(text))
+            position = parse_position(text)
+            if self.heaps and isinstance(position, tuple):  # a heap game writes heaps sorted
+                position = tuple(sorted(h for h in position if h)) or 0
+            return format_position(position)
         except (PositionError, TypeError):
             return text.strip()
 
@@ -399,6 +412,15 @@ def python_specs_match(asked: str, stored: str) -> bool:
     return True
 
 
+def _heap_rule(spec: str) -> bool:
+    """Whether a stored ``py:`` spec names a ``@heap_game`` (read from its file without running
+    it; False when the file is gone)."""
+    parts, path = resolved(split_spec(spec.strip()[3:]))
+    if path is None or parts.name is None:
+        return False
+    return game_kinds(path).get(parts.name) in ("heap_game", "HeapGame")
+
+
 def stored_rules(spec: str) -> Game[Any]:
     """The game a spec names for reading a database: built-in games load as usual; a ``py:``
     piece is a `StoredRules` stand-in, so that reading never runs a user's code.
@@ -444,3 +466,45 @@ def rules_changed(stored: str, current: str) -> str:
     if not notes:
         return ""
     return "; " + "; ".join(notes) + ": its moves are checked against the rules as they are now"
+
+
+def plugin_rows() -> list[dict[str, str]]:
+    """What ``explorer games`` lists for each family an installed package adds: its name,
+    parameters, position syntax, example, summary and source; a family that does not load
+    says why in its summary."""
+    rows = []
+    for name, entry in sorted(plugin_entry_points().items()):
+        row = {"name": name, "parameters": "none", "position": "", "example": "", "summary": ""}
+        try:
+            value = entry.load()
+            if isinstance(value, type) and issubclass(value, Game):
+                example = " ".join(getattr(value, "example", ()))
+                row |= {
+                    "parameters": getattr(value, "parameters", "none"),
+                    "position": getattr(value, "position_syntax", ""),
+                    "example": example,
+                    "summary": getattr(value, "summary", ""),
+                }
+            else:
+                game = load_plugin(name, entry, None)
+                start = getattr(game, "start", None)
+                doc = (getattr(game, "__doc__", None) or "").strip().splitlines()
+                row |= {
+                    "position": getattr(game, "syntax", None) or str(game.position_syntax),
+                    "example": name + (f" {start}" if start else ""),
+                    "summary": doc[0] if doc else "",
+                }
+        except Exception as error:  # a broken plugin is listed, not fatal to the listing
+            row["summary"] = f"does not load: {type(error).__name__}: {error}"
+        rows.append(row | {"source": plugin_source(entry)})
+    return rows
+
+
+#: The row ``explorer games`` lists for games in a Python file.
+PY_ROW = {
+    "name": "py",
+    "parameters": "FILE.py, FILE.py:NAME or package.module:NAME",
+    "position": "ints, strings, tuples: 5, 3,5, (1,2),(3,)",
+    "example": "py:mine.py 10",
+    "summary": "your own game in Python: @explorer.heap_game, @explorer.game, explorer.Game",
+}

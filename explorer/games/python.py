@@ -328,7 +328,7 @@ class PythonGame(Game[Any]):
     parameters = "FILE.py, FILE.py:NAME or package.module:NAME"
     position_syntax = "ints, strings and tuples of them: 5, 3,5, (1,2),(3,)"
     summary = "your own game in Python (@explorer.game, @explorer.heap_game, a Game subclass)"
-    example = ("py:examples/stones.py", "10")
+    example = ("py:mine.py", "10")
 
     def __init__(
         self,
@@ -654,7 +654,7 @@ def adopt(value: object, name: str, path: str | None, target: str | None) -> Gam
     a decorated function, or a subclass of `Game` (made with no arguments) or an instance."""
     if isinstance(value, PythonGame | PythonHeapGame):
         line = value.source.line
-        value.source = RuleSource(name, path, line, target)
+        value.source = RuleSource(name, path or value.source.path, line, target)
         value.source.fingerprint = code_fingerprint(value.source.path)
         value.guard.source = value.source
         return value
