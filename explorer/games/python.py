@@ -262,10 +262,22 @@ def _source_of(function: Callable[..., Any], name: str | None = None) -> RuleSou
     source = RuleSource(
         name or str(getattr(function, "__name__", "game")),
         path,
-        0 if code is None else code.co_firstlineno,
+        0 if code is None else _def_line(path, code.co_firstlineno),
     )
     source.fingerprint = code_fingerprint(source.path, code)
     return source
+
+
+def _def_line(path: str | None, first: int) -> int:
+    """The line of a function's ``def``, below its decorators (where its code starts)."""
+    if path is None or not os.path.isfile(path):
+        return first
+    with open(path, encoding="utf-8", errors="replace") as source:
+        lines = source.read().splitlines()
+    for number in range(first, min(first + 50, len(lines) + 1)):
+        if lines[number - 1].lstrip().startswith(("def ", "async def ")):
+            return number
+    return first
 
 
 class _Checked:
@@ -307,9 +319,9 @@ class _Checked:
         if not same:
             raise RuleError(
                 f"{self.source.shown}, line {self.source.line}: rule {self.source.name!r} "
-                f"answered differently for the same position {_safe_text(text, position)!r} "
-                f"({len(moves)} moves, then {len(second)}; rules must not depend on chance or "
-                "on earlier calls)"
+                f"answered differently when asked twice at position "
+                f"{_safe_text(text, position)!r} ({len(moves)} moves, then {len(second)}; rules "
+                "must not depend on chance or on earlier calls)"
             )
 
 
