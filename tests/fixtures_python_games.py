@@ -119,12 +119,8 @@ def every_row(url: str) -> dict[str, list[tuple[Any, ...]]]:
     try:
         with engine.connect() as conn:
             tables = sa.inspect(conn).get_table_names()
-            return {
-                table: sorted(
-                    (tuple(map(repr, row)) for row in conn.execute(sa.text(f"SELECT * FROM {table}"))),
-                )
-                for table in tables
-            }
+            rows = {t: conn.execute(sa.text(f"SELECT * FROM {t}")).all() for t in tables}
+            return {t: sorted(tuple(map(repr, row)) for row in found) for t, found in rows.items()}
     finally:
         engine.dispose()
 

@@ -93,7 +93,8 @@ def test_function_of_positions_is_the_xor_of_heaps(heaps: list[int]) -> None:
 
 
 positions = st.recursive(
-    st.integers(-50, 10**6) | st.text("abcXYZ_-+", min_size=1).filter(lambda s: not s.lstrip("-").isdigit()),
+    st.integers(-50, 10**6)
+    | st.text("abcXYZ_-+", min_size=1).filter(lambda s: not s.lstrip("-").isdigit()),
     lambda inner: st.lists(inner, max_size=4).map(tuple),
     max_leaves=12,
 )
@@ -267,9 +268,7 @@ def test_a_changed_file_is_a_new_game(folder: Path, db_url: str) -> None:
     assert code == 1 and "names 2 stored games" in err
 
 
-def test_names_modules_and_several_games(
-    folder: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_names_modules_and_several_games(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write(folder, "two.py", STONES_HEAP + LOOPY.replace("import explorer\n", ""))
     code, _, err = run("solve", "py:two.py", "3")
     assert code == 1
