@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from explorer.errors import ExplorerError, GraphTooLargeError, SpecError
+from explorer.errors import ExplorerError, GraphTooLargeError, RuleError, SpecError
 from explorer.games import may_cycle
 from explorer.games.base import Game, Position
 from explorer.games.heaps import HeapGame
@@ -93,8 +93,12 @@ def _reachable(
     while queue:
         position = queue.popleft()
         text = _round_trip(game, position, report)
-        first = list(game.successors(position))
-        second = list(game.successors(position))
+        try:
+            first = list(game.successors(position))
+            second = list(game.successors(position))
+        except RuleError as error:  # the rules' own guard found it first
+            report.problems.append(Problem("rules", text, str(error)))
+            continue
         if first != second:
             report.problems.append(
                 Problem(
