@@ -394,4 +394,3 @@ def check_claim(
                 Counterexample(_text(game, place), str(value), said, moves[0] if moves else None)
             )
     return report
-
