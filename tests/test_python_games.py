@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import explorer
 from explorer.games.python import format_position, parse_position
+from explorer.storage import open_database
 from tests.fixtures_python_games import (
     LOOPY,
     STONES_CLASS,
@@ -289,3 +290,18 @@ def test_only_the_named_file_is_imported(folder: Path) -> None:
     write(folder, "other.py", "open('other-ran.txt', 'w')\n")
     assert run_json("solve", "py:stones.py", "4")["grundy"] == stones_value(4)
     assert not (folder / "other-ran.txt").exists()
+
+
+def test_a_game_written_in_a_notebook_is_stored(db_url: str) -> None:
+    @explorer.heap_game
+    def stones(n: int) -> list[object]:
+        return [n - k for k in (1, 2, 4) if k <= n] + [(a, n - a) for a in range(1, n) if 2 * a < n]
+
+    assert explorer.value_sequence(stones, 19).values.tolist() == STONES_VALUES
+    db = open_database(db_url)
+    try:
+        report = db.build(stones, "3,5")
+        assert report.grundy == stones_value(3) ^ stones_value(5)
+        assert db.state(stones.spec, "3,5")["grundy"] == report.grundy
+    finally:
+        db.close()

@@ -179,8 +179,10 @@ def canonical_python_spec(piece: str) -> str:
     >>> canonical_python_spec("py:/nowhere/mine.py:stones")
     'py:/nowhere/mine.py:stones'
     """
-    spec = split_spec(piece.strip()[3:])
-    spec, path = resolved(spec)
+    try:
+        spec, path = resolved(split_spec(piece.strip()[3:]))
+    except SpecError:
+        return piece.strip()
     if path is None:
         return spec.text()
     name: str | None = spec.name

@@ -28,6 +28,8 @@ DEFAULT_MAX_MOVES = 1_000_000
 CHECK_FIRST = 256
 #: ... and of every this-many-th position after: rules that answer differently are caught.
 CHECK_EVERY = 64
+#: What a game's spec names instead of a file when its rules have none (a notebook cell).
+NO_FILE = "notebook"
 #: Deepest nesting of tuples a position may have.
 MAX_NESTING = 32
 
@@ -216,7 +218,7 @@ class RuleSource:
         self.path = None if path is None else os.path.realpath(path)
         self.line = line
         #: How a spec names the file: its resolved path, or a module's dotted name.
-        self.target = target or self.path or "<unknown>"
+        self.target = target or self.path or NO_FILE
         self.fingerprint = ""
         #: The family an installed package adds the game as (its spec is then that name).
         self.family: str | None = None

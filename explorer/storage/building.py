@@ -969,7 +969,7 @@ def refuse_unbuildable(
 
 def build_position(
     engine: Engine,
-    spec: str,
+    spec: str | Game[Any],
     position: str,
     *,
     max_states: int | None = None,
@@ -989,7 +989,8 @@ def build_position(
     engine : sqlalchemy.engine.Engine
         An open, migrated database.
     spec, position : str
-        The game and the position, as on the command line.
+        The game and the position, as on the command line (the game may also be a game
+        object, stored under its ``spec``).
     max_states : int, optional
         Stop once this many new states are stored (a state's moves are stored together).
     batch_states : int
@@ -1031,7 +1032,7 @@ def build_position(
     >>> misere.states_new, misere.grundy, misere.outcome, misere.convention
     (15, 1, 'N', 'misere')
     """
-    game = load_game(spec)
+    game = load_game(spec) if isinstance(spec, str) else spec
     root = game.parse(position)
     if misere:
         refuse_misere_cycles(game)

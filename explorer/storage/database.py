@@ -40,6 +40,7 @@ from explorer.storage.sequences import (
 if TYPE_CHECKING:  # building, editing and exporting load in the methods that do them
     import networkx as nx
 
+    from explorer.games.base import Game
     from explorer.games.dag import DagGame
     from explorer.incremental import Edit
     from explorer.storage.building import BuildProgress, BuildReport
@@ -272,10 +273,13 @@ class Database:
 
     # -- building -----------------------------------------------------------------------
     @_translated("write to")
-    def build(self, spec: str, position: str, **options: Unpack[BuildOptions]) -> BuildReport:
+    def build(
+        self, spec: str | Game[Any], position: str, **options: Unpack[BuildOptions]
+    ) -> BuildReport:
         """Build the game graph of a position into this database (see `build_position`, which
         takes the same keyword options, `max_states`, `batch_states`, `memory`, `progress`,
-        `misere` and `defer_key_index_at`, and gives their defaults).
+        `misere` and `defer_key_index_at`, and gives their defaults). `spec` may be a game
+        object (one written in a notebook, say): it is stored under its ``spec``.
 
         Stored states and values are reused; a build stopped by `max_states`, by the `memory`
         budget (bytes the process may use; None for none) or killed continues where it
