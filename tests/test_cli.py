@@ -80,9 +80,9 @@ def test_table_contract():
 def test_games_json_lists_every_family():
     data = run_json("games")
     names = [row["name"] for row in data]
-    assert names == [*FAMILIES, "sum"]
+    assert names == [*FAMILIES, "sum", "py"]  # then any families installed packages add
     for row in data:
-        assert set(row) >= {"name", "parameters", "position", "example"}
+        assert set(row) >= {"name", "parameters", "position", "example", "source"}
 
 
 def test_explain_shows_the_mex():
@@ -102,7 +102,7 @@ def test_explain_shows_the_xor():
         (
             ["solve", "nimm", "3"],
             "Error: unknown game 'nimm' (known: bash, chomp, dag, dawson, "
-            "ferguson, graph, grundy, half, kayles, lasker, nim, octal, queens, staircase, "
+            "ferguson, graph, grundy, half, kayles, lasker, nim, octal, py, queens, staircase, "
             "subtraction, treblecross, turning, windup, wythoff)",
         ),
         (

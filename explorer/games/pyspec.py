@@ -257,7 +257,8 @@ def load_python_game(parameters: str | None) -> Game[Any]:
         raise GameCodeError(f"{what} {shown!r} not found (py:{parameters.strip()})")
     if spec.is_file:
         module = _import_file(path, code_fingerprint(path))
-        target: str | None = path
+        # named as typed, like a DAG file (storage names it by its resolved path)
+        target: str | None = os.path.normpath(split_spec(parameters).target)
     else:
         try:
             module = importlib.import_module(spec.target)
@@ -454,12 +455,12 @@ def rules_changed(stored: str, current: str) -> str:
     >>> note[:70]
     '; py:/a/m.py:g changed since the build (fingerprint 0000000000000000 t'
     """
-    if stored == current:
-        return ""
     notes = []
     for then, now in zip(stored.split(" + "), current.split(" + "), strict=False):
-        if then != now and is_python_spec(then) and is_python_spec(now):
+        if is_python_spec(then) and is_python_spec(now):
             old, new = split_spec(then.strip()[3:]), split_spec(now.strip()[3:])
+            if old.fingerprint == new.fingerprint:
+                continue
             name = shown_python_spec(PythonSpec(old.target, old.name).text())
             notes.append(
                 f"{name} changed since the build (fingerprint {old.fingerprint} then, "

@@ -30,7 +30,7 @@ from explorer.storage.bulk import read_int_columns
 from explorer.storage.engine import reason
 from explorer.storage.loopy import label_arrays, parse_escapes
 from explorer.storage.models import KEY_INDEX
-from explorer.storage.records import key_index_present
+from explorer.storage.records import canonical_spec, key_index_present
 
 #: States read per step (with all their moves): bounds the memory a check needs.
 CHUNK_STATES = 20_000
@@ -416,7 +416,7 @@ def verify_database(
             result.integrity_problems.append(f"cannot read the games: {reason(error)}")
             return result
         if spec is not None:
-            wanted = {spec.strip()}
+            wanted = {spec.strip(), canonical_spec(spec)}
             try:
                 wanted.add(load_game(spec).spec)
             except ExplorerError:
