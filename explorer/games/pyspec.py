@@ -508,6 +508,6 @@ PY_ROW = {
     "name": "py",
     "parameters": "FILE.py, FILE.py:NAME or package.module:NAME",
     "position": "ints, strings, tuples: 5, 3,5, (1,2),(3,)",
-    "example": "py:mine.py 10",
+    "example": "py:data/stones.py 10",
     "summary": "your own game in Python: @explorer.heap_game, @explorer.game, explorer.Game",
 }

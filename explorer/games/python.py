@@ -342,7 +342,7 @@ class PythonGame(Game[Any]):
     parameters = "FILE.py, FILE.py:NAME or package.module:NAME"
     position_syntax = "ints, strings and tuples of them: 5, 3,5, (1,2),(3,)"
     summary = "your own game in Python (@explorer.game, @explorer.heap_game, a Game subclass)"
-    example = ("py:mine.py", "10")
+    example = ("py:data/stones.py", "10")
 
     def __init__(
         self,
