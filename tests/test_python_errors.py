@@ -188,3 +188,27 @@ def test_missing_files_and_games(folder: Path) -> None:
         "Error: boom.py, line 2: importing it raised RuntimeError: at import (fix the file, "
         "then run again)\n"
     )
+
+
+def test_a_bad_successor_deep_in_a_build_is_caught(folder: Path, db_url: str) -> None:
+    # past the positions whose moves are all checked, a bad tuple is caught when written
+    write(
+        folder,
+        "deep.py",
+        """\
+        import explorer
+
+        @explorer.game
+        def deep(n):
+            if not isinstance(n, int) or n == 0:
+                return []
+            return [n - 1, (n - 1, 0.5)] if n == 5 else [n - 1]
+        """,
+    )
+    assert run("build", "nim", "2", "--db", db_url)[0] == 0
+    before = every_row(db_url)
+    code, _, err = run("build", "py:deep.py", "2000", "--db", db_url)
+    assert code == 1
+    assert err.startswith("Error: deep.py, line 4: rule 'deep' gave a successor that is not")
+    assert "0.5 is a float" in err and len(err.strip().splitlines()) == 1
+    assert every_row(db_url) == before

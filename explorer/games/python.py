@@ -383,7 +383,13 @@ class PythonGame(Game[Any]):
 
     def format(self, position: Any) -> str:
         if self._format is None:
-            return format_position(position)
+            try:
+                return format_position(position)
+            except TypeError as error:  # a successor not checked in full (see `successors`)
+                raise RuleError(
+                    f"{self.source.shown}, line {self.source.line}: rule {self.source.name!r} "
+                    f"gave a successor that is not a position: {error}"
+                ) from None
         return self._format(position)
 
     def __call__(self, position: Any) -> list[Any]:
@@ -393,11 +399,20 @@ class PythonGame(Game[Any]):
     def successors(self, position: Any) -> Iterator[Any]:
         moves = self.guard.moves(self.rule, position, self._text)
         if self._format is None:
+            # every move is checked in full on the positions asked twice; on the others a
+            # tuple is only hashed (its text, written when it is new, refuses what is wrong)
+            whole = self.guard.calls <= CHECK_FIRST or self.guard.calls % CHECK_EVERY == 0
             for move in moves:
-                if type(move) is not int and type(move) is not tuple:
-                    self._check_text(move, position)
-                elif type(move) is tuple and not all(type(x) is int for x in move):
-                    self._check_text(move, position)
+                kind = type(move)
+                if kind is int:
+                    continue
+                if kind is tuple and not whole:
+                    try:
+                        hash(move)
+                        continue
+                    except TypeError:
+                        pass
+                self._check_text(move, position)
         else:
             for move in moves:
                 self._check_custom(move, position)
