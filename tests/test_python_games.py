@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import explorer
-from explorer.games.python import format_position, parse_position
+from explorer.games.position_text import format_position, parse_position
 from explorer.storage import open_database
 from tests.fixtures_python_games import (
     LOOPY,
@@ -305,3 +305,14 @@ def test_a_game_written_in_a_notebook_is_stored(db_url: str) -> None:
         assert db.state(stones.spec, "3,5")["grundy"] == report.grundy
     finally:
         db.close()
+
+
+def test_stored_sequence_and_drawing(stones: str, folder: Path, db_url: str) -> None:
+    stored = run_json("sequence", stones, "--upto", "40", "--db", db_url)
+    assert stored["values"] == [stones_value(n) for n in range(41)]
+    again = run_json("sequence", stones, "--upto", "40", "--db", db_url)
+    assert again["method"] == "stored"
+    run_json("build", stones, "4,5", "--db", db_url)
+    code, _, err = run("viz", stones, "4,5", "--db", db_url, "-o", "near.html")
+    assert code == 0, err
+    assert "4,5" in (folder / "near.html").read_text()

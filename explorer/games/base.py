@@ -51,6 +51,28 @@ class Game(ABC, Generic[P]):
     formatting and successor generation. Positions are immutable and hashable; the formatted
     text is canonical, so ``game.parse(game.format(p)) == p``. Code that handles any game
     takes a ``Game[Any]``.
+
+    A game of your own (``explorer.Game``, loaded with ``py:FILE.py``) needs only `parse`,
+    `format` and `successors`, and ``example = ("", "START")`` to name a start; its spec is
+    its file's (see `spec`). Optional: `decompose` (a position as a sum of parts),
+    `known_value` (a closed form), `count_states`, `count_moves`, `moves_to_value`,
+    `sequence_position` (the position of size n, for ``explorer sequence``), a class
+    attribute ``cycles = True`` for a game whose play may loop, and ``max_moves`` (the most
+    moves a position may have, a million by default). `explorer check` tests such a class.
+    ``explorer.game`` and ``explorer.heap_game`` make a game from one function instead.
+
+    Examples
+    --------
+    >>> class Countdown(Game):
+    ...     def parse(self, text):
+    ...         return int(text)
+    ...     def format(self, position):
+    ...         return str(position)
+    ...     def successors(self, position):
+    ...         return [position - k for k in (1, 2) if k <= position]
+    >>> from explorer import solve
+    >>> solve(Countdown(), 9).outcome
+    'P'
     """
 
     family: ClassVar[str]

@@ -21,12 +21,8 @@ from typing import Any
 
 from explorer.errors import GameCodeError, PositionError, SpecError
 from explorer.games.base import Game
-from explorer.games.python import (
-    adopt,
-    code_fingerprint,
-    format_position,
-    parse_position,
-)
+from explorer.games.position_text import format_position, parse_position
+from explorer.games.python import adopt, code_fingerprint
 
 #: The entry-point group through which installed packages add game families.
 ENTRY_POINT_GROUP = "explorer.games"
