@@ -80,7 +80,10 @@ class ValueSequence:
         """One line: the period found and whether it is proven."""
         if self.period is None:
             return "no period found in these values"
-        status = "proven (Guy-Smith theorem)" if self.proven else "observed, not proven"
+        last = self.start + len(self.values) - 1 if self.computed == 0 else self.computed - 1
+        status = (
+            "proven (Guy-Smith theorem)" if self.proven else f"observed to G({last}), not proven"
+        )
         return f"period {self.period}, preperiod {self.preperiod}: {status}"
 
     def _repr_html_(self) -> str:

@@ -30,6 +30,8 @@ DEFAULT_MAX_MOVES = 1_000_000
 CHECK_FIRST = 256
 #: ... and of every this-many-th position after: rules that answer differently are caught.
 CHECK_EVERY = 64
+#: Options of single heaps a heap game keeps, not to ask its rule again (about 100 MB at most).
+CACHED_OPTIONS = 1_000_000
 #: What a game's spec names instead of a file when its rules have none (a notebook cell).
 NO_FILE = "notebook"
 
@@ -335,6 +337,7 @@ class PythonHeapGame(HeapGame):
         self.start = example
         self.guard = _Checked(self.source, max_moves)
         self._cache: dict[int, tuple[Heaps, ...]] = {}
+        self._cached = 0
         self.__doc__ = getattr(rule, "__doc__", None)
 
     @property
@@ -348,8 +351,11 @@ class PythonHeapGame(HeapGame):
         found = self._cache.get(heap)
         if found is None:
             found = self._options(heap)
-            if heap < 4096:  # small heaps are asked for again and again
+            # heaps are asked for again and again (each position of a build asks for its
+            # heaps' options): kept while they hold few options in all
+            if self._cached + len(found) <= CACHED_OPTIONS:
                 self._cache[heap] = found
+                self._cached += len(found)
         return iter(found)
 
     def _options(self, heap: int) -> tuple[Heaps, ...]:
