@@ -28,6 +28,8 @@ if TYPE_CHECKING:
         value_table,
     )
     from explorer.games import Convention, families, load_game
+    from explorer.games.base import Game
+    from explorer.games.python import game, heap_game
     from explorer.generation.graph import build_graph
     from explorer.solver import grundy_values, mex, outcomes, remoteness, winning_moves
     from explorer.version import __version__ as __version__
@@ -44,6 +46,9 @@ _HOMES = {
     "Convention": "explorer.games.convention",
     "families": "explorer.games",
     "load_game": "explorer.games",
+    "Game": "explorer.games.base",
+    "game": "explorer.games.python",
+    "heap_game": "explorer.games.python",
     "build_graph": "explorer.generation.graph",
     "patterns": "explorer.analysis.patterns",
     "ValueSequence": "explorer.analysis.sequences",
@@ -64,14 +69,17 @@ __all__ = [
     "Convention",
     "Explanation",
     "ExplorerError",
+    "Game",
     "Solution",
     "ValueSequence",
     "build_graph",
     "explain",
     "families",
     "find_period",
+    "game",
     "grundy_value",
     "grundy_values",
+    "heap_game",
     "load_game",
     "mex",
     "outcomes",

@@ -154,3 +154,15 @@ class BadRequest(ExplorerError, ValueError):
 
 class ServeError(ExplorerError, OSError):
     """The server cannot listen on the address asked for."""
+
+
+# -- games written in Python --------------------------------------------------------------------
+
+
+class GameCodeError(ExplorerError, ValueError):
+    """A ``py:`` spec's file or module is missing, does not import, or holds no single game."""
+
+
+class RuleError(ExplorerError, ValueError):
+    """A game's Python rules failed at a position: they raised, gave a successor that is not a
+    position, listed too many moves, or answered differently for the same position."""

@@ -81,9 +81,9 @@ def test_table_contract():
 def test_games_json_lists_every_family():
     data = run_json("games")
     names = [row["name"] for row in data]
-    assert names == [*FAMILIES, "sum"]
+    assert names == [*FAMILIES, "sum", "py"]  # then any families installed packages add
     for row in data:
-        assert set(row) >= {"name", "parameters", "position", "example"}
+        assert set(row) >= {"name", "parameters", "position", "example", "source"}
 
 
 def test_games_examples_are_shell_quoted():
@@ -148,7 +148,7 @@ def test_explain_of_a_big_sum_names_only_its_winning_moves():
         (
             ["solve", "nimm", "3"],
             "Error: unknown game 'nimm' (known: bash, chomp, dag, dawson, "
-            "ferguson, graph, grundy, half, kayles, lasker, nim, octal, queens, staircase, "
+            "ferguson, graph, grundy, half, kayles, lasker, nim, octal, py, queens, staircase, "
             "subtraction, treblecross, turning, windup, wythoff)",
         ),
         (

@@ -97,7 +97,9 @@ class ValueSequence:
                 f"{last:,}; the Guy-Smith theorem needs {self.needed:,} values: try "
                 f"--upto {self.needed - 1}"
             )
-        return f"period {self.period}, preperiod {self.preperiod}: observed, not proven"
+        return (
+            f"period {self.period}, preperiod {self.preperiod}: observed to G({last}), not proven"
+        )
 
     def __repr__(self) -> str:
         """One line, never the values: the range, the period and the checksum."""

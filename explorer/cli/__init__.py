@@ -22,6 +22,7 @@ COMMAND_MODULES = {
     "explorer.cli.serve": ("serve",),
     "explorer.cli.patterns": ("patterns", "sweep"),
     "explorer.cli.quotient": ("quotient",),
+    "explorer.cli.check": ("check",),
 }
 
 

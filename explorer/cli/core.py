@@ -30,6 +30,7 @@ from explorer.cli.common import (
 )
 from explorer.games import families, load_game
 from explorer.games.convention import MISERE, Convention
+from explorer.games.pyspec import PY_ROW, plugin_rows
 from explorer.generation.graph import DEFAULT_MAX_STATES
 from explorer.viz.palette import VERDICTS, outcome_text
 
@@ -62,17 +63,19 @@ def games_command(as_json: bool) -> None:
             "position": cls.position_syntax,
             "example": shlex.join(cls.example),
             "summary": cls.summary,
+            "source": "built-in",
         }
         for name, cls in families()
     ]
+    rows += [{**PY_ROW, "source": "a Python file you write"}, *plugin_rows()]
     if as_json:
         print_json(rows)
         return
     table = Table(title="game families (aliases: kayles = octal:0.77, dawson = octal:0.07)")
-    for column in ("name", "parameters", "position", "example"):
+    for column in ("name", "parameters", "position", "example", "source"):
         table.add_column(column)
     for row in rows:
-        table.add_row(row["name"], row["parameters"], row["position"], row["example"])
+        table.add_row(*(row[c] for c in ("name", "parameters", "position", "example", "source")))
     print_table(table)
 
 

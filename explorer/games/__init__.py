@@ -162,7 +162,15 @@ def load_game(spec: str) -> Game[Any]:
     name = name.strip().lower()
     family = FAMILIES.get(name)
     if family is None:
-        known = ", ".join(sorted([*FAMILIES, *ALIASES]))
+        # games written in Python: a file or module named by the spec, or an installed plugin
+        from explorer.games import pyspec
+
+        if name == "py":
+            return pyspec.load_python_game(parameters)
+        plugin = pyspec.plugin_entry_points().get(name)
+        if plugin is not None:
+            return pyspec.load_plugin(name, plugin, parameters.strip() if colon else None)
+        known = ", ".join(sorted([*FAMILIES, *ALIASES, "py"]))
         raise UnknownGameError(f"unknown game {name!r} (known: {known})")
     return family.from_parameters(parameters.strip() if colon else None)
 

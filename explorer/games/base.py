@@ -74,6 +74,29 @@ class Game(ABC, Generic[P]):
     (`sequence_position`, `as_heap_game`), a shortcut for misère play (`nim_heaps`) and cycles
     (`may_cycle`). The analysis, generation and storage layers ask for them instead of testing
     a game's class, so a new family opts in by defining them.
+
+    A game of your own (``explorer.Game``, loaded with ``py:FILE.py``) needs only `parse`,
+    `format` and `successors`, and ``example = ("", "START")`` to name a start; its spec is
+    its file's (see `spec`). Optional: `decompose` (a position as a sum of parts),
+    `known_value` (a closed form), `count_states`, `count_moves`, `moves_to_value`,
+    `sequence_position` (the position of size n, for ``explorer sequence``), a class
+    attribute ``cycles = True`` (or `may_cycle`) for a game whose play may loop, and
+    ``max_moves`` (the most moves a position may have, a million by default). `explorer
+    check` tests such a class. ``explorer.game`` and ``explorer.heap_game`` make a game from
+    one function instead.
+
+    Examples
+    --------
+    >>> class Countdown(Game):
+    ...     def parse(self, text):
+    ...         return int(text)
+    ...     def format(self, position):
+    ...         return str(position)
+    ...     def successors(self, position):
+    ...         return [position - k for k in (1, 2) if k <= position]
+    >>> from explorer import solve
+    >>> solve(Countdown(), 9).outcome
+    'P'
     """
 
     family: ClassVar[str]
@@ -85,8 +108,15 @@ class Game(ABC, Generic[P]):
     @property
     def spec(self) -> str:
         """The canonical spec string naming this game: the family name, for a family without
-        parameters (a family with parameters adds them, ``subtraction:1,3,4``)."""
-        return self.family
+        parameters (a family with parameters adds them, ``subtraction:1,3,4``); a subclass
+        written outside explorer need not give one: it is named ``py:FILE:ClassName@FINGERPRINT``
+        by its file."""
+        family = getattr(type(self), "family", None)
+        if family is not None:
+            return str(family)
+        from explorer.games.python import class_spec
+
+        return class_spec(type(self))
 
     @classmethod
     def from_parameters(cls, parameters: str | None) -> Self:
@@ -165,8 +195,9 @@ class Game(ABC, Generic[P]):
 
     def may_cycle(self) -> bool:
         """Whether play may go on forever (the game graph may have cycles): values are then
-        generalized, ∞(K) included, and outcomes may be draws."""
-        return False
+        generalized, ∞(K) included, and outcomes may be draws. By default the class
+        attribute ``cycles``, which games written in Python set."""
+        return bool(getattr(self, "cycles", False))
 
     def __repr__(self) -> str:
         return f"load_game({self.spec!r})"

@@ -29,7 +29,7 @@ import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from explorer.errors import GraphTooLargeError, SpecError
+from explorer.errors import GraphTooLargeError, RuleError, SpecError
 from explorer.games import load_game, may_cycle
 from explorer.games.base import Game, Position
 from explorer.games.convention import MISERE, NORMAL, Convention
@@ -76,6 +76,7 @@ from explorer.storage.records import (
     stored_game,
     update_build,
 )
+from explorer.storage.undo import undo_build
 from explorer.version import __version__
 
 #: States expanded per transaction: large enough for bulk rates, small enough to lose little.
@@ -750,9 +751,22 @@ class GraphBuilder:
             self.stored_before = stored_states(conn)
             # below a solved state everything is stored and solved: nothing to expand
             self._load(conn, positions=not root_solved)
+        expanded_before = self.expanded.data[: self.first_new].copy()
         self._start()
         try:
             return self._run(root, root_solved)
+        except RuleError:  # a bug in a game's own rules: the build is taken back whole
+            undo_build(
+                self.engine,
+                game_id=self.game_id,
+                build_id=self.build_id,
+                first_new=self.first_new,
+                expanded_now=np.flatnonzero(
+                    self.expanded.data[: self.first_new] & ~expanded_before
+                ),
+                game_created=stored is None,
+            )
+            raise
         except BaseException as error:
             self._stopped("interrupted" if isinstance(error, KeyboardInterrupt) else "failed")
             raise
@@ -964,7 +978,7 @@ def refuse_unbuildable(
 
 def build_position(
     engine: Engine,
-    spec: str,
+    spec: str | Game[Any],
     position: str,
     *,
     max_states: int | None = None,
@@ -984,7 +998,8 @@ def build_position(
     engine : sqlalchemy.engine.Engine
         An open, migrated database.
     spec, position : str
-        The game and the position, as on the command line.
+        The game and the position, as on the command line (the game may also be a game
+        object, stored under its ``spec``).
     max_states : int, optional
         Stop once this many new states are stored (a state's moves are stored together).
     batch_states : int
@@ -1027,7 +1042,7 @@ def build_position(
     >>> misere.states_new, misere.grundy, misere.outcome, misere.convention
     (15, 1, 'N', <Convention.MISERE: 'misere'>)
     """
-    game = load_game(spec)
+    game = load_game(spec) if isinstance(spec, str) else spec
     root = game.parse(position)
     if convention == MISERE:
         refuse_misere_cycles(game)

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any, Literal
 import sqlalchemy as sa
 
 from explorer.errors import ExplorerError, NotStoredError, SpecError
-from explorer.games import load_game
 from explorer.games.convention import MISERE, NORMAL, Convention
+from explorer.games.pyspec import stored_rules
 from explorer.storage.engine import shown_location
 from explorer.storage.loopy import parse_escapes
 from explorer.storage.neighbourhood import chunks
@@ -102,6 +102,8 @@ class GameRows:
             raise SpecError(f"unknown convention {convention!r} (use normal or misere)") from None
         self._rules: Game[Any] | None = None
         self._rules_tried = False
+        #: The rules given as an object (a game written in a notebook, say), built from as given.
+        self.given: Game[Any] | None = None if isinstance(game, str) else game
         if isinstance(game, str):
             self.spec = game
         else:
@@ -171,7 +173,8 @@ class GameRows:
         if not self._rules_tried:
             self._rules_tried = True
             try:
-                self._rules = load_game(self.spec)
+                # a game with Python rules is read without running them
+                self._rules = stored_rules(self.spec)
             except ExplorerError:
                 self._rules = None
         if self._rules is None:

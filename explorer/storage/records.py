@@ -28,10 +28,16 @@ from typing import Any
 import numpy as np
 import sqlalchemy as sa
 
-from explorer.errors import BuildRunningError, ExplorerError
+from explorer.errors import BuildRunningError, ExplorerError, NotStoredError
 from explorer.games import load_game
 from explorer.games.base import Game
 from explorer.games.convention import NORMAL, Convention
+from explorer.games.pyspec import (
+    canonical_python_spec,
+    is_python_spec,
+    python_specs_match,
+    shown_python_spec,
+)
 from explorer.games.sums import SEPARATOR
 from explorer.storage.models import KEY_INDEX, BuildTable, GameTable
 
@@ -79,6 +85,9 @@ def canonical_spec(spec: str) -> str:
         if found is not None:
             pieces.append(f"{found[0]}:{os.path.realpath(found[1])}")
             continue
+        if is_python_spec(piece):  # named by its file, never run to be named
+            pieces.append(canonical_python_spec(piece))
+            continue
         try:
             pieces.append(load_game(piece).spec)
         except ExplorerError:
@@ -115,7 +124,7 @@ def shown_spec(stored: str) -> str:
             relative = os.path.relpath(found[1])
             if relative != os.pardir and not relative.startswith(os.pardir + os.sep):
                 piece = f"{found[0]}:{relative}"
-        pieces.append(piece)
+        pieces.append(shown_python_spec(piece) if is_python_spec(piece) else piece)
     return f" {SEPARATOR} ".join(pieces)
 
 
@@ -136,7 +145,29 @@ def lookup_game(
         found = find_game(conn, candidate, convention)
         if found is not None:
             return found, candidate
+    if any(is_python_spec(piece) for piece in spec.split(SEPARATOR)):
+        return _lookup_python_game(conn, spec, convention)
     return None
+
+
+def _lookup_python_game(
+    conn: sa.Connection, spec: str, convention: Convention
+) -> tuple[int, str] | None:
+    """A game with Python rules whose file is gone (or named without a fingerprint): the one
+    stored game it can be; refused when it could be several."""
+    stored = conn.execute(
+        sa.select(GameTable.id, GameTable.spec).where(
+            GameTable.spec.like("%py:%"), GameTable.convention == convention
+        )
+    ).all()
+    found = [(int(i), s) for i, s in stored if python_specs_match(canonical_spec(spec), s)]
+    if len(found) > 1:
+        listing = ", ".join(shown_spec(s) for _, s in found)
+        raise NotStoredError(
+            f"{shown_spec(canonical_spec(spec))!r} names {len(found)} stored games (its file "
+            f"changed between builds): name one with its fingerprint: {listing}"
+        )
+    return found[0] if found else None
 
 
 def edge_arrays(

@@ -85,7 +85,11 @@ class StoredGame(Browsing, Subgraphs):
         from explorer.storage.building import build_position
 
         return build_position(
-            self.engine, self.spec, position, convention=self.convention, **options
+            self.engine,
+            self.spec if self.given is None else self.given,
+            position,
+            convention=self.convention,
+            **options,
         )
 
     @translated("write to")

@@ -24,12 +24,13 @@ from explorer.errors import ExplorerError, NotStoredError
 from explorer.games import load_game, may_cycle
 from explorer.games.base import Game as GameRules
 from explorer.games.convention import MISERE, NORMAL, Convention
+from explorer.games.pyspec import rules_changed
 from explorer.solver.loopy import Infinite
 from explorer.storage.bulk import read_int_columns
 from explorer.storage.engine import reason
 from explorer.storage.loopy import label_arrays, parse_escapes
 from explorer.storage.models import KEY_INDEX, GameTable, SequenceTable
-from explorer.storage.records import key_index_present
+from explorer.storage.records import canonical_spec, key_index_present
 from explorer.storage.sequences import sequence_damage
 
 #: States read per step (with all their moves): bounds the memory a check needs.
@@ -250,6 +251,7 @@ def _check_game(
         check.rules = (
             "moves checked against the rules" if rules else "moves not checked (--no-rules)"
         )
+        check.rules += rules_changed(spec, game.spec)
     if not rules:
         game = None
     total = conn.execute(
@@ -415,7 +417,7 @@ def verify_database(
             result.integrity_problems.append(f"cannot read the games: {reason(error)}")
             return result
         if spec is not None:
-            wanted = {spec.strip()}
+            wanted = {spec.strip(), canonical_spec(spec)}
             try:
                 wanted.add(load_game(spec).spec)
             except ExplorerError:

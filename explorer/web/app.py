@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote_plus, urlencode
 
 from explorer.errors import BadRequest, DatabaseError, ExplorerError
-from explorer.games import load_game
 from explorer.games.base import Game
 from explorer.games.convention import MISERE, NORMAL, Convention
+from explorer.games.pyspec import stored_rules
 from explorer.solver import outcome
 from explorer.viz import templating
 from explorer.viz.palette import (
@@ -114,9 +114,10 @@ def _in_links(convention: Convention | None) -> Convention | None:
 
 
 def _game(spec: str) -> Game[Any] | None:
-    """The rules of a stored game, when they load (a DAG game's file may be gone)."""
+    """The rules of a stored game, when they load (a DAG game's file may be gone); a game
+    with Python rules is never run to be shown (see `stored_rules`)."""
     try:
-        return load_game(spec)
+        return stored_rules(spec)
     except ExplorerError:
         return None
 

@@ -1,0 +1,590 @@
+"""Games whose rules are Python code: the decorators `heap_game` and `game`, and the adapter for
+a subclass of `Game`. Every call into a user's rules goes through here, so a rule that fails is
+one `RuleError` naming the file, the line and the position."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import traceback
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from itertools import islice
+from types import CodeType
+from typing import Any
+
+import numpy as np
+
+from explorer.errors import PositionError, RuleError
+from explorer.games.base import Decomposition, Game, Position
+from explorer.games.heaps import HeapGame, Heaps, lowest_missing
+from explorer.games.position_text import format_position, parse_position
+
+Rule = Callable[[Any], Iterable[Any]]
+
+#: Moves one position may have before its rule is taken for one that never ends (a rule's
+#: ``max_moves=`` raises it).
+DEFAULT_MAX_MOVES = 1_000_000
+#: A rule is asked twice for the successors of this many positions first ...
+CHECK_FIRST = 256
+#: ... and of every this-many-th position after: rules that answer differently are caught.
+CHECK_EVERY = 64
+#: Options of single heaps a heap game keeps, not to ask its rule again (about 100 MB at most).
+CACHED_OPTIONS = 1_000_000
+#: What a game's spec names instead of a file when its rules have none (a notebook cell).
+NO_FILE = "notebook"
+
+
+# -- where a rule lives, and its failures --------------------------------------------------------
+def _shown_file(path: str) -> str:
+    """A file relative to the working folder when inside it, else absolute."""
+    relative = os.path.relpath(path) if os.path.isabs(path) else path
+    return path if relative.startswith(os.pardir) else relative
+
+
+def code_fingerprint(path: str | None, code: CodeType | None = None) -> str:
+    """The fingerprint of the code a game runs: SHA-256 of its file's bytes (16 hex digits);
+    of the function's compiled code when it has no file (a notebook cell).
+
+    Examples
+    --------
+    >>> len(code_fingerprint(None, (lambda n: n).__code__))
+    16
+    """
+    digest = hashlib.sha256()
+    if path is not None and os.path.isfile(path):
+        with open(path, "rb") as source:
+            digest.update(source.read())
+    elif code is not None:
+        digest.update(_code_bytes(code))
+    return digest.hexdigest()[:16]
+
+
+def _code_bytes(code: CodeType) -> bytes:
+    """The bytes of a code object and of the code objects among its constants."""
+    parts = [code.co_code, repr(code.co_names).encode()]
+    for constant in code.co_consts:
+        parts.append(
+            _code_bytes(constant) if isinstance(constant, CodeType) else repr(constant).encode()
+        )
+    return b"".join(parts)
+
+
+class RuleSource:
+    """Where a game's rules come from: a file (or a module's file) and a name in it; its
+    fingerprint; and how its failures are reported."""
+
+    def __init__(self, name: str, path: str | None, line: int, target: str | None = None) -> None:
+        self.name = name
+        self.path = None if path is None else os.path.realpath(path)
+        self.line = line
+        #: How a spec names the file: its resolved path, or a module's dotted name.
+        self.target = target or self.path or NO_FILE
+        self.fingerprint = ""
+        #: The family an installed package adds the game as (its spec is then that name).
+        self.family: str | None = None
+
+    @property
+    def spec(self) -> str:
+        if self.family is not None:
+            return self.family
+        return f"py:{self.target}:{self.name}@{self.fingerprint}"
+
+    @property
+    def shown(self) -> str:
+        return "<no file>" if self.path is None else _shown_file(self.path)
+
+    def failure(self, error: BaseException, position: str) -> RuleError:
+        """The one-line error for an exception a rule raised at a position."""
+        line = self.line
+        for frame in traceback.extract_tb(error.__traceback__):
+            if self.path is not None and os.path.realpath(frame.filename) == self.path:
+                line = frame.lineno or line
+        kind = type(error).__name__
+        detail = str(error).splitlines()[0] if str(error) else ""
+        return RuleError(
+            f"{self.shown}, line {line}: rule {self.name!r} raised {kind}"
+            f"{': ' + detail if detail else ''} at position {position!r} (fix the rule, then "
+            "run again)"
+        )
+
+    def bad_move(self, problem: str, position: str) -> RuleError:
+        """The one-line error for a successor that is not a position."""
+        return RuleError(
+            f"{self.shown}, line {self.line}: rule {self.name!r} at position {position!r} "
+            f"gave a successor that is not a position: {problem}"
+        )
+
+
+def _source_of(function: Callable[..., Any], name: str | None = None) -> RuleSource:
+    code = getattr(function, "__code__", None)
+    path = None if code is None or code.co_filename.startswith("<") else code.co_filename
+    module = sys.modules.get(getattr(function, "__module__", "") or "")
+    if path is None and module is not None:
+        path = getattr(module, "__file__", None)
+    source = RuleSource(
+        name or str(getattr(function, "__name__", "game")),
+        path,
+        0 if code is None else _def_line(path, code.co_firstlineno),
+    )
+    source.fingerprint = code_fingerprint(source.path, code)
+    return source
+
+
+def _def_line(path: str | None, first: int) -> int:
+    """The line of a function's ``def``, below its decorators (where its code starts)."""
+    if path is None or not os.path.isfile(path):
+        return first
+    with open(path, encoding="utf-8", errors="replace") as source:
+        lines = source.read().splitlines()
+    for number in range(first, min(first + 50, len(lines) + 1)):
+        if lines[number - 1].lstrip().startswith(("def ", "async def ")):
+            return number
+    return first
+
+
+class _Checked:
+    """Calls a rule through a guard: its exceptions, a cap on moves, and repeated answers."""
+
+    def __init__(self, source: RuleSource, max_moves: int) -> None:
+        self.source = source
+        self.max_moves = max_moves
+        self.calls = 0
+
+    def moves(self, rule: Rule, position: Any, text: Callable[[Any], str]) -> list[Any]:
+        try:
+            moves = list(islice(rule(position), self.max_moves + 1))
+        except Exception as error:  # a user's bug: any exception at all
+            raise self.source.failure(error, _safe_text(text, position)) from None
+        if len(moves) > self.max_moves:
+            raise RuleError(
+                f"{self.source.shown}, line {self.source.line}: rule {self.source.name!r} gave "
+                f"more than {self.max_moves:,} moves at position {_safe_text(text, position)!r} "
+                "(a generator that never ends? raise the cap with max_moves=N in the decorator)"
+            )
+        self.calls += 1
+        if self.calls <= CHECK_FIRST or self.calls % CHECK_EVERY == 0:
+            self.again(rule, position, moves, text)
+        return moves
+
+    def again(
+        self, rule: Rule, position: Any, moves: list[Any], text: Callable[[Any], str]
+    ) -> None:
+        """Ask the rule once more, and refuse it if it answers differently."""
+        try:
+            second = list(islice(rule(position), self.max_moves + 1))
+        except Exception as error:
+            raise self.source.failure(error, _safe_text(text, position)) from None
+        try:
+            same = Counter(second) == Counter(moves)
+        except TypeError:  # unhashable moves: reported as such by the caller
+            same = True
+        if not same:
+            raise RuleError(
+                f"{self.source.shown}, line {self.source.line}: rule {self.source.name!r} "
+                f"answered differently when asked twice at position "
+                f"{_safe_text(text, position)!r} ({len(moves)} moves, then {len(second)}; rules "
+                "must not depend on chance or on earlier calls)"
+            )
+
+
+def _safe_text(text: Callable[[Any], str], position: Any) -> str:
+    try:
+        return text(position)
+    except Exception:
+        return repr(position)
+
+
+# -- the three forms -----------------------------------------------------------------------------
+class PythonGame(Game[Any]):
+    """A game from a function giving a position's successors (see `game`)."""
+
+    family = "py"
+    parameters = "FILE.py, FILE.py:NAME or package.module:NAME"
+    position_syntax = "ints, strings and tuples of them: 5, 3,5, (1,2),(3,)"
+    summary = "your own game in Python (@explorer.game, @explorer.heap_game, a Game subclass)"
+    example = ("py:data/stones.py", "10")
+
+    def __init__(
+        self,
+        rule: Rule,
+        *,
+        example: str | None = None,
+        parse: Callable[[str], Any] | None = None,
+        format: Callable[[Any], str] | None = None,
+        acyclic: bool = True,
+        max_moves: int = DEFAULT_MAX_MOVES,
+        source: RuleSource | None = None,
+    ) -> None:
+        self.rule = rule
+        self.source = source or _source_of(rule)
+        self.start = example
+        self._parse = parse
+        self._format = format
+        self.cycles = not acyclic
+        self.guard = _Checked(self.source, max_moves)
+        self.__doc__ = getattr(rule, "__doc__", None)
+
+    @property
+    def spec(self) -> str:
+        return self.source.spec
+
+    def parse(self, text: str) -> Any:
+        if self._parse is None:
+            return parse_position(text)
+        try:
+            return self._parse(text)
+        except PositionError:
+            raise
+        except Exception as error:
+            raise PositionError(
+                f"bad position {text!r} for {self.source.name}: the game's parse raised "
+                f"{type(error).__name__}: {error}"
+            ) from None
+
+    def format(self, position: Any) -> str:
+        if self._format is None:
+            try:
+                return format_position(position)
+            except TypeError as error:  # a successor not checked in full (see `successors`)
+                raise RuleError(
+                    f"{self.source.shown}, line {self.source.line}: rule {self.source.name!r} "
+                    f"gave a successor that is not a position: {error}"
+                ) from None
+        return self._format(position)
+
+    def __call__(self, position: Any) -> list[Any]:
+        """The successors of `position`, as a list (the rule called as it was written)."""
+        return list(self.successors(position))
+
+    def successors(self, position: Any) -> Iterator[Any]:
+        moves = self.guard.moves(self.rule, position, self._text)
+        if self._format is None:
+            # every move is checked in full on the positions asked twice; on the others a
+            # tuple is only hashed (its text, written when it is new, refuses what is wrong)
+            whole = self.guard.calls <= CHECK_FIRST or self.guard.calls % CHECK_EVERY == 0
+            for move in moves:
+                kind = type(move)
+                if kind is int:
+                    continue
+                if kind is tuple and not whole:
+                    try:
+                        hash(move)
+                        continue
+                    except TypeError:
+                        pass
+                self._check_text(move, position)
+        else:
+            for move in moves:
+                self._check_custom(move, position)
+        return iter(moves)
+
+    def _text(self, position: Any) -> str:
+        return self.format(position)
+
+    def _check_text(self, move: Any, position: Any) -> None:
+        try:
+            format_position(move)
+        except TypeError as error:
+            raise self.source.bad_move(str(error), _safe_text(self._text, position)) from None
+
+    def _check_custom(self, move: Any, position: Any) -> None:
+        """A move of a game with its own parse and format: hashable, and read back from its
+        text (on the positions whose answers are checked twice)."""
+        try:
+            hash(move)
+        except TypeError:
+            problem = f"{move!r} is a {type(move).__name__}, which is not hashable (use a tuple)"
+            raise self.source.bad_move(problem, _safe_text(self._text, position)) from None
+        if self.guard.calls <= CHECK_FIRST or self.guard.calls % CHECK_EVERY == 0:
+            round_trip(self, move, self.source, position)
+
+
+def round_trip(game: Game[Any], move: Any, source: RuleSource, position: Any) -> None:
+    """Refuse a move that its game's format and parse do not give back."""
+    where = _safe_text(game.format, position)
+    try:
+        text = game.format(move)
+        back = game.parse(text)
+    except Exception as error:
+        raise source.bad_move(
+            f"{move!r} cannot be written and read back ({type(error).__name__}: {error})", where
+        ) from None
+    if back != move:
+        raise source.bad_move(f"{move!r} is written {text!r}, which reads back as {back!r}", where)
+
+
+class PythonHeapGame(HeapGame):
+    """A heap game from a function giving what one heap may become (see `heap_game`)."""
+
+    family = "py"
+    parameters = PythonGame.parameters
+    summary = PythonGame.summary
+    example = PythonGame.example
+
+    def __init__(
+        self,
+        rule: Callable[[int], Iterable[int | tuple[int, ...]]],
+        *,
+        example: str | None = None,
+        max_moves: int = DEFAULT_MAX_MOVES,
+        source: RuleSource | None = None,
+    ) -> None:
+        super().__init__()
+        self.rule = rule
+        self.source = source or _source_of(rule)
+        self.start = example
+        self.guard = _Checked(self.source, max_moves)
+        self._cache: dict[int, tuple[Heaps, ...]] = {}
+        self._cached = 0
+        self.__doc__ = getattr(rule, "__doc__", None)
+
+    @property
+    def spec(self) -> str:
+        return self.source.spec
+
+    def __call__(self, heap: int) -> list[Heaps]:
+        return list(self.heap_moves(heap))
+
+    def heap_moves(self, heap: int) -> Iterator[Heaps]:
+        found = self._cache.get(heap)
+        if found is None:
+            found = self._options(heap)
+            # heaps are asked for again and again (each position of a build asks for its
+            # heaps' options): kept while they hold few options in all
+            if self._cached + len(found) <= CACHED_OPTIONS:
+                self._cache[heap] = found
+                self._cached += len(found)
+        return iter(found)
+
+    def _options(self, heap: int) -> tuple[Heaps, ...]:
+        options = []
+        for option in self.guard.moves(self.rule, heap, str):
+            if type(option) is int:
+                heaps: Heaps = (option,) if option else ()
+            elif type(option) is tuple and all(type(h) is int for h in option):
+                heaps = tuple(h for h in option if h)
+            else:
+                problem = (
+                    f"{option!r} is a {type(option).__name__} (an option is an int, one heap "
+                    "left, or a tuple of ints, several heaps)"
+                )
+                raise self.source.bad_move(problem, str(heap))
+            if any(not 0 < h < heap for h in heaps):
+                raise self.source.bad_move(
+                    f"{option!r} leaves a heap that is negative or not smaller than {heap} "
+                    "(write a game whose heaps may grow with @explorer.game)",
+                    str(heap),
+                )
+            options.append(heaps)
+        return tuple(options)
+
+    def _table_extend(self, table: np.ndarray, start: int) -> None:
+        for n in range(start, len(table)):
+            mask = 0
+            for result in self.heap_moves(n):
+                value = 0
+                for h in result:
+                    value ^= int(table[h])
+                mask |= 1 << value
+            table[n] = lowest_missing(mask)
+
+
+class ClassGame(Game[Any]):
+    """A user's `Game` subclass loaded from a file: its own rules, called through the guard."""
+
+    family = "py"
+    parameters = PythonGame.parameters
+    summary = PythonGame.summary
+    example = PythonGame.example
+
+    def __init__(self, inner: Game[Any], source: RuleSource) -> None:
+        self.inner = inner
+        self.source = source
+        self.start = getattr(inner, "example", ("", None))[1]
+        self.syntax = getattr(inner, "position_syntax", PythonGame.position_syntax)
+        self.cycles = bool(getattr(inner, "cycles", False))
+        self.guard = _Checked(source, int(getattr(inner, "max_moves", DEFAULT_MAX_MOVES)))
+
+    @property
+    def spec(self) -> str:
+        return self.source.spec
+
+    def parse(self, text: str) -> Any:
+        try:
+            return self.inner.parse(text)
+        except PositionError:
+            raise
+        except Exception as error:
+            raise self.source.failure(error, text) from None
+
+    def format(self, position: Any) -> str:
+        try:
+            return self.inner.format(position)
+        except Exception as error:
+            raise self.source.failure(error, repr(position)) from None
+
+    def successors(self, position: Any) -> Iterator[Any]:
+        moves = self.guard.moves(self.inner.successors, position, self.format)
+        for move in moves:
+            try:
+                hash(move)
+            except TypeError:
+                problem = f"{move!r} is a {type(move).__name__}, which is not hashable"
+                raise self.source.bad_move(problem, self.format(position)) from None
+            if self.guard.calls <= CHECK_FIRST or self.guard.calls % CHECK_EVERY == 0:
+                round_trip(self, move, self.source, position)
+        return iter(moves)
+
+    def decompose(self, position: Any) -> Decomposition | None:
+        return self.inner.decompose(position)
+
+    def known_value(self, position: Any) -> int | None:
+        return self.inner.known_value(position)
+
+
+# -- the decorators ------------------------------------------------------------------------------
+def heap_game(
+    rule: Callable[[int], Iterable[int | tuple[int, ...]]] | None = None,
+    *,
+    example: str | None = None,
+    max_moves: int = DEFAULT_MAX_MOVES,
+) -> Any:
+    """Make a heap game from a function giving what one heap of n tokens may become.
+
+    Each option is an int (one heap left; 0 for none) or a tuple of ints (several heaps).
+    Positions are heaps written ``3,5``: a sum of single heaps, so sequences, tables and
+    solving work as for the built-in heap games. Every heap an option leaves must be smaller
+    than n. A period found for such a rule is observed, not proven.
+
+    Parameters
+    ----------
+    rule : callable
+        ``rule(n)`` yields (or returns) the options of a heap of n, n >= 1.
+    example : str, optional
+        A start position for ``explorer games`` and ``explorer check``.
+    max_moves : int
+        Options a heap may have before the rule is taken for one that never ends.
+
+    Returns
+    -------
+    PythonHeapGame
+        A game; calling it still gives the options (as tuples of heaps).
+
+    Examples
+    --------
+    >>> @heap_game
+    ... def stones(n):
+    ...     yield from (n - k for k in (1, 2, 4) if k <= n)
+    ...     yield from ((a, n - a) for a in range(1, (n + 1) // 2) if 2 * a != n)
+    >>> stones.heap_values(9).tolist()
+    [0, 1, 2, 0, 3, 4, 0, 2, 1, 3]
+    """
+
+    def make(function: Callable[[int], Iterable[int | tuple[int, ...]]]) -> PythonHeapGame:
+        return PythonHeapGame(function, example=example, max_moves=max_moves)
+
+    return make if rule is None else make(rule)
+
+
+def game(
+    rule: Rule | None = None,
+    *,
+    example: str | None = None,
+    parse: Callable[[str], Any] | None = None,
+    format: Callable[[Any], str] | None = None,
+    acyclic: bool = True,
+    max_moves: int = DEFAULT_MAX_MOVES,
+) -> Any:
+    """Make a game from a function giving the positions one move away.
+
+    Positions are ints, strings or tuples of them, written ``5``, ``3,5`` or ``(1,2),(3,)``
+    and read back the same way; `parse` and `format` replace that for other positions (any
+    hashable value, with ``parse(format(p)) == p``).
+
+    Parameters
+    ----------
+    rule : callable
+        ``rule(position)`` yields (or returns) the successors.
+    example : str, optional
+        A start position, as text.
+    parse, format : callable, optional
+        Text to position and back.
+    acyclic : bool
+        False declares that play may go on for ever (values are then generalized, with draws).
+    max_moves : int
+        Moves a position may have before the rule is taken for one that never ends.
+
+    Returns
+    -------
+    PythonGame
+
+    Examples
+    --------
+    >>> @game(example="3,3")
+    ... def two_heaps(p):
+    ...     a, b = p
+    ...     return [(a - k, b) for k in (1, 2) if k <= a] + [(a, b - k) for k in (1, 2) if k <= b]
+    >>> from explorer import solve
+    >>> solve(two_heaps, two_heaps.parse("3,3")).outcome
+    'P'
+    """
+
+    def make(function: Rule) -> PythonGame:
+        return PythonGame(
+            function,
+            example=example,
+            parse=parse,
+            format=format,
+            acyclic=acyclic,
+            max_moves=max_moves,
+        )
+
+    return make if rule is None else make(rule)
+
+
+def adopt(value: object, name: str, path: str | None, target: str | None) -> Game[Any] | None:
+    """The game a module attribute holds, named as a spec names it, or None if it holds none:
+    a decorated function, or a subclass of `Game` (made with no arguments) or an instance."""
+    if isinstance(value, PythonGame | PythonHeapGame):
+        line = value.source.line
+        value.source = RuleSource(name, path or value.source.path, line, target)
+        value.source.fingerprint = code_fingerprint(value.source.path)
+        value.guard.source = value.source
+        return value
+    if (
+        isinstance(value, type)
+        and issubclass(value, Game)
+        and value.__module__
+        not in (
+            "explorer.games.base",
+            __name__,
+        )
+    ):
+        if getattr(value, "__abstractmethods__", None):
+            return None
+        value = value()
+    if isinstance(value, Game) and type(value).__module__.startswith("explorer."):
+        return None
+    if isinstance(value, Game):
+        code = getattr(type(value).successors, "__code__", None)
+        source = RuleSource(name, path, 0 if code is None else code.co_firstlineno, target)
+        source.fingerprint = code_fingerprint(source.path)
+        return ClassGame(value, source)
+    return None
+
+
+def position_of(game: Game[Any], position: Position) -> str:
+    """A position's text, or its repr when the game cannot write it."""
+    return _safe_text(game.format, position)
+
+
+def class_spec(cls: type) -> str:
+    """The spec of a `Game` subclass that gives none: ``py:FILE:ClassName@FINGERPRINT``."""
+    module = sys.modules.get(cls.__module__)
+    path = getattr(module, "__file__", None)
+    source = RuleSource(cls.__qualname__, path, 0)
+    successors = getattr(cls, "successors", None)
+    source.fingerprint = code_fingerprint(source.path, getattr(successors, "__code__", None))
+    return source.spec

@@ -1,0 +1,150 @@
+"""Games written in Python, as the tests write them to files: the issue's example game in its
+three forms, games with bugs, and an independent brute force of the example's values."""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import textwrap
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+
+from explorer.storage.engine import resolve_url
+
+#: G(0..19) of "remove 1, 2 or 4 stones, or split a heap into two unequal heaps" (tb:4!.3303).
+STONES_VALUES = [0, 1, 2, 0, 3, 4, 0, 2, 1, 3, 4, 0, 5, 1, 2, 4, 3, 5, 0, 2]
+
+#: The example as five lines (the decorator and four of rules).
+STONES_HEAP = """\
+import explorer
+@explorer.heap_game(example="10")
+def stones(n):
+    yield from (n - k for k in (1, 2, 4) if k <= n)
+    yield from ((a, n - a) for a in range(1, n) if a < n - a)
+"""
+
+#: The same game as a function of sorted tuples of heaps.
+STONES_GAME = """\
+import explorer
+
+
+@explorer.game(example="10")
+def stones(p):
+    heaps = p if isinstance(p, tuple) else (p,)
+    for i, h in enumerate(heaps):
+        rest = heaps[:i] + heaps[i + 1 :]
+        options = [(h - k,) for k in (1, 2, 4) if k <= h]
+        options += [(a, h - a) for a in range(1, h) if a < h - a]
+        for option in options:
+            new = tuple(sorted(rest + tuple(x for x in option if x)))
+            yield new[0] if len(new) == 1 else new
+"""
+
+#: The same game as a subclass of explorer.Game.
+STONES_CLASS = """\
+import explorer
+
+
+class Stones(explorer.Game):
+    example = ("", "10")
+
+    def parse(self, text):
+        return tuple(sorted(int(h) for h in text.split(",") if int(h)))
+
+    def format(self, position):
+        return ",".join(map(str, position)) or "0"
+
+    def successors(self, position):
+        for i, h in enumerate(position):
+            rest = position[:i] + position[i + 1 :]
+            options = [(h - k,) for k in (1, 2, 4) if k <= h]
+            options += [(a, h - a) for a in range(1, h) if a < h - a]
+            for option in options:
+                yield tuple(sorted(rest + tuple(x for x in option if x)))
+"""
+
+#: A game whose play may loop: a token on 0..4, moving one step either way, 0 ends.
+LOOPY = """\
+import explorer
+
+
+@explorer.game(example="3", acyclic=False)
+def walk(n):
+    return [m for m in (n - 1, n + 1) if 0 <= m <= 4] if n else []
+"""
+
+
+def write(folder: Path, name: str, text: str) -> Path:
+    path = folder / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+@functools.cache
+def stones_value(n: int) -> int:
+    """G of one heap, from the definition (not the code under test)."""
+    seen = {stones_value(n - k) for k in (1, 2, 4) if k <= n}
+    seen |= {stones_value(a) ^ stones_value(n - a) for a in range(1, n) if 2 * a < n}
+    value = 0
+    while value in seen:
+        value += 1
+    return value
+
+
+def stones_moves(heaps: tuple[int, ...]) -> set[tuple[int, ...]]:
+    """The positions one move away, from the rules as the issue states them."""
+    moves = set()
+    for i, h in enumerate(heaps):
+        rest = heaps[:i] + heaps[i + 1 :]
+        options = [(h - k,) for k in (1, 2, 4) if k <= h]
+        options += [(a, h - a) for a in range(1, h) if 2 * a < h]
+        for option in options:
+            moves.add(tuple(sorted(rest + tuple(x for x in option if x))))
+    return moves
+
+
+@functools.cache
+def misere_outcome(heaps: tuple[int, ...]) -> str:
+    """Misère outcome by brute force: with no move the player to move has won."""
+    moves = stones_moves(heaps)
+    return "N" if not moves or any(misere_outcome(m) == "P" for m in moves) else "P"
+
+
+def every_row(url: str) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of every table, sorted: the database's whole content."""
+    engine = sa.create_engine(resolve_url(url))
+    try:
+        with engine.connect() as conn:
+            tables = sa.inspect(conn).get_table_names()
+            rows = {t: conn.execute(sa.text(f"SELECT * FROM {t}")).all() for t in tables}
+            return {t: sorted(tuple(map(repr, row)) for row in found) for t, found in rows.items()}
+    finally:
+        engine.dispose()
+
+
+PLUGIN = Path(__file__).resolve().parent / "plugin_pkg"
+
+
+def install_plugin(folder: Path) -> Path:
+    """Lay the test package out in `folder` as pip installs it: the module, and a
+    ``.dist-info`` folder whose ``entry_points.txt`` comes from its pyproject. Put `folder`
+    on ``sys.path`` (or PYTHONPATH) and importlib.metadata finds its entry points."""
+    project = tomllib.loads((PLUGIN / "pyproject.toml").read_text())["project"]
+    shutil.copytree(PLUGIN / "explorer_stones_plugin", folder / "explorer_stones_plugin")
+    name = project["name"].replace("-", "_")
+    info = folder / f"{name}-{project['version']}.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {project['version']}\n"
+    )
+    groups = project["entry-points"]
+    (info / "entry_points.txt").write_text(
+        "".join(
+            f"[{group}]\n" + "".join(f"{k} = {v}\n" for k, v in points.items())
+            for group, points in groups.items()
+        )
+    )
+    return folder

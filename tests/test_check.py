@@ -1,0 +1,180 @@
+"""``explorer check``: a game definition's self-test, claims about values, and plugins found
+through the ``explorer.games`` entry points."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from explorer.games import families
+from tests.conftest import REPO
+from tests.fixtures_python_games import STONES_HEAP, install_plugin, stones_value, write
+from tests.storage_support import run, run_json
+
+pytest_plugins = ["tests.storage_fixtures"]
+
+
+@pytest.fixture
+def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.mark.parametrize(("name", "cls"), families(), ids=[name for name, _ in families()])
+def test_every_builtin_example_passes(
+    name: str, cls: type, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(REPO)  # examples name files of the repository
+    spec, position = cls.example  # type: ignore[attr-defined]
+    report = run_json("check", spec, position, "--max-states", "5000")
+    assert report["ok"], report["problems"]
+    assert report["positions"] >= 1
+
+
+def test_the_example_game_passes(folder: Path) -> None:
+    write(folder, "stones.py", STONES_HEAP)
+    code, out, err = run("check", "py:stones.py")
+    assert code == 0, err
+    assert "ok: text round trip, deterministic moves, acyclicity, sums" in out
+    report = run_json("check", "py:stones.py", "4,6")
+    assert report["decompositions"] > 0 and report["acyclic"]
+
+
+def test_finds_a_parse_format_mismatch(folder: Path) -> None:
+    write(
+        folder,
+        "mismatch.py",
+        """\
+        import explorer
+
+        class Pairs(explorer.Game):
+            example = ("", "3,4")
+
+            def parse(self, text):
+                a, b = map(int, text.split(","))
+                return (a, b)
+
+            def format(self, position):
+                return f"{position[1]},{position[0]}"  # planted: the parts swapped
+
+            def successors(self, position):
+                a, b = position
+                return [(a - 1, b)] * (a > 0) + [(a, b - 1)] * (b > 0)
+        """,
+    )
+    code, out, err = run("check", "py:mismatch.py")
+    assert code == 1
+    assert "round trip: 4,3: (3, 4) is written '4,3', read back (4, 3)" in out
+    assert "(2, 4) is written '4,2', which reads back as (4, 2)" in out  # a move, by the guard
+    assert err.startswith("Error: ")
+
+
+def test_finds_a_nondeterministic_rule(folder: Path) -> None:
+    write(
+        folder,
+        "chance.py",
+        """\
+        import random
+        import explorer
+
+        @explorer.game(example="20")
+        def chance(n):
+            return random.sample(range(n), min(n, 3))
+        """,
+    )
+    code, out, err = run("check", "py:chance.py")
+    assert code == 1
+    assert "answered differently when asked twice" in out
+    assert "chance.py, line 5:" in out
+    assert err.startswith("Error: ")
+
+
+def test_finds_an_undeclared_cycle(folder: Path) -> None:
+    write(
+        folder,
+        "loop.py",
+        """\
+        import explorer
+
+        @explorer.game(example="2")
+        def loop(n):
+            return [(n + 1) % 3]
+        """,
+    )
+    report = json.loads(run("check", "py:loop.py", "--json")[1])
+    assert not report["ok"]
+    assert [p["check"] for p in report["problems"]] == ["acyclic"]
+    assert "2 -> 0 -> 1 -> 2" in report["problems"][0]["detail"]
+    write(folder, "loop.py", (folder / "loop.py").read_text().replace(")", ", acyclic=False)", 1))
+    assert run_json("check", "py:loop.py")["ok"]
+
+
+def test_a_false_claim_and_a_true_one(folder: Path) -> None:
+    write(folder, "stones.py", STONES_HEAP)
+    wrong = "n % 3 == 0"
+    code, out, _ = run("check", "py:stones.py", "--p", wrong, "--upto", "30")
+    assert code == 1
+    failures = [n for n in range(31) if (n % 3 == 0) != (stones_value(n) == 0)]
+    assert f"counterexample {failures[0]}: value {stones_value(failures[0])}" in out
+    report = json.loads(run("check", "py:stones.py", "--p", wrong, "--upto", "30", "--json")[1])
+    assert report["failures"] == len(failures)
+    assert [c["position"] for c in report["counterexamples"]] == [str(n) for n in failures[:5]]
+    for case in report["counterexamples"]:
+        move = case["winning_move"]
+        if move is not None:  # the winning move really reaches a P-position
+            assert run_json("solve", "py:stones.py", move)["outcome"] == "P"
+    values = dict(enumerate(stones_value(n) for n in range(31)))
+    table = "{" + ", ".join(f"{n}: {v}" for n, v in values.items()) + "}"
+    assert run("check", "py:stones.py", "--value", f"{table}[n]", "--upto", "30")[0] == 0
+
+
+def test_claims_on_positions_reached(folder: Path) -> None:
+    code, out, err = run("check", "nim", "3,4,5", "--p", "a ^ b ^ c == 0")
+    assert code == 0, err
+    assert "holds" in out
+    code, out, _ = run("check", "nim", "2,3", "--value", "a + b")
+    assert code == 1 and "counterexample" in out
+    code, _, err = run("check", "nim", "3", "--p", "n ==")
+    assert code == 1 and err.startswith("Error: bad claim 'n =='")
+
+
+# -- plugins -------------------------------------------------------------------------------------
+@pytest.fixture
+def plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = install_plugin(tmp_path / "site")
+    monkeypatch.syspath_prepend(str(folder))
+    return folder
+
+
+def test_plugins_are_listed_with_their_source(plugin: Path) -> None:
+    rows = {row["name"]: row for row in run_json("games")}
+    assert rows["stones"]["source"] == "entry point of explorer-stones-plugin 1.0"
+    assert rows["takeaway"]["example"] == "takeaway:3 10"
+    assert rows["nim"]["source"] == "built-in"
+
+
+def test_plugins_solve_and_build_by_name(plugin: Path, db_url: str) -> None:
+    assert run_json("solve", "stones", "3,5")["grundy"] == stones_value(3) ^ stones_value(5)
+    assert run_json("solve", "takeaway:3", "9")["grundy"] == 9 % 4
+    built = run_json("build", "stones", "3,5", "--db", db_url)
+    assert built["game"] == "stones"
+    assert run_json("query", "stones", "5,3", "--db", db_url)["grundy"] == built["grundy"]
+    built = run_json("build", "takeaway:2 + stones", "7 + 4", "--db", db_url)
+    assert built["grundy"] == (7 % 3) ^ stones_value(4)
+
+
+def test_plugins_in_a_fresh_process(plugin: Path) -> None:
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(plugin), str(REPO)]))
+    done = subprocess.run(
+        [sys.executable, "-m", "explorer", "sequence", "stones", "--upto", "9", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    assert json.loads(done.stdout)["values"] == [stones_value(n) for n in range(10)]
