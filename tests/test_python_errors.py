@@ -153,10 +153,10 @@ def test_a_bug_after_batches_were_written_takes_them_back(folder: Path, db_url: 
     )
     db = open_database(db_url)
     try:
-        db.build("py:late.py", "1,1")  # stored before: its rows must stay
+        db.game("py:late.py").build("1,1")  # stored before: its rows must stay
         before = every_row(db_url)
         with pytest.raises(RuleError, match=r"late.py, line 7: .* at position '1,2'"):
-            db.build("py:late.py", "6,6", batch_states=1)  # many batches commit first
+            db.game("py:late.py").build("6,6", batch_states=1)  # many batches commit first
     finally:
         db.close()
     assert every_row(db_url) == before

@@ -300,9 +300,9 @@ def test_a_game_written_in_a_notebook_is_stored(db_url: str) -> None:
     assert explorer.value_sequence(stones, 19).values.tolist() == STONES_VALUES
     db = open_database(db_url)
     try:
-        report = db.build(stones, "3,5")
+        report = db.game(stones).build("3,5")
         assert report.grundy == stones_value(3) ^ stones_value(5)
-        assert db.state(stones.spec, "3,5")["grundy"] == report.grundy
+        assert db.game(stones.spec).state("3,5")["grundy"] == report.grundy
     finally:
         db.close()
 
