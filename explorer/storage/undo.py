@@ -35,7 +35,7 @@ def undo_build(
     --------
     >>> from explorer.storage import open_database
     >>> db = open_database("sqlite://")
-    >>> report = db.build("nim", "2,2")
+    >>> report = db.game("nim").build("2,2")
     >>> undo_build(db.engine, game_id=1, build_id=report.build_id, first_new=0,
     ...            expanded_now=np.zeros(0, dtype=np.int64), game_created=True)
     >>> with db.engine.connect() as conn:
