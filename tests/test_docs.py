@@ -92,6 +92,16 @@ def test_install_and_development_say_what_a_newcomer_needs():
     assert "MIT" in licence and (README.parent / "LICENSE").is_file()
 
 
+def test_the_module_map_names_every_package():
+    how = TEXT.split("## How it works\n", 1)[1].split("\n## ", 1)[0]
+    mapped = set(re.findall(r"^\| `explorer/(\w+)` \|", how, flags=re.M))
+    packages = {
+        p.name for p in (README.parent / "explorer").iterdir() if (p / "__init__.py").exists()
+    }
+    assert packages <= mapped, packages - mapped
+    assert {"games", "generation", "solver", "analysis", "storage", "viz", "web", "cli"} <= mapped
+
+
 def test_images_shown_are_there():
     images = re.findall(r"!\[[^\]]+\]\(([^)]+)\)", TEXT)
     assert "data/images/serve-position.png" in images
