@@ -238,3 +238,28 @@ def test_readme_sessions_run_in_order_from_a_fresh_folder(tmp_path, monkeypatch)
     assert sorted(path.name for path in tmp_path.iterdir()) == sorted(
         ["data", "explorer.db", "kayles.png", "loopy.db", "near.gexf", "nim.html", "wythoff.png"]
     )
+
+
+def fill_readme() -> None:
+    """Rewrite the output under every ``$`` line of the README's console blocks with what the
+    line prints now, run in order from a fresh folder (``python tests/test_docs.py``)."""
+    import os
+    import tempfile
+
+    os.environ["COLUMNS"] = "100"
+    os.environ.pop("EXPLORER_DB", None)
+
+    def fill(match: re.Match[str]) -> str:
+        lines = [line for line in match.group(1).splitlines(keepends=True) if line[:2] == "$ "]
+        return "```console\n" + "".join(line + _run_line(line[2:]) for line in lines) + "```"
+
+    with tempfile.TemporaryDirectory() as folder:
+        shutil.copytree(README.parent / "data", Path(folder) / "data")
+        os.chdir(folder)
+        text = re.sub(r"```console\n(.*?)```", fill, TEXT, flags=re.S)
+    README.write_text(text, encoding="utf-8")
+    print(f"{README}: {len(text.encode('utf-8')):,} bytes")
+
+
+if __name__ == "__main__":
+    fill_readme()
