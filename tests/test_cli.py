@@ -214,13 +214,6 @@ def test_usage_errors_come_from_click():
     assert "Invalid value for '--upto'" in err
 
 
-def test_every_command_has_help_with_an_example():
-    for name, _command in main.commands.items():
-        code, out, _ = run(name, "--help")
-        assert code == 0, name
-        assert "Example" in out, name
-
-
 def test_python_dash_m_runs_the_cli():
     result = subprocess.run(
         [sys.executable, "-m", "explorer", "solve", "nim", "1,2,3", "--json"],

@@ -191,7 +191,7 @@ def test_decompositions_are_reductions_with_their_reasons(game):
     rebuilt = parts.rebuild([p.position for p in parts.parts])
     assert rebuilt == game.parse("1,3;2,4;2,4")
     assert solve(game, rebuilt, method="graph").grundy == solve(game, board, method="graph").grundy
-    assert parts.note.startswith("note 002's reduction")
+    assert parts.note.startswith("the study notes' reduction")
 
 
 def test_reduced_and_as_written_values_differ_but_outcomes_agree(game, written):

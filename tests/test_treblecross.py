@@ -186,7 +186,7 @@ def test_decompositions_are_reductions_with_their_reasons(game):
     parts = game.decompose(strip)
     assert not parts.exact
     assert [p.position for p in parts.parts] == [(4,), (5,)]
-    assert parts.note.startswith("note 002's reduction")
+    assert parts.note.startswith("the study notes' reduction")
     rebuilt = parts.rebuild([p.position for p in parts.parts])
     assert safe_runs(rebuilt) == [4, 5]
 

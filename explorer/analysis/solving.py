@@ -1,7 +1,7 @@
 """Solving positions: Grundy value, outcome, remoteness and winning moves, decomposing sums.
 
 The entry points are `grundy_value`, `solve` and `explain`. A position is solved from its parts
-when the game splits it (heaps, coin rows, sums of games, the reductions of note 002) and from
+when the game splits it (heaps, coin rows, sums of games, the study notes' reductions) and from
 its whole game graph otherwise, or when the graph is small enough to give remoteness too. A graph
 with cycles gets generalized values (finite or ∞(K), `explorer.solver.loopy`); sums combine
 them by the generalized nim-sum, never through the product graph.
@@ -79,6 +79,11 @@ class Solution(_Valued):
     convention: Convention = NORMAL
 
     def to_dict(self) -> dict[str, object]:
+        """The JSON contract of ``explorer solve --json``: `game` (canonical spec), `position`
+        (canonical text), `grundy` (None when infinite, or in misère play), `infinite`, `escapes`
+        (the K of ∞(K), None when finite), `outcome` (``P``, ``N`` or ``D``), `remoteness` (None
+        when only the parts were solved, or for a draw), `winning_moves`, `drawing_moves` (from a
+        draw), `method`, `states`, `note` and `convention` (``normal`` or ``misere``)."""
         return asdict(self)
 
     def __repr__(self) -> str:

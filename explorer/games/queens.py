@@ -1,5 +1,5 @@
-"""Corner the queen with several pieces (note 002's board game), played as written, and the
-note's reduction of it to a sum of single pieces that never enter row 0, column 0 or the diagonal.
+"""Corner the queen with several pieces, played as written, and the reduction of the study note
+*OI 博弈论若干模型总结* to a sum of single pieces that never enter row 0, column 0 or the diagonal.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ CORNER: Square = (0, 0)
 SQUARES = "squares x,y joined by ';', e.g. 1,3;4,2"
 
 REDUCTION_NOTE = (
-    "note 002's reduction: no piece enters row 0, column 0 or the diagonal (from there the "
+    "the study notes' reduction: no piece enters row 0, column 0 or the diagonal (from there the "
     "opponent reaches (0,0)), so the board is a sum of single pieces (each written with "
     "x <= y, by symmetry); it keeps the outcome, not the Grundy value"
 )
@@ -128,7 +128,7 @@ class Queens(Game[Board]):
 
     A position is the sorted tuple of the pieces' squares (several may share one). Whoever
     first puts a piece on (0,0) wins: a board with a piece there has no move, so under normal
-    play the player who made the last move won. `decompose` gives note 002's reduction.
+    play the player who made the last move won. `decompose` gives the study note's reduction.
     """
 
     family = "queens"
@@ -178,7 +178,7 @@ class Queens(Game[Board]):
 
 
 class ReducedQueen(Game[Square]):
-    """One piece of the reduced board game of note 002 (not registered: a part of `Queens`).
+    """One piece of the reduced board game of the study note (not registered: a part of `Queens`).
 
     From a square off row 0, column 0 and the diagonal the piece moves only to squares off
     them too, so (1,2) and (2,1) are final; from a square on them its one move is to (0,0),

@@ -1,5 +1,6 @@
-"""Treblecross (Crosses and Crosses) on a 1 x n strip, played as written, and note 002's
-reduction of it to a take-and-break game on the runs of cells that are still safe to mark.
+"""Treblecross (Crosses and Crosses) on a 1 x n strip, played as written, and the study note
+*OI 博弈论若干模型总结*'s reduction of it to a take-and-break game on the runs of cells that are
+still safe to mark.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ SHORTEST_REDUCED = 3
 THREATS = ("XX.", ".XX", "X.X")
 
 REDUCTION_NOTE = (
-    "note 002's reduction: no cell within two of an X is marked (the opponent would make "
+    "the study notes' reduction: no cell within two of an X is marked (the opponent would make "
     "three), so the strip is a sum of runs of safe cells; it keeps the outcome, not the "
     "Grundy value"
 )
@@ -180,7 +181,7 @@ class Treblecross(_StripGame):
     """Treblecross played as written: mark an empty cell; three marks in a row end the game.
 
     A position is the strip's text. A strip holding ``XXX`` has no move: under normal play
-    the player who made three made the last move and won. `decompose` gives note 002's
+    the player who made three made the last move and won. `decompose` gives the study note's
     reduction for strips of three or more cells.
     """
 

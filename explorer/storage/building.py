@@ -9,6 +9,19 @@ and run again ends with exactly the rows an uninterrupted build writes.
 A misère build (``convention=MISERE``) is the same build of the game's misère twin (a game
 row of its own, see `explorer.storage.records`): only the value of a state without moves differs
 (G⁻ = 1, an N-position), so its states hold G⁻, misère outcomes and misère remoteness.
+
+Why arrays, not `explorer.generation.graph` and NetworkX: a NetworkX graph costs about 1.5 kB a
+state and must hold the whole graph before anything is solved; a build keeps 32-bit arrays
+indexed by state id (about 35 bytes a state and 4 a move, beside the index of positions and 8
+bytes a move still waiting for a value: a million states peak at 0.37 GiB, ten million at
+3.3 GiB). Memory is bounded: a batch ends at `BATCH_STATES` states or `BATCH_MOVES` moves; a
+round numbers no more new states than the ``--memory`` budget holds at `MIN_BYTES_PER_STATE`,
+and a position whose game counts more states than that is refused before the database opens.
+A build writing more than 100,000 new states, at least as many as are stored, drops the unique
+key index while it writes and creates it again whole at the end (about twice as fast, and 14 %
+smaller); if killed, ``explorer verify`` reports the index missing and the next write makes it.
+A build's row says ``running``, ``stopped``, ``complete``, ``failed`` or ``interrupted``; one
+killed outright stays ``running`` until its process (host and id kept) is seen to be gone.
 """
 
 from __future__ import annotations

@@ -2,6 +2,13 @@
 
 A database is a SQLite file (the default ``./explorer.db``, or ``$EXPLORER_DB``) or a PostgreSQL
 server. Opening applies the Alembic migrations it lacks and refuses a schema newer than the code.
+
+Several programs at once: readers never wait (SQLite's WAL mode gives each a consistent snapshot
+while a build writes); writers take turns, every SQLite write transaction beginning
+``IMMEDIATE`` so that a second writer waits for the first one's transaction to end (up to
+``$EXPLORER_WAIT`` seconds, two minutes by default) instead of failing "database is locked". A
+SQLite file on read-only storage is opened read-only by the commands that only read, and is
+then never written, not even to upgrade its schema.
 """
 
 from __future__ import annotations

@@ -3,6 +3,7 @@
 Usage: python tests/benchmarks/bench_loopy.py [VERTICES] [EDGES]   (default 100,000 / 300,000)
 Issue 14 asks for at most 5 s at the default size. Reports the labelling alone, through a
 NetworkX graph, and the retrograde win/lose/draw pass, with the stages used and the outcome counts.
+Measured: about 1 s for γ, 2 s with outcomes and remoteness from a NetworkX graph.
 """
 
 from __future__ import annotations
