@@ -167,22 +167,16 @@ def build_command(
       explorer build kayles 40 --db postgresql://me@localhost/games --max-states 100000
     """
     from explorer.storage import open_database
-    from explorer.storage.building import refuse_misere_cycles, refuse_unbuildable
+    from explorer.storage.building import BuildOptions, refuse_misere_cycles, refuse_unbuildable
 
+    options = BuildOptions(max_states=max_states, memory=memory * 2**20, misere=misere)
     # refuse a bad spec or position, or one too large to build, before opening a database
     game = load_game(spec)
-    refuse_unbuildable(game, game.parse(position), memory=memory * 2**20, max_states=max_states)
+    refuse_unbuildable(game, game.parse(position), memory=options.memory, max_states=max_states)
     if misere:
         refuse_misere_cycles(game)
     with open_database(url) as database, _progress(not as_json, max_states) as update:
-        report = database.build(
-            spec,
-            position,
-            max_states=max_states,
-            memory=memory * 2**20,
-            progress=update,
-            misere=misere,
-        )
+        report = database.build(spec, position, options, progress=update)
     if as_json:
         print_json({"database": database.url, **report.to_dict()})
     else:

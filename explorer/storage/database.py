@@ -7,12 +7,13 @@ Reads return plain data (dicts and lists) or `networkx.DiGraph` objects; writes 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypedDict, TypeVar, Unpack
+from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
@@ -42,7 +43,7 @@ if TYPE_CHECKING:  # building, editing and exporting load in the methods that do
 
     from explorer.games.dag import DagGame
     from explorer.solver.incremental import Edit
-    from explorer.storage.building import BuildProgress, BuildReport
+    from explorer.storage.building import BuildOptions, BuildProgress, BuildReport
     from explorer.storage.edits import EditReport
     from explorer.storage.export import ExportReport, Progress
 
@@ -61,18 +62,6 @@ _STATE_FIELDS = (
 #: in the order written; without it, and without statistics, it may walk every state of the game
 #: in id order looking for the few a move reaches (seconds on a million states).
 _EDGES_THEN_STATES = "edges AS e CROSS JOIN states AS s WHERE s.game_id = e.game_id"
-
-
-class BuildOptions(TypedDict, total=False):
-    """The options `Database.build` passes on to `explorer.storage.building.build_position`,
-    which gives their defaults."""
-
-    max_states: int | None
-    batch_states: int
-    memory: int | None
-    progress: Callable[[BuildProgress], None] | None
-    misere: bool
-    defer_key_index_at: int | None
 
 
 P = ParamSpec("P")
@@ -272,10 +261,19 @@ class Database:
 
     # -- building -----------------------------------------------------------------------
     @_translated("write to")
-    def build(self, spec: str, position: str, **options: Unpack[BuildOptions]) -> BuildReport:
-        """Build the game graph of a position into this database (see `build_position`, which
-        takes the same keyword options, `max_states`, `batch_states`, `memory`, `progress`,
-        `misere` and `defer_key_index_at`, and gives their defaults).
+    def build(
+        self,
+        spec: str,
+        position: str,
+        options: BuildOptions | None = None,
+        *,
+        progress: Callable[[BuildProgress], None] | None = None,
+        **changes: Any,
+    ) -> BuildReport:
+        """Build the game graph of a position into this database (see `build_position`):
+        with `options` (a `BuildOptions`, its defaults when not given), changed by keyword
+        (``db.build("nim", "3,4", max_states=100)``); `progress` is called after every
+        committed batch.
 
         Stored states and values are reused; a build stopped by `max_states`, by the `memory`
         budget (bytes the process may use; None for none) or killed continues where it
@@ -289,9 +287,10 @@ class Database:
             When the database refuses the writes (read-only, full, locked, or another build
             of the same game writing at the same time); what was committed stays consistent.
         """
-        from explorer.storage.building import build_position
+        from explorer.storage.building import BuildOptions, build_position
 
-        return build_position(self.engine, spec, position, **options)
+        options = dataclasses.replace(options or BuildOptions(), **changes)
+        return build_position(self.engine, spec, position, options, progress=progress)
 
     # -- imports, edits, re-solves --------------------------------------------------------
     @_translated("write to")
