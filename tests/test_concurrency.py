@@ -174,3 +174,48 @@ def test_processes_creating_one_new_database_at_once_all_succeed(tmp_path):
             assert out == "opened\n"
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
     assert run("verify", "--db", str(path))[0] == 0
+
+
+#: A build that starts at a given time, its key index dropped from its first batch on when asked.
+TIMED_BUILDER = """
+import sys, time
+from explorer.storage import open_database
+url, spec, position, at, defer = sys.argv[1:6]
+time.sleep(max(0.0, float(at) - time.time()))
+with open_database(url) as db:
+    report = db.game(spec).build(position, batch_states=300,
+                                 defer_key_index_at=None if defer == "never" else int(defer))
+print(report.status, report.states_new, flush=True)
+"""
+
+
+@pytest.mark.postgres
+def test_three_builders_of_different_games_into_one_postgresql_database_at_once(pg_url, tmp_path):
+    """Three processes build three games into one PostgreSQL database at the same moment (two
+    of them dropping the shared key index while they write): all three complete, `verify`
+    passes, and each game holds exactly the rows of a build made alone."""
+    jobs = [
+        ("subtraction:1,2", "14,15,16", "1"),
+        ("kayles", "5,7,9,11", "1"),
+        ("nim", "6,7,8", "never"),
+    ]
+    at = str(time.time() + 2.0)
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-c", TIMED_BUILDER, pg_url, spec, position, at, defer],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for spec, position, defer in jobs
+    ]
+    for process in processes:
+        out, err = process.communicate(timeout=600)
+        assert process.returncode == 0, err
+        assert out.split()[0] == "complete"
+    assert run_json("verify", "--db", pg_url)["ok"]
+    alone = str(tmp_path / "alone.db")
+    for spec, position, _ in jobs:
+        run_json("build", spec, position, "--db", alone)
+    for spec in ("subtraction:1,2", "octal:0.77", "nim"):
+        assert dump(pg_url, spec) == dump(alone, spec)

@@ -14,8 +14,8 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
+from explorer.formats.writing import NODE_ATTRIBUTES
 from explorer.storage import open_database
-from explorer.storage.export import NODE_ATTRIBUTES
 from tests.storage_support import run, run_json
 
 pytest_plugins = ["tests.storage_fixtures"]  # db_url, other_db_url, pg_url
@@ -211,7 +211,7 @@ def test_replacing_a_file_keeps_its_mode_and_a_new_file_gets_the_umask(tmp_path)
 FULL_DISK = """
 import resource, signal, sys
 from explorer.storage import open_database
-from explorer.storage.export import NODE_ATTRIBUTES
+from explorer.formats.writing import NODE_ATTRIBUTES
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG
 db = open_database(sys.argv[1], create=False)
 limit = int(sys.argv[3])

@@ -9,7 +9,7 @@ import re
 import pytest
 import sqlalchemy as sa
 
-from explorer.storage import building, open_database, records
+from explorer.storage import build_plans, open_database, records
 from explorer.storage.engine import resolve_url, writing
 from explorer.storage.records import (
     SORT_PRAGMAS,
@@ -29,9 +29,9 @@ def test_a_build_without_the_index_stores_the_rows_of_one_with_it_and_keys_stay_
     db_url, other_db_url, monkeypatch, overlap
 ):
     """With `overlap`, the index is created while the last batch is solved, as in builds of
-    `building.OVERLAP_INDEX_AT` states or more; otherwise in the build's last transaction."""
+    `build_plans.OVERLAP_INDEX_AT` states or more; otherwise in the build's last transaction."""
     if overlap:
-        monkeypatch.setattr(building, "OVERLAP_INDEX_AT", 0)
+        monkeypatch.setattr(build_plans, "OVERLAP_INDEX_AT", 0)
     run_json("build", "nim", "5,6,7", "--db", db_url)  # another game, stored before
     seen: list[bool] = []
     with open_database(db_url) as db:

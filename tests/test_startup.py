@@ -45,6 +45,7 @@ WRITERS = {
     "explorer.solver.incremental",
     "explorer.storage.building",
     "explorer.storage.edits",
+    "explorer.formats.writing",
     "explorer.storage.export",
     "explorer.storage.verify",
     "explorer.viz.graphs",

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from explorer.games import load_game
 from explorer.generation import expansion
 from explorer.generation.expansion import HeapIndex, position_index
-from explorer.storage import NotStoredError, building, bulk, open_database
+from explorer.storage import NotStoredError, build_arrays, bulk, open_database
 from explorer.storage.bulk import read_int_columns, writer_for
 from explorer.storage.engine import ENV_VAR
 from tests.bruteforce import heap_game_moves, mex_values, remoteness_values
@@ -661,11 +661,11 @@ def test_bulk_writer_round_trips_awkward_keys_and_ids_too_big_to_pack(db_url):
 @settings(max_examples=60, deadline=None)
 def test_waiting_edges_are_found_by_their_end_however_the_blocks_merge(batches, counter, rng):
     """The builder's waiting edges, merged all at once or like a binary counter (as past
-    `_Waiting.MERGE_ALL_EDGES`), give every unsolved end exactly the sources that wait for it."""
-    waiting = building._Waiting()
+    `Waiting.MERGE_ALL_EDGES`), give every unsolved end exactly the sources that wait for it."""
+    waiting = build_arrays.Waiting()
     if counter:
         waiting.MERGE_ALL_EDGES = 0
-    grundy = np.full(31, building.UNKNOWN, dtype=np.int32)
+    grundy = np.full(31, build_arrays.UNKNOWN, dtype=np.int32)
     added: list[tuple[int, int]] = []
     for batch in batches:
         src = np.array([e[0] for e in batch], dtype=np.int64)
@@ -678,6 +678,6 @@ def test_waiting_edges_are_found_by_their_end_however_the_blocks_merge(batches, 
             assert all(a > 2 * b for a, b in zip(sizes, sizes[1:], strict=False)), sizes
         else:
             assert len(sizes) <= waiting.MAX_BLOCKS
-    for end in np.flatnonzero(grundy == building.UNKNOWN).tolist():
+    for end in np.flatnonzero(grundy == build_arrays.UNKNOWN).tolist():
         found = waiting.sources(np.array([end])).tolist()
         assert sorted(found) == sorted(s for s, d in added if d == end)

@@ -211,3 +211,69 @@ def test_a_schema_0006_database_keeps_every_row_and_checks_outcomes_by_compariso
         command.downgrade(alembic_config(conn), "0006")
         assert _outcome_check(conn) == "old" and _every_row(conn) == before
         assert _key_rule(conn) == "constraint"
+
+
+def _state_references(conn: sa.Connection) -> list[str]:
+    """The foreign keys of ``states`` (the columns that refer), sorted."""
+    return sorted(
+        column
+        for key in sa.inspect(conn).get_foreign_keys("states")
+        for column in key["constrained_columns"]
+    )
+
+
+def _fill_factor(conn: sa.Connection) -> int:
+    """PostgreSQL's fill factor of ``states`` pages (100 unless set)."""
+    options = conn.exec_driver_sql(
+        "SELECT c.reloptions FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace "
+        "WHERE n.nspname = current_schema() AND c.relname = 'states'"
+    ).scalar()
+    found = [o.split("=")[1] for o in options or [] if o.startswith("fillfactor=")]
+    return int(found[0]) if found else 100
+
+
+def test_a_schema_0009_database_keeps_every_row_when_states_lose_their_foreign_keys(db_url):
+    """0010 drops the three foreign keys of ``states`` (each a lookup per state written on
+    PostgreSQL) and fills PostgreSQL's ``states`` pages to half: a database with P, N and D
+    outcomes, ∞ values and a misère game upgrades with every row and view row kept, the key
+    index still refuses a second key, builds and verify still work, and it goes back again."""
+    run_json("build", "nim", "3,4,5", "--db", db_url)
+    run_json("build", "kayles", "8", "--misere", "--db", db_url)
+    run_json("import", f"graph:{REPO_DATA / 'loopy.json'}", "--db", db_url)
+    with open_database(db_url) as db, db.engine.begin() as conn:
+        command.downgrade(alembic_config(conn), "0009")
+    engine = sa.create_engine(resolve_url(db_url))
+    postgres = engine.dialect.name == "postgresql"
+    with engine.connect() as conn:
+        assert _state_references(conn) == ["build_id", "game_id", "value_build_id"]
+        assert not postgres or _fill_factor(conn) == 100
+        before = _every_row(conn)
+    engine.dispose()
+    assert {r[6] for r in before["states"]} == {"P", "N", "D"}
+
+    with open_database(db_url) as db:  # opening it upgrades it
+        with db.engine.connect() as conn:
+            assert conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar() == (
+                head_revision()
+            )
+            assert _every_row(conn) == before
+            assert _state_references(conn) == [] and _key_rule(conn) == "index"
+            assert not postgres or _fill_factor(conn) == 50
+        with db.engine.begin() as conn:
+            command.check(alembic_config(conn))  # the models match the migrations
+        with pytest.raises(sa.exc.IntegrityError), db.engine.begin() as conn:  # still unique
+            conn.exec_driver_sql(
+                "INSERT INTO states (game_id, id, key, depth, expanded, build_id) "
+                "SELECT game_id, 999999, key, depth, expanded, build_id FROM states WHERE id = 0"
+            )
+        # every pair p <= q of heaps with p <= 6 and q <= 7
+        assert db.game("subtraction:1,2").build("6,7").states_new == sum(8 - p for p in range(7))
+    assert run_json("verify", "--db", db_url)["ok"]
+    with open_database(db_url) as db, db.engine.begin() as conn:  # and back again
+        command.downgrade(alembic_config(conn), "0009")
+        assert _state_references(conn) == ["build_id", "game_id", "value_build_id"]
+        assert not postgres or _fill_factor(conn) == 100
+        after = _every_row(conn)
+    assert {k: [r for r in rows if r not in after[k]] for k, rows in before.items()} == {
+        k: [] for k in before
+    }

@@ -165,11 +165,12 @@ def build_command(
       explorer build kayles 40 --db postgresql://me@localhost/games --max-states 100000
     """
     from explorer.storage import open_database
-    from explorer.storage.building import refuse_misere_cycles, refuse_unbuildable
+    from explorer.storage.building import BuildOptions, refuse_misere_cycles, refuse_unbuildable
 
+    options = BuildOptions(max_states=max_states, memory=memory * 2**20, convention=convention)
     # refuse a bad spec or position, or one too large to build, before opening a database
     game = load_game(spec)
-    refuse_unbuildable(game, game.parse(position), memory=memory * 2**20, max_states=max_states)
+    refuse_unbuildable(game, game.parse(position), memory=options.memory, max_states=max_states)
     if convention == MISERE:
         refuse_misere_cycles(game)
     # the bar's total: the states the game counts without generating them, where it can
@@ -177,9 +178,7 @@ def build_command(
     counted = game.count_states(game.parse(position), limit)
     total = max_states if counted is None else min(counted, limit)
     with open_database(url) as database, _progress(not as_json, total) as update:
-        report = database.game(spec, convention).build(
-            position, max_states=max_states, memory=memory * 2**20, progress=update
-        )
+        report = database.game(spec, convention).build(position, options, progress=update)
     if as_json:
         print_json({"database": database.url, **report.to_dict()})
     else:

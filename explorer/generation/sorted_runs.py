@@ -1,7 +1,7 @@
 """Growing sets kept as sorted arrays: runs merged like a binary counter, and lookups in them.
 
 A build keeps two such sets: the codes of the heap positions it has numbered (`HeapIndex`, past
-its lookup table) and the moves waiting for their end's value (`building._Waiting`). Sorting the
+its lookup table) and the moves waiting for their end's value (`build_arrays.Waiting`). Sorting the
 whole set again whenever it grows costs its size each time, the square of it in all (77 s of a
 10M-state build's 200 s); runs each more than twice the size of the next, a new one merged with
 the smaller ones as it catches up, cost n log n in all and are searched one `searchsorted` each.

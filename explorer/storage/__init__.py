@@ -14,7 +14,7 @@ from explorer.errors import DatabaseError, DatabaseURLError, NotStoredError, Sch
 from explorer.lazy import lazy_members
 
 if TYPE_CHECKING:
-    from explorer.storage.building import BuildProgress, BuildReport, build_position
+    from explorer.storage.building import BuildOptions, BuildProgress, BuildReport, build_position
     from explorer.storage.database import Database, open_database
     from explorer.storage.edits import EditReport
     from explorer.storage.engine import DEFAULT_PATH, ENV_VAR, resolve_url
@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 #: that only reads does not load the builder and the editor.
 _HOMES = {
     **dict.fromkeys(
-        ("BuildProgress", "BuildReport", "build_position"), "explorer.storage.building"
+        ("BuildOptions", "BuildProgress", "BuildReport", "build_position"),
+        "explorer.storage.building",
     ),
     **dict.fromkeys(("Database", "open_database"), "explorer.storage.database"),
     "QueryResult": "explorer.storage.game_rows",
@@ -41,6 +42,7 @@ __getattr__, __dir__ = lazy_members(globals(), _HOMES)
 __all__ = [
     "DEFAULT_PATH",
     "ENV_VAR",
+    "BuildOptions",
     "BuildProgress",
     "BuildReport",
     "Database",

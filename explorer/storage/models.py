@@ -124,6 +124,12 @@ class StateTable(Base):
     move p -> q), so it is at least the length of the longest sequence of moves from the state
     to the end of the game. A build stores exactly that length; after an edit (which only
     raises heights where it must) it may be larger.
+
+    No foreign keys, as in ``edges``: on PostgreSQL each is a lookup per state written (three
+    of them tripled a build's state inserts); the builder writes a game's row and its build's
+    row before any of its states, and none is ever deleted. On PostgreSQL the table's pages are
+    filled to half (``fillfactor = 50``, migration 0010), so that setting a state's value, the
+    second write of nearly every state, stays on its page and touches no index.
     """
 
     __tablename__ = "states"
@@ -137,7 +143,7 @@ class StateTable(Base):
         {"sqlite_with_rowid": False},
     )
 
-    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), primary_key=True)
+    game_id: Mapped[int] = mapped_column(Integer, primary_key=True)
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     #: The canonical position text, as ``game.format`` writes it.
     key: Mapped[str] = mapped_column(Text)
@@ -148,8 +154,9 @@ class StateTable(Base):
     outcome: Mapped[str | None] = mapped_column(String(1))
     remoteness: Mapped[int | None] = mapped_column(Integer)
     height: Mapped[int | None] = mapped_column(Integer)
-    build_id: Mapped[int] = mapped_column(ForeignKey("builds.id"))
-    value_build_id: Mapped[int | None] = mapped_column(ForeignKey("builds.id"))
+    #: The build that stored the state and the one that last set its value (``builds.id``).
+    build_id: Mapped[int] = mapped_column(Integer)
+    value_build_id: Mapped[int | None] = mapped_column(Integer)
     #: For the value ∞(K) of a game with cycles (``grundy`` NULL): K as text, ``"0,2"`` (``""``
     #: for ∞ alone). NULL for a finite value. Such games have no height (NULL).
     escapes: Mapped[str | None] = mapped_column(Text)

@@ -45,6 +45,8 @@ from explorer.storage.models import KEY_INDEX, BuildTable, GameTable
 SORT_THREADS = 4
 #: SQLite's page cache (its ``cache_size``) while it creates the key index.
 SORT_CACHE = -2000
+#: The PostgreSQL advisory lock held while the key index is created (any fixed number).
+KEY_INDEX_LOCK = 0x6B657969
 #: The connection settings `ensure_key_index` changes while it sorts, and then puts back.
 SORT_PRAGMAS = ("threads", "cache_size")
 
@@ -352,6 +354,11 @@ def ensure_key_index(conn: sa.Connection) -> bool:
         return False
     create = f"CREATE UNIQUE INDEX IF NOT EXISTS {KEY_INDEX} ON states (game_id, key)"
     if conn.dialect.name != "sqlite":
+        # one creator at a time, then look again: two sessions creating it at once both pass
+        # IF NOT EXISTS, and the second fails on the catalog's own unique index
+        conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({KEY_INDEX_LOCK})")
+        if key_index_present(conn):
+            return False
         conn.exec_driver_sql(create)
         return True
     # sorted by worker threads, in SQLite's default cache (2 MB: a larger one holds more of the

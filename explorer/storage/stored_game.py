@@ -7,7 +7,8 @@ The game row is looked up once, on first use; every method then reads or writes 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal, TypedDict, Unpack
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Literal
 
 import sqlalchemy as sa
 
@@ -28,20 +29,9 @@ from explorer.storage.subgraphs import Subgraphs
 
 if TYPE_CHECKING:  # building, editing and checking load in the methods that do them
     from explorer.solver.incremental import Edit
-    from explorer.storage.building import BuildProgress, BuildReport
+    from explorer.storage.building import BuildOptions, BuildProgress, BuildReport
     from explorer.storage.edits import EditReport
     from explorer.storage.verify import Verification
-
-
-class BuildOptions(TypedDict, total=False):
-    """The options `StoredGame.build` passes on to `explorer.storage.building.build_position`,
-    which gives their defaults."""
-
-    max_states: int | None
-    batch_states: int
-    memory: int | None
-    progress: Callable[[BuildProgress], None] | None
-    defer_key_index_at: int | None
 
 
 class StoredGame(Browsing, Subgraphs):
@@ -67,10 +57,17 @@ class StoredGame(Browsing, Subgraphs):
 
     # -- writes -----------------------------------------------------------------------------
     @translated("write to")
-    def build(self, position: str, **options: Unpack[BuildOptions]) -> BuildReport:
-        """Build the game graph of a position into the database (see `build_position`, which
-        takes the same keyword options, `max_states`, `batch_states`, `memory`, `progress`
-        and `defer_key_index_at`, and gives their defaults).
+    def build(
+        self,
+        position: str,
+        options: BuildOptions | None = None,
+        *,
+        progress: Callable[[BuildProgress], None] | None = None,
+        **changes: Any,
+    ) -> BuildReport:
+        """Build the game graph of a position into the database (see `build_position`), with
+        `options` (a `BuildOptions`, its defaults when not given) changed by keyword:
+        ``game.build("3,4,5", max_states=10_000)``; the convention is the handle's.
 
         Stored states and values are reused; a build stopped by `max_states`, by the `memory`
         budget (bytes the process may use; None for none) or killed continues where it
@@ -82,15 +79,11 @@ class StoredGame(Browsing, Subgraphs):
             When the database refuses the writes (read-only, full, locked, or another build
             of the same game writing at the same time); what was committed stays consistent.
         """
-        from explorer.storage.building import build_position
+        from explorer.storage.building import BuildOptions, build_position
 
-        return build_position(
-            self.engine,
-            self.spec if self.given is None else self.given,
-            position,
-            convention=self.convention,
-            **options,
-        )
+        options = replace(options or BuildOptions(), convention=self.convention, **changes)
+        rules = self.spec if self.given is None else self.given
+        return build_position(self.engine, rules, position, options, progress=progress)
 
     @translated("write to")
     def edit(self, edit: Edit) -> EditReport:

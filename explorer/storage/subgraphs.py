@@ -3,15 +3,14 @@ and the streams of states and moves an export writes."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 
 from explorer.storage.engine import translated
 from explorer.storage.game_rows import STATE_FIELDS, GameRows
-from explorer.storage.neighbourhood import Direction, chunks, edges_among, neighbourhood_ids
+from explorer.storage.neighbourhood import Direction, edges_among, neighbourhood_ids
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -166,22 +165,14 @@ class Subgraphs(GameRows):
         >>> db.close()
         """
         path = Path(path)
-        from explorer.storage.export import ExportReport, export_format, write_graph
+        from explorer.formats.writing import export_format
+        from explorer.storage.export import near_graph, whole_graph, write_export
 
         chosen = export_format(path, fmt)
-        counted = {"states": 0, "moves": 0}
-
-        def counting(batches: Iterator[list[Any]], what: str, total: int) -> Iterator[list[Any]]:
-            for batch in batches:
-                yield batch
-                counted[what] += len(batch)
-                if progress is not None:
-                    progress(what, counted[what], total)
-
         with self.engine.connect() as conn:
             if around is None:
                 game_id, spec = self._resolved(conn)
-                root, nodes, edges, stored, states, moves = self._whole(conn, game_id, limit)
+                root, nodes, edges, stored, states, moves = whole_graph(conn, game_id, limit)
             else:
                 game_id, spec, start = self._located(conn, around)
                 root = start.key
@@ -194,86 +185,12 @@ class Subgraphs(GameRows):
                     max_states=MAX_EXPORT_NEIGHBOURHOOD if limit is None else limit,
                     what=f"the neighbourhood of {root!r}",
                 )
-                nodes, edges, moves = self._near(conn, game_id, [i for i, _ in near])
+                nodes, edges, moves = near_graph(
+                    conn,
+                    game_id,
+                    [i for i, _ in near],
+                    lambda ids: self._rows_by_id(conn, game_id, ids),
+                )
                 stored = states = len(near)
-            files = write_graph(
-                path,
-                chosen,
-                spec,
-                root,
-                counting(nodes, "states", states),
-                counting(edges, "moves", moves),
-                self.convention,
-            )
-        return ExportReport(
-            spec,
-            counted["states"],
-            counted["moves"],
-            stored,
-            [str(f) for f in files],
-            self.convention,
-        )
-
-    @staticmethod
-    def _whole(
-        conn: sa.Connection, game_id: int, limit: int | None
-    ) -> tuple[str | None, Iterator[Any], Iterator[Any], int, int, int]:
-        """Streams of the first `limit` states and the moves among them, with their counts."""
-        params: dict[str, object] = {"g": game_id}
-        stored = conn.execute(
-            sa.text("SELECT COUNT(*) FROM states WHERE game_id = :g"), params
-        ).scalar_one()
-        root = conn.execute(
-            sa.text("SELECT key FROM states WHERE game_id = :g ORDER BY id LIMIT 1"), params
-        ).scalar()
-        within = ""
-        if limit is not None and limit < stored:
-            params["cut"] = conn.execute(
-                sa.text("SELECT id FROM states WHERE game_id = :g ORDER BY id LIMIT 1 OFFSET :n"),
-                {**params, "n": limit - 1},
-            ).scalar_one()
-            within = " AND e.src <= :cut AND e.dst <= :cut"
-        moves = conn.execute(
-            sa.text(f"SELECT COUNT(*) FROM edges AS e WHERE e.game_id = :g{within}"), params
-        ).scalar_one()
-        nodes_sql = (
-            "SELECT key, grundy, outcome, remoteness, depth, height, expanded FROM states "
-            "WHERE game_id = :g" + (" AND id <= :cut" if within else "") + " ORDER BY id"
-        )
-        edges_sql = (
-            "SELECT a.key, b.key FROM edges AS e "
-            "JOIN states AS a ON a.game_id = e.game_id AND a.id = e.src "
-            "JOIN states AS b ON b.game_id = e.game_id AND b.id = e.dst "
-            f"WHERE e.game_id = :g{within} ORDER BY e.src, e.dst"
-        )
-
-        from explorer.storage.bulk import partitions
-
-        def stream(sql: str) -> Iterator[list[Any]]:
-            for partition in partitions(conn, sql, params):
-                yield list(partition)
-
-        states = stored if not within else min(stored, limit or stored)
-        return root, stream(nodes_sql), stream(edges_sql), stored, states, moves
-
-    def _near(
-        self, conn: sa.Connection, game_id: int, ids: list[int]
-    ) -> tuple[Iterator[Any], Iterator[Any], int]:
-        """Streams of the states `ids` (in that order) and the moves among them."""
-        keys: dict[int, str] = {}
-
-        def nodes() -> Iterator[list[Any]]:
-            for chunk in chunks(ids):
-                rows = self._rows_by_id(conn, game_id, chunk)
-                keys.update((row.id, row.key) for row in rows)
-                yield [
-                    (r.key, r.grundy, r.outcome, r.remoteness, r.depth, r.height, r.expanded)
-                    for r in rows
-                ]
-
-        def edges() -> Iterator[list[Any]]:
-            for chunk in chunks(pairs):
-                yield [(keys[a], keys[b]) for a, b in chunk]
-
-        pairs: list[tuple[int, int]] = list(edges_among(conn, game_id, ids))
-        return nodes(), edges(), len(pairs)
+            streams = (nodes, edges, stored, states, moves)
+            return write_export(path, chosen, spec, root, streams, self.convention, progress)

@@ -5,10 +5,12 @@ beside raw ``sqlite3.executemany`` on the same rows into the same schema.
 
     python tests/benchmarks/bench_build.py            # 1,004,731 states, about 6M edges
     python tests/benchmarks/bench_build.py --quick    # a smaller graph, for a smoke run
+    python tests/benchmarks/bench_build.py --postgres [URL]   # SQLite beside PostgreSQL
 
 Goals (issue 3): at least 100,000 states/s end to end, peak memory under 1.5 GiB, bulk writes
-at least 70 % of the raw rate. Measured on a quiet 2-core machine: about 10 s (100,000 states/s),
-peak 0.37 GiB (about 400 bytes a state with the interpreter); building it again takes 4 s.
+at least 70 % of the raw rate. With --postgres (issue 27): the same build of 176,851 states
+into SQLite and into PostgreSQL (URL, else $EXPLORER_TEST_POSTGRES_URL), each in a process of
+its own, alternating; PostgreSQL within 1.5x of SQLite's time.
 """
 
 from __future__ import annotations
@@ -17,8 +19,11 @@ import argparse
 import os
 import resource
 import sqlite3
+import subprocess
+import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +35,10 @@ from explorer.storage.bulk import STATE_COLUMNS, writer_for
 #: Subtraction game S = {1, 2} on three heaps of 180: every multiset of three heaps <= 180.
 SPEC, POSITION = "subtraction:1,2", "180,180,180"
 QUICK_POSITION = "60,60,60"
+#: The build compared on both backends (176,851 states).
+POSTGRES_POSITION = "100,100,100"
+#: Pairs of builds, SQLite then PostgreSQL, each in a fresh process.
+POSTGRES_PAIRS = 3
 ROWS_PER_TRANSACTION = 300_000
 ROUNDS = 2
 
@@ -116,10 +125,81 @@ def raw_writes(path: Path, states: list[tuple], edges: list[tuple]) -> float:
     return seconds
 
 
+def one_build(url: str, position: str) -> float:
+    """Seconds a build takes in a fresh process (opening the database included)."""
+    code = (
+        "import sys, time\n"
+        "from explorer.storage import open_database\n"
+        "started = time.perf_counter()\n"
+        "with open_database(sys.argv[1]) as db:\n"
+        "    report = db.game(sys.argv[2]).build(sys.argv[3])\n"
+        "assert report.status == 'complete'\n"
+        "print(time.perf_counter() - started)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, url, SPEC, position], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    return float(done.stdout.split()[-1])
+
+
+def compare_backends(base: str) -> None:
+    """The same build into SQLite and into PostgreSQL (a fresh schema each time), alternating."""
+    from sqlalchemy.engine import make_url
+
+    from explorer.storage.engine import resolve_url
+
+    admin = sa.create_engine(resolve_url(base))
+    times: dict[str, list[float]] = {"SQLite": [], "PostgreSQL": []}
+    load = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory() as tmp:
+        for attempt in range(POSTGRES_PAIRS):
+            times["SQLite"].append(one_build(str(Path(tmp) / f"{attempt}.db"), POSTGRES_POSITION))
+            schema = "bench_" + uuid.uuid4().hex[:12]
+            with admin.begin() as conn:
+                conn.exec_driver_sql(f"CREATE SCHEMA {schema}")
+            url = (
+                make_url(resolve_url(base))
+                .update_query_dict({"options": f"-csearch_path={schema}"})
+                .render_as_string(hide_password=False)
+            )
+            try:
+                times["PostgreSQL"].append(one_build(url, POSTGRES_POSITION))
+            finally:
+                with admin.begin() as conn:
+                    conn.exec_driver_sql(f"DROP SCHEMA {schema} CASCADE")
+    admin.dispose()
+    print(
+        f"build {SPEC} {POSTGRES_POSITION} (176,851 states), {POSTGRES_PAIRS} pairs of fresh "
+        f"processes (load average {load:.1f} to {os.getloadavg()[0]:.1f})"
+    )
+    for name, seconds in times.items():
+        print(
+            f"  {name:<11} {' '.join(f'{t:6.1f}' for t in seconds)} s   best {min(seconds):.1f} s"
+        )
+    ratios = [p / s for s, p in zip(times["SQLite"], times["PostgreSQL"], strict=True)]
+    print(
+        f"  PostgreSQL / SQLite: pairs {' '.join(f'{r:.2f}' for r in ratios)}, best times "
+        f"{min(times['PostgreSQL']) / min(times['SQLite']):.2f}   (goal <= 1.5)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help=f"build {QUICK_POSITION} instead")
+    parser.add_argument(
+        "--postgres",
+        nargs="?",
+        const=os.environ.get("EXPLORER_TEST_POSTGRES_URL", ""),
+        metavar="URL",
+        help="compare SQLite with PostgreSQL at URL (default $EXPLORER_TEST_POSTGRES_URL)",
+    )
     args = parser.parse_args()
+    if args.postgres is not None:
+        if not args.postgres:
+            parser.error("--postgres needs a URL or $EXPLORER_TEST_POSTGRES_URL")
+        compare_backends(args.postgres)
+        return
     position = QUICK_POSITION if args.quick else POSITION
     load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
