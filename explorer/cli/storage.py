@@ -620,8 +620,9 @@ def verify_command(
 
     Recomputes every state's Grundy value, outcome, remoteness and height from its stored
     successors, regenerates every state's moves from the rules (games imported from a file
-    excepted), and runs SQLite's integrity check (PostgreSQL has none). Prints a summary and the
-    first mismatches; exits 1 if anything is wrong. A misère build (SPEC --misere, or every
+    excepted), checks depths, the per-game counts and stored sequences, and runs SQLite's
+    integrity check (PostgreSQL has none). Prints a summary, one line per kind of damage and
+    the first mismatches; exits 1 if anything is wrong. A misère build (SPEC --misere, or every
     game without SPEC) is checked by the misère rule: G⁻ = 1 without a move, else the mex.
 
     \b
@@ -652,6 +653,8 @@ def verify_command(
                 f"  {_shown_game(game.game, game.convention)}: {game.states:,} states, "
                 f"{game.edges:,} moves ({game.rules}): {verdict}"
             )
+        for line in result.damage():
+            console.print(f"  damage: {visible(line)}")
         for m in result.mismatches:
             console.print(
                 f"  {_shown_game(m.game, m.convention)} {visible(m.position)}: {m.check}: "
