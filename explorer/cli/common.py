@@ -26,6 +26,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from explorer import notices
 from explorer.errors import ExplorerError
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -54,6 +55,7 @@ class ExplorerGroup(click.Group):
     command under it: an `ExplorerError` becomes one ``Error: ...`` line and exit 1."""
 
     def invoke(self, ctx: click.Context) -> Any:
+        notices.notify = _notify  # a writer that waits for another says so
         try:
             return super().invoke(ctx)
         except ExplorerError as error:
@@ -61,6 +63,10 @@ class ExplorerGroup(click.Group):
             if len(message) > LONGEST_ERROR:  # a message quoting a huge input keeps both ends
                 message = f"{message[: LONGEST_ERROR // 2]} ... {message[-LONGEST_ERROR // 4 :]}"
             raise click.ClickException(message) from None
+
+
+def _notify(text: str) -> None:
+    click.echo(visible(text), err=True)
 
 
 class LazyCommands(MutableMapping[str, click.Command]):

@@ -26,6 +26,7 @@ from explorer.storage.engine import (
     database_error,
     dbapi_errors,
     release_page_cache,
+    writing,
 )
 from explorer.storage.loopy import parse_escapes
 from explorer.storage.neighbourhood import Direction, chunks, edges_among, neighbourhood_ids
@@ -561,9 +562,8 @@ class Database:
     @_translated("write to")
     def delete_sequence(self, spec: str) -> bool:
         """Delete the stored single-heap value sequence of a game; whether there was one."""
-        with self.engine.connect() as conn:
-            with conn.begin():
-                return delete_sequence(conn, canonical_spec(spec))
+        with writing(self.engine) as conn:  # waits for another writer, as every writer does
+            return delete_sequence(conn, canonical_spec(spec))
 
     @_translated("write to")
     def save_sequence(
@@ -577,17 +577,16 @@ class Database:
         method: str,
     ) -> None:
         """Store G(0..computed-1) of a game's single heap (one transaction), and its period."""
-        with self.engine.connect() as conn:
-            with conn.begin():
-                save_sequence(
-                    conn,
-                    canonical_spec(spec),
-                    values,
-                    computed,
-                    period=period,
-                    checksum=checksum,
-                    method=method,
-                )
+        with writing(self.engine) as conn:  # waits for another writer, as every writer does
+            save_sequence(
+                conn,
+                canonical_spec(spec),
+                values,
+                computed,
+                period=period,
+                checksum=checksum,
+                method=method,
+            )
             release_page_cache(conn)
 
     @_translated("read")
