@@ -62,6 +62,14 @@ class LimitError(ExplorerError, OverflowError):
     """A computation would pass a guard on its size (values to plot, parts of a sum, ...)."""
 
 
+class MemoryOptionError(LimitError):
+    """A memory option asks for more memory than the machine has."""
+
+
+class MisereSequenceTooLargeError(LimitError):
+    """A misère sequence would build more game states than its guard allows."""
+
+
 class EditError(ExplorerError, ValueError):
     """An edit names a state or move that is not there, or adds one that already is."""
 

@@ -248,9 +248,21 @@ def print_json(data: object) -> None:
 
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+
+
+def graph_within_machine(
+    ctx: click.Context, param: click.Parameter, value: int | None
+) -> int | None:
+    """A number of states to hold in memory, refused past what the machine's memory holds."""
+    from explorer.machine import check_states_option
+
+    return None if value is None else check_states_option("--max-states", value)
+
+
 max_states_option = click.option(
     "--max-states",
     type=click.IntRange(min=1, max=MAX_STATES_IN_MEMORY),
+    callback=graph_within_machine,
     default=None,
     help="Largest game graph to build in memory (default 200,000 states).",
 )
@@ -262,9 +274,22 @@ misere_option = click.option(
 )
 
 
+def within_machine(ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
+    """A memory option's value, refused (one ``Error:`` line) past the machine's memory."""
+    from explorer.machine import MIB, check_memory_option, machine_memory
+
+    if value is None:
+        return None
+    if ctx.get_parameter_source(str(param.name)) == click.core.ParameterSource.DEFAULT:
+        total = machine_memory()  # a default is only lowered on a small machine
+        return value if total is None else max(1, min(value, total // MIB))
+    return check_memory_option(f"--{param.name}".replace("_", "-"), value)
+
+
 max_memory_option = click.option(
     "--max-memory",
     type=click.IntRange(min=1, max=MAX_MEMORY_MIB),
+    callback=within_machine,
     default=None,
     metavar="MIB",
     help="Most memory for value tables, in MiB (default 2,048).",

@@ -400,7 +400,9 @@ def sequence_command(
 def _misere_sequence(spec: str, upto: int, as_json: bool) -> None:
     from explorer.analysis.misere import misere_sequence
 
-    result = misere_sequence(load_game(spec), upto)
+    game = load_game(spec)
+    with sequence_progress(not as_json) as progress:
+        result = misere_sequence(game, upto, progress=progress)
     if as_json:
         print_json(result.to_dict())
         return

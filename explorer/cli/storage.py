@@ -23,6 +23,7 @@ from explorer.cli.common import (
     print_table,
     progress_bar,
     visible,
+    within_machine,
 )
 from explorer.games import load_game
 from explorer.solver.loopy import Infinite, format_value
@@ -131,6 +132,7 @@ def _print_build(
     "--memory",
     metavar="MB",
     type=click.IntRange(min=64, max=2**30),
+    callback=within_machine,
     default=DEFAULT_MEMORY_MB,
     show_default=True,
     help="Stop cleanly, as at --max-states, once the build uses this many megabytes; the "
