@@ -50,6 +50,18 @@ MAX_SIDE = 1_000_000
 LONGEST_ERROR = 2_000
 
 
+class AsciiIntRange(click.IntRange):
+    """An integer option written in ASCII digits only, within a range: ``int`` would also take
+    ``"３"``, ``"1_000"`` and ``" 5"``, which no position or parameter accepts either."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str):
+            digits = value[1:] if value.startswith("-") else value
+            if not (digits.isascii() and digits.isdigit()):
+                self.fail(f"{value!r} is not a whole number in ASCII digits.", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 class ExplorerGroup(click.Group):
     """A command group that applies the exit-code rule (see the module's docstring) to every
     command under it: an `ExplorerError` becomes one ``Error: ...`` line and exit 1."""
@@ -261,7 +273,7 @@ def graph_within_machine(
 
 max_states_option = click.option(
     "--max-states",
-    type=click.IntRange(min=1, max=MAX_STATES_IN_MEMORY),
+    type=AsciiIntRange(min=1, max=MAX_STATES_IN_MEMORY),
     callback=graph_within_machine,
     default=None,
     help="Largest game graph to build in memory (default 200,000 states).",
@@ -288,7 +300,7 @@ def within_machine(ctx: click.Context, param: click.Parameter, value: int | None
 
 max_memory_option = click.option(
     "--max-memory",
-    type=click.IntRange(min=1, max=MAX_MEMORY_MIB),
+    type=AsciiIntRange(min=1, max=MAX_MEMORY_MIB),
     callback=within_machine,
     default=None,
     metavar="MIB",
@@ -315,7 +327,7 @@ def upto_option(help_text: str) -> Callable[[F], F]:
     """``--upto N`` (default 100): the last n of a value sequence G(0..N)."""
     return click.option(
         "--upto",
-        type=click.IntRange(min=0, max=MAX_STORED_INT),
+        type=AsciiIntRange(min=0, max=MAX_STORED_INT),
         default=100,
         show_default=True,
         help=help_text,

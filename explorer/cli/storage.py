@@ -17,6 +17,7 @@ from explorer.cli.common import (
     MAX_STATES_IN_MEMORY,
     MAX_STATES_STORED,
     MAX_STORED_INT,
+    AsciiIntRange,
     console,
     json_option,
     print_json,
@@ -25,6 +26,7 @@ from explorer.cli.common import (
     visible,
     within_machine,
 )
+from explorer.errors import ExplorerError
 from explorer.games import load_game
 from explorer.solver.loopy import Infinite, format_value
 from explorer.viz.palette import game_title, outcome_text
@@ -37,6 +39,19 @@ MAX_PAGE = 1_000_000
 
 #: Default of `explorer build --memory`, in megabytes.
 DEFAULT_MEMORY_MB = 4096
+
+def refuse_bad_position(spec: str, position: str) -> None:
+    """Refuse, before any database is opened, a position that is not one of a game defined by
+    rules (one `PositionError` line). A game from a file is left to the database: its stored
+    graph is the truth (the file may have changed or gone), and reading it may be slow."""
+    if "dag:" in spec or "graph:" in spec:
+        return
+    try:
+        game = load_game(spec)
+    except ExplorerError:
+        return  # the database says what is stored under a spec that does not load
+    game.parse(position)
+
 
 db_option = click.option(
     "--db",
@@ -123,7 +138,7 @@ def _print_build(
 @db_option
 @click.option(
     "--max-states",
-    type=click.IntRange(min=1, max=MAX_STATES_STORED),
+    type=AsciiIntRange(min=1, max=MAX_STATES_STORED),
     default=None,
     help="Stop cleanly once this many new states are stored (the last state's moves are kept "
     "together, so a few more may be); the same command continues later.",
@@ -131,7 +146,7 @@ def _print_build(
 @click.option(
     "--memory",
     metavar="MB",
-    type=click.IntRange(min=64, max=2**30),
+    type=AsciiIntRange(min=64, max=2**30),
     callback=within_machine,
     default=DEFAULT_MEMORY_MB,
     show_default=True,
@@ -239,12 +254,12 @@ def _page_note(total: int, offset: int, shown: int) -> str:
 )
 @click.option(
     "--grundy",
-    type=click.IntRange(min=0, max=MAX_STORED_INT),
+    type=AsciiIntRange(min=0, max=MAX_STORED_INT),
     help="List only states of this value (G⁻ with --misere).",
 )
 @click.option(
     "--depth",
-    type=click.IntRange(min=0, max=MAX_STORED_INT),
+    type=AsciiIntRange(min=0, max=MAX_STORED_INT),
     help="List only states at this depth.",
 )
 @click.option("--successors", "direction", flag_value="out", help="Page through the moves.")
@@ -256,14 +271,14 @@ def _page_note(total: int, offset: int, shown: int) -> str:
 )
 @click.option(
     "--limit",
-    type=click.IntRange(min=1, max=MAX_PAGE),
+    type=AsciiIntRange(min=1, max=MAX_PAGE),
     default=20,
     show_default=True,
     help="States per page.",
 )
 @click.option(
     "--offset",
-    type=click.IntRange(min=0, max=MAX_STORED_INT),
+    type=AsciiIntRange(min=0, max=MAX_STORED_INT),
     default=0,
     show_default=True,
     help="States to skip (the page start).",
@@ -308,6 +323,8 @@ def query_command(
         )
     from explorer.storage import open_database
 
+    if position is not None:
+        refuse_bad_position(spec, position)
     with open_database(url, create=False) as database:
         if position is None:
             page = database.states(
@@ -481,7 +498,7 @@ def stats_command(spec: str | None, url: str | None, misere: bool, as_json: bool
 @click.option("--around", metavar="POSITION", help="Export the neighbourhood of POSITION.")
 @click.option(
     "--depth",
-    type=click.IntRange(min=0, max=MAX_STATES_IN_MEMORY),
+    type=AsciiIntRange(min=0, max=MAX_STATES_IN_MEMORY),
     default=2,
     show_default=True,
     help="Moves from --around to include.",
@@ -495,7 +512,7 @@ def stats_command(spec: str | None, url: str | None, misere: bool, as_json: bool
 )
 @click.option(
     "--limit",
-    type=click.IntRange(min=1, max=MAX_STORED_INT),
+    type=AsciiIntRange(min=1, max=MAX_STORED_INT),
     default=None,
     help="Most states to export: the first N in discovery order (default: all), or for "
     "--around the most the neighbourhood may have (default 2,000,000).",
@@ -529,6 +546,8 @@ def export_command(
     """
     from explorer.storage import open_database
 
+    if around is not None:
+        refuse_bad_position(spec, around)
     with open_database(url, create=False) as database, _export_progress(not as_json) as update:
         report = database.export(
             spec,
@@ -608,7 +627,7 @@ def _verify_progress(enabled: bool) -> Iterator[Callable[[str, int, int], None]]
 )
 @click.option(
     "--show",
-    type=click.IntRange(min=0, max=10_000),
+    type=AsciiIntRange(min=0, max=10_000),
     default=20,
     show_default=True,
     help="Mismatches to list (all are counted).",
