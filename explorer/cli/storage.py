@@ -26,8 +26,7 @@ from explorer.cli.common import (
     visible,
     within_machine,
 )
-from explorer.errors import ExplorerError
-from explorer.games import load_game
+from explorer.games import load_game, refuse_bad_position
 from explorer.solver.loopy import Infinite, format_value
 from explorer.viz.palette import game_title, outcome_text
 
@@ -39,19 +38,6 @@ MAX_PAGE = 1_000_000
 
 #: Default of `explorer build --memory`, in megabytes.
 DEFAULT_MEMORY_MB = 4096
-
-def refuse_bad_position(spec: str, position: str) -> None:
-    """Refuse, before any database is opened, a position that is not one of a game defined by
-    rules (one `PositionError` line). A game from a file is left to the database: its stored
-    graph is the truth (the file may have changed or gone), and reading it may be slow."""
-    if "dag:" in spec or "graph:" in spec:
-        return
-    try:
-        game = load_game(spec)
-    except ExplorerError:
-        return  # the database says what is stored under a spec that does not load
-    game.parse(position)
-
 
 db_option = click.option(
     "--db",
