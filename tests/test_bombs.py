@@ -107,14 +107,38 @@ def test_solve_kayles_at_a_googol_is_answered(tmp_path: Path) -> None:
             ("solve", "windup:10000000:1,3", "9999999", "--max-states", "100000000"),
             ["--max-states 100,000,000", "this machine's"],
         ),
+        (
+            ("solve", "windup:10000000:1,3", "9999999"),
+            ["more than 200,000 states", "--max-states"],
+        ),
+        (
+            (
+                "build",
+                "windup:10000000:1,3",
+                "9999999",
+                "--max-states",
+                "10000000000",
+                "--db",
+                "x.db",
+            ),
+            ["10,000,000 states", "labelled whole in memory", "--memory"],
+        ),
     ],
-    ids=["max-memory", "build memory", "misere sequence", "windup solve"],
+    ids=[
+        "max-memory",
+        "build memory",
+        "misere sequence",
+        "windup solve",
+        "windup solve default",
+        "windup build",
+    ],
 )
 def test_a_bomb_is_refused_naming_its_limit(tmp_path: Path, args, words) -> None:
     line = refused(tmp_path, *args)
     for word in words:
         assert word in line, line
-    assert "--max-states" not in line or args[0] == "solve"  # no advice of an absent option
+    if args[0] == "sequence":  # no advice of an option it does not take
+        assert "--max-states" not in line
     assert not (tmp_path / "x.db").exists()
 
 
