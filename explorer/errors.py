@@ -76,6 +76,14 @@ class QuotientTooLargeError(ExplorerError, OverflowError):
         self.limit = limit
 
 
+class MemoryOptionError(LimitError):
+    """A memory option asks for more memory than the machine has."""
+
+
+class MisereSequenceTooLargeError(LimitError):
+    """A misère sequence would build more game states than its guard allows."""
+
+
 class EditError(ExplorerError, ValueError):
     """An edit names a state or move that is not there, or adds one that already is."""
 

@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import asdict, dataclass
 from typing import Any, cast
 
@@ -17,16 +17,15 @@ from explorer.analysis.solving import (
     Method,
     Solution,
 )
-from explorer.errors import GraphTooLargeError, SpecError
+from explorer.errors import GraphTooLargeError, MisereSequenceTooLargeError, SpecError
 from explorer.games.base import Game, Position
 from explorer.games.convention import MISERE, Convention
 from explorer.games.heaps import HeapGame, Heaps
 from explorer.generation.graph import DEFAULT_MAX_STATES, build_graph
-from explorer.solver import outcome
+from explorer.solver import mex, outcome
 from explorer.solver.misere import (
     bouton_misere_moves,
     bouton_misere_outcome,
-    misere_grundy_values,
     misere_outcomes,
 )
 
@@ -241,14 +240,53 @@ class MisereSequence:
         return f"<MisereSequence {self.game} G⁻(0..{len(self.values) - 1}): {seen}>"
 
 
+def _misere_values_below(
+    game: Game[Any], root: Position, known: dict[Hashable, int], max_states: int
+) -> bool:
+    """Add G⁻ of `root` and of every position below it to `known` (positions already there
+    are not visited again), depth first with an explicit stack; False, with `known` holding
+    what was finished, when that would pass `max_states` positions."""
+    stack: list[tuple[Hashable, list[Hashable] | None]] = [(root, None)]
+    while stack:
+        position, moves = stack[-1]
+        if position in known:
+            stack.pop()
+            continue
+        if moves is None:
+            moves = list(game.successors(position))
+            stack[-1] = (position, moves)
+            unknown = [q for q in moves if q not in known]
+            if unknown:
+                if len(known) + len(stack) + len(unknown) > max_states:
+                    return False
+                stack.extend((q, None) for q in unknown)
+                continue
+        follow = {known[q] for q in moves}
+        known[position] = mex(follow) if moves else 1  # no move: the mover has won (G⁻ = 1)
+        stack.pop()
+    return True
+
+
 def misere_sequence(
-    game: Game[Any], upto: int, *, max_states: int = DEFAULT_MAX_STATES
+    game: Game[Any],
+    upto: int,
+    *,
+    max_states: int = DEFAULT_MAX_STATES,
+    progress: Callable[[int, int], None] | None = None,
 ) -> MisereSequence:
     """The misère Grundy values G⁻ of one heap of 0..upto, each from its whole game graph.
 
     G⁻ is 1 at the end and the mex of the moves' G⁻ elsewhere, so a heap is a misère
     P-position exactly when G⁻ = 0. A heap's graph holds positions of several heaps for games
-    that split heaps; each graph is limited by `max_states`.
+    that split heaps; the graphs built hold `max_states` states at most in all (counted before
+    any is built: a heap needs one state at least). `progress` is called as
+    ``progress(heaps_done, largest_value)`` after each heap.
+
+    Raises
+    ------
+    MisereSequenceTooLargeError
+        When the heaps need more states than `max_states`: G⁻ is not additive, so no heap's
+        value comes from smaller ones.
 
     Examples
     --------
@@ -258,13 +296,26 @@ def misere_sequence(
     """
     if game.as_heap_game() is None:
         raise SpecError(f"misère sequences are for heap games, not {game.spec}")
-    known: dict[Hashable, int] = {}
-    values = []
+    if upto + 1 > max_states:
+        raise MisereSequenceTooLargeError(
+            f"misère values of {game.spec} up to heap {upto:,} need {upto + 1:,} game states at "
+            f"least, more than the {max_states:,} a misère sequence may build (G⁻ is not "
+            f"additive: each heap's whole game is solved): ask --upto {max_states - 1:,} or less"
+        )
+    known: dict[Hashable, int] = {}  # G⁻ of every position met, shared by all the heaps
+    values: list[int] = []
     for n in range(upto + 1):
         heap = game.parse(str(n))
-        if heap not in known:
-            known.update(misere_grundy_values(build_graph(game, heap, max_states=max_states)))
+        if not _misere_values_below(game, heap, known, max_states):
+            raise MisereSequenceTooLargeError(
+                f"misère values of {game.spec} up to heap {upto:,} need more than the "
+                f"{max_states:,} game states a misère sequence may hold (G⁻ is not additive: "
+                f"each heap's whole game is solved; G⁻(0..{n - 1:,}) took them all): ask "
+                f"--upto {max(n - 1, 0):,} or less"
+            )
         values.append(known[heap])
+        if progress is not None:
+            progress(n + 1, max(values))
     found = find_period(values)
     pre, period = found if found is not None else (None, None)
     outcomes: list[str] = [outcome(v) for v in values]

@@ -33,6 +33,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from explorer import notices
 from explorer.errors import ExplorerError
 
 if TYPE_CHECKING:  # the games load with the commands that use them, not with every command
@@ -66,11 +67,24 @@ INTERRUPTED = (
 )
 
 
+class AsciiIntRange(click.IntRange):
+    """An integer option written in ASCII digits only, within a range: ``int`` would also take
+    ``"３"``, ``"1_000"`` and ``" 5"``, which no position or parameter accepts either."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str):
+            digits = value[1:] if value.startswith("-") else value
+            if not (digits.isascii() and digits.isdigit()):
+                self.fail(f"{value!r} is not a whole number in ASCII digits.", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 class ExplorerGroup(click.Group):
     """A command group that applies the exit-code rule (see the module's docstring) to every
     command under it: an `ExplorerError` becomes one ``Error: ...`` line and exit 1."""
 
     def invoke(self, ctx: click.Context) -> Any:
+        notices.notify = _notify  # a writer that waits for another says so
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
@@ -81,6 +95,10 @@ class ExplorerGroup(click.Group):
             if len(message) > LONGEST_ERROR:  # a message quoting a huge input keeps both ends
                 message = f"{message[: LONGEST_ERROR // 2]} ... {message[-LONGEST_ERROR // 4 :]}"
             raise click.ClickException(message) from None
+
+
+def _notify(text: str) -> None:
+    click.echo(visible(text), err=True)
 
 
 class LazyCommands(MutableMapping[str, click.Command]):
@@ -264,9 +282,21 @@ def print_json(data: object) -> None:
 
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+
+
+def graph_within_machine(
+    ctx: click.Context, param: click.Parameter, value: int | None
+) -> int | None:
+    """A number of states to hold in memory, refused past what the machine's memory holds."""
+    from explorer.machine import check_states_option
+
+    return None if value is None else check_states_option("--max-states", value)
+
+
 max_states_option = click.option(
     "--max-states",
-    type=click.IntRange(min=1, max=MAX_STATES_IN_MEMORY),
+    type=AsciiIntRange(min=1, max=MAX_STATES_IN_MEMORY),
+    callback=graph_within_machine,
     default=None,
     help="Largest game graph to build in memory (default 200,000 states).",
 )
@@ -290,11 +320,24 @@ misere_option = misere_flag(
 )
 
 
+def within_machine(ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
+    """A memory option's value, refused (one ``Error:`` line) past the machine's memory."""
+    from explorer.machine import MIB, check_memory_option, machine_memory
+
+    if value is None:
+        return None
+    if ctx.get_parameter_source(str(param.name)) == click.core.ParameterSource.DEFAULT:
+        total = machine_memory()  # a default is only lowered on a small machine
+        return value if total is None else max(1, min(value, total // MIB))
+    return check_memory_option(f"--{param.name}".replace("_", "-"), value)
+
+
 max_memory_option = click.option(
     "--memory",
     "--max-memory",  # the spelling of earlier versions, still taken
     "max_memory",
-    type=click.IntRange(min=1, max=MAX_MEMORY_MIB),
+    type=AsciiIntRange(min=1, max=MAX_MEMORY_MIB),
+    callback=within_machine,
     default=None,
     metavar="MIB",
     help="Most memory for value tables, in MiB (default 2,048).",
@@ -320,7 +363,7 @@ def upto_option(help_text: str) -> Callable[[F], F]:
     """``--upto N`` (default 100): the last n of a value sequence G(0..N)."""
     return click.option(
         "--upto",
-        type=click.IntRange(min=0, max=MAX_STORED_INT),
+        type=AsciiIntRange(min=0, max=MAX_STORED_INT),
         default=100,
         show_default=True,
         help=help_text,

@@ -15,6 +15,7 @@ from rich.table import Table
 from explorer.cli.common import (
     MAX_SIDE,
     MAX_STORED_INT,
+    AsciiIntRange,
     console,
     json_option,
     max_memory_option,
@@ -274,7 +275,7 @@ def _print_moves(successors: Sequence[tuple[str, object]], column: str) -> None:
 @click.option(
     "--from",
     "start",
-    type=click.IntRange(min=0, max=MAX_STORED_INT),
+    type=AsciiIntRange(min=0, max=MAX_STORED_INT),
     default=0,
     help="Print G(FROM) .. G(UPTO) only (far values of a proven period cost nothing).",
 )
@@ -407,7 +408,9 @@ def sequence_command(
 def _misere_sequence(spec: str, upto: int, as_json: bool) -> None:
     from explorer.analysis.misere import misere_sequence
 
-    result = misere_sequence(load_game(spec), upto)
+    game = load_game(spec)
+    with sequence_progress(not as_json) as progress:
+        result = misere_sequence(game, upto, progress=progress)
     if as_json:
         print_json(result.to_dict())
         return
@@ -423,8 +426,8 @@ def _misere_sequence(spec: str, upto: int, as_json: bool) -> None:
 
 @click.command("table")
 @click.argument("spec")
-@click.option("--rows", type=click.IntRange(min=1, max=MAX_SIDE), default=10, show_default=True)
-@click.option("--cols", type=click.IntRange(min=1, max=MAX_SIDE), default=10, show_default=True)
+@click.option("--rows", type=AsciiIntRange(min=1, max=MAX_SIDE), default=10, show_default=True)
+@click.option("--cols", type=AsciiIntRange(min=1, max=MAX_SIDE), default=10, show_default=True)
 @max_states_option
 @max_memory_option
 @json_option

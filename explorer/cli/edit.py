@@ -9,6 +9,7 @@ from rich.table import Table
 
 from explorer.cli.common import (
     MAX_STATES_IN_MEMORY,
+    AsciiIntRange,
     console,
     json_option,
     print_json,
@@ -35,7 +36,7 @@ DEFAULT_UPTO = 100
 @click.argument("spec_b")
 @click.option(
     "--upto",
-    type=click.IntRange(min=0, max=MAX_STATES_IN_MEMORY),
+    type=AsciiIntRange(min=0, max=MAX_STATES_IN_MEMORY),
     default=None,
     help=f"Compare one heap (strip, row) of size 0..UPTO [default: {DEFAULT_UPTO}].",
 )

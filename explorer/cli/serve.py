@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from explorer.cli.common import json_option, print_json
+from explorer.cli.common import AsciiIntRange, json_option, print_json
 
 
 @click.command("serve")
@@ -17,7 +17,7 @@ from explorer.cli.common import json_option, print_json
 )
 @click.option(
     "--port",
-    type=click.IntRange(min=0, max=65535),
+    type=AsciiIntRange(min=0, max=65535),
     default=8000,
     show_default=True,
     help="The port to listen on (0: any free port).",

@@ -17,6 +17,7 @@ from explorer.cli.common import (
     MAX_STATES_IN_MEMORY,
     MAX_STATES_STORED,
     MAX_STORED_INT,
+    AsciiIntRange,
     console,
     json_option,
     misere_flag,
@@ -24,8 +25,9 @@ from explorer.cli.common import (
     print_table,
     progress_bar,
     visible,
+    within_machine,
 )
-from explorer.games import load_game
+from explorer.games import load_game, refuse_bad_position
 from explorer.games.convention import MISERE, Convention
 from explorer.solver.loopy import Infinite, format_value
 from explorer.viz.palette import game_title, outcome_text
@@ -122,7 +124,7 @@ def _print_build(
 @db_option
 @click.option(
     "--max-states",
-    type=click.IntRange(min=1, max=MAX_STATES_STORED),
+    type=AsciiIntRange(min=1, max=MAX_STATES_STORED),
     default=None,
     help="Stop cleanly once this many new states are stored (the last state's moves are kept "
     "together, so a few more may be); the same command continues later.",
@@ -130,7 +132,8 @@ def _print_build(
 @click.option(
     "--memory",
     metavar="MIB",
-    type=click.IntRange(min=64, max=2**30),
+    type=AsciiIntRange(min=64, max=2**30),
+    callback=within_machine,
     default=DEFAULT_MEMORY_MB,
     show_default=True,
     help="Stop cleanly, as at --max-states, once the build uses this many MiB; the "
@@ -233,12 +236,12 @@ def _page_note(total: int, offset: int, shown: int) -> str:
 )
 @click.option(
     "--grundy",
-    type=click.IntRange(min=0, max=MAX_STORED_INT),
+    type=AsciiIntRange(min=0, max=MAX_STORED_INT),
     help="List only states of this value (G⁻ with --misere).",
 )
 @click.option(
     "--depth",
-    type=click.IntRange(min=0, max=MAX_STORED_INT),
+    type=AsciiIntRange(min=0, max=MAX_STORED_INT),
     help="List only states at this depth.",
 )
 @click.option("--successors", "direction", flag_value="out", help="Page through the moves.")
@@ -250,14 +253,14 @@ def _page_note(total: int, offset: int, shown: int) -> str:
 )
 @click.option(
     "--limit",
-    type=click.IntRange(min=1, max=MAX_PAGE),
+    type=AsciiIntRange(min=1, max=MAX_PAGE),
     default=20,
     show_default=True,
     help="States per page.",
 )
 @click.option(
     "--offset",
-    type=click.IntRange(min=0, max=MAX_STORED_INT),
+    type=AsciiIntRange(min=0, max=MAX_STORED_INT),
     default=0,
     show_default=True,
     help="States to skip (the page start).",
@@ -302,6 +305,8 @@ def query_command(
         )
     from explorer.storage import open_database
 
+    if position is not None:
+        refuse_bad_position(spec, position)
     with open_database(url, create=False) as database:
         game = database.game(spec, convention)
         if position is None:
@@ -474,7 +479,7 @@ def stats_command(spec: str | None, url: str | None, convention: Convention, as_
 @click.option("--around", metavar="POSITION", help="Export the neighbourhood of POSITION.")
 @click.option(
     "--depth",
-    type=click.IntRange(min=0, max=MAX_STATES_IN_MEMORY),
+    type=AsciiIntRange(min=0, max=MAX_STATES_IN_MEMORY),
     default=2,
     show_default=True,
     help="Moves from --around to include.",
@@ -488,7 +493,7 @@ def stats_command(spec: str | None, url: str | None, convention: Convention, as_
 )
 @click.option(
     "--limit",
-    type=click.IntRange(min=1, max=MAX_STORED_INT),
+    type=AsciiIntRange(min=1, max=MAX_STORED_INT),
     default=None,
     help="Most states to export: the first N in discovery order (default: all), or for "
     "--around the most the neighbourhood may have (default 2,000,000).",
@@ -522,6 +527,8 @@ def export_command(
     """
     from explorer.storage import open_database
 
+    if around is not None:
+        refuse_bad_position(spec, around)
     with open_database(url, create=False) as database, _export_progress(not as_json) as update:
         report = database.game(spec, convention).export(
             output,
@@ -599,7 +606,7 @@ def _verify_progress(enabled: bool) -> Iterator[Callable[[str, int, int], None]]
 )
 @click.option(
     "--show",
-    type=click.IntRange(min=0, max=10_000),
+    type=AsciiIntRange(min=0, max=10_000),
     default=20,
     show_default=True,
     help="Mismatches to list (all are counted).",
@@ -613,8 +620,9 @@ def verify_command(
 
     Recomputes every state's Grundy value, outcome, remoteness and height from its stored
     successors, regenerates every state's moves from the rules (games imported from a file
-    excepted), and runs SQLite's integrity check (PostgreSQL has none). Prints a summary and the
-    first mismatches; exits 1 if anything is wrong. A misère build (SPEC --misere, or every
+    excepted), checks depths, the per-game counts and stored sequences, and runs SQLite's
+    integrity check (PostgreSQL has none). Prints a summary, one line per kind of damage and
+    the first mismatches; exits 1 if anything is wrong. A misère build (SPEC --misere, or every
     game without SPEC) is checked by the misère rule: G⁻ = 1 without a move, else the mex.
 
     \b
@@ -643,6 +651,8 @@ def verify_command(
                 f"  {_shown_game(game.game, game.convention)}: {game.states:,} states, "
                 f"{game.edges:,} moves ({game.rules}): {verdict}"
             )
+        for line in result.damage():
+            console.print(f"  damage: {visible(line)}")
         for m in result.mismatches:
             console.print(
                 f"  {_shown_game(m.game, m.convention)} {visible(m.position)}: {m.check}: "

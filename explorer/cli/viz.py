@@ -12,6 +12,7 @@ import click
 from explorer.cli.common import (
     MAX_SIDE,
     MAX_STATES_IN_MEMORY,
+    AsciiIntRange,
     console,
     json_option,
     max_states_option,
@@ -80,7 +81,7 @@ def _report(page: GraphPage, path: Path, as_json: bool, **extra: object) -> None
 )
 @click.option(
     "--budget",
-    type=click.IntRange(min=1, max=MAX_STATES_IN_MEMORY),
+    type=AsciiIntRange(min=1, max=MAX_STATES_IN_MEMORY),
     help=f"Most states drawn; the ones nearest the start are kept [default: {DEFAULT_BUDGET}, "
     f"which stays readable; {LARGE_BUDGET:,} still draw in a second or two].",
 )
@@ -91,7 +92,7 @@ def _report(page: GraphPage, path: Path, as_json: bool, **extra: object) -> None
 )
 @click.option(
     "--depth",
-    type=click.IntRange(min=0, max=MAX_STATES_IN_MEMORY),
+    type=AsciiIntRange(min=0, max=MAX_STATES_IN_MEMORY),
     help="Neighbourhood radius in moves, forward and backward (around POSITION "
     "unless --around is given).",
 )
@@ -254,8 +255,8 @@ def plot_sequence_command(
 
 
 table_options = [
-    click.option("--rows", type=click.IntRange(min=1, max=MAX_SIDE), default=30, show_default=True),
-    click.option("--cols", type=click.IntRange(min=1, max=MAX_SIDE), default=30, show_default=True),
+    click.option("--rows", type=AsciiIntRange(min=1, max=MAX_SIDE), default=30, show_default=True),
+    click.option("--cols", type=AsciiIntRange(min=1, max=MAX_SIDE), default=30, show_default=True),
     max_states_option,
     image_option,
     json_option,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any, TypeVar
 
-from explorer.errors import SpecError, UnknownGameError
+from explorer.errors import ExplorerError, SpecError, UnknownGameError
 from explorer.games.base import Decomposition, Game, Part, Position
 from explorer.games.chomp import Chomp
 from explorer.games.coins import CoinTurning
@@ -208,4 +208,30 @@ __all__ = [
     "load_game",
     "may_cycle",
     "register_game",
+    "refuse_bad_position",
 ]
+
+
+def refuse_bad_position(spec: str, position: str) -> None:
+    """Refuse, before any database is opened, a position that is not one of a game defined by
+    rules (a `PositionError`). A game from a file is left to the database: its stored graph is
+    the truth (the file may have changed or gone), and reading the file may be slow; a spec
+    that does not load is left to the database too, which says what is stored under it.
+
+    Examples
+    --------
+    >>> refuse_bad_position("nim", "3,4")
+    >>> refuse_bad_position("dag:gone.json", "anything")
+    >>> try:
+    ...     refuse_bad_position("nim", "x")
+    ... except ValueError as error:  # a PositionError
+    ...     print(str(error)[:20])
+    bad position 'x' for
+    """
+    if "dag:" in spec or "graph:" in spec:
+        return
+    try:
+        game = load_game(spec)
+    except ExplorerError:
+        return
+    game.parse(position)

@@ -507,14 +507,19 @@ class OctalGame(HeapGame):
         A heap that far has more splits than can be listed: those whose smaller part is within
         the computed values are (`PERIODIC_SPLIT_PARTS`), by increasing smaller part.
         """
+        assert self.period is not None
         moves: list[Heaps] = []
         parts = np.arange(1, min(len(self._table), PERIODIC_SPLIT_PARTS + 1), dtype=np.int64)
+        pre, period = self.period
+        base = pre + period + len(parts)
         for k, digit in enumerate(self.digits, start=1):
             rest = heap - k
             if digit & 2 and self.heap_value(rest) == target:
                 moves.append((rest,))
             if digit & 4:
-                found = parts[(self._table[parts] ^ self._values_at(rest - parts)) == target]
+                # a heap past 64 bits: the same values at a small heap of the same residue
+                near = rest if rest <= base + period else base + (rest - base) % period
+                found = parts[(self._table[parts] ^ self._values_at(near - parts)) == target]
                 moves += [(int(a), rest - int(a)) for a in found.tolist()]
         return moves
 

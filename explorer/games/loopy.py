@@ -4,6 +4,7 @@ WindUp (`windup:N:S`, subtraction modulo N). Their values are the generalized on
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from typing import Any
 
@@ -73,6 +74,28 @@ class WindUp(Game[Any]):
 
     def format(self, position: Position) -> str:
         return str(position)
+
+    def count_states(self, position: Position, limit: int) -> int | None:
+        """Exact where 0 is out of reach: the moves then walk the whole coset of
+        ``gcd(S, N)`` holding the position (every move can be undone by repeating it), N / g
+        states. Otherwise a walk down by the smallest move alone already meets p // s + 1
+        states; that many when it is above `limit`, else None (a build finds out).
+
+        Examples
+        --------
+        >>> WindUp(6, [2, 4]).count_states(3, 100), WindUp(5, [1]).count_states(4, 100)
+        (3, None)
+        >>> WindUp(10**6, [1]).count_states(10**6 - 1, 1000)
+        1000000
+        """
+        p: int = position  # type: ignore[assignment]
+        if p == 0:
+            return 1
+        step = math.gcd(self.modulus, *self.moves)
+        if p % step:
+            return self.modulus // step
+        walked = p // self.moves[0] + 1
+        return walked if walked > limit else None
 
     def successors(self, position: Position) -> Iterator[int]:
         p: int = position  # type: ignore[assignment]

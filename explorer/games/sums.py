@@ -15,6 +15,26 @@ from explorer.games.base import Decomposition, Game, NimHeaps, Part, Position
 SEPARATOR = "+"
 
 
+#: Most states of one part of a sum walked to count a sum's states (`SumGame.count_states`).
+WALKED_STATES = 100_000
+
+
+def _reachable(game: Game[Any], position: Position, limit: int) -> int | None:
+    """The positions reachable from `position`, counted by walking them; `limit` + 1 once
+    there are more than `limit` of them (the product of the parts' counts then exceeds the
+    sum's limit), None past `WALKED_STATES`."""
+    seen = {position}
+    stack = [position]
+    while stack:
+        for moved in game.successors(stack.pop()):
+            if moved not in seen:
+                seen.add(moved)
+                stack.append(moved)
+                if len(seen) > limit:
+                    return None if limit >= WALKED_STATES else limit + 1
+    return len(seen)
+
+
 class SumGame(Game[tuple[Position, ...]]):
     """The disjunctive sum of several games: a move is a move in exactly one component."""
 
@@ -88,6 +108,8 @@ class SumGame(Game[tuple[Position, ...]]):
         total: int | None = 1
         for game, component in zip(self.components, position, strict=True):
             count = game.count_states(component, limit)
+            if count is None:  # walk the part itself, as far as the product could stay in
+                count = _reachable(game, component, min(limit // (total or 1), WALKED_STATES))
             if count is not None and count > limit:
                 return count
             total = None if count is None or total is None else min(total * count, limit + 1)

@@ -17,6 +17,7 @@ import functools
 import os
 import re
 import sqlite3
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -27,6 +28,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import URL, Engine, make_url
 from sqlalchemy.pool import StaticPool
 
+from explorer import notices
 from explorer.errors import (
     DatabaseDamagedError,
     DatabaseError,
@@ -531,9 +533,36 @@ def writer_wait() -> float:
     return seconds
 
 
+#: Seconds a writer waits for another writer's lock before it says that it waits.
+NOTICE_AFTER = 1.0
+
+
 def _sqlite_begin(connection: sa.Connection) -> None:
     writes = connection.get_execution_options().get("explorer_writes", False)
-    connection.exec_driver_sql("BEGIN IMMEDIATE" if writes else "BEGIN")
+    if not writes:
+        connection.exec_driver_sql("BEGIN")
+        return
+    wait = writer_wait()
+    if wait <= NOTICE_AFTER:
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        return
+    # wait a second quietly; then say so, and wait the rest of the time
+    started = time.monotonic()
+    connection.exec_driver_sql(f"PRAGMA busy_timeout = {round(NOTICE_AFTER * 1000)}")
+    try:
+        try:
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+            return
+        except sa.exc.OperationalError as error:
+            if "locked" not in reason(error):
+                raise
+        name = connection.engine.url.database or ":memory:"
+        notices.say(f"waiting for another writer of {name}, up to {wait:g} s ({WAIT_VAR})")
+        left = max(0.0, wait - (time.monotonic() - started))
+        connection.exec_driver_sql(f"PRAGMA busy_timeout = {round(left * 1000)}")
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+    finally:
+        connection.exec_driver_sql(f"PRAGMA busy_timeout = {round(wait * 1000)}")
 
 
 def _check_and_upgrade(engine: Engine, shown: str, *, upgrade: bool = True) -> None:

@@ -16,7 +16,7 @@ from explorer.errors import SpecError
 from explorer.games.convention import NORMAL
 from explorer.storage.browsing import Browsing
 from explorer.storage.counts import read_counts
-from explorer.storage.engine import release_page_cache, translated
+from explorer.storage.engine import release_page_cache, translated, writing
 from explorer.storage.game_rows import STATE_FIELDS, QueryResult, state_dict
 from explorer.storage.records import canonical_spec, shown_status
 from explorer.storage.sequences import (
@@ -385,9 +385,8 @@ class StoredGame(Browsing, Subgraphs):
     def delete_sequence(self) -> bool:
         """Delete the game's stored single-heap value sequence; whether there was one."""
         self._normal_play("value sequences")
-        with self.engine.connect() as conn:
-            with conn.begin():
-                return delete_sequence(conn, canonical_spec(self.spec))
+        with writing(self.engine) as conn:  # waits for another writer, as every writer does
+            return delete_sequence(conn, canonical_spec(self.spec))
 
     @translated("write to")
     def save_sequence(
@@ -401,15 +400,14 @@ class StoredGame(Browsing, Subgraphs):
     ) -> None:
         """Store G(0..computed-1) of the game's single heap (one transaction), and its period."""
         self._normal_play("value sequences")
-        with self.engine.connect() as conn:
-            with conn.begin():
-                save_sequence(
-                    conn,
-                    canonical_spec(self.spec),
-                    values,
-                    computed,
-                    period=period,
-                    checksum=checksum,
-                    method=method,
-                )
+        with writing(self.engine) as conn:  # waits for another writer, as every writer does
+            save_sequence(
+                conn,
+                canonical_spec(self.spec),
+                values,
+                computed,
+                period=period,
+                checksum=checksum,
+                method=method,
+            )
             release_page_cache(conn)

@@ -4,7 +4,8 @@
 bounded whatever the database's size) and recomputes, independently of the builder, what every
 state's Grundy value, outcome, remoteness and height must be given its stored successors; for
 games defined by rules it regenerates each expanded state's moves and compares them with the
-stored ones. On SQLite it also runs the file's own ``PRAGMA integrity_check``.
+stored ones. It checks depths, the per-game counts and stored sequences too
+(`explorer.storage.checks`). On SQLite it also runs the file's own ``PRAGMA integrity_check``.
 
 A misère build is checked by the misère rule: a state without moves has G⁻ = 1 (N: the
 opponent moved last), any other the mex of its successors' G⁻, P exactly where that is 0.
@@ -27,10 +28,11 @@ from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.games.pyspec import rules_changed
 from explorer.solver.loopy import Infinite
 from explorer.storage.bulk import read_int_columns
+from explorer.storage.checks import count_problems, depth_problems, loopy_move_problems
 from explorer.storage.engine import reason
 from explorer.storage.loopy import label_arrays, parse_escapes
 from explorer.storage.models import KEY_INDEX, GameTable, SequenceTable
-from explorer.storage.records import canonical_spec, key_index_present
+from explorer.storage.records import key_index_present, lookup_game
 from explorer.storage.sequences import sequence_damage
 
 #: States read per step (with all their moves): bounds the memory a check needs.
@@ -78,10 +80,22 @@ class Verification:
     games: list[GameCheck] = field(default_factory=list)
     mismatches: list[Mismatch] = field(default_factory=list)
     problems: int = 0
+    #: Problems by kind of check (``grundy``, ``moves``, ``counts``, ``depth``, ...): how many,
+    #: and the first few rows named (``game position``).
+    kinds: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
         return self.problems == 0 and not self.integrity_problems
+
+    def damage(self) -> list[str]:
+        """One line per kind of damage found: the kind, how many, and the first rows."""
+        return [
+            f"{kind}: {_plural(found['problems'], 'problem')} ({', '.join(found['first'])}"
+            + (", ..." if found["problems"] > len(found["first"]) else "")
+            + ")"
+            for kind, found in self.kinds.items()
+        ]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -92,7 +106,16 @@ class Verification:
             "problems": self.problems + len(self.integrity_problems),
             "games": [asdict(g) for g in self.games],
             "mismatches": [m.to_dict() for m in self.mismatches],
+            "kinds": self.kinds,
         }
+
+
+#: Rows named per kind of damage in `Verification.damage`.
+FIRST_ROWS = 3
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
 
 
 def mex(values: set[int]) -> int:
@@ -115,14 +138,28 @@ class _Checker:
     def fail(self, position: str, kind: str, detail: str) -> None:
         self.check.problems += 1
         self.result.problems += 1
+        found = self.result.kinds.setdefault(kind, {"problems": 0, "first": []})
+        found["problems"] += 1
+        if len(found["first"]) < FIRST_ROWS:
+            misere = " (misère)" if self.check.convention == MISERE else ""
+            found["first"].append(f"{self.check.game}{misere} {position}")
         if len(self.result.mismatches) < self.show:
             self.result.mismatches.append(
                 Mismatch(self.check.game, position, kind, detail, self.check.convention)
             )
 
+    def counted(self, kind: str, number: int) -> None:
+        """Count `number` more problems of a kind, found but not read (past the first)."""
+        self.check.problems += number
+        self.result.problems += number
+        if number:
+            self.result.kinds[kind]["problems"] += number
+
     def state(self, row: Any, moves: list[Any], rules: GameRules[Any] | None) -> None:
         """Check one stored state against its stored successors (``moves``) and the rules."""
         key, grundy = row.key, row.grundy
+        if row.escapes is not None:
+            self.fail(key, "value", f"an escape set {row.escapes!r} in a game whose play ends")
         if grundy is None:
             if row.outcome is not None or row.remoteness is not None or row.height is not None:
                 self.fail(key, "value", "outcome, remoteness or height stored without a value")
@@ -236,13 +273,24 @@ def _check_game(
             game = load_game(spec)
         except ExplorerError as error:
             check.rules = f"moves not checked: the game does not load ({error})"
-    if spec.startswith("graph:") or (game is not None and may_cycle(game)):
-        _check_loopy_game(conn, checker, game_id)
+    # a game built from its rules: its states are found only by builds (no edits)
+    from_rules = game is not None and game.family != "dag"
+    loopy = spec.startswith("graph:") or (game is not None and may_cycle(game))
+    if loopy and not _unexpanded(conn, game_id):
+        rules_game = game if rules else None
+        _check_loopy_game(conn, checker, game_id, rules_game)
         if game is not None:
-            check.rules = "moves not checked: a game whose play may loop is labelled whole"
+            check.rules = (
+                "moves checked against the rules; labelled whole"
+                if rules_game is not None
+                else "moves not checked (--no-rules); labelled whole"
+            )
         if progress is not None:
             progress(spec, check.states, check.states)
+        _check_stored_rows(conn, checker, game_id, from_rules, show)
         return check
+    # a stopped build of a game with cycles: its level-by-level solve gave values only where
+    # every successor had one (the mex), as in a game without cycles; nothing is labelled yet
     if game is not None and game.family == "dag":
         # a graph imported from a file is the truth itself, and edits change it on purpose
         check.rules = "moves not checked: an imported graph's moves are its stored edges"
@@ -261,8 +309,8 @@ def _check_game(
         params = {"g": game_id, "lo": low, "hi": high}
         states = conn.execute(
             sa.text(
-                "SELECT id, key, expanded, grundy, outcome, remoteness, height FROM states "
-                "WHERE game_id = :g AND id >= :lo AND id < :hi ORDER BY id"
+                "SELECT id, key, expanded, grundy, outcome, remoteness, height, escapes "
+                "FROM states WHERE game_id = :g AND id >= :lo AND id < :hi ORDER BY id"
             ),
             params,
         ).all()
@@ -284,10 +332,36 @@ def _check_game(
         check.states += len(states)
         if progress is not None:
             progress(spec, check.states, total)
+    _check_stored_rows(conn, checker, game_id, from_rules, show)
     return check
 
 
-def _check_loopy_game(conn: sa.Connection, checker: _Checker, game_id: int) -> None:
+def _unexpanded(conn: sa.Connection, game_id: int) -> bool:
+    """Whether a game has a state not expanded yet (a build stopped at --max-states)."""
+    return (
+        conn.execute(
+            sa.text("SELECT 1 FROM states WHERE game_id = :g AND NOT expanded LIMIT 1"),
+            {"g": game_id},
+        ).first()
+        is not None
+    )
+
+
+def _check_stored_rows(
+    conn: sa.Connection, checker: _Checker, game_id: int, from_rules: bool, show: int
+) -> None:
+    """The game's counts against its rows, and its states' depths."""
+    for name, kind, detail in count_problems(conn, game_id):
+        checker.fail(name, kind, detail)
+    total, first = depth_problems(conn, game_id, found_by_builds=from_rules, show=show)
+    for name, kind, detail in first:
+        checker.fail(name, kind, detail)
+    checker.counted("depth", total - len(first))
+
+
+def _check_loopy_game(
+    conn: sa.Connection, checker: _Checker, game_id: int, rules: GameRules[Any] | None
+) -> None:
     """A game with cycles: γ is not local (without the labelling's counters no state can be
     checked from its successors alone), so its stored moves are labelled again, in memory, and
     every stored value, escape set, outcome and remoteness compared; heights must be NULL."""
@@ -295,8 +369,8 @@ def _check_loopy_game(conn: sa.Connection, checker: _Checker, game_id: int) -> N
     check.rules = "moves not checked: an imported graph's moves are its stored edges"
     rows = conn.execute(
         sa.text(
-            "SELECT id, key, grundy, escapes, outcome, remoteness, height FROM states "
-            "WHERE game_id = :g ORDER BY id"
+            "SELECT id, key, expanded, grundy, escapes, outcome, remoteness, height "
+            "FROM states WHERE game_id = :g ORDER BY id"
         ),
         {"g": game_id},
     ).all()
@@ -310,6 +384,11 @@ def _check_loopy_game(conn: sa.Connection, checker: _Checker, game_id: int) -> N
     check.states, check.edges = len(rows), len(src)
     if missing:
         return
+    if rules is not None:
+        moves: dict[int, list[int]] = {}
+        for s, d in zip(src.tolist(), dst.tolist(), strict=True):
+            moves.setdefault(s, []).append(d)
+        loopy_move_problems(rows, moves, lambda key, have: checker._rules(key, have, rules))
     values = label_arrays(
         len(rows),
         np.array([position[i] for i in src.tolist()], dtype=np.int64),
@@ -417,12 +496,9 @@ def verify_database(
             result.integrity_problems.append(f"cannot read the games: {reason(error)}")
             return result
         if spec is not None:
-            wanted = {spec.strip(), canonical_spec(spec)}
-            try:
-                wanted.add(load_game(spec).spec)
-            except ExplorerError:
-                pass
-            games = [g for g in games if g.spec in wanted and g.convention == convention]
+            # a file game is stored under its resolved path, typed from any folder
+            stored = lookup_game(conn, spec, convention)
+            games = [g for g in games if stored is not None and g.id == stored[0]]
             if not games:
                 which = "the misère game" if convention == MISERE else "game"
                 raise NotStoredError(f"{which} {spec!r} is not stored in {url!r}")
