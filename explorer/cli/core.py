@@ -27,6 +27,7 @@ from explorer.cli.common import (
     sequence_progress,
     upto_option,
     visible,
+    working,
 )
 from explorer.games import families, load_game
 from explorer.games.heaps import HeapGame
@@ -121,12 +122,13 @@ def solve_command(
             if isinstance(part, HeapGame):
                 part.max_memory_mb = max_memory
     solver = solve_misere if misere else solve
-    result = solver(
-        game,
-        game.parse(position),
-        method=method,  # type: ignore[arg-type]
-        max_states=max_states or DEFAULT_MAX_STATES,
-    )
+    with working(f"solving {visible(spec)}", enabled=not as_json):  # a spinner on terminals
+        result = solver(
+            game,
+            game.parse(position),
+            method=method,  # type: ignore[arg-type]
+            max_states=max_states or DEFAULT_MAX_STATES,
+        )
     if as_json:
         print_json(result.to_dict())
         return
