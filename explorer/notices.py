@@ -15,10 +15,9 @@ def say(text: str) -> None:
 
     Examples
     --------
-    >>> said = []
-    >>> notify = said.append
     >>> import explorer.notices as notices
-    >>> notices.notify, saved = said.append, notices.notify
+    >>> said: list[str] = []
+    >>> saved, notices.notify = notices.notify, said.append
     >>> notices.say("waiting")
     >>> notices.notify = saved
     >>> said

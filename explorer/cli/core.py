@@ -28,6 +28,7 @@ from explorer.cli.common import (
     sequence_progress,
     upto_option,
     visible,
+    working,
 )
 from explorer.games import families, load_game
 from explorer.games.convention import MISERE, Convention
@@ -124,13 +125,14 @@ def solve_command(
             heaps = part.as_heap_game()
             if heaps is not None:
                 heaps.max_memory_mb = max_memory
-    result = solve(
-        game,
-        game.parse(position),
-        method=method,  # type: ignore[arg-type]
-        max_states=max_states or DEFAULT_MAX_STATES,
-        convention=convention,
-    )
+    with working(f"solving {visible(spec)}", enabled=not as_json):  # a spinner on terminals
+        result = solve(
+            game,
+            game.parse(position),
+            method=method,  # type: ignore[arg-type]
+            max_states=max_states or DEFAULT_MAX_STATES,
+            convention=convention,
+        )
     if as_json:
         print_json(result.to_dict())
         return
