@@ -6,6 +6,7 @@ components' positions the same way (``3,4,5 + 2,3``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -13,6 +14,18 @@ from explorer.errors import PositionError
 from explorer.games.base import Decomposition, Game, Part, Position
 
 SEPARATOR = "+"
+
+
+def split_sum(spec: str) -> list[str]:
+    """The specs a sum's spec joins: split at each '+' outside braces (the take-and-break code
+    ``tb:0.{2+}`` is one game).
+
+    Examples
+    --------
+    >>> split_sum("tb:0.{2+} + nim")
+    ['tb:0.{2+} ', ' nim']
+    """
+    return re.split(r"\+(?![^{]*\})", spec)
 
 
 class SumGame(Game[tuple[Position, ...]]):

@@ -458,10 +458,16 @@ class HeapSequence:
 
 
 def guy_smith(game: HeapGame) -> GuySmith | None:
-    """The Guy-Smith theorem for this game, or None when it does not apply (not an octal
-    game, or one splitting heaps without removing)."""
-    if isinstance(game, OctalGame) and not game.splits_without_removal:
+    """The Guy-Smith theorem for this game, or None when it does not apply.
+
+    It applies to every octal game with finitely many non-zero digits, ``4.`` codes included
+    (the heap's own splits remove k = 0 tokens: the proof holds for removals 0..k), and to the
+    take-and-break codes whose `TakeBreak.periodicity` says so (at most h heaps left).
+    """
+    if isinstance(game, OctalGame):
         return GuySmith(game.max_removal, 1 if game.split_rules.split_after else 0)  # type: ignore[union-attr]
+    if game.periodicity is not None:
+        return GuySmith(*game.periodicity)
     return None
 
 

@@ -31,7 +31,7 @@ import sqlalchemy as sa
 from explorer.errors import BuildRunningError, ExplorerError
 from explorer.games import load_game
 from explorer.games.base import Game
-from explorer.games.sums import SEPARATOR
+from explorer.games.sums import SEPARATOR, split_sum
 from explorer.solver.misere import NORMAL, Convention
 from explorer.storage.models import KEY_INDEX, BuildTable, GameTable
 
@@ -74,7 +74,7 @@ def canonical_spec(spec: str) -> str:
     True
     """
     pieces = []
-    for piece in spec.split(SEPARATOR):
+    for piece in split_sum(spec):
         found = _file_spec(piece)
         if found is not None:
             pieces.append(f"{found[0]}:{os.path.realpath(found[1])}")
@@ -89,7 +89,7 @@ def canonical_spec(spec: str) -> str:
 def _typed_spec(spec: str) -> str:
     """A spec as databases written before resolved paths stored it: DAG paths as typed."""
     pieces = []
-    for piece in spec.split(SEPARATOR):
+    for piece in split_sum(spec):
         found = _file_spec(piece)
         pieces.append(
             piece.strip() if found is None else f"{found[0]}:{os.path.normpath(found[1])}"
