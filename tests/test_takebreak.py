@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from explorer import load_game, solve, value_sequence
 from explorer.cli import main
 from explorer.errors import GraphTooLargeError, SpecError
+from explorer.games import takebreak
 from explorer.solver.periods import proof_length
 from explorer.solver.sparse import guy_smith
 
@@ -301,14 +302,24 @@ def test_a_far_heap_of_a_code_before_the_point_is_answered_from_its_period():
 
 
 def test_three_heaps_are_proven_by_the_generalised_bound():
-    game = load_game("tb:0.{0,1,2,3}{0,1,2,3}")  # Kayles, or leave three heaps
-    assert game.spec == "tb:0.FF" and game.periodicity == (2, 1, 3)
+    game = load_game("tb:0.{3}{0}")  # leave three heaps, or take a whole heap of two
+    assert game.spec == "tb:0.81" and game.periodicity == (2, 1, 3)
     result = value_sequence(game, 10**5, until_periodic=True)
     assert result.proven
     pre, period = result.preperiod, result.period
+    assert (pre, period) == (1, 2)
     assert result.computed == 3 * (max(pre, 1) + period) + 2
-    far = game.heap_values(result.computed + 3 * period)
+    far = brute_values((({}, None), [({3: ""}, None), ({0: ""}, None)], []), 80)
     assert all(far[n + period] == far[n] for n in range(pre, len(far) - period))
+    assert value_sequence(game, 80).values.tolist() == far
+
+
+def test_breaks_into_many_heaps_with_no_condition_are_grown_total_by_total():
+    values = load_game("tb:0.{2+}").heap_values(150).tolist()
+    code = (({}, None), [({}, (2, ""))], [])
+    assert values[:26] == brute_values(code, 25)
+    values = load_game("tb:0.{4}").heap_values(150).tolist()
+    assert values[:31] == brute_values((({}, None), [({4: ""}, None)], []), 30)
 
 
 @pytest.mark.parametrize("code", ["0.[3]", "0.030[3]", "4!.3303", "0.{2+}", "0.C=", "4?.0"])
@@ -394,7 +405,19 @@ def test_bad_codes_say_what_is_wrong(code, message):
     assert out.stderr.strip() == f"Error: {message}"
 
 
-def test_breaks_into_too_many_heaps_stop_with_an_error():
-    game = load_game("tb:0.{2+}")
-    with pytest.raises(GraphTooLargeError, match="breaks into .* heaps in too many ways"):
-        game.heap_values(400)
+def test_breaks_into_too_many_heaps_stop_with_an_error(monkeypatch):
+    monkeypatch.setattr(takebreak, "MAX_HEADS", 100)
+    game = load_game("tb:0.{2+}!")
+    with pytest.raises(GraphTooLargeError) as error:
+        game.heap_values(60)
+    assert str(error.value) == (
+        "tb:0.{2+}!: a heap breaks into 6 heaps in too many ways at 33 tokens "
+        "(over 100 to list): ask for fewer values"
+    )
+
+
+def test_many_heap_sets_are_bounded_by_max_memory():
+    game = load_game("tb:0.{3}")
+    game.max_memory_mb = 1
+    with pytest.raises(GraphTooLargeError, match=r"raise it with --max-memory"):
+        game.heap_values(3000)

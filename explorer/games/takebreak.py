@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from explorer.errors import GraphTooLargeError, SpecError
+from explorer.games.breaks import BreakSets
 from explorer.games.heaps import (
     MAX_DIGITS,
     HeapGame,
@@ -31,7 +32,7 @@ ANY, UNEQUAL, NOT_ALL_EQUAL, EQUAL = "", "!", "?", "="
 #: Most ways, for one heap size, of choosing all but the last two heaps of a break into three
 #: or more heaps (each way then costs one numpy step over the last two): a break into many
 #: heaps has exponentially many forms, so the values stop there with an error.
-MAX_HEADS = 1_000_000
+MAX_HEADS = 50_000
 
 
 @dataclass(frozen=True)
@@ -409,6 +410,22 @@ class TakeBreak(HeapGame):
         self.split_rules = self._split_rules()
         self._break_cache: dict[tuple[Digit, int], int] = {}
         self._runs: dict[Digit, list[int]] = {}
+        # breaks into three heaps or more with no condition: from sets grown total by total
+        exact = [
+            c
+            for d in everything
+            for c, x in zip(d.counts, d.conditions, strict=True)
+            if c >= 3 and not x
+        ]
+        runs = [max(d.more, 2) for d in everything if d.more is not None and not d.more_condition]
+        self._sets: BreakSets | None = None
+        if exact or runs:
+            self._sets = BreakSets(
+                exact=max(exact, default=0),
+                run=max(runs, default=0),
+                max_memory_mb=self.max_memory_mb,
+                name=self.spec,
+            )
 
     def _split_rules(self) -> SplitRules | None:
         """The rules as the compiled kernel reads them, when the code fits: finitely many
@@ -468,9 +485,15 @@ class TakeBreak(HeapGame):
         finite = [(j, d) for j, d in enumerate((code.d0, *code.digits)) if not d.is_zero]
         first_tail = len(code.digits) + 1
         period = len(tail)
+        sets = self._sets
+        if sets is not None:
+            sets.max_memory_mb = self.max_memory_mb  # as --max-memory set it
+            sets.prepare(table, start)
         self._fill_runs(table, start)
         longest = len(code.digits)
         for n in range(start, len(table)):
+            if sets is not None:
+                sets.extend(table, n, upper=True)
             mask = 0
             for removed, digit in finite:
                 if removed > n:
@@ -480,6 +503,8 @@ class TakeBreak(HeapGame):
                 if n - first_tail - i >= 0:
                     mask |= self._runs[digit][n - first_tail - i]
             table[n] = lowest_missing(mask)
+            if sets is not None:
+                sets.extend(table, n, upper=False)
             self._extend_runs(table, n, period)
             self._break_cache_drop(n - longest - 1)
 
@@ -524,8 +549,13 @@ class TakeBreak(HeapGame):
         """The values `digit` reaches from `total` tokens left as two heaps or more."""
         mask = 0
         heads = 0
+        listed = total + 1
+        if self._sets is not None and digit.more is not None and digit.more_condition == ANY:
+            listed = max(digit.more, 2)  # every count from there on, at once
+            if listed <= total:
+                mask |= self._sets.run_mask(listed, total)
         for count, condition in digit.allowed(total):
-            if count < 2:
+            if count < 2 or count >= listed:
                 continue
             if condition == EQUAL:
                 if total % count == 0:
@@ -534,6 +564,9 @@ class TakeBreak(HeapGame):
             distinct = condition == UNEQUAL
             if count == 2:  # two heaps not all equal are unequal
                 mask |= split_mask(table, total, unequal=condition != ANY)
+                continue
+            if condition == ANY and self._sets is not None:
+                mask |= self._sets.exact_mask(count, total)
                 continue
             for head, left in _heads(total, count, count - 2, distinct):
                 heads += 1
