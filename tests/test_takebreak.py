@@ -421,3 +421,16 @@ def test_many_heap_sets_are_bounded_by_max_memory():
     game.max_memory_mb = 1
     with pytest.raises(GraphTooLargeError, match=r"raise it with --max-memory"):
         game.heap_values(3000)
+
+
+@pytest.mark.parametrize("family", ["octal", "tb"])
+def test_a_far_heap_splits_without_removing_to_win(family):
+    # 4.0: G(n) = 1 for even n >= 2, else 0: a far even heap wins by splitting into two odd
+    # heaps or two even ones
+    game = load_game(f"{family}:4.0")
+    heap = 10**12
+    assert solve(game, (heap,)).grundy == 1
+    moves = game.moves_to_value((heap,), 0)
+    assert moves
+    for move in moves:
+        assert len(move) == 2 and sum(move) == heap and move[0] % 2 == move[1] % 2

@@ -79,6 +79,9 @@ class Digit:
         if self.is_zero:
             return "0"
         kinds = self.conditions_from_two()
+        beyond_two = {x for c, x in zip(self.counts, self.conditions, strict=True) if c >= 3}
+        if kinds == {UNEQUAL, NOT_ALL_EQUAL} and UNEQUAL not in beyond_two | {self.more_condition}:
+            kinds = {NOT_ALL_EQUAL}  # only two heaps are unequal: ? says that of two heaps
         uniform = len(kinds) <= 1
         common = next(iter(kinds)) if kinds else ANY
         mask = sum(1 << c for c in self.counts)
