@@ -29,7 +29,8 @@ from explorer.games.heaps import (
 from explorer.games.loopy import GraphGame, WindUp
 from explorer.games.queens import Queens
 from explorer.games.staircase import Staircase
-from explorer.games.sums import SEPARATOR, SumGame
+from explorer.games.sums import SumGame, split_sum
+from explorer.games.takebreak import TakeBreak
 from explorer.games.treblecross import Treblecross
 from explorer.games.wythoff import Wythoff
 
@@ -110,6 +111,7 @@ for _family in (
     Lasker,
     OctalGame,
     GrundyGame,
+    TakeBreak,
     Wythoff,
     Ferguson,
     Chomp,
@@ -151,8 +153,8 @@ def load_game(spec: str) -> Game[Any]:
     >>> load_game("nim+subtraction: 4,1,3").spec
     'nim + subtraction:1,3,4'
     """
-    if SEPARATOR in spec:
-        pieces = spec.split(SEPARATOR)
+    pieces = split_sum(spec)
+    if len(pieces) > 1:
         if any(not piece.strip() for piece in pieces):
             raise SpecError(f"bad sum {spec!r}: every '+' must join two game specs")
         return SumGame([load_game(piece) for piece in pieces])

@@ -99,6 +99,40 @@ class SplitRules:
     unequal: bool = False
 
 
+def extend_split_table(table: np.ndarray, start: int, rules: SplitRules) -> None:
+    """Fill table[start:] in place for a game whose moves `rules` describe (numpy, per heap).
+
+    Examples
+    --------
+    >>> kayles = SplitRules(leave_one=(1, 2), take_all=(1, 2), split_after=(1, 2))
+    >>> table = np.zeros(8, dtype=np.int64)
+    >>> extend_split_table(table, 1, kayles)
+    >>> table.tolist()
+    [0, 1, 2, 3, 1, 4, 3, 2]
+    """
+    split_cache: dict[int, int] = {}
+
+    def splits(total: int) -> int:
+        if total not in split_cache:
+            split_cache[total] = split_mask(table, total, unequal=rules.unequal)
+        return split_cache[total]
+
+    # removals leaving one heap are looked up together: one numpy gather per heap size
+    leave_one = np.array(rules.leave_one, dtype=np.int64)
+    take_all = set(rules.take_all)
+    longest = max((*rules.leave_one, *rules.take_all, *rules.split_after), default=0)
+    for n in range(start, len(table)):
+        mask = 1 if n in take_all else 0
+        removals = leave_one[: np.searchsorted(leave_one, n)]
+        if removals.size:
+            mask |= _mask_of(table[n - removals])
+        for k in rules.split_after:
+            if n - k >= 2:
+                mask |= splits(n - k)
+        table[n] = lowest_missing(mask)
+        split_cache.pop(n - longest - 1, None)
+
+
 class HeapGame(Game[Heaps]):
     """A game played on heaps where a move changes one heap into zero, one or more heaps."""
 
@@ -111,6 +145,9 @@ class HeapGame(Game[Heaps]):
     period: tuple[int, int] | None = None
     #: The rules as the compiled sequence kernel reads them (splitting games only).
     split_rules: SplitRules | None = None
+    #: When a periodicity theorem applies to the single-heap values: (k, the most tokens a
+    #: move removes; the least preperiod it allows; h, the most heaps a move leaves).
+    periodicity: tuple[int, int, int] | None = None
 
     def __init__(self) -> None:
         self._table = np.zeros(1, dtype=np.int64)
@@ -136,11 +173,12 @@ class HeapGame(Game[Heaps]):
         octal games (of values, of misère quotients) read."""
         return None
 
-    def guy_smith_parameters(self) -> tuple[int, int] | None:
-        """(k, first) when the Guy-Smith theorem proves this game's period from its values:
-        k the most tokens a move removes, first the least preperiod it may start from (1 when
-        heaps split); None when the theorem does not apply (all but octal games)."""
-        return None
+    def guy_smith_parameters(self) -> tuple[int, ...] | None:
+        """(k, first) or (k, first, h) when the Guy-Smith theorem (or its generalisation to
+        moves leaving at most h heaps) proves this game's period from its values: k the most
+        tokens a move removes, first the least preperiod it may start from (1 when heaps
+        split); None when no theorem applies. By default the game's `periodicity`."""
+        return self.periodicity
 
     def _table_extend(self, table: np.ndarray, start: int) -> None:
         """Fill table[start:] in place, by default from `heap_moves` and the mex rule."""
@@ -432,17 +470,17 @@ class OctalGame(HeapGame):
     def octal_removal(self) -> int:
         return self.max_removal
 
-    def guy_smith_parameters(self) -> tuple[int, int] | None:
-        """The theorem holds for octal games whose splits remove tokens (not 4.xxx codes).
+    def guy_smith_parameters(self) -> tuple[int, ...]:
+        """The theorem holds for every octal game, ``4.`` codes included (their own splits
+        remove no token: the proof holds for removals 0..k).
 
         Examples
         --------
         >>> OctalGame("0.77").guy_smith_parameters(), OctalGame("4.07").guy_smith_parameters()
-        ((2, 1), None)
+        ((2, 1), (2, 1))
         """
-        if self.splits_without_removal:
-            return None
-        return (self.max_removal, 1 if self._split_after else 0)
+        assert self.split_rules is not None
+        return (self.max_removal, 1 if self.split_rules.split_after else 0)
 
     def heap_moves(self, heap: int) -> Iterator[Heaps]:
         if self.splits_without_removal:
@@ -459,27 +497,8 @@ class OctalGame(HeapGame):
                 yield from ((a, rest - a) for a in range(1, rest // 2 + 1))
 
     def _table_extend(self, table: np.ndarray, start: int) -> None:
-        split_cache: dict[int, int] = {}
-
-        def splits(total: int) -> int:
-            if total not in split_cache:
-                split_cache[total] = split_mask(table, total)
-            return split_cache[total]
-
-        # removals leaving one heap are looked up together: one numpy gather per heap size
-        leave_one = self._leave_one
-        for n in range(start, len(table)):
-            mask = splits(n) if self.splits_without_removal else 0
-            if n in self._take_all:
-                mask |= 1
-            removals = leave_one[: np.searchsorted(leave_one, n)]
-            if removals.size:
-                mask |= _mask_of(table[n - removals])
-            for k in self._split_after:
-                if n - k >= 2:
-                    mask |= splits(n - k)
-            table[n] = lowest_missing(mask)
-            split_cache.pop(n - len(self.digits) - 1, None)
+        assert self.split_rules is not None
+        extend_split_table(table, start, self.split_rules)
 
     def _heap_moves_to_value(self, heap: int, target: int) -> list[Heaps]:
         if heap >= len(self._table) and self.period is not None:
@@ -512,7 +531,9 @@ class OctalGame(HeapGame):
         parts = np.arange(1, min(len(self._table), PERIODIC_SPLIT_PARTS + 1), dtype=np.int64)
         pre, period = self.period
         base = pre + period + len(parts)
-        for k, digit in enumerate(self.digits, start=1):
+        # d0 = 4: the heap itself splits, removing nothing
+        first = [(0, 4)] if self.splits_without_removal else []
+        for k, digit in itertools.chain(first, enumerate(self.digits, start=1)):
             rest = heap - k
             if digit & 2 and self.heap_value(rest) == target:
                 moves.append((rest,))

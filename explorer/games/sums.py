@@ -6,6 +6,7 @@ components' positions the same way (``3,4,5 + 2,3``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -33,6 +34,18 @@ def _reachable(game: Game[Any], position: Position, limit: int) -> int | None:
                 if len(seen) > limit:
                     return None if limit >= WALKED_STATES else limit + 1
     return len(seen)
+
+
+def split_sum(spec: str) -> list[str]:
+    """The specs a sum's spec joins: split at each '+' outside braces (the take-and-break code
+    ``tb:0.{2+}`` is one game).
+
+    Examples
+    --------
+    >>> split_sum("tb:0.{2+} + nim")
+    ['tb:0.{2+} ', ' nim']
+    """
+    return re.split(r"\+(?![^{]*\})", spec)
 
 
 class SumGame(Game[tuple[Position, ...]]):

@@ -23,13 +23,20 @@ COMPILED_FROM = 20_000
 class GuySmith(NamedTuple):
     """The Guy-Smith theorem for one octal game: `k`, the most tokens a move removes, and
     `first`, the least preperiod it may start from (1 when heaps split: a split of the heap
-    2p would otherwise lean on heap 0, which is no heap of a split)."""
+    2p would otherwise lean on heap 0, which is no heap of a split).
+
+    `heaps` generalises it to moves leaving at most h heaps, with no condition tying the heaps
+    to each other: the largest heap a move of n + p leaves is at least (n + p - k) / h, so the
+    same proof needs G(n + p) = G(n) for n0 <= n < h n0 + (h - 1) p + k, that is
+    h (n0 + p) + k values (h = 2: Guy-Smith).
+    """
 
     k: int
     first: int = 0
+    heaps: int = 2
 
 
-def _period_py(values: Any, length: int, z: Any, k: int, first: int) -> tuple[int, int]:
+def _period_py(values: Any, length: int, z: Any, k: int, first: int, heaps: int) -> tuple[int, int]:
     """The smallest (preperiod, period) of G(0..length-1), or (-1, -1): proven by the Guy-Smith
     theorem for `k` (and least preperiod `first`) when k >= 0, else observed.
 
@@ -56,17 +63,19 @@ def _period_py(values: Any, length: int, z: Any, k: int, first: int) -> tuple[in
             right = i + m
         pre = length - i - m
         if k >= 0:
-            if 2 * max(pre, first) + 2 * i + k <= length:
+            if heaps * (max(pre, first) + i) + k <= length:
                 return pre, i
         elif 2 * (i + m) >= length and i + m >= MIN_REPEATS * i:
             return pre, i
     return -1, -1
 
 
-_compiled: Callable[[Any, int, Any, int, int], tuple[int, int]] | None = None
+_compiled: Callable[[Any, int, Any, int, int, int], tuple[int, int]] | None = None
 
 
-def _smallest_period(values: np.ndarray, length: int, k: int, first: int) -> tuple[int, int] | None:
+def _smallest_period(
+    values: np.ndarray, length: int, k: int, first: int, heaps: int = 2
+) -> tuple[int, int] | None:
     """`_period_py` over the first `length` values, compiled (numba) for long sequences.
 
     Memory: one entry of z per candidate period (at most length / 2), 32-bit while the
@@ -75,19 +84,19 @@ def _smallest_period(values: np.ndarray, length: int, k: int, first: int) -> tup
     global _compiled
     if length < 2:
         return None
-    # a proof needs 2p + k <= length; an observed period 3p <= length
-    count = (length - k) // 2 + 1 if k >= 0 else length // 3 + 1
+    # a proof needs h p + k <= length; an observed period 3p <= length
+    count = (length - k) // heaps + 1 if k >= 0 else length // 3 + 1
     if count < 2:
         return None
     if length < COMPILED_FROM:
-        found = _period_py(values[:length].tolist(), length, [0] * count, k, first)
+        found = _period_py(values[:length].tolist(), length, [0] * count, k, first, heaps)
     else:
         if _compiled is None:
             from numba import njit
 
             _compiled = njit(cache=True, nogil=True)(_period_py)
         z = np.zeros(count, dtype=np.int32 if length < 2**31 else np.int64)
-        found = _compiled(values, length, z, k, first)
+        found = _compiled(values, length, z, k, first, heaps)
     pre, period = int(found[0]), int(found[1])
     return None if period < 0 else (pre, period)
 
@@ -112,7 +121,7 @@ def proven_period(values: np.ndarray, length: int, theorem: GuySmith) -> tuple[i
     >>> proven_period(v, 9, GuySmith(1)) is None
     True
     """
-    return _smallest_period(values, length, theorem.k, theorem.first)
+    return _smallest_period(values, length, theorem.k, theorem.first, theorem.heaps)
 
 
 def observed_period(values: np.ndarray, length: int) -> tuple[int, int] | None:
@@ -131,7 +140,7 @@ def observed_period(values: np.ndarray, length: int) -> tuple[int, int] | None:
 
 def proof_length(preperiod: int, period: int, theorem: GuySmith) -> int:
     """How many values (G(0) onwards) the Guy-Smith theorem needs to prove the period."""
-    return 2 * max(preperiod, theorem.first) + 2 * period + theorem.k
+    return theorem.heaps * (max(preperiod, theorem.first) + period) + theorem.k
 
 
 def periodic_value(values: np.ndarray, preperiod: int, period: int, heap: int) -> int:

@@ -454,8 +454,13 @@ class HeapSequence:
 
 
 def guy_smith(game: HeapGame) -> GuySmith | None:
-    """The Guy-Smith theorem for this game, or None when it does not apply (not an octal
-    game, or one splitting heaps without removing)."""
+    """The Guy-Smith theorem for this game, or None when it does not apply.
+
+    It applies to every octal game with finitely many non-zero digits, ``4.`` codes included
+    (the heap's own splits remove k = 0 tokens: the proof holds for removals 0..k), and to the
+    take-and-break codes whose periodicity says so (at most h heaps left); a game says so by
+    `HeapGame.guy_smith_parameters`.
+    """
     found = game.guy_smith_parameters()
     return None if found is None else GuySmith(*found)
 

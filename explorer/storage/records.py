@@ -38,7 +38,7 @@ from explorer.games.pyspec import (
     python_specs_match,
     shown_python_spec,
 )
-from explorer.games.sums import SEPARATOR
+from explorer.games.sums import SEPARATOR, split_sum
 from explorer.storage.models import KEY_INDEX, BuildTable, GameTable
 
 #: Worker threads SQLite may sort with while it creates the key index (``PRAGMA threads``).
@@ -82,7 +82,7 @@ def canonical_spec(spec: str) -> str:
     True
     """
     pieces = []
-    for piece in spec.split(SEPARATOR):
+    for piece in split_sum(spec):
         found = _file_spec(piece)
         if found is not None:
             pieces.append(f"{found[0]}:{os.path.realpath(found[1])}")
@@ -100,7 +100,7 @@ def canonical_spec(spec: str) -> str:
 def _typed_spec(spec: str) -> str:
     """A spec as databases written before resolved paths stored it: DAG paths as typed."""
     pieces = []
-    for piece in spec.split(SEPARATOR):
+    for piece in split_sum(spec):
         found = _file_spec(piece)
         pieces.append(
             piece.strip() if found is None else f"{found[0]}:{os.path.normpath(found[1])}"
