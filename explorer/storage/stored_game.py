@@ -16,6 +16,7 @@ from explorer.games.convention import NORMAL
 from explorer.storage.browsing import Browsing
 from explorer.storage.counts import read_counts
 from explorer.storage.engine import release_page_cache, translated
+from explorer.storage.findings import load_patterns, load_quotient
 from explorer.storage.game_rows import STATE_FIELDS, QueryResult, state_dict
 from explorer.storage.records import canonical_spec, shown_status
 from explorer.storage.sequences import (
@@ -24,6 +25,7 @@ from explorer.storage.sequences import (
     load_sequence,
     save_sequence,
 )
+from explorer.storage.stored_findings import Findings
 from explorer.storage.subgraphs import Subgraphs
 
 if TYPE_CHECKING:  # building, editing and checking load in the methods that do them
@@ -44,7 +46,7 @@ class BuildOptions(TypedDict, total=False):
     defer_key_index_at: int | None
 
 
-class StoredGame(Browsing, Subgraphs):
+class StoredGame(Browsing, Subgraphs, Findings):
     """One game of a database in one convention: what `Database.game` returns.
 
     Reads return plain data (dicts and lists) or `networkx.DiGraph` objects; writes return
@@ -346,6 +348,10 @@ class StoredGame(Browsing, Subgraphs):
                     sa.text("SELECT * FROM builds WHERE game_id = :g ORDER BY id"), params
                 )
             ]
+            # what `explorer patterns --db` and `explorer quotient --db` stored (normal play)
+            normal = self.convention == NORMAL
+            patterns = load_patterns(conn, game_id) if normal else []
+            quotient = load_quotient(conn, game_id) if normal else None
         return {
             "game": spec,
             "convention": self.convention,
@@ -362,6 +368,8 @@ class StoredGame(Browsing, Subgraphs):
             "max_remoteness": max(remoteness, default=None),
             "max_height": max(height, default=None),
             "builds": builds,
+            "patterns": patterns,
+            "quotient": None if quotient is None else quotient.to_dict(),
         }
 
     # -- value sequences of one heap (normal play) ------------------------------------------

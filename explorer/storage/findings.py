@@ -1,0 +1,147 @@
+"""Stored findings about a game's values: the patterns `explorer patterns --db` found (observed,
+proved, or refuted at a heap by a longer run), and the misère quotient `explorer quotient --db`
+computed (replaced by one of more heaps). Both are kept on the game's normal-play row.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+import sqlalchemy as sa
+
+from explorer.analysis.patterns import OBSERVED, PROVED, Pattern, Patterns, Revision, revise
+from explorer.analysis.quotient import MisereQuotient
+from explorer.errors import DatabaseDamagedError
+from explorer.storage.models import PatternTable, QuotientTable
+from explorer.storage.records import utc_now
+
+#: Status of a stored pattern that a longer run contradicts (``refuted_at`` says where).
+REFUTED = "refuted"
+
+
+def _pattern_dict(row: Any) -> dict[str, Any]:
+    """A stored pattern as plain data: its JSON, with the row's status, bound and refutation."""
+    try:
+        data = json.loads(row.data)
+        Pattern.from_dict(data)
+    except (ValueError, TypeError, KeyError, AttributeError) as error:
+        raise DatabaseDamagedError(
+            f"the stored pattern {row.id} ({row.kind!r}) is damaged ({error}): delete its row "
+            "from the patterns table and run 'explorer patterns SPEC --db URL' again"
+        ) from error
+    return {**data, "status": row.status, "upto": int(row.upto), "refuted_at": row.refuted_at}
+
+
+def load_patterns(conn: sa.Connection, game_id: int) -> list[dict[str, Any]]:
+    """The stored patterns of a game, oldest first: each `Pattern.to_dict` with ``status``
+    (``observed``, ``proved`` or ``refuted``), ``upto`` and ``refuted_at`` (None unless
+    refuted: the heap, or cell ``a,b``, whose value contradicts it)."""
+    rows = conn.execute(
+        sa.select(PatternTable).where(PatternTable.game_id == game_id).order_by(PatternTable.id)
+    )
+    return [_pattern_dict(row) for row in rows]
+
+
+def save_patterns(
+    conn: sa.Connection, game_id: int, found: Patterns, data: np.ndarray
+) -> list[Revision]:
+    """Store the patterns of a run up to ``found.upto`` (`data` the values it read), checking
+    each stored pattern not yet refuted against them first (`revise`): one the values
+    contradict is kept as refuted where they do; one a run of at least its bound confirms or
+    proves takes the new bound (and proof). A run shorter than a stored pattern's bound leaves
+    it alone. Returns the revisions of the patterns stored before.
+    """
+    revisions: list[Revision] = []
+    live: dict[str, Any] = {}
+    for row in conn.execute(
+        sa.select(PatternTable).where(
+            PatternTable.game_id == game_id, PatternTable.status != REFUTED
+        )
+    ):
+        if row.upto > found.upto:
+            live[row.kind] = None  # a longer run is stored: this one changes nothing of it
+            continue
+        old = Pattern.from_dict(json.loads(row.data))
+        revision = revise(old, found, data)
+        revisions.append(revision)
+        if revision.verdict == REFUTED:
+            values = {"status": REFUTED, "upto": found.upto, "refuted_at": str(revision.at)}
+        else:
+            live[row.kind] = row.id
+            kept = revision.pattern
+            values = {"status": kept.status, "upto": found.upto, "data": json.dumps(kept.to_dict())}
+        conn.execute(
+            sa.update(PatternTable)
+            .where(PatternTable.id == row.id)
+            .values(**values, updated_at=utc_now())
+        )
+    for pattern in found.patterns:
+        assert pattern.status in (OBSERVED, PROVED)
+        values = {
+            "status": pattern.status,
+            "upto": found.upto,
+            "data": json.dumps(pattern.to_dict()),
+            "updated_at": utc_now(),
+        }
+        if pattern.kind not in live:
+            insert = sa.insert(PatternTable).values(game_id=game_id, kind=pattern.kind, **values)
+            conn.execute(insert)
+        elif live[pattern.kind] is not None:  # the run's own finding replaces the confirmed one
+            where = PatternTable.id == live[pattern.kind]
+            conn.execute(sa.update(PatternTable).where(where).values(**values))
+    return revisions
+
+
+def quotient_from_dict(data: dict[str, Any]) -> MisereQuotient:
+    """The quotient `MisereQuotient.to_dict` gave (a stored quotient read back).
+
+    Examples
+    --------
+    >>> from explorer import load_game
+    >>> from explorer.analysis.quotient import misere_quotient
+    >>> q = misere_quotient(load_game("nim"), 3)
+    >>> quotient_from_dict(json.loads(json.dumps(q.to_dict()))) == q
+    True
+    """
+    relations = [(str(lhs), str(rhs)) for lhs, rhs in data["relations"]]
+    return MisereQuotient(**{**data, "relations": relations})
+
+
+def load_quotient(conn: sa.Connection, game_id: int) -> MisereQuotient | None:
+    """The stored misère quotient of a game, or None."""
+    row = conn.execute(
+        sa.select(QuotientTable).where(QuotientTable.game_id == game_id)
+    ).one_or_none()
+    if row is None:
+        return None
+    try:
+        quotient = quotient_from_dict(json.loads(row.data))
+    except (ValueError, TypeError, KeyError) as error:
+        raise DatabaseDamagedError(
+            f"the stored misère quotient of game {game_id} is damaged ({error}): run "
+            "'explorer quotient SPEC --db URL' with a larger --max-heap to store it again"
+        ) from error
+    if quotient.max_heap != row.max_heap or quotient.size != row.size:
+        raise DatabaseDamagedError(
+            f"the stored misère quotient of game {game_id} does not match its row (heaps "
+            f"0..{quotient.max_heap}, {quotient.size} elements; the row says 0..{row.max_heap}, "
+            f"{row.size}): run 'explorer quotient SPEC --db URL' with a larger --max-heap"
+        )
+    return quotient
+
+
+def save_quotient(conn: sa.Connection, game_id: int, quotient: MisereQuotient) -> None:
+    """Store a game's misère quotient, replacing the one stored (callers keep the larger)."""
+    values = {
+        "max_heap": quotient.max_heap,
+        "size": quotient.size,
+        "data": json.dumps(quotient.to_dict()),
+        "updated_at": utc_now(),
+    }
+    done = conn.execute(
+        sa.update(QuotientTable).where(QuotientTable.game_id == game_id).values(**values)
+    )
+    if done.rowcount == 0:
+        conn.execute(sa.insert(QuotientTable).values(game_id=game_id, **values))
