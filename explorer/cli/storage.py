@@ -25,6 +25,7 @@ from explorer.cli.common import (
     progress_bar,
     visible,
 )
+from explorer.cli.findings import print_findings
 from explorer.games import load_game
 from explorer.games.convention import MISERE, Convention
 from explorer.solver.loopy import Infinite, format_value
@@ -455,6 +456,7 @@ def stats_command(spec: str | None, url: str | None, convention: Convention, as_
             b["started_at"][:19],
         )
     print_table(builds)
+    print_findings(result)
 
 
 @click.command("export")

@@ -94,6 +94,28 @@ def save_patterns(
     return revisions
 
 
+def pattern_status(stored: dict[str, Any]) -> str:
+    """A stored pattern's status in words: proved by a theorem, observed up to N, or refuted
+    at the heap whose value breaks it.
+
+    Examples
+    --------
+    >>> pattern_status({"kind": "period", "status": "refuted", "upto": 90, "refuted_at": "57",
+    ...                 "preperiod": 0, "period": 3, "saltus": 0})
+    'refuted at 57 (by a run up to 90)'
+    """
+    if stored["status"] == "refuted":
+        return f"refuted at {stored['refuted_at']} (by a run up to {stored['upto']:,})"
+    data = {k: v for k, v in stored.items() if k != "refuted_at"}
+    return Pattern.from_dict(data).status_text()
+
+
+def pattern_text(stored: dict[str, Any]) -> str:
+    """What a stored pattern says, in one line (`Pattern.text`)."""
+    data = {k: v for k, v in stored.items() if k != "refuted_at"}
+    return Pattern.from_dict(data).text()
+
+
 def quotient_from_dict(data: dict[str, Any]) -> MisereQuotient:
     """The quotient `MisereQuotient.to_dict` gave (a stored quotient read back).
 
