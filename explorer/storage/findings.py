@@ -50,18 +50,17 @@ def save_patterns(
     """Store the patterns of a run up to ``found.upto`` (`data` the values it read), checking
     each stored pattern not yet refuted against them first (`revise`): one the values
     contradict is kept as refuted where they do; one a run of at least its bound confirms or
-    proves takes the new bound (and proof). A run shorter than a stored pattern's bound leaves
-    it alone. Returns the revisions of the patterns stored before.
+    proves takes the new bound (and proof). A run shorter than a stored pattern's bound (kept or
+    refuted) leaves that kind of pattern alone. Returns the revisions of those checked.
     """
     revisions: list[Revision] = []
-    live: dict[str, Any] = {}
-    for row in conn.execute(
-        sa.select(PatternTable).where(
-            PatternTable.game_id == game_id, PatternTable.status != REFUTED
-        )
-    ):
+    live: dict[str, int] = {}  # the row of each kind the run confirmed
+    longer: set[str] = set()  # kinds a longer run stored (or refuted): this run leaves them
+    for row in conn.execute(sa.select(PatternTable).where(PatternTable.game_id == game_id)):
         if row.upto > found.upto:
-            live[row.kind] = None  # a longer run is stored: this one changes nothing of it
+            longer.add(row.kind)
+            continue
+        if row.status == REFUTED:
             continue
         old = Pattern.from_dict(json.loads(row.data))
         revision = revise(old, found, data)
@@ -79,18 +78,20 @@ def save_patterns(
         )
     for pattern in found.patterns:
         assert pattern.status in (OBSERVED, PROVED)
+        if pattern.kind in longer:
+            continue
         values = {
             "status": pattern.status,
             "upto": found.upto,
             "data": json.dumps(pattern.to_dict()),
             "updated_at": utc_now(),
         }
-        if pattern.kind not in live:
-            insert = sa.insert(PatternTable).values(game_id=game_id, kind=pattern.kind, **values)
-            conn.execute(insert)
-        elif live[pattern.kind] is not None:  # the run's own finding replaces the confirmed one
+        if pattern.kind in live:  # the run's own finding replaces the one it confirmed
             where = PatternTable.id == live[pattern.kind]
             conn.execute(sa.update(PatternTable).where(where).values(**values))
+        else:
+            insert = sa.insert(PatternTable).values(game_id=game_id, kind=pattern.kind, **values)
+            conn.execute(insert)
     return revisions
 
 
