@@ -298,7 +298,8 @@ class StoredGame(Browsing, Subgraphs, Findings):
     @translated("read")
     def stats(self) -> dict[str, Any]:
         """Counts by outcome, Grundy value and depth, extremes, and the build history of the
-        game (in a misère build, values G⁻ and misère outcomes).
+        game (in a misère build, values G⁻ and misère outcomes); ``patterns`` and ``quotient``
+        when `save_patterns` or `save_quotient` stored them.
 
         Examples
         --------
@@ -368,8 +369,9 @@ class StoredGame(Browsing, Subgraphs, Findings):
             "max_remoteness": max(remoteness, default=None),
             "max_height": max(height, default=None),
             "builds": builds,
-            "patterns": patterns,
-            "quotient": None if quotient is None else quotient.to_dict(),
+            # only when stored, so that the stats of other games read as before
+            **({"patterns": patterns} if patterns else {}),
+            **({"quotient": quotient.to_dict()} if quotient is not None else {}),
         }
 
     # -- value sequences of one heap (normal play) ------------------------------------------
