@@ -224,3 +224,23 @@ def test_serve_shows_the_quotient_table_and_phi(served: tuple[Server, str, str])
         (n, names[x]) for n, x in enumerate(q["phi"])
     ]
     assert "Misère quotient of heaps 0..16" in section
+
+
+def test_a_damaged_stored_pattern_or_quotient_is_an_error_naming_the_fix(db_url: str) -> None:
+    import sqlalchemy as sa
+
+    from explorer.storage.engine import resolve_url
+
+    run_json("patterns", "subtraction:1,2", "--upto", "20", "--db", db_url)
+    run_json("quotient", "nim", "--max-heap", "3", "--db", db_url)
+    engine = sa.create_engine(resolve_url(db_url))
+    try:
+        with engine.begin() as conn:
+            conn.execute(sa.text("UPDATE patterns SET data = '{\"kind\": 3'"))
+            conn.execute(sa.text("UPDATE quotients SET size = size + 1"))
+    finally:
+        engine.dispose()
+    code, out, err = run("stats", "subtraction:1,2", "--db", db_url)
+    assert code == 1 and "damaged" in err and "explorer patterns SPEC --db URL" in err, out
+    code, out, err = run("stats", "nim", "--db", db_url)
+    assert code == 1 and "does not match its row" in err, out

@@ -13,6 +13,8 @@ from explorer.cli.common import console, print_table
 TABLE_SIZE = 16
 #: Elements of Φ printed on one line.
 PHI_LINE = 10
+#: Heaps whose Φ is printed (a quotient may be of a million heaps).
+PHI_SHOWN = 1_000
 
 
 def print_findings(stats: dict[str, Any]) -> None:
@@ -39,6 +41,9 @@ def print_findings(stats: dict[str, Any]) -> None:
             products.add_row(names[i], *(names[x] for x in row))
         print_table(products)
     console.print("pretending function Φ (heap: element):")
-    for start in range(0, len(q["phi"]), PHI_LINE):
-        chunk = " ".join(f"{names[x]:>6}" for x in q["phi"][start : start + PHI_LINE])
+    phi = q["phi"][:PHI_SHOWN]
+    for start in range(0, len(phi), PHI_LINE):
+        chunk = " ".join(f"{names[x]:>6}" for x in phi[start : start + PHI_LINE])
         console.print(f"{start:>6}: {chunk}")
+    if len(q["phi"]) > len(phi):
+        console.print(f"... heaps {len(phi):,}..{q['max_heap']:,}: --json gives them all")

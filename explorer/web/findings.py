@@ -12,6 +12,8 @@ if TYPE_CHECKING:
 
 #: Largest quotient whose multiplication table the page shows.
 TABLE_SIZE = 32
+#: Heaps whose Φ the page shows (a quotient may be of a million heaps).
+PHI_SHOWN = 1_000
 
 
 def findings(stored: StoredGame) -> dict[str, Any]:
@@ -54,7 +56,7 @@ def findings(stored: StoredGame) -> dict[str, Any]:
             if q.size <= TABLE_SIZE
             else None
         ),
-        "phi": [(n, names[x]) for n, x in enumerate(q.phi)],
+        "phi": [(n, names[x]) for n, x in enumerate(q.phi[:PHI_SHOWN])],
         "period": q.period,
         "preperiod": q.preperiod,
         "period_proven": q.period_proven,
