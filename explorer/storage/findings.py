@@ -52,6 +52,22 @@ def save_patterns(
     contradict is kept as refuted where they do; one a run of at least its bound confirms or
     proves takes the new bound (and proof). A run shorter than a stored pattern's bound (kept or
     refuted) leaves that kind of pattern alone. Returns the revisions of those checked.
+
+    Examples
+    --------
+    >>> from explorer.analysis.patterns import sequence_patterns
+    >>> from explorer.storage import open_database
+    >>> db = open_database("sqlite://")
+    >>> _ = db.game("nim").build("1")
+    >>> values = np.array([0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 2])
+    >>> with db.engine.begin() as conn:
+    ...     _ = save_patterns(conn, 1, sequence_patterns("g", values[:8]), values[:8])
+    ...     [r.text() for r in save_patterns(conn, 1, sequence_patterns("g", values), values)]
+    ['period: refuted at 10 (period 2, preperiod 0)', 'residues: refuted at 10 (...)', ...]
+    >>> with db.engine.connect() as conn:
+    ...     [(p["kind"], p["status"], p["refuted_at"]) for p in load_patterns(conn, 1)][0]
+    ('period', 'refuted', '10')
+    >>> db.close()
     """
     revisions: list[Revision] = []
     live: dict[str, int] = {}  # the row of each kind the run confirmed
@@ -156,7 +172,24 @@ def load_quotient(conn: sa.Connection, game_id: int) -> MisereQuotient | None:
 
 
 def save_quotient(conn: sa.Connection, game_id: int, quotient: MisereQuotient) -> None:
-    """Store a game's misère quotient, replacing the one stored (callers keep the larger)."""
+    """Store a game's misère quotient, replacing the one stored (callers keep the larger).
+
+    Examples
+    --------
+    >>> from explorer import load_game
+    >>> from explorer.analysis.quotient import misere_quotient
+    >>> from explorer.storage import open_database
+    >>> db = open_database("sqlite://")
+    >>> _ = db.game("nim").build("1")
+    >>> with db.engine.begin() as conn:
+    ...     save_quotient(conn, 1, misere_quotient(load_game("nim"), 1))
+    ...     save_quotient(conn, 1, misere_quotient(load_game("nim"), 3))
+    >>> with db.engine.connect() as conn:
+    ...     q = load_quotient(conn, 1)
+    >>> q.max_heap, q.presentation
+    (3, 'T2')
+    >>> db.close()
+    """
     values = {
         "max_heap": quotient.max_heap,
         "size": quotient.size,
