@@ -172,12 +172,19 @@ def test_a_stored_quotient_is_read_back_or_replaced_by_one_of_more_heaps(db_url:
 # -- serve ---------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, str, str]]:
-    """A server over a database holding the planted game's refuted patterns and the quotient
-    of octal 0.75 (no states of either)."""
+@pytest.fixture(
+    scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
+)
+def served(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Server, str, str]]:
+    """A server over a database (SQLite, PostgreSQL) holding the planted game's refuted
+    patterns and the quotient of octal 0.75 (no states of either)."""
+    from tests.storage_fixtures import _fresh_url  # loaded as a plugin first: no rewrite warning
+
     folder = tmp_path_factory.mktemp("findings")
-    path = str(folder / "games.db")
+    urls = _fresh_url(request.param, request, folder)
+    path = next(urls)
     spec = f"py:{write(folder, 'late.py', PLANTED)}"
     run_json("patterns", spec, "--upto", "50", "--db", path)
     run_json("patterns", spec, "--upto", "100", "--db", path)
@@ -185,6 +192,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, s
     shown = run_json("stats", spec, "--db", path)["game"]
     with start_server(path) as server:
         yield server, path, shown
+    next(urls, None)  # drops the PostgreSQL schema
 
 
 def page(server: Server, spec: str) -> str:
