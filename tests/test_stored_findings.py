@@ -106,6 +106,9 @@ def test_a_period_that_breaks_late_is_kept_as_refuted_at_the_heap_that_breaks_it
     ))]  # fmt: skip
     code, out, _ = run("stats", spec, "--db", db_url)
     assert code == 0 and f"refuted at {breaks} (by a run up to 100)" in out
+    refuted_count = sum(p["status"] == "refuted" for kind in stored.values() for p in kind)
+    code, out, _ = run("stats", "--db", db_url)
+    assert code == 0 and f"{refuted_count} refuted" in out
 
     # a shorter run changes nothing stored
     run_json("patterns", spec, "--upto", "30", "--db", db_url)

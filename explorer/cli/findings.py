@@ -7,7 +7,7 @@ from typing import Any
 
 from rich.table import Table
 
-from explorer.cli.common import console, print_table
+from explorer.cli.common import console, print_table, visible
 
 #: Largest stored quotient whose multiplication table is printed.
 TABLE_SIZE = 16
@@ -47,3 +47,19 @@ def print_findings(stats: dict[str, Any]) -> None:
         console.print(f"{start:>6}: {chunk}")
     if len(q["phi"]) > len(phi):
         console.print(f"... heaps {len(phi):,}..{q['max_heap']:,}: --json gives them all")
+
+
+def print_stored_findings(findings: dict[str, dict[str, Any]]) -> None:
+    """Print the games with stored patterns or quotients (`Database.findings`), one row each."""
+    if not findings:
+        return
+    table = Table("game", "patterns", "misère quotient", title="patterns and quotients stored")
+    for game, found in findings.items():
+        patterns = ", ".join(f"{n} {status}" for status, n in found["patterns"].items())
+        q = found["quotient"]
+        table.add_row(
+            visible(game),
+            patterns or "none",
+            "none" if q is None else f"|Q| = {q['size']:,}, heaps 0..{q['max_heap']:,}",
+        )
+    print_table(table)

@@ -25,7 +25,7 @@ from explorer.cli.common import (
     progress_bar,
     visible,
 )
-from explorer.cli.findings import print_findings
+from explorer.cli.findings import print_findings, print_stored_findings
 from explorer.games import load_game
 from explorer.games.convention import MISERE, Convention
 from explorer.solver.loopy import Infinite, format_value
@@ -387,6 +387,7 @@ def stats_command(spec: str | None, url: str | None, convention: Convention, as_
         raise click.UsageError("--misere names a game's misère build: give its SPEC")
     with open_database(url, create=False) as database:
         result: Any = database.game(spec, convention).stats() if spec else database.games()
+        findings = {} if spec or as_json else database.findings()
     if as_json:
         print_json(result)
         return
@@ -417,6 +418,7 @@ def stats_command(spec: str | None, url: str | None, convention: Convention, as_
                     seq["checksum"],
                 )
             print_table(sequences)
+        print_stored_findings(findings)
         return
     misere = result["convention"] == "misere"
     console.print(f"game            {visible(result['game'])}")

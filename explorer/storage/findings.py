@@ -201,3 +201,41 @@ def save_quotient(conn: sa.Connection, game_id: int, quotient: MisereQuotient) -
     )
     if done.rowcount == 0:
         conn.execute(sa.insert(QuotientTable).values(game_id=game_id, **values))
+
+
+def stored_findings(conn: sa.Connection) -> dict[str, dict[str, Any]]:
+    """Every game with stored patterns or a stored quotient, by spec: its patterns counted by
+    status, and its quotient's size and heaps (None when there is none).
+
+    Examples
+    --------
+    >>> from explorer import load_game
+    >>> from explorer.analysis.quotient import misere_quotient
+    >>> from explorer.storage import open_database
+    >>> db = open_database("sqlite://")
+    >>> db.game("nim").save_quotient(misere_quotient(load_game("nim"), 3))
+    >>> with db.engine.connect() as conn:
+    ...     stored_findings(conn)
+    {'nim': {'patterns': {}, 'quotient': {'size': 6, 'max_heap': 3}}}
+    >>> db.close()
+    """
+    found: dict[str, dict[str, Any]] = {}
+
+    def entry(spec: str) -> dict[str, Any]:
+        return found.setdefault(spec, {"patterns": {}, "quotient": None})
+
+    for spec, status, count in conn.execute(
+        sa.text(
+            "SELECT g.spec, p.status, COUNT(*) FROM patterns AS p JOIN games AS g "
+            "ON g.id = p.game_id GROUP BY g.id, g.spec, p.status ORDER BY g.id, p.status"
+        )
+    ):
+        entry(spec)["patterns"][status] = int(count)
+    for spec, size, max_heap in conn.execute(
+        sa.text(
+            "SELECT g.spec, q.size, q.max_heap FROM quotients AS q JOIN games AS g "
+            "ON g.id = q.game_id ORDER BY g.id"
+        )
+    ):
+        entry(spec)["quotient"] = {"size": int(size), "max_heap": int(max_heap)}
+    return found
