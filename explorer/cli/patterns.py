@@ -32,8 +32,20 @@ SWEEP_COLUMNS = ("spec", "period", "preperiod", "saltus", "status", "largest")
     "column (default 200).",
 )
 @max_memory_option
+@click.option(
+    "--db",
+    "url",
+    metavar="URL",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    help="Store the patterns beside the game in a database, checking those stored before "
+    "(a longer run proves or refutes them); --db alone means the default database.",
+)
 @json_option
-def patterns_command(spec: str, upto: int | None, max_memory: int | None, as_json: bool) -> None:
+def patterns_command(
+    spec: str, upto: int | None, max_memory: int | None, url: str | None, as_json: bool
+) -> None:
     """The patterns in the values of the game SPEC, each proved or observed.
 
     One heap (or strip): the least period and preperiod, or arithmetic period and saltus
@@ -49,15 +61,30 @@ def patterns_command(spec: str, upto: int | None, max_memory: int | None, as_jso
       explorer patterns subtraction:1,3,4 --upto 200 --json
       explorer patterns wythoff --upto 300
       explorer patterns "nim + subtraction:1,2" --upto 40
+      explorer patterns kayles --upto 2000 --db games.db
+
+    With --db the patterns are stored with their status and bound (stats and serve show
+    them); a stored pattern a later, longer run contradicts is kept as refuted at the heap
+    where the values break it, and one it proves is marked proved.
     """
-    from explorer.analysis.patterns import find_patterns
+    from explorer.analysis.patterns import analyse
     from explorer.games import load_game
 
     game = load_game(spec)
     with working("patterns", enabled=not as_json):
-        found = find_patterns(game, upto, max_memory_mb=max_memory)
+        found, data = analyse(game, upto, max_memory)
+    revisions = []
+    if url is not None:
+        from explorer.storage import open_database
+
+        with open_database(url or None) as database:
+            revisions = database.game(game).save_patterns(found, data)
     if as_json:
-        print_json(found.to_dict())
+        print_json(
+            {**found.to_dict(), "stored": [r.to_dict() for r in revisions]}
+            if url is not None
+            else found.to_dict()
+        )
         return
     console.print(f"{visible(found.game)} up to {found.upto:,}:")
     if not found.patterns:
@@ -65,6 +92,8 @@ def patterns_command(spec: str, upto: int | None, max_memory: int | None, as_jso
     for pattern in found.patterns:
         console.print(f"{pattern.kind:<18} {pattern.text()}")
         console.print(f"{'':<18} {pattern.status_text()}")
+    for revision in revisions:
+        console.print(f"stored before: {revision.text()}")
 
 
 @click.command("sweep")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from contextlib import ExitStack
+
 import click
 from rich.table import Table
 
@@ -40,9 +42,19 @@ MAX_HEAP = 1_000_000
     show_default=True,
     help="Most positions solved and pairs checked while computing.",
 )
+@click.option(
+    "--db",
+    "url",
+    metavar="URL",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    help="Store the quotient in a database; one stored for at least --max-heap heaps is read "
+    "back without computing. --db alone means the default database.",
+)
 @json_option
 def quotient_command(
-    spec: str, max_heap: int, max_size: int, max_states: int, as_json: bool
+    spec: str, max_heap: int, max_size: int, max_states: int, url: str | None, as_json: bool
 ) -> None:
     """The misère quotient of the heap game SPEC, restricted to heaps up to --max-heap.
 
@@ -58,6 +70,11 @@ def quotient_command(
       explorer quotient octal:0.75 --max-heap 16
       explorer quotient nim --max-heap 7 --json
       explorer quotient kayles --max-heap 11
+      explorer quotient octal:0.75 --max-heap 40 --db games.db
+
+    With --db the quotient is stored beside the game (stats and serve show it): a larger
+    --max-heap later computes it again and replaces it; a smaller one prints the stored
+    quotient (of more heaps, so it answers every sum of heaps up to --max-heap) at once.
     """
     from explorer.analysis.quotient import misere_quotient
     from explorer.errors import SpecError
@@ -67,7 +84,23 @@ def quotient_command(
         raise SpecError(
             f"misère quotients are for heap games (nim, octal, kayles, ...), not {game.spec!r}"
         )
-    quotient = misere_quotient(game, max_heap, max_size=max_size, max_states=max_states)
+    quotient: MisereQuotient | None = None
+    with ExitStack() as stack:
+        stored = None
+        if url is not None:
+            from explorer.storage import open_database
+
+            stored = stack.enter_context(open_database(url or None)).game(game)
+            quotient = stored.quotient()
+        if quotient is None or quotient.max_heap < max_heap:
+            quotient = misere_quotient(game, max_heap, max_size=max_size, max_states=max_states)
+            if stored is not None:
+                stored.save_quotient(quotient)
+        elif not as_json:
+            console.print(
+                f"stored: the quotient of heaps 0..{quotient.max_heap} (covers heaps up to "
+                f"{max_heap}; a larger --max-heap computes it again)"
+            )
     if as_json:
         print_json(quotient.to_dict())
         return

@@ -27,6 +27,7 @@ from explorer.cli.common import (
     visible,
     within_machine,
 )
+from explorer.cli.findings import print_findings, print_stored_findings
 from explorer.games import load_game, refuse_bad_position
 from explorer.games.convention import MISERE, Convention
 from explorer.solver.loopy import Infinite, format_value
@@ -390,6 +391,7 @@ def stats_command(spec: str | None, url: str | None, convention: Convention, as_
         raise click.UsageError("--misere names a game's misère build: give its SPEC")
     with open_database(url, create=False) as database:
         result: Any = database.game(spec, convention).stats() if spec else database.games()
+        findings = {} if spec or as_json else database.findings()
     if as_json:
         print_json(result)
         return
@@ -420,6 +422,7 @@ def stats_command(spec: str | None, url: str | None, convention: Convention, as_
                     seq["checksum"],
                 )
             print_table(sequences)
+        print_stored_findings(findings)
         return
     misere = result["convention"] == "misere"
     console.print(f"game            {visible(result['game'])}")
@@ -459,6 +462,7 @@ def stats_command(spec: str | None, url: str | None, convention: Convention, as_
             b["started_at"][:19],
         )
     print_table(builds)
+    print_findings(result)
 
 
 @click.command("export")

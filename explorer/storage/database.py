@@ -105,6 +105,14 @@ class Database:
             for r in rows
         ]
 
+    @translated("read")
+    def findings(self) -> dict[str, dict[str, Any]]:
+        """Every game with patterns or a misère quotient stored (see `stored_findings`)."""
+        from explorer.storage.findings import stored_findings
+
+        with self.engine.connect() as conn:
+            return {shown_spec(spec): v for spec, v in stored_findings(conn).items()}
+
     @translated("write to")
     def import_graph(self, source: str | DagGame) -> EditReport:
         """Store a graph file as the game ``dag:PATH``, solved; if it is stored already, apply

@@ -1,5 +1,5 @@
-"""The database schema as SQLAlchemy typed models: games, builds, states, edges and value
-sequences.
+"""The database schema as SQLAlchemy typed models: games, builds, states, edges, value
+sequences, patterns and misère quotients.
 
 The classes are named for their tables (``GameTable``), never for the rules' `Game`.
 
@@ -220,3 +220,38 @@ class SequenceChunkTable(Base):
     sequence_id: Mapped[int] = mapped_column(ForeignKey("sequences.id"), primary_key=True)
     chunk: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     data: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class PatternTable(Base):
+    """A pattern found in a game's values (``explorer patterns --db``): ``observed`` or
+    ``proved`` up to heap ``upto``, or ``refuted`` by the value at ``refuted_at`` (a heap, or a
+    cell ``a,b`` of a table) in a run up to ``upto``. ``data`` is the pattern's JSON, as
+    ``explorer patterns --json`` gives it when it was last confirmed. Refuted rows stay."""
+
+    __tablename__ = "patterns"
+    __table_args__ = (
+        CheckConstraint("status IN ('observed', 'proved', 'refuted')", name="status"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
+    kind: Mapped[str] = mapped_column(String(40))
+    status: Mapped[str] = mapped_column(String(20))
+    upto: Mapped[int] = mapped_column(BigInteger)
+    refuted_at: Mapped[str | None] = mapped_column(Text)
+    data: Mapped[str] = mapped_column(Text)
+    updated_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class QuotientTable(Base):
+    """The misère quotient of a heap game restricted to heaps 0..max_heap (``explorer quotient
+    --db``), kept on the game's row (the normal-play one: the spec names the game); ``data`` is
+    its JSON (``explorer quotient --json``)."""
+
+    __tablename__ = "quotients"
+
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), primary_key=True)
+    max_heap: Mapped[int] = mapped_column(BigInteger)
+    size: Mapped[int] = mapped_column(Integer)
+    data: Mapped[str] = mapped_column(Text)
+    updated_at: Mapped[datetime] = mapped_column(DateTime)

@@ -17,6 +17,7 @@ from explorer.games.convention import NORMAL
 from explorer.storage.browsing import Browsing
 from explorer.storage.counts import read_counts
 from explorer.storage.engine import release_page_cache, translated, writing
+from explorer.storage.findings import load_patterns, load_quotient
 from explorer.storage.game_rows import STATE_FIELDS, QueryResult, state_dict
 from explorer.storage.records import canonical_spec, shown_status
 from explorer.storage.sequences import (
@@ -25,6 +26,7 @@ from explorer.storage.sequences import (
     load_sequence,
     save_sequence,
 )
+from explorer.storage.stored_findings import Findings
 from explorer.storage.subgraphs import Subgraphs
 
 if TYPE_CHECKING:  # building, editing and checking load in the methods that do them
@@ -34,7 +36,7 @@ if TYPE_CHECKING:  # building, editing and checking load in the methods that do 
     from explorer.storage.verify import Verification
 
 
-class StoredGame(Browsing, Subgraphs):
+class StoredGame(Browsing, Subgraphs, Findings):
     """One game of a database in one convention: what `Database.game` returns.
 
     Reads return plain data (dicts and lists) or `networkx.DiGraph` objects; writes return
@@ -289,7 +291,8 @@ class StoredGame(Browsing, Subgraphs):
     @translated("read")
     def stats(self) -> dict[str, Any]:
         """Counts by outcome, Grundy value and depth, extremes, and the build history of the
-        game (in a misère build, values G⁻ and misère outcomes).
+        game (in a misère build, values G⁻ and misère outcomes); ``patterns`` and ``quotient``
+        when `save_patterns` or `save_quotient` stored them.
 
         Examples
         --------
@@ -339,6 +342,10 @@ class StoredGame(Browsing, Subgraphs):
                     sa.text("SELECT * FROM builds WHERE game_id = :g ORDER BY id"), params
                 )
             ]
+            # what `explorer patterns --db` and `explorer quotient --db` stored (normal play)
+            normal = self.convention == NORMAL
+            patterns = load_patterns(conn, game_id) if normal else []
+            quotient = load_quotient(conn, game_id) if normal else None
         return {
             "game": spec,
             "convention": self.convention,
@@ -355,6 +362,9 @@ class StoredGame(Browsing, Subgraphs):
             "max_remoteness": max(remoteness, default=None),
             "max_height": max(height, default=None),
             "builds": builds,
+            # only when stored, so that the stats of other games read as before
+            **({"patterns": patterns} if patterns else {}),
+            **({"quotient": quotient.to_dict()} if quotient is not None else {}),
         }
 
     # -- value sequences of one heap (normal play) ------------------------------------------

@@ -31,6 +31,7 @@ from explorer.viz.palette import (
 )
 from explorer.web.cache import Counts
 from explorer.web.charts import bars, game_charts, heat_colour, vis_graph
+from explorer.web.findings import findings
 from explorer.web.middleware import Guard, allowed_hosts
 
 if TYPE_CHECKING:
@@ -222,6 +223,7 @@ class Pages:
             depths=bars(stats["by_depth"], lambda _: DEPTH_COLOUR, lambda d: f"depth {d}"),
             sequence=None if convention == MISERE else self._sequence(game, stats),
             table=None if convention == MISERE else self._table(game, stats),
+            found=None if convention == MISERE else findings(self.database.game(spec)),
             reload=None,
             **game_charts(stats, convention),
         )
