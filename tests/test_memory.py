@@ -18,6 +18,16 @@ from explorer.games.heaps import HeapGame
 from explorer.generation.graph import build_graph
 from tests.storage_support import run_json
 
+#: ``python -m explorer`` with Python's Ctrl-C handler put back: a shell starts a background job
+#: (``nohup pytest ... &``) with SIGINT ignored, its children inherit that, and Python then
+#: leaves it ignored; without this, the test's SIGINT would do nothing.
+INTERRUPTIBLE = (
+    "import runpy, signal, sys; "
+    "signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "sys.argv[0] = 'explorer'; "
+    "runpy.run_module('explorer', run_name='__main__', alter_sys=True)"
+)
+
 #: Runs `explorer build ... --json` in a fresh interpreter; prints its report and the peak
 #: resident memory of that interpreter (kB). VmHWM, not getrusage: Linux carries ru_maxrss
 #: over from the parent at fork, so a big pytest process would count as this one's peak.
@@ -209,7 +219,7 @@ def test_a_huge_build_stops_cleanly_at_max_states_and_verifies(tmp_path):
 def test_a_huge_build_stops_cleanly_on_ctrl_c_and_verifies(tmp_path):
     db = str(tmp_path / "c.db")
     build = subprocess.Popen(
-        [sys.executable, "-m", "explorer", "build", "nim", "1000,1000,1000"]
+        [sys.executable, "-c", INTERRUPTIBLE, "build", "nim", "1000,1000,1000"]
         + ["--max-states", "10000000", "--db", db],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import sys
 from collections.abc import Sequence
 from contextlib import ExitStack
 from functools import partial
@@ -366,7 +367,7 @@ def sequence_command(
         kept = None
         if url is not None and not as_json:
             kept = next((g["sequence"] for g in database.games() if g["game"] == game.spec), None)
-    out = click.get_text_stream("stdout")
+    out = sys.stdout  # click.get_text_stream is deprecated from click 8.5
     if as_json:
         # the values are streamed: a list of 16 million Python ints would take 130 MB
         out.write(json.dumps(result.to_dict(values=False))[:-1] + ', "values": [')

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import sys
 
 import click
 
@@ -141,7 +142,7 @@ def sweep_command(
     count, rows = sweep(
         pattern, upto, max_variants=max_variants or MAX_VARIANTS, max_memory_mb=max_memory
     )
-    out = click.get_text_stream("stdout")
+    out = sys.stdout  # click.get_text_stream is deprecated from click 8.5
     writer = csv.writer(out, lineterminator="\n") if as_csv else None
     fields = {"done": "{:>7,} variants", "spec": "{}"}
     with progress_bar("sweep", fields, total=count, enabled=not (as_csv or as_json)) as update:
