@@ -361,8 +361,10 @@ def shown_status(status: str, host: str | None, pid: int | None) -> str:
     (the next build of the game records that). On another machine it cannot be told and stays
     ``running``; a process id reused since then can hide a dead build the same way.
     """
-    if status != "running" or host != socket.gethostname() or pid is None:
+    if status != "running" or host != socket.gethostname() or not isinstance(pid, int):
         return status
+    if not 0 < pid < 2**31:  # no process has this id (a damaged row)
+        return "interrupted"
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
