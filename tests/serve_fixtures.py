@@ -15,7 +15,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -35,6 +35,14 @@ class Server:
 
     url: str
     process: subprocess.Popen[str]
+    #: What the server wrote to standard error so far (read as it comes, so a server that logs
+    #: a lot never blocks on a full pipe).
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def log(self) -> str:
+        """The server's standard error so far."""
+        return "".join(list(self.errors))
 
     @property
     def port(self) -> int:
@@ -54,6 +62,13 @@ class Server:
 
     def get(self, path: str) -> Reply:
         return self.request(path)
+
+
+def _collect(process: subprocess.Popen[str], lines: list[str]) -> None:
+    """Keep every line the server writes to standard error, as it comes."""
+    assert process.stderr is not None
+    for line in process.stderr:
+        lines.append(line)
 
 
 @contextmanager
@@ -81,7 +96,9 @@ def start_server(db_url: str, *extra: str) -> Iterator[Server]:
         if not first:
             process.kill()
             raise AssertionError(f"explorer serve did not start: {process.stderr.read()}")  # type: ignore[union-attr]
-        yield Server(json.loads(first)["url"].rstrip("/"), process)
+        server = Server(json.loads(first)["url"].rstrip("/"), process)
+        threading.Thread(target=_collect, args=(process, server.errors), daemon=True).start()
+        yield server
     finally:
         process.terminate()
         try:

@@ -35,6 +35,7 @@ from rich.table import Table
 
 from explorer import notices
 from explorer.errors import ExplorerError
+from explorer.limits import MAX_STORED_INT
 
 if TYPE_CHECKING:  # the games load with the commands that use them, not with every command
     from explorer.games.convention import Convention
@@ -43,9 +44,6 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 console = Console(highlight=False, soft_wrap=True, markup=False, emoji=False)
 
-#: Upper bound of integer options that select stored rows (values, depths, offsets): the
-#: 64-bit range the databases store.
-MAX_STORED_INT = 2**63 - 1
 #: Most states a command may be asked to build or hold in memory at once.
 MAX_STATES_IN_MEMORY = 100_000_000
 #: Most states a database build may be asked to stop after.

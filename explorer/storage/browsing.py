@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
+from explorer.storage.damage import stored_key
 from explorer.storage.engine import translated
 from explorer.storage.game_rows import EDGES_THEN_STATES, STATE_FIELDS, GameRows, state_dict
 
@@ -207,6 +208,7 @@ class Browsing(GameRows):
             )
         graph = self._graph(spec, root.key, list(rows.values()), edges)
         for row in rows.values():
-            graph.nodes[row.key]["moves"] = moves.get(row.id, 0) if row.expanded else None
+            node = graph.nodes[stored_key(row.key)]
+            node["moves"] = moves.get(row.id, 0) if node["expanded"] else None
         graph.graph.update(centre=root.key, radius=depth, cut=cut)
         return graph

@@ -17,6 +17,7 @@ import numpy as np
 import sqlalchemy as sa
 
 from explorer.solver import outcome
+from explorer.storage.damage import stored_natural
 from explorer.storage.neighbourhood import chunks
 
 #: The kinds of counts: totals (value ``""``), then histograms by a column's value. A state is
@@ -103,8 +104,9 @@ def read_counts(conn: sa.Connection, game_id: int) -> dict[str, dict[str, int]]:
         sa.text("SELECT kind, value, count FROM state_counts WHERE game_id = :g"), {"g": game_id}
     )
     for kind, value, number in rows:
-        if number:
-            counts[kind][value] = int(number)
+        # a count that is not a number (a damaged row) counts nothing: `verify` names it
+        if stored_natural(number):
+            counts[str(kind)][str(value)] = int(number)
     return counts
 
 

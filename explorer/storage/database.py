@@ -56,11 +56,15 @@ class Database:
     def __repr__(self) -> str:
         return f"open_database({self.url!r})"
 
-    def game(self, game: str | Game[Any], convention: Convention | str = NORMAL) -> StoredGame:
+    def game(
+        self, game: str | Game[Any], convention: Convention | str = NORMAL, *, rules: bool = True
+    ) -> StoredGame:
         """One game of this database, by spec (or rules), in normal play or its misère build.
 
         Nothing is read until a method needs the game's row (so a game not stored yet can be
-        built); reads of a game not stored raise `NotStoredError`.
+        built); reads of a game not stored raise `NotStoredError`. With ``rules=False`` the
+        game's rules are never loaded (a graph file is not read): positions are looked up
+        exactly as typed.
 
         Raises
         ------
@@ -74,7 +78,7 @@ class Database:
         open_database('sqlite://').game('kayles', 'misere')
         >>> db.close()
         """
-        return StoredGame(self, game, convention)
+        return StoredGame(self, game, convention, rules=rules)
 
     @translated("read")
     def games(self) -> list[dict[str, Any]]:

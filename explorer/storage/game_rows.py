@@ -13,8 +13,8 @@ import sqlalchemy as sa
 from explorer.errors import ExplorerError, NotStoredError, SpecError
 from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.games.pyspec import stored_rules
+from explorer.storage.damage import checked_state
 from explorer.storage.engine import shown_location
-from explorer.storage.loopy import parse_escapes
 from explorer.storage.neighbourhood import chunks
 from explorer.storage.records import canonical_spec, lookup_game, shown_spec
 
@@ -47,19 +47,8 @@ class QueryResult(dict[str, Any]):
 
 
 def state_dict(row: Any) -> dict[str, object]:
-    """A state row as reads return it."""
-    escapes = parse_escapes(row.escapes)
-    return {
-        "position": row.key,
-        "grundy": row.grundy,
-        "outcome": row.outcome,
-        "remoteness": row.remoteness,
-        "depth": row.depth,
-        "height": row.height,
-        "expanded": bool(row.expanded),
-        "infinite": escapes is not None,
-        "escapes": None if escapes is None else sorted(escapes),
-    }
+    """A state row as reads return it (see `checked_state`: a damaged value reads as None)."""
+    return checked_state(row)
 
 
 def _misere_flag(convention: Convention) -> str:
@@ -92,7 +81,12 @@ class GameRows:
     """
 
     def __init__(
-        self, database: Database, game: str | Game[Any], convention: Convention | str = NORMAL
+        self,
+        database: Database,
+        game: str | Game[Any],
+        convention: Convention | str = NORMAL,
+        *,
+        rules: bool = True,
     ) -> None:
         self.database = database
         self.engine = database.engine
@@ -101,7 +95,8 @@ class GameRows:
         except ValueError:
             raise SpecError(f"unknown convention {convention!r} (use normal or misere)") from None
         self._rules: Game[Any] | None = None
-        self._rules_tried = False
+        # without the rules, positions are looked up as typed (a graph file is never read)
+        self._rules_tried = not rules
         #: The rules given as an object (a game written in a notebook, say), built from as given.
         self.given: Game[Any] | None = None if isinstance(game, str) else game
         if isinstance(game, str):
@@ -257,8 +252,8 @@ class GameRows:
         graph = nx.DiGraph(game=spec, root=root, convention=self.convention)
         names = {}
         for row in rows:
-            names[row.id] = row.key
-            graph.add_node(row.key, **state_dict(row))
-            del graph.nodes[row.key]["position"]
+            state = state_dict(row)
+            names[row.id] = key = str(state.pop("position"))
+            graph.add_node(key, **state)
         graph.add_edges_from((names[a], names[b]) for a, b in edges)
         return graph

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 import sqlalchemy as sa
+from sqlalchemy.engine import Engine
 
 from explorer.errors import BuildRunningError, ExplorerError, NotStoredError
 from explorer.games import load_game
@@ -399,8 +400,10 @@ def shown_status(status: str, host: str | None, pid: int | None) -> str:
     (the next build of the game records that). On another machine it cannot be told and stays
     ``running``; a process id reused since then can hide a dead build the same way.
     """
-    if status != "running" or host != socket.gethostname() or pid is None:
+    if status != "running" or host != socket.gethostname() or not isinstance(pid, int):
         return status
+    if not 0 < pid < 2**31:  # no process has this id (a damaged row)
+        return "interrupted"
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -459,3 +462,21 @@ def interrupt_running(conn: sa.Connection, game_id: int, spec: str) -> None:
         .where(BuildTable.game_id == game_id, BuildTable.status == "running")
         .values(status="interrupted")
     )
+
+
+def stored_specs(engine: Engine) -> list[tuple[str, str]]:
+    """Every stored game's spec, exactly as stored, and its convention, in storage order:
+    what names a stored game, read without counting anything.
+
+    Examples
+    --------
+    >>> from explorer.storage import open_database
+    >>> db = open_database("sqlite://")
+    >>> _ = db.game("kayles").build("2")
+    >>> stored_specs(db.engine)
+    [('octal:0.77', 'normal')]
+    >>> db.close()
+    """
+    with engine.connect() as conn:
+        rows = conn.execute(sa.text("SELECT spec, convention FROM games ORDER BY id"))
+        return [(str(r.spec), str(r.convention)) for r in rows]

@@ -18,6 +18,7 @@ import sqlalchemy as sa
 from explorer.errors import DatabaseDamagedError
 from explorer.games import load_game
 from explorer.solver.sparse import fletcher32
+from explorer.storage.damage import stored_natural
 from explorer.storage.models import SequenceChunkTable, SequenceTable
 from explorer.storage.records import find_game, stored_game, utc_now
 
@@ -208,4 +209,15 @@ def stored_sequences(conn: sa.Connection) -> dict[str, dict[str, Any]]:
             "method": r.method,
         }
         for r in rows
+        # a row whose numbers are not numbers (damaged) is not listed: `verify` names it
+        if all(
+            stored_natural(n) is not None or (n is None and optional)
+            for n, optional in (
+                (r.computed, False),
+                (r.preperiod, True),
+                (r.period, True),
+                (r.largest, False),
+                (r.checksum, False),
+            )
+        )
     }

@@ -16,6 +16,7 @@ from explorer.errors import SpecError
 from explorer.games.convention import NORMAL
 from explorer.storage.browsing import Browsing
 from explorer.storage.counts import read_counts
+from explorer.storage.damage import stored_key, stored_natural
 from explorer.storage.engine import release_page_cache, translated, writing
 from explorer.storage.findings import load_patterns, load_quotient
 from explorer.storage.game_rows import STATE_FIELDS, QueryResult, state_dict
@@ -311,8 +312,14 @@ class StoredGame(Browsing, Subgraphs, Findings):
 
             def histogram(kind: str) -> dict[Any, int]:
                 numbers = counts[kind]
-                values = sorted(numbers) if kind == "outcome" else sorted(map(int, numbers))
-                return {value: numbers[str(value)] for value in values}
+                if kind == "outcome":
+                    return {value: numbers[value] for value in sorted(numbers)}
+                # a value that is not a number (a damaged row) is left out: `verify` names it
+                found: dict[int, int] = {}
+                for text, number in numbers.items():
+                    if text.isascii() and text.isdigit():
+                        found[int(text)] = found.get(int(text), 0) + number
+                return dict(sorted(found.items()))
 
             def total(kind: str) -> int:
                 return counts[kind].get("", 0)
@@ -327,14 +334,15 @@ class StoredGame(Browsing, Subgraphs, Findings):
                 {
                     "id": r.id,
                     "kind": r.kind,
-                    "position": r.root,
+                    "position": None if r.root is None else stored_key(r.root),
                     "status": shown_status(r.status, r.host, r.pid),
                     "started_at": str(r.started_at),
                     "finished_at": None if r.finished_at is None else str(r.finished_at),
-                    "states_new": r.states_new,
-                    "states_reused": r.states_reused,
-                    "edges_new": r.edges_new,
-                    "values_computed": r.values_computed,
+                    # a count that is not a number (a damaged row) reads as None
+                    "states_new": stored_natural(r.states_new),
+                    "states_reused": stored_natural(r.states_reused),
+                    "edges_new": stored_natural(r.edges_new),
+                    "values_computed": stored_natural(r.values_computed),
                     "host": r.host,
                     "pid": r.pid,
                 }

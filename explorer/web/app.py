@@ -9,15 +9,16 @@ nothing else load. The database is opened read-only by the caller; no route writ
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote_plus, urlencode
 
-from explorer.errors import BadRequest, DatabaseError, ExplorerError
+from explorer.errors import BadRequest, DatabaseError, ExplorerError, NotStoredError
 from explorer.games.base import Game
-from explorer.games.convention import MISERE, NORMAL, Convention
-from explorer.games.pyspec import stored_rules
+from explorer.games.convention import MISERE, Convention
+from explorer.limits import MAX_STORED_INT
 from explorer.solver import outcome
 from explorer.viz import templating
 from explorer.viz.palette import (
@@ -33,6 +34,7 @@ from explorer.web.cache import Counts
 from explorer.web.charts import bars, game_charts, heat_colour, vis_graph
 from explorer.web.findings import findings
 from explorer.web.middleware import Guard, allowed_hosts
+from explorer.web.params import Named, Names, convention_of, number, spec_of, text
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -40,6 +42,8 @@ if TYPE_CHECKING:
     from starlette.responses import Response
 
     from explorer.storage import Database
+
+log = logging.getLogger(__name__)
 
 templating.add_folder("serve", Path(__file__).with_name("templates"))
 
@@ -82,45 +86,9 @@ def link(path: str, **params: object) -> str:
     return path + ("?" + urlencode(pairs) if pairs else "")
 
 
-def _int(
-    params: Mapping[str, str], name: str, *, low: int = 0, high: int | None = None
-) -> int | None:
-    text = params.get(name, "").strip()
-    if not text:
-        return None
-    if not text.isdigit() or (high is not None and int(text) > high) or int(text) < low:
-        bound = f" from {low} to {high}" if high is not None else f" of at least {low}"
-        raise BadRequest(f"{name} must be a whole number{bound}, not {text!r}")
-    return int(text)
-
-
-def _spec(params: Mapping[str, str]) -> str:
-    spec = params.get("spec", "").strip()
-    if not spec:
-        raise BadRequest("no game named (add ?spec=GAME to the address)")
-    return spec
-
-
-def _convention(params: Mapping[str, str]) -> Convention:
-    """The convention the address names (``convention=misere`` for a game's misère build)."""
-    convention = params.get("convention", "").strip()
-    if convention not in ("", NORMAL, MISERE):
-        raise BadRequest(f"convention must be normal or misere, not {convention!r}")
-    return MISERE if convention == MISERE else NORMAL
-
-
 def _in_links(convention: Convention | None) -> Convention | None:
     """The ``convention`` parameter of the app's links: only for a misère build."""
     return MISERE if convention == MISERE else None
-
-
-def _game(spec: str) -> Game[Any] | None:
-    """The rules of a stored game, when they load (a DAG game's file may be gone); a game
-    with Python rules is never run to be shown (see `stored_rules`)."""
-    try:
-        return stored_rules(spec)
-    except ExplorerError:
-        return None
 
 
 def _moves_text(state: Mapping[str, Any]) -> str:
@@ -146,6 +114,7 @@ class Pages:
     def __init__(self, database: Database) -> None:
         self.database = database
         self.counts = Counts(database)
+        self.names = Names(database)
         self.helpers = {
             "link": link,
             "outcome_text": outcome_text,
@@ -175,6 +144,8 @@ class Pages:
     def games(self, request: Request) -> Response:
         building = self.database.building()
         listed = self.counts.games(bool(building))
+        if listed is not None:  # a row of another convention (a damaged one) cannot be named
+            listed = [row for row in listed if row["convention"] in set(Convention)]
         games = []
         for row in listed or []:  # start every game's count at once, then wait for them
             convention = Convention(row["convention"])
@@ -200,12 +171,11 @@ class Pages:
         )
 
     def game(self, request: Request) -> Response:
-        spec = _spec(request.query_params)
-        convention = _convention(request.query_params)
-        game = _game(spec)
-        spec = spec if game is None else game.spec
-        building = spec in self.database.building()
-        stats = self.counts.stats(spec, building, convention=convention)
+        convention = convention_of(request.query_params)
+        named = self.names.game(spec_of(request.query_params), convention)
+        game, spec = named.rules, named.shown
+        building = named.spec in self.database.building()
+        stats = self.counts.stats(named.spec, building, convention=convention)
         title = game_title(spec, convention)
         if stats is None:
             return self.render(
@@ -230,14 +200,15 @@ class Pages:
 
     def position(self, request: Request) -> Response:
         params = request.query_params
-        spec = _spec(params)
-        key = params.get("p")
+        typed = spec_of(params)
+        key = text(params, "p")
         if key is None:
             raise BadRequest("no position named (add &p=POSITION to the address)")
-        depth = _int(params, "depth", low=1, high=MAX_GRAPH_DEPTH) or GRAPH_DEPTH
-        convention = _convention(params)
-        stored = self.database.game(spec, convention)
-        state = stored.state(key, moves=0)
+        depth = number(params, "depth", low=1, high=MAX_GRAPH_DEPTH) or GRAPH_DEPTH
+        convention = convention_of(params)
+        named = self.names.game(typed, convention)
+        stored = named.stored
+        state = _state(named, key)
         spec, key = str(state["game"]), str(state["position"])
         if params.get("p") != key or params.get("spec") != spec:
             return _redirect(
@@ -269,16 +240,16 @@ class Pages:
             max_depth=MAX_GRAPH_DEPTH,
             cut=graph.graph["cut"],
             graph_states=GRAPH_STATES,
-            building=spec in self.database.building(),
+            building=named.spec in self.database.building(),
         )
 
     def search(self, request: Request) -> Response:
         params = request.query_params
-        spec = _spec(params)
-        convention = _convention(params)
-        query = params.get("q", "")
+        spec = spec_of(params)
+        convention = convention_of(params)
+        query = text(params, "q") or ""
         try:
-            state = self.database.game(spec, convention).state(query, moves=0)
+            state = _state(self.names.game(spec, convention), query)
         except ExplorerError as error:
             return self.error(404, str(error), spec=spec, query=query, convention=convention)
         return _redirect(
@@ -292,15 +263,16 @@ class Pages:
 
     def states(self, request: Request) -> Response:
         params = request.query_params
-        spec = _spec(params)
+        typed = spec_of(params)
         outcome = params.get("outcome", "").strip().upper() or None
         if outcome not in (None, "P", "N", "D"):
-            raise BadRequest(f"outcome must be P or N, not {params.get('outcome')!r}")
-        grundy = _int(params, "grundy")
-        depth = _int(params, "depth")
-        page = _int(params, "page", low=1) or 1
-        convention = _convention(params)
-        found = self.database.game(spec, convention).states(
+            raise BadRequest(f"outcome must be P, N or D, not {params.get('outcome')!r}")
+        grundy = number(params, "grundy")
+        depth = number(params, "depth")
+        # the offset of the page's first state is stored in 64 bits too
+        page = number(params, "page", low=1, high=MAX_STORED_INT // PAGE_STATES) or 1
+        convention = convention_of(params)
+        found = self.names.game(typed, convention).stored.states(
             outcome=outcome,
             grundy=grundy,
             depth=depth,
@@ -330,19 +302,22 @@ class Pages:
 
     def play(self, request: Request) -> Response:
         params = request.query_params
-        spec = _spec(params)
+        typed = spec_of(params)
         line = params.getlist("p")
         if not line:
             raise BadRequest("no start position (add &p=POSITION to the address)")
+        if any("\x00" in key for key in line):
+            raise BadRequest("p must not hold a NUL character")
         if len(line) > MAX_PLAY_MOVES + 1:
             raise BadRequest(f"a game of more than {MAX_PLAY_MOVES:,} moves cannot be replayed")
         app_side = params.get("app", "second")
         if app_side not in ("first", "second"):
             raise BadRequest(f"app must be first or second, not {app_side!r}")
         hints = params.get("hints") == "1"
-        convention = _convention(params)
-        stored = self.database.game(spec, convention)
-        start = stored.state(line[0], moves=0)
+        convention = convention_of(params)
+        named = self.names.game(typed, convention)
+        stored = named.stored
+        start = _state(named, line[0])
         spec = str(start["game"])
         keys = [str(start["position"]), *line[1:]]
         illegal = stored.first_illegal_move(keys)
@@ -462,7 +437,7 @@ class Pages:
         for build in stats["builds"]:
             text = str(build["position"])
             parts = text.split(",")
-            if len(parts) == 2 and all(p.strip().isdigit() for p in parts):
+            if len(parts) == 2 and all(p.strip().isascii() and p.strip().isdigit() for p in parts):
                 side = max(side, *(int(p) + 1 for p in parts))
         side = min(side, TABLE_SIDE)
         cells: dict[tuple[int, int], str] = {}
@@ -496,6 +471,17 @@ class Pages:
                 for (r, c), g in sorted(values.items())
             ],
         }
+
+
+def _state(named: Named, key: str) -> Mapping[str, Any]:
+    """A stored position of a named game; of a game on a graph file (whose rules are not
+    loaded), as typed, else stripped, as the file's rules would read it."""
+    try:
+        return named.stored.state(key, moves=0)
+    except NotStoredError:
+        if named.rules is not None or key.strip() == key:
+            raise
+        return named.stored.state(key.strip(), moves=0)
 
 
 def _redirect(url: str) -> Response:
@@ -532,6 +518,7 @@ def create_app(database: Database, *, host: str = "127.0.0.1", port: int = 8000)
     """
     from starlette.applications import Starlette
     from starlette.middleware import Middleware
+    from starlette.responses import PlainTextResponse
     from starlette.routing import Route
 
     pages = Pages(database)
@@ -542,12 +529,15 @@ def create_app(database: Database, *, host: str = "127.0.0.1", port: int = 8000)
                 return handler(request)
             except BadRequest as error:
                 return pages.error(400, str(error))
-            except LookupError as error:  # NotStoredError
+            except NotStoredError as error:
                 return pages.error(404, str(error))
             except DatabaseError as error:  # unreadable, locked, damaged: not the request's fault
                 return pages.error(503, str(error))
             except ExplorerError as error:
                 return pages.error(400, str(error))
+            except Exception:  # a bug: logged with its traceback, and a plain page, no details
+                log.exception("%s %s failed", request.method, request.url.path)
+                return PlainTextResponse("internal error: see the server's log\n", 500)
 
         return guarded
 
