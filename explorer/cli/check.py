@@ -6,7 +6,14 @@ from typing import Literal
 
 import click
 
-from explorer.cli.common import MAX_STATES_IN_MEMORY, console, json_option, print_json, visible
+from explorer.cli.common import (
+    MAX_STATES_IN_MEMORY,
+    AsciiIntRange,
+    console,
+    json_option,
+    print_json,
+    visible,
+)
 from explorer.errors import ExplorerError
 
 
@@ -17,13 +24,13 @@ from explorer.errors import ExplorerError
 @click.option("--value", "value_claim", metavar="EXPR", help="A claim equal to the Grundy value.")
 @click.option(
     "--upto",
-    type=click.IntRange(min=0, max=1_000_000),
+    type=AsciiIntRange(min=0, max=1_000_000),
     default=None,
     help="Check the claim on the one-parameter positions 0..N (single heaps).",
 )
 @click.option(
     "--max-states",
-    type=click.IntRange(min=1, max=MAX_STATES_IN_MEMORY),
+    type=AsciiIntRange(min=1, max=MAX_STATES_IN_MEMORY),
     default=None,
     help="Most positions explored from the start (default 20,000).",
 )

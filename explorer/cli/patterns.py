@@ -10,6 +10,7 @@ import click
 
 from explorer.cli.common import (
     MAX_STORED_INT,
+    AsciiIntRange,
     console,
     json_option,
     max_memory_option,
@@ -27,7 +28,7 @@ SWEEP_COLUMNS = ("spec", "period", "preperiod", "saltus", "status", "largest")
 @click.argument("spec")
 @click.option(
     "--upto",
-    type=click.IntRange(min=0, max=MAX_STORED_INT),
+    type=AsciiIntRange(min=0, max=MAX_STORED_INT),
     default=None,
     help="Last heap computed (default 1,000); for a game on two numbers, the last row and "
     "column (default 200).",
@@ -101,7 +102,7 @@ def patterns_command(
 @click.argument("pattern")
 @click.option(
     "--upto",
-    type=click.IntRange(min=0, max=MAX_STORED_INT),
+    type=AsciiIntRange(min=0, max=MAX_STORED_INT),
     default=1000,
     show_default=True,
     help="Last heap computed for each variant.",
@@ -109,7 +110,7 @@ def patterns_command(
 @click.option("--csv", "as_csv", is_flag=True, help="Print CSV rows (with a header).")
 @click.option(
     "--max-variants",
-    type=click.IntRange(min=1, max=MAX_STORED_INT),
+    type=AsciiIntRange(min=1, max=MAX_STORED_INT),
     default=None,
     help="Most variants the pattern may name (default 100,000).",
 )

@@ -8,7 +8,14 @@ import click
 from rich.table import Table
 
 from explorer.analysis.quotient import DEFAULT_MAX_SIZE, DEFAULT_MAX_STATES, MisereQuotient
-from explorer.cli.common import MAX_STATES_IN_MEMORY, console, json_option, print_json, print_table
+from explorer.cli.common import (
+    MAX_STATES_IN_MEMORY,
+    AsciiIntRange,
+    console,
+    json_option,
+    print_json,
+    print_table,
+)
 from explorer.games import load_game
 
 #: Largest quotient whose multiplication table is printed (the JSON always has it).
@@ -23,21 +30,21 @@ MAX_HEAP = 1_000_000
 @click.argument("spec")
 @click.option(
     "--max-heap",
-    type=click.IntRange(min=0, max=MAX_HEAP),
+    type=AsciiIntRange(min=0, max=MAX_HEAP),
     default=20,
     show_default=True,
     help="The quotient of the sums of heaps up to this size.",
 )
 @click.option(
     "--max-size",
-    type=click.IntRange(min=1, max=1_000_000),
+    type=AsciiIntRange(min=1, max=1_000_000),
     default=DEFAULT_MAX_SIZE,
     show_default=True,
     help="Most elements before stopping (a quotient growing with the heaps stops here).",
 )
 @click.option(
     "--max-states",
-    type=click.IntRange(min=1, max=MAX_STATES_IN_MEMORY),
+    type=AsciiIntRange(min=1, max=MAX_STATES_IN_MEMORY),
     default=DEFAULT_MAX_STATES,
     show_default=True,
     help="Most positions solved and pairs checked while computing.",
