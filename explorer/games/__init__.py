@@ -18,16 +18,14 @@ from explorer.games.dag import DagGame
 from explorer.games.ferguson import Ferguson
 from explorer.games.heaps import (
     Bash,
-    GrundyGame,
     HeapGame,
-    Lasker,
     Nim,
     OctalGame,
     Subtraction,
-    TakeHalf,
 )
 from explorer.games.loopy import GraphGame, WindUp
 from explorer.games.queens import Queens
+from explorer.games.splitting import GrundyGame, Lasker, TakeHalf
 from explorer.games.staircase import Staircase
 from explorer.games.sums import SumGame, split_sum
 from explorer.games.takebreak import TakeBreak
