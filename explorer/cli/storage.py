@@ -391,7 +391,6 @@ def stats_command(spec: str | None, url: str | None, convention: Convention, as_
         raise click.UsageError("--misere names a game's misère build: give its SPEC")
     with open_database(url, create=False) as database:
         result: Any = database.game(spec, convention).stats() if spec else database.games()
-        findings = {} if spec or as_json else database.findings()
     if as_json:
         print_json(result)
         return
@@ -422,7 +421,7 @@ def stats_command(spec: str | None, url: str | None, convention: Convention, as_
                     seq["checksum"],
                 )
             print_table(sequences)
-        print_stored_findings(findings)
+        print_stored_findings({row["game"]: row["findings"] for row in result if "findings" in row})
         return
     misere = result["convention"] == "misere"
     console.print(f"game            {visible(result['game'])}")

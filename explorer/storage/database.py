@@ -13,6 +13,7 @@ from sqlalchemy.engine import Engine
 
 from explorer.games.convention import NORMAL, Convention
 from explorer.storage.engine import create_engine, translated
+from explorer.storage.findings import stored_findings
 from explorer.storage.records import shown_spec
 from explorer.storage.sequences import stored_sequences
 from explorer.storage.stored_game import StoredGame
@@ -83,8 +84,9 @@ class Database:
     @translated("read")
     def games(self) -> list[dict[str, Any]]:
         """Every stored game with its convention (``normal``, or ``misere`` for a misère
-        build), its numbers of states and edges, and its stored value sequence (None when there
-        is none)."""
+        build), its numbers of states and edges, its stored value sequence (None when there
+        is none), and ``findings`` (see `stored_findings`) when it has patterns or a misère
+        quotient stored."""
         with self.engine.connect() as conn:
             rows = conn.execute(
                 sa.text(
@@ -97,6 +99,7 @@ class Database:
                 )
             ).all()
             sequences = stored_sequences(conn)
+            findings = stored_findings(conn)
         return [
             {
                 "game": shown_spec(r.spec),
@@ -105,17 +108,15 @@ class Database:
                 "edges": int(r.edges),
                 # sequences are of normal play (misère ones are computed, not stored)
                 "sequence": sequences.get(r.spec) if r.convention == NORMAL else None,
+                # patterns and quotients counted, only for a game with some stored
+                **(
+                    {"findings": findings[r.spec]}
+                    if r.convention == NORMAL and r.spec in findings
+                    else {}
+                ),
             }
             for r in rows
         ]
-
-    @translated("read")
-    def findings(self) -> dict[str, dict[str, Any]]:
-        """Every game with patterns or a misère quotient stored (see `stored_findings`)."""
-        from explorer.storage.findings import stored_findings
-
-        with self.engine.connect() as conn:
-            return {shown_spec(spec): v for spec, v in stored_findings(conn).items()}
 
     @translated("write to")
     def import_graph(self, source: str | DagGame) -> EditReport:
