@@ -22,6 +22,7 @@ from explorer.games.heaps import (
     lowest_missing,
     split_mask,
 )
+from explorer.games.removals import RemovalRule
 
 #: Digit characters: the value's bit i allows leaving exactly i heaps (CGSuite stops at V).
 DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -462,6 +463,27 @@ class TakeBreak(HeapGame):
     def max_removal(self) -> int | None:
         """The most tokens a move removes (None: no bound, the code has a tail)."""
         return None if self.code.tail else len(self.code.digits)
+
+    def removal_rule(self) -> RemovalRule | None:
+        """The removal rule of a code whose moves only take tokens, leaving one heap or none
+        (digits 0-3, a tail of 3s: the all-but games), for the periodicity proofs that read
+        it; None for a code that splits heaps.
+
+        Examples
+        --------
+        >>> TakeBreak("0.030[3]").removal_rule() == RemovalRule.all_but([1, 3])
+        True
+        >>> TakeBreak("4!.3303").removal_rule() is None
+        True
+        """
+        code = self.code
+        if self.splits or not code.d0.is_zero:
+            return None
+        if any(set(d.counts) != {0, 1} or d.more is not None for d in code.tail):
+            return None
+        leave = frozenset(k for k, d in enumerate(code.digits, 1) if 1 in d.counts)
+        take = frozenset(k for k, d in enumerate(code.digits, 1) if 0 in d.counts)
+        return RemovalRule(leave, take, len(code.digits) + 1 if code.tail else None)
 
     def heap_moves(self, heap: int) -> Iterator[Heaps]:
         last = heap if self.max_removal is None else min(heap, self.max_removal)
