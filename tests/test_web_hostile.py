@@ -19,10 +19,13 @@ from urllib.parse import quote
 import pytest
 import sqlalchemy as sa
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 from explorer import load_game
 from explorer.cli import main
 from explorer.storage import resolve_url
+from explorer.storage.damage import checked_state
 from tests.serve_fixtures import REPO, Server, start_server
 
 pytest_plugins = ["storage_fixtures", "serve_fixtures"]
@@ -69,9 +72,10 @@ def server(stored: tuple[Path, str]) -> Iterator[Server]:
 
 def answered(server: Server, path: str) -> tuple[int, str]:
     """The status and body of a request, which must not be a 500 nor log a traceback."""
+    logged = len(server.errors)
     reply = server.get(path)
     assert reply.status < 500, (path, reply.status, reply.body[:300])
-    assert "Traceback" not in server.log, server.log[-3000:]
+    assert "Traceback" not in "".join(server.errors[logged:]), server.log[-3000:]
     return reply.status, reply.body
 
 
@@ -144,6 +148,7 @@ def test_a_number_not_in_ascii_digits_is_a_bad_request(server: Server, name: str
         ("/states?spec=nim&outcome=%C2%B2", 400),
         ("/play?spec=nim&p=3,4,5&app=%C2%B2", 400),
     ],
+    ids=lambda value: value[:80] if isinstance(value, str) else str(value),
 )
 def test_hostile_parameters_get_a_page_or_a_4xx(server: Server, path: str, status: int):
     assert answered(server, path)[0] == status
@@ -225,6 +230,51 @@ DAMAGES = [
      "SELECT id, 'x', 'big', -1, 'table', 'now' FROM games WHERE spec = 'nim' "
      "AND convention = 'normal'", "/", None),
 ]  # fmt: skip
+
+
+#: What a damaged column may hold: any type SQLite keeps, in and out of range.
+ANY_VALUE = st.one_of(
+    st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=True), st.text(max_size=8), st.binary(max_size=4),
+)  # fmt: skip
+NUMBER_COLUMNS = ("grundy", "remoteness", "depth", "height")
+
+
+def sound_number(value: object) -> bool:
+    return type(value) is int and 0 <= value <= LARGEST
+
+
+@given(
+    values=st.fixed_dictionaries({c: ANY_VALUE for c in NUMBER_COLUMNS}),
+    outcome=st.one_of(st.sampled_from(["P", "N", "D", None]), ANY_VALUE),
+    escapes=st.one_of(st.lists(st.integers(0, 99)).map(lambda k: ",".join(map(str, k))), ANY_VALUE),
+    key=st.one_of(st.text(max_size=5), st.binary(max_size=3)),
+    expanded=st.one_of(st.sampled_from([0, 1]), ANY_VALUE),
+)
+def test_any_stored_row_reads_as_itself_or_as_unknown_and_named(
+    values: dict[str, object], outcome: object, escapes: object, key: object, expanded: object
+):
+    row = type("Row", (), dict(values, outcome=outcome, escapes=escapes, key=key,
+                               expanded=expanded))  # fmt: skip
+    state = checked_state(row)
+    named = set(state.get("damaged", []))  # type: ignore[arg-type]
+    for column in NUMBER_COLUMNS:  # a number is read as stored, or as None and named
+        value = values[column]
+        sound = sound_number(value) or (value is None and column != "depth")
+        assert state[column] == (value if sound else None)
+        assert (column in named) == (not sound)
+    assert (state["outcome"] == outcome) == (outcome in ("P", "N", "D", None))
+    assert ("outcome" in named) == (outcome not in ("P", "N", "D", None))
+    sound_escapes = escapes is None or (
+        isinstance(escapes, str)
+        and all(x.isascii() and x.isdigit() and int(x) <= LARGEST for x in escapes.split(",") if x)
+    )
+    assert ("escapes" in named) == (not sound_escapes)
+    if sound_escapes and escapes is not None:
+        assert state["escapes"] == sorted({int(x) for x in str(escapes).split(",") if x})
+    assert ("key" in named) == (not isinstance(key, str))
+    assert isinstance(state["position"], str)
+    assert ("expanded" in named) == (expanded not in (0, 1))
 
 
 @pytest.fixture(scope="module")
