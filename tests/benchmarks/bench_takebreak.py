@@ -6,6 +6,12 @@ alternately, N times each, every run one ``python -m explorer`` process under
 ``/usr/bin/time -v`` (`bench_sequences.measure`); it prints every run, then the median wall and
 CPU times of each spec and the ratio tb / octal of the medians. Alternating spreads a shared
 machine's drifting load over both sides.
+
+Measured (2 cores shared with other runs, load 10-13; 5 alternating runs of each; medians):
+0.77 to 2,000: wall 3.18 / 3.13 s (tb / octal 0.98), CPU 0.42 / 0.43 s (1.02); 0.137 to
+20,000: wall 2.86 / 3.24 s (1.13), CPU 1.02; 4.005 until periodic: wall 4.51 / 4.47 s (0.99),
+CPU 1.00; 0.16 until periodic (255k values, compiled kernel): wall 24.9 / 22.1 s (0.89), CPU
+2.54 / 2.47 s (0.97); 0.56 until periodic: wall 25.4 / 25.5 s (1.01), CPU 2.71 / 2.74 s (1.01).
 """
 
 from __future__ import annotations
