@@ -143,6 +143,15 @@ class BuildReport:
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
 
+    def __repr__(self) -> str:
+        """One line: what was stored and the start's value."""
+        value = "∞" if self.infinite else ("-" if self.grundy is None else self.grundy)
+        return (
+            f"<BuildReport {self.game} at {self.position}: {self.status}, "
+            f"{self.states_stored:,} states stored ({self.states_new:,} new), G = {value}, "
+            f"{self.outcome}, {self.seconds:.2f} s>"
+        )
+
     def _repr_html_(self) -> str:
         # the notebook's table lives with every other view (imported only when shown)
         from explorer.viz.notebook import build_view
@@ -647,7 +656,7 @@ def build_position(
     >>> misere_options = BuildOptions(convention=MISERE)
     >>> misere = build_position(engine, "subtraction:1,2", "4,4", misere_options)
     >>> misere.states_new, misere.grundy, misere.outcome, misere.convention
-    (15, 1, 'N', 'misere')
+    (15, 1, 'N', <Convention.MISERE: 'misere'>)
     """
     options = options or BuildOptions()
     game = load_game(spec) if isinstance(spec, str) else spec

@@ -51,7 +51,7 @@ def count_problems(conn: sa.Connection, game_id: int) -> Iterator[Found]:
     --------
     >>> from explorer.storage import open_database
     >>> db = open_database("sqlite://")
-    >>> _ = db.build("nim", "2")
+    >>> _ = db.game("nim").build("2")
     >>> with db.engine.begin() as conn:
     ...     _ = conn.execute(sa.text("UPDATE state_counts SET count = 7 WHERE kind = 'states'"))
     ...     list(count_problems(conn, 1))

@@ -28,7 +28,6 @@ from sqlalchemy import event
 from sqlalchemy.engine import URL, Engine, make_url
 from sqlalchemy.pool import StaticPool
 
-from explorer import notices
 from explorer.errors import (
     DatabaseDamagedError,
     DatabaseError,
@@ -39,6 +38,7 @@ from explorer.errors import (
     ExplorerError,
     SchemaTooNewError,
 )
+from explorer.notices import say
 from explorer.storage.models import Base
 
 if TYPE_CHECKING:  # Alembic loads only when a database needs its schema created or upgraded
@@ -557,7 +557,7 @@ def _sqlite_begin(connection: sa.Connection) -> None:
             if "locked" not in reason(error):
                 raise
         name = connection.engine.url.database or ":memory:"
-        notices.say(f"waiting for another writer of {name}, up to {wait:g} s ({WAIT_VAR})")
+        say(f"waiting for another writer of {name}, up to {wait:g} s ({WAIT_VAR})")
         left = max(0.0, wait - (time.monotonic() - started))
         connection.exec_driver_sql(f"PRAGMA busy_timeout = {round(left * 1000)}")
         connection.exec_driver_sql("BEGIN IMMEDIATE")

@@ -317,7 +317,8 @@ class StoredGame(Browsing, Subgraphs, Findings):
                 # a value that is not a number (a damaged row) is left out: `verify` names it
                 found: dict[int, int] = {}
                 for text, number in numbers.items():
-                    if text.isascii() and text.isdigit():
+                    digits = text[1:] if text.startswith("-") else text  # depth -1: unreached
+                    if digits.isascii() and digits.isdigit():
                         found[int(text)] = found.get(int(text), 0) + number
                 return dict(sorted(found.items()))
 
