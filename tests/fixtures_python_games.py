@@ -17,54 +17,12 @@ from explorer.storage.engine import resolve_url
 #: G(0..19) of "remove 1, 2 or 4 stones, or split a heap into two unequal heaps" (tb:4!.3303).
 STONES_VALUES = [0, 1, 2, 0, 3, 4, 0, 2, 1, 3, 4, 0, 5, 1, 2, 4, 3, 5, 0, 2]
 
-#: The example as five lines (the decorator and four of rules).
-STONES_HEAP = """\
-import explorer
-@explorer.heap_game(example="10")
-def stones(n):
-    yield from (n - k for k in (1, 2, 4) if k <= n)
-    yield from ((a, n - a) for a in range(1, n) if a < n - a)
-"""
-
-#: The same game as a function of sorted tuples of heaps.
-STONES_GAME = """\
-import explorer
-
-
-@explorer.game(example="10")
-def stones(p):
-    heaps = p if isinstance(p, tuple) else (p,)
-    for i, h in enumerate(heaps):
-        rest = heaps[:i] + heaps[i + 1 :]
-        options = [(h - k,) for k in (1, 2, 4) if k <= h]
-        options += [(a, h - a) for a in range(1, h) if a < h - a]
-        for option in options:
-            new = tuple(sorted(rest + tuple(x for x in option if x)))
-            yield new[0] if len(new) == 1 else new
-"""
-
-#: The same game as a subclass of explorer.Game.
-STONES_CLASS = """\
-import explorer
-
-
-class Stones(explorer.Game):
-    example = ("", "10")
-
-    def parse(self, text):
-        return tuple(sorted(int(h) for h in text.split(",") if int(h)))
-
-    def format(self, position):
-        return ",".join(map(str, position)) or "0"
-
-    def successors(self, position):
-        for i, h in enumerate(position):
-            rest = position[:i] + position[i + 1 :]
-            options = [(h - k,) for k in (1, 2, 4) if k <= h]
-            options += [(a, h - a) for a in range(1, h) if a < h - a]
-            for option in options:
-                yield tuple(sorted(rest + tuple(x for x in option if x)))
-"""
+#: The example game in its three forms, as the repository ships them in ``data/``: five lines
+#: (the decorator and four of rules), a function of sorted tuples of heaps, a Game subclass.
+EXAMPLES = Path(__file__).resolve().parent.parent / "data"
+STONES_HEAP = (EXAMPLES / "stones.py").read_text(encoding="utf-8")
+STONES_GAME = (EXAMPLES / "stones_game.py").read_text(encoding="utf-8")
+STONES_CLASS = (EXAMPLES / "stones_class.py").read_text(encoding="utf-8")
 
 #: A game whose play may loop: a token on 0..4, moving one step either way, 0 ends.
 LOOPY = """\
