@@ -366,3 +366,17 @@ def upto_option(help_text: str) -> Callable[[F], F]:
         show_default=True,
         help=help_text,
     )
+
+
+def stored_option(help_text: str) -> Callable[[F], F]:
+    """``--db [URL]``: keep what a computation finds in a database (`help_text` says what), the
+    default database when given alone (``$EXPLORER_DB``, else ``./explorer.db``)."""
+    return click.option(
+        "--db",
+        "url",
+        metavar="URL",
+        is_flag=False,
+        flag_value="",
+        default=None,
+        help=f"{help_text}; --db alone means the default ($EXPLORER_DB, else ./explorer.db).",
+    )

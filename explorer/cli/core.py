@@ -27,6 +27,7 @@ from explorer.cli.common import (
     print_table,
     progress_bar,
     sequence_progress,
+    stored_option,
     upto_option,
     visible,
     working,
@@ -301,16 +302,7 @@ def _print_moves(successors: Sequence[tuple[str, object]], column: str) -> None:
 )
 @misere_flag("Misère values G⁻ of one heap (the last mover loses; 0 exactly on P-positions).")
 @max_memory_option
-@click.option(
-    "--db",
-    "url",
-    metavar="URL",
-    is_flag=False,
-    flag_value="",
-    default=None,
-    help="Store the values in a database and continue from it; --db alone means the default "
-    "($EXPLORER_DB, else ./explorer.db).",
-)
+@stored_option("Store the values in a database and continue from it")
 @json_option
 def sequence_command(
     spec: str,

@@ -16,6 +16,7 @@ from explorer.cli.common import (
     max_memory_option,
     print_json,
     progress_bar,
+    stored_option,
     visible,
     working,
 )
@@ -34,15 +35,9 @@ SWEEP_COLUMNS = ("spec", "period", "preperiod", "saltus", "status", "largest")
     "column (default 200).",
 )
 @max_memory_option
-@click.option(
-    "--db",
-    "url",
-    metavar="URL",
-    is_flag=False,
-    flag_value="",
-    default=None,
-    help="Store the patterns beside the game in a database, checking those stored before "
-    "(a longer run proves or refutes them); --db alone means the default database.",
+@stored_option(
+    "Store the patterns beside the game in a database, checking those stored before "
+    "(a longer run proves or refutes them)"
 )
 @json_option
 def patterns_command(

@@ -15,6 +15,7 @@ from explorer.cli.common import (
     json_option,
     print_json,
     print_table,
+    stored_option,
 )
 from explorer.games import load_game
 
@@ -49,15 +50,9 @@ MAX_HEAP = 1_000_000
     show_default=True,
     help="Most positions solved and pairs checked while computing.",
 )
-@click.option(
-    "--db",
-    "url",
-    metavar="URL",
-    is_flag=False,
-    flag_value="",
-    default=None,
-    help="Store the quotient in a database; one stored for at least --max-heap heaps is read "
-    "back without computing. --db alone means the default database.",
+@stored_option(
+    "Store the quotient in a database; one stored for at least --max-heap heaps is read "
+    "back without computing"
 )
 @json_option
 def quotient_command(

@@ -18,6 +18,7 @@ from explorer.cli.common import (
     max_states_option,
     misere_option,
     print_json,
+    stored_option,
     upto_option,
     visible,
     working,
@@ -209,16 +210,7 @@ def _wrote(path: Path, as_json: bool, **facts: object) -> None:
 @plot_group.command("sequence")
 @click.argument("spec")
 @upto_option(f"Plot G(0) .. G(UPTO) (at most {MAX_PLOTTED:,} values).")
-@click.option(
-    "--db",
-    "url",
-    metavar="URL",
-    is_flag=False,
-    flag_value="",
-    default=None,
-    help="Read the values stored by `explorer sequence --db` (and store what is computed); "
-    "--db alone means the default ($EXPLORER_DB, else ./explorer.db).",
-)
+@stored_option("Read the values stored by `explorer sequence --db` (and store what is computed)")
 @image_option
 @json_option
 def plot_sequence_command(
