@@ -14,11 +14,9 @@ from itertools import islice
 from types import CodeType
 from typing import Any
 
-import numpy as np
-
 from explorer.errors import PositionError, RuleError
 from explorer.games.base import Decomposition, Game, Position
-from explorer.games.heaps import HeapGame, Heaps, lowest_missing
+from explorer.games.heaps import HeapGame, Heaps
 from explorer.games.position_text import format_position, parse_position
 
 Rule = Callable[[Any], Iterable[Any]]
@@ -379,16 +377,6 @@ class PythonHeapGame(HeapGame):
                 )
             options.append(heaps)
         return tuple(options)
-
-    def _table_extend(self, table: np.ndarray, start: int) -> None:
-        for n in range(start, len(table)):
-            mask = 0
-            for result in self.heap_moves(n):
-                value = 0
-                for h in result:
-                    value ^= int(table[h])
-                mask |= 1 << value
-            table[n] = lowest_missing(mask)
 
 
 class ClassGame(Game[Any]):
