@@ -14,6 +14,7 @@ from explorer.analysis.monoids import phi_period, present, tame_index
 from explorer.errors import PositionError, QuotientTooLargeError, SpecError
 from explorer.games.base import Game
 from explorer.games.heaps import HeapGame
+from explorer.limits import QUOTIENT_MAX_SIZE, QUOTIENT_MAX_STATES
 
 Heaps = tuple[int, ...]
 #: A (q, T) pair of the verification: an element and the set of its options' elements (a mask).
@@ -21,12 +22,8 @@ _Node = tuple[int, int]
 #: The pairs checked, each with the pair and the heap it was first reached from.
 _Checked = dict[_Node, "tuple[_Node, int] | None"]
 
-#: Most elements a quotient may have before the computation stops (``--max-size``).
-DEFAULT_MAX_SIZE = 1_024
 #: Heaps computed between two looks for a proven period of Φ (octal games), which ends the work.
 PERIOD_CHECKS = 32
-#: Most positions and (element, option set) pairs the computation may hold (``--max-states``).
-DEFAULT_MAX_STATES = 500_000
 
 
 @dataclass(frozen=True)
@@ -88,8 +85,8 @@ def misere_quotient(
     game: Game[Any],
     max_heap: int,
     *,
-    max_size: int = DEFAULT_MAX_SIZE,
-    max_states: int = DEFAULT_MAX_STATES,
+    max_size: int = QUOTIENT_MAX_SIZE,
+    max_states: int = QUOTIENT_MAX_STATES,
 ) -> MisereQuotient:
     """The misère quotient of `game` restricted to heaps 0..max_heap, from the definition.
 

@@ -34,7 +34,6 @@ from explorer.cli.common import (
 )
 from explorer.games import families, load_game
 from explorer.games.convention import MISERE, Convention
-from explorer.games.pyspec import PY_ROW, plugin_rows
 from explorer.generation.graph import DEFAULT_MAX_STATES
 from explorer.viz.palette import VERDICTS, outcome_text
 
@@ -60,6 +59,8 @@ def games_command(as_json: bool) -> None:
     Example:
       explorer games
     """
+    from explorer.games.pyspec import PY_ROW, plugin_rows
+
     rows = [
         {
             "name": name,

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from contextlib import ExitStack
+from typing import TYPE_CHECKING
 
 import click
 from rich.table import Table
 
-from explorer.analysis.quotient import DEFAULT_MAX_SIZE, DEFAULT_MAX_STATES, MisereQuotient
 from explorer.cli.common import (
     MAX_STATES_IN_MEMORY,
     AsciiIntRange,
@@ -18,6 +18,10 @@ from explorer.cli.common import (
     stored_option,
 )
 from explorer.games import load_game
+from explorer.limits import QUOTIENT_MAX_SIZE, QUOTIENT_MAX_STATES
+
+if TYPE_CHECKING:
+    from explorer.analysis.quotient import MisereQuotient
 
 #: Largest quotient whose multiplication table is printed (the JSON always has it).
 TABLE_SIZE = 16
@@ -39,14 +43,14 @@ MAX_HEAP = 1_000_000
 @click.option(
     "--max-size",
     type=AsciiIntRange(min=1, max=1_000_000),
-    default=DEFAULT_MAX_SIZE,
+    default=QUOTIENT_MAX_SIZE,
     show_default=True,
     help="Most elements before stopping (a quotient growing with the heaps stops here).",
 )
 @click.option(
     "--max-states",
     type=AsciiIntRange(min=1, max=MAX_STATES_IN_MEMORY),
-    default=DEFAULT_MAX_STATES,
+    default=QUOTIENT_MAX_STATES,
     show_default=True,
     help="Most positions solved and pairs checked while computing.",
 )

@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from typing import ClassVar
 
 from explorer.errors import PositionError, SpecError
-from explorer.formats.reading import collector_paused, read_graph_file
 from explorer.games.base import Game
 
 #: Vertices named in a "not a vertex" error.
@@ -39,6 +38,8 @@ class DagGame(Game[str]):
     acyclic: ClassVar[bool] = True
 
     def __init__(self, path: str) -> None:
+        from explorer.formats.reading import collector_paused, read_graph_file
+
         self.path = os.path.normpath(path)
         self.vertices, edges = read_graph_file(self.path, acyclic=self.acyclic)
         with collector_paused():

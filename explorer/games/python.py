@@ -4,7 +4,6 @@ one `RuleError` naming the file, the line and the position."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 import traceback
@@ -50,6 +49,8 @@ def code_fingerprint(path: str | None, code: CodeType | None = None) -> str:
     >>> len(code_fingerprint(None, (lambda n: n).__code__))
     16
     """
+    import hashlib
+
     digest = hashlib.sha256()
     if path is not None and os.path.isfile(path):
         with open(path, "rb") as source:

@@ -6,16 +6,18 @@ computed (replaced by one of more heaps). Both are kept on the game's normal-pla
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import sqlalchemy as sa
 
 from explorer.analysis.patterns import OBSERVED, PROVED, Pattern, Patterns, Revision, revise
-from explorer.analysis.quotient import MisereQuotient
 from explorer.errors import DatabaseDamagedError
 from explorer.storage.models import PatternTable, QuotientTable
 from explorer.storage.records import utc_now
+
+if TYPE_CHECKING:
+    from explorer.analysis.quotient import MisereQuotient
 
 #: Status of a stored pattern that a longer run contradicts (``refuted_at`` says where).
 REFUTED = "refuted"
@@ -144,6 +146,8 @@ def quotient_from_dict(data: dict[str, Any]) -> MisereQuotient:
     >>> quotient_from_dict(json.loads(json.dumps(q.to_dict()))) == q
     True
     """
+    from explorer.analysis.quotient import MisereQuotient
+
     relations = [(str(lhs), str(rhs)) for lhs, rhs in data["relations"]]
     return MisereQuotient(**{**data, "relations": relations})
 
