@@ -357,12 +357,13 @@ def sequence_progress(enabled: bool) -> Iterator[Callable[[int, int], None]]:
         yield update
 
 
-def upto_option(help_text: str) -> Callable[[F], F]:
-    """``--upto N`` (default 100): the last n of a value sequence G(0..N)."""
+def upto_option(help_text: str, *, default: int | None = 100) -> Callable[[F], F]:
+    """``--upto N``: the last n of a value sequence G(0..N); its `default` is shown in the help
+    (None: none is shown, `help_text` says what the command then chooses)."""
     return click.option(
         "--upto",
         type=AsciiIntRange(min=0, max=MAX_STORED_INT),
-        default=100,
+        default=default,
         show_default=True,
         help=help_text,
     )
