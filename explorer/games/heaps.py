@@ -21,7 +21,6 @@ from explorer.games.base import (
     Decomposition,
     Game,
     NimHeaps,
-    Part,
     natural_number,
     parse_int_list,
     young_diagrams,
@@ -224,13 +223,8 @@ class HeapGame(Game[Heaps]):
         return young_diagrams(sorted(position, reverse=True), limit)
 
     def decompose(self, position: Heaps) -> Decomposition | None:
-        if len(position) < 2:
-            return None
-        return Decomposition(
-            parts=tuple(Part(self, (h,)) for h in position),
-            rebuild=_join_heaps,
-            note="a position of several heaps is the sum of its single heaps",
-        )
+        note = "a position of several heaps is the sum of its single heaps"
+        return Decomposition.of_singles(self, position, _join_heaps, note)
 
     def known_value(self, position: Heaps) -> int | None:
         value = 0
