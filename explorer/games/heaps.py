@@ -16,7 +16,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from explorer.errors import GraphTooLargeError, SpecError
+from explorer.errors import SpecError
 from explorer.games.base import (
     Decomposition,
     Game,
@@ -26,6 +26,7 @@ from explorer.games.base import (
     young_diagrams,
 )
 from explorer.games.removals import RemovalRule
+from explorer.machine import check_memory_need
 
 Heaps = tuple[int, ...]
 
@@ -325,14 +326,8 @@ class HeapGame(Game[Heaps]):
         known = len(self._table)
         if upto >= known:
             size = max(upto + 1, 2 * known)
-            need = 8 * size
-            if need > self.max_memory_mb * 2**20:
-                raise GraphTooLargeError(
-                    f"the values of {self.spec} up to heap {upto:,} need about "
-                    f"{need / 2**20:,.0f} MiB, over the limit of {self.max_memory_mb:,} MiB "
-                    "(raise it with --memory)",
-                    self.max_memory_mb,
-                )
+            what = f"the values of {self.spec} up to heap {upto:,} need"
+            check_memory_need(8 * size, self.max_memory_mb, what, option="--memory")
             table = np.zeros(size, dtype=np.int64)
             table[:known] = self._table
             if self.period is not None:

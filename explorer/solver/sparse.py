@@ -18,8 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from explorer.errors import GraphTooLargeError, ValueLimitError
+from explorer.errors import ValueLimitError
 from explorer.games.heaps import HeapGame, SplitRules
+from explorer.machine import check_memory_need
 from explorer.solver.periods import GuySmith, proof_length, proven_period
 
 #: Values are stored as 16-bit integers; the value 65535 is refused (it would not fit the mex).
@@ -53,12 +54,8 @@ def memory_needed(upto: int) -> int:
 
 def check_memory(upto: int, max_memory_mb: int) -> None:
     """Refuse a run whose arrays would exceed `max_memory_mb` MiB, saying what it needs."""
-    need = memory_needed(upto)
-    if need > max_memory_mb * 2**20:
-        raise GraphTooLargeError(
-            f"G(0..{upto:,}) needs about {need / 2**20:,.0f} MiB, over the limit of "
-            f"{max_memory_mb:,} MiB (raise it with --memory)"
-        )
+    what = f"G(0..{upto:,}) needs"
+    check_memory_need(memory_needed(upto), max_memory_mb, what, option="--memory")
 
 
 def _kernel() -> Any:
