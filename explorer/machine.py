@@ -1,11 +1,12 @@
-"""What the machine has: its physical memory, the cap of every memory option."""
+"""What the machine has: its physical memory, the cap of every memory option; and the check of
+work against a memory budget."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-from explorer.errors import MemoryOptionError
+from explorer.errors import GraphTooLargeError, MemoryOptionError
 
 MIB = 2**20
 
@@ -55,6 +56,33 @@ def check_memory_option(option: str, mib: int) -> int:
             f"give at most {total // MIB:,}"
         )
     return mib
+
+
+def check_memory_need(need: int, limit_mb: int, what: str, *, option: str) -> None:
+    """Refuse work that needs `need` bytes when its budget is `limit_mb` MiB.
+
+    Raises
+    ------
+    GraphTooLargeError
+        When `need` is over the budget, saying "`what` about N MiB, over the limit of L MiB
+        (raise it with `option`)": `what` names the work and its verb (``"the values of nim up
+        to heap 9 need"``); the error's `limit` is `limit_mb`.
+
+    Examples
+    --------
+    >>> check_memory_need(2**20, 1, "a table needs", option="--memory")
+    >>> try:
+    ...     check_memory_need(3 * 2**20, 1, "a table needs", option="--memory")
+    ... except GraphTooLargeError as error:
+    ...     print(error)
+    a table needs about 3 MiB, over the limit of 1 MiB (raise it with --memory)
+    """
+    if need > limit_mb * MIB:
+        raise GraphTooLargeError(
+            f"{what} about {need / MIB:,.0f} MiB, over the limit of {limit_mb:,} MiB "
+            f"(raise it with {option})",
+            limit_mb,
+        )
 
 
 #: Bytes a state of a game graph held in memory takes (a NetworkX graph with its moves and

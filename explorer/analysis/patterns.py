@@ -11,11 +11,12 @@ from typing import Any
 
 import numpy as np
 
-from explorer.errors import GraphTooLargeError, SpecError
+from explorer.errors import SpecError
 from explorer.games import load_game
 from explorer.games.base import Game
 from explorer.games.heaps import DEFAULT_MAX_MEMORY_MB
 from explorer.games.removals import RemovalRule, removal_rule
+from explorer.machine import check_memory_need
 from explorer.solver.periodicity import (
     Period,
     Proof,
@@ -198,13 +199,8 @@ def analyse(
         limit = max_memory_mb or DEFAULT_MAX_MEMORY_MB
         window = (rule.tail or 0) if rule is not None else 0
         need = (upto + 1) * (BYTES_PER_VALUE + 8 * window)
-        if need > limit * 2**20:
-            raise GraphTooLargeError(
-                f"the patterns of {game.spec} up to heap {upto:,} need about "
-                f"{need / 2**20:,.0f} MiB, over the limit of {limit:,} MiB (raise it with "
-                "--memory)",
-                limit,
-            )
+        what = f"the patterns of {game.spec} up to heap {upto:,} need"
+        check_memory_need(need, limit, what, option="--memory")
         values, proof = _sequence(game, upto, max_memory_mb)
         return sequence_patterns(game.spec, values, proof=proof, rule=rule), values
     from explorer.analysis.pattern_tables import table_patterns, two_number_table

@@ -26,6 +26,7 @@ from rich.console import Console
 from rich.progress import (
     BarColumn,
     Progress,
+    ProgressColumn,
     SpinnerColumn,
     TextColumn,
     TimeElapsedColumn,
@@ -210,6 +211,21 @@ class _Elapsed(TimeElapsedColumn):
         return column
 
 
+def stderr_progress(
+    *columns: ProgressColumn, enabled: bool = True, errors: Console | None = None
+) -> Progress:
+    """A rich progress display of `columns` on standard error (or the console `errors`), shown
+    only on a terminal and when `enabled`, and removed when done: the form of every progress
+    bar and spinner of the CLI, whose standard output stays for results."""
+    errors = errors or Console(stderr=True)
+    return Progress(
+        *columns,
+        console=errors,
+        transient=True,
+        disable=not enabled or not errors.is_terminal,
+    )
+
+
 @contextmanager
 def progress_bar(
     label: str,
@@ -226,20 +242,18 @@ def progress_bar(
     function yielded takes ``completed=`` and the fields as keywords. The columns fit in 80
     characters, the elapsed time included.
     """
-    errors = errors or Console(stderr=True)
     texts = [
         TextColumn(fmt.replace("{", f"{{task.fields[{name}]", 1)) for name, fmt in fields.items()
     ]
-    bar = Progress(
+    bar = stderr_progress(
         SpinnerColumn(),
         TextColumn(label),
         BarColumn(bar_width=10),
         *texts,
         _Elapsed(),
         *([TimeRemainingColumn()] if total is not None else []),
-        console=errors,
-        transient=True,
-        disable=not enabled or not errors.is_terminal,
+        enabled=enabled,
+        errors=errors,
     )
     with bar:
         start: dict[str, Any] = dict.fromkeys(fields, 0)
@@ -256,14 +270,8 @@ def working(label: str, *, enabled: bool = True) -> Iterator[Callable[[str], Non
     """A spinner with the current stage and the elapsed time, on standard error (terminals
     only): for long work whose size is not known in advance. Yields a function that names
     the next stage."""
-    errors = Console(stderr=True)
-    bar = Progress(
-        SpinnerColumn(),
-        TextColumn("{task.description}"),
-        _Elapsed(),
-        console=errors,
-        transient=True,
-        disable=not enabled or not errors.is_terminal,
+    bar = stderr_progress(
+        SpinnerColumn(), TextColumn("{task.description}"), _Elapsed(), enabled=enabled
     )
     with bar:
         task = bar.add_task(label, total=None)
@@ -357,12 +365,13 @@ def sequence_progress(enabled: bool) -> Iterator[Callable[[int, int], None]]:
         yield update
 
 
-def upto_option(help_text: str) -> Callable[[F], F]:
-    """``--upto N`` (default 100): the last n of a value sequence G(0..N)."""
+def upto_option(help_text: str, *, default: int | None = 100) -> Callable[[F], F]:
+    """``--upto N``: the last n of a value sequence G(0..N); its `default` is shown in the help
+    (None: none is shown, `help_text` says what the command then chooses)."""
     return click.option(
         "--upto",
         type=AsciiIntRange(min=0, max=MAX_STORED_INT),
-        default=100,
+        default=default,
         show_default=True,
         help=help_text,
     )

@@ -17,6 +17,7 @@ from explorer.cli.common import (
     print_json,
     progress_bar,
     stored_option,
+    upto_option,
     visible,
     working,
 )
@@ -27,12 +28,10 @@ SWEEP_COLUMNS = ("spec", "period", "preperiod", "saltus", "status", "largest")
 
 @click.command("patterns")
 @click.argument("spec")
-@click.option(
-    "--upto",
-    type=AsciiIntRange(min=0, max=MAX_STORED_INT),
-    default=None,
-    help="Last heap computed (default 1,000); for a game on two numbers, the last row and "
+@upto_option(
+    "Last heap computed (default 1,000); for a game on two numbers, the last row and "
     "column (default 200).",
+    default=None,
 )
 @max_memory_option
 @stored_option(
@@ -95,13 +94,7 @@ def patterns_command(
 
 @click.command("sweep")
 @click.argument("pattern")
-@click.option(
-    "--upto",
-    type=AsciiIntRange(min=0, max=MAX_STORED_INT),
-    default=1000,
-    show_default=True,
-    help="Last heap computed for each variant.",
-)
+@upto_option("Last heap computed for each variant.", default=1000)
 @click.option("--csv", "as_csv", is_flag=True, help="Print CSV rows (with a header).")
 @click.option(
     "--max-variants",

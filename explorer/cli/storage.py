@@ -9,8 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
-from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from explorer.cli.common import (
@@ -24,6 +23,7 @@ from explorer.cli.common import (
     print_json,
     print_table,
     progress_bar,
+    stderr_progress,
     visible,
     within_machine,
 )
@@ -560,16 +560,13 @@ def export_command(
 @contextmanager
 def _export_progress(enabled: bool) -> Iterator[Any]:
     """A progress bar on standard error: states written, then moves."""
-    errors = Console(stderr=True)
-    bar = Progress(
+    bar = stderr_progress(
         SpinnerColumn(),
         TextColumn("writing {task.description}"),
         BarColumn(),
         TextColumn("{task.completed:>12,} of {task.total:,}"),
         TimeElapsedColumn(),
-        console=errors,
-        transient=True,
-        disable=not enabled or not errors.is_terminal,
+        enabled=enabled,
     )
     tasks: dict[str, Any] = {}
     with bar:

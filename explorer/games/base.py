@@ -46,6 +46,30 @@ class Decomposition:
     exact: bool = True
     note: str = ""
 
+    @classmethod
+    def of_singles(
+        cls,
+        game: Game[Any],
+        position: tuple[Any, ...],
+        rebuild: Callable[[Sequence[Any]], Any],
+        note: str,
+    ) -> Decomposition | None:
+        """A position of several heaps (coins, ...) as the exact sum of its single ones, each a
+        position ``(item,)`` of `game`; None for fewer than two (nothing to split).
+
+        Examples
+        --------
+        >>> from explorer.games import load_game
+        >>> nim = load_game("nim")
+        >>> split = Decomposition.of_singles(nim, (1, 2), sorted, "heaps")
+        >>> [part.position for part in split.parts], Decomposition.of_singles(nim, (3,), sorted, "")
+        ([(1,), (2,)], None)
+        """
+        if len(position) < 2:
+            return None
+        parts = tuple(Part(game, (item,)) for item in position)
+        return cls(parts=parts, rebuild=rebuild, note=note)
+
 
 @dataclass(frozen=True)
 class NimHeaps:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from explorer.errors import GraphTooLargeError
+from explorer.machine import check_memory_need
 
 
 def _combine(previous: np.ndarray, table: np.ndarray, total: int, index: np.ndarray) -> np.ndarray:
@@ -64,13 +64,8 @@ class BreakSets:
             return
         rows = max(rows, capacity) if rows <= capacity else max(rows, 2 * capacity)
         need = (self.exact + self.run) * rows * width
-        if need > self.max_memory_mb * 2**20:
-            raise GraphTooLargeError(
-                f"the breaks of {self.name} into many heaps up to {rows - 1:,} tokens need "
-                f"about {need / 2**20:,.0f} MiB, over the limit of {self.max_memory_mb:,} MiB "
-                "(raise it with --max-memory)",
-                self.max_memory_mb,
-            )
+        what = f"the breaks of {self.name} into many heaps up to {rows - 1:,} tokens need"
+        check_memory_need(need, self.max_memory_mb, what, option="--max-memory")
         for levels in self._levels():
             for i, old in enumerate(levels):
                 grown = np.zeros((rows, width), dtype=bool)

@@ -11,7 +11,7 @@ from itertools import combinations
 import numpy as np
 
 from explorer.errors import GraphTooLargeError, PositionError, SpecError
-from explorer.games.base import Decomposition, Game, Part, natural_number
+from explorer.games.base import Decomposition, Game, natural_number
 
 Row = tuple[int, ...]
 
@@ -129,13 +129,8 @@ class CoinTurning(Game[Row]):
                 yield tuple(sorted(showing.symmetric_difference((*others, coin))))
 
     def decompose(self, position: Row) -> Decomposition | None:
-        if len(position) < 2:
-            return None
-        return Decomposition(
-            parts=tuple(Part(self, (coin,)) for coin in position),
-            rebuild=_add_rows,
-            note="a row of coins is the sum of its single heads",
-        )
+        note = "a row of coins is the sum of its single heads"
+        return Decomposition.of_singles(self, position, _add_rows, note)
 
     # values --------------------------------------------------------------
     def known_value(self, position: Row) -> int | None:

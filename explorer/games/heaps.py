@@ -16,17 +16,17 @@ from typing import ClassVar
 
 import numpy as np
 
-from explorer.errors import GraphTooLargeError, SpecError
+from explorer.errors import SpecError
 from explorer.games.base import (
     Decomposition,
     Game,
     NimHeaps,
-    Part,
     natural_number,
     parse_int_list,
     young_diagrams,
 )
 from explorer.games.removals import RemovalRule
+from explorer.machine import check_memory_need
 
 Heaps = tuple[int, ...]
 
@@ -224,13 +224,8 @@ class HeapGame(Game[Heaps]):
         return young_diagrams(sorted(position, reverse=True), limit)
 
     def decompose(self, position: Heaps) -> Decomposition | None:
-        if len(position) < 2:
-            return None
-        return Decomposition(
-            parts=tuple(Part(self, (h,)) for h in position),
-            rebuild=_join_heaps,
-            note="a position of several heaps is the sum of its single heaps",
-        )
+        note = "a position of several heaps is the sum of its single heaps"
+        return Decomposition.of_singles(self, position, _join_heaps, note)
 
     def known_value(self, position: Heaps) -> int | None:
         value = 0
@@ -331,14 +326,8 @@ class HeapGame(Game[Heaps]):
         known = len(self._table)
         if upto >= known:
             size = max(upto + 1, 2 * known)
-            need = 8 * size
-            if need > self.max_memory_mb * 2**20:
-                raise GraphTooLargeError(
-                    f"the values of {self.spec} up to heap {upto:,} need about "
-                    f"{need / 2**20:,.0f} MiB, over the limit of {self.max_memory_mb:,} MiB "
-                    "(raise it with --memory)",
-                    self.max_memory_mb,
-                )
+            what = f"the values of {self.spec} up to heap {upto:,} need"
+            check_memory_need(8 * size, self.max_memory_mb, what, option="--memory")
             table = np.zeros(size, dtype=np.int64)
             table[:known] = self._table
             if self.period is not None:

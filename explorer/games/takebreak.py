@@ -23,6 +23,7 @@ from explorer.games.heaps import (
     split_mask,
 )
 from explorer.games.removals import RemovalRule
+from explorer.machine import check_memory_need
 
 #: Digit characters: the value's bit i allows leaving exactly i heaps (CGSuite stops at V).
 DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -500,13 +501,8 @@ class TakeBreak(HeapGame):
         code = self.code
         tail = code.tail
         need = len(table) * (8 + 48 * len(set(tail)))
-        if need > self.max_memory_mb * 2**20:
-            raise GraphTooLargeError(
-                f"the values of {self.spec} up to heap {len(table) - 1:,} need about "
-                f"{need / 2**20:,.0f} MiB, over the limit of {self.max_memory_mb:,} MiB "
-                "(raise it with --max-memory)",
-                self.max_memory_mb,
-            )
+        what = f"the values of {self.spec} up to heap {len(table) - 1:,} need"
+        check_memory_need(need, self.max_memory_mb, what, option="--max-memory")
         finite = [(j, d) for j, d in enumerate((code.d0, *code.digits)) if not d.is_zero]
         first_tail = len(code.digits) + 1
         period = len(tail)

@@ -18,8 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from explorer.errors import GraphTooLargeError, ValueLimitError
+from explorer.errors import ValueLimitError
 from explorer.games.heaps import HeapGame, SplitRules
+from explorer.machine import check_memory_need
 from explorer.solver.periods import GuySmith, proof_length, proven_period
 
 #: Values are stored as 16-bit integers; the value 65535 is refused (it would not fit the mex).
@@ -53,12 +54,8 @@ def memory_needed(upto: int) -> int:
 
 def check_memory(upto: int, max_memory_mb: int) -> None:
     """Refuse a run whose arrays would exceed `max_memory_mb` MiB, saying what it needs."""
-    need = memory_needed(upto)
-    if need > max_memory_mb * 2**20:
-        raise GraphTooLargeError(
-            f"G(0..{upto:,}) needs about {need / 2**20:,.0f} MiB, over the limit of "
-            f"{max_memory_mb:,} MiB (raise it with --memory)"
-        )
+    what = f"G(0..{upto:,}) needs"
+    check_memory_need(memory_needed(upto), max_memory_mb, what, option="--memory")
 
 
 def _kernel() -> Any:
@@ -99,6 +96,15 @@ def _extend_py(  # type: ignore[no-untyped-def]
     # the values still to be shown reached, as flags: one load per pair in the scans
     want = np.zeros(65538, dtype=np.uint8)
     halves = np.zeros(max(nsplit, 1), dtype=np.int64)
+
+    def claim(value, mark):  # type: ignore[no-untyped-def]
+        # one value shown reached: 1 when it was still wanted, else 0 (numba inlines it)
+        if want[value]:
+            want[value] = 0
+            seen[value] = mark
+            return 1
+        return 0
+
     for n in range(start, stop):
         mark = np.int32(n + 1)
         for i in range(take_all.shape[0]):
@@ -174,29 +180,11 @@ def _extend_py(  # type: ignore[no-untyped-def]
                         v3 = values[a + 3] ^ values[b - 3]
                         a += 4
                         if want[v0] | want[v1] | want[v2] | want[v3]:
-                            if want[v0]:
-                                want[v0] = 0
-                                seen[v0] = mark
-                                need -= 1
-                            if want[v1]:
-                                want[v1] = 0
-                                seen[v1] = mark
-                                need -= 1
-                            if want[v2]:
-                                want[v2] = 0
-                                seen[v2] = mark
-                                need -= 1
-                            if want[v3]:
-                                want[v3] = 0
-                                seen[v3] = mark
-                                need -= 1
+                            need -= claim(v0, mark) + claim(v1, mark)
+                            need -= claim(v2, mark) + claim(v3, mark)
                     while a <= hi and need > 0:
-                        v = values[a] ^ values[t - a]
+                        need -= claim(values[a] ^ values[t - a], mark)
                         a += 1
-                        if want[v]:
-                            want[v] = 0
-                            seen[v] = mark
-                            need -= 1
                     for x in range(cand):
                         want[x] = 0
                     pairs += a - 1
@@ -209,11 +197,7 @@ def _extend_py(  # type: ignore[no-untyped-def]
                         for i in range(m):
                             if a > halves[i]:
                                 continue
-                            v = values[a] ^ values[totals[i] - a]
-                            if want[v]:
-                                want[v] = 0
-                                seen[v] = mark
-                                need -= 1
+                            need -= claim(values[a] ^ values[totals[i] - a], mark)
                         pairs += m
                         a += 1
                     for x in range(cand):

@@ -3,7 +3,7 @@ moves of a position, the states nearest it, a line of play checked, states looke
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
@@ -11,12 +11,19 @@ import sqlalchemy as sa
 from explorer.storage.damage import stored_key
 from explorer.storage.engine import translated
 from explorer.storage.game_rows import EDGES_THEN_STATES, STATE_FIELDS, GameRows, state_dict
+from explorer.storage.neighbourhood import chunks
 
 if TYPE_CHECKING:
     import networkx as nx
 
 #: Keys looked up per query by `Browsing.lookup` (SQLite allows 32,766 parameters).
 LOOKUP_CHUNK = 500
+#: The order of `Browsing.best_moves`: winning moves (into P-positions) quickest first, then
+#: draws, then losing ones longest first, then unsolved states.
+BEST_FIRST = (
+    "CASE s.outcome WHEN 'P' THEN 0 WHEN 'D' THEN 1 WHEN 'N' THEN 2 ELSE 3 END, "
+    "CASE WHEN s.outcome = 'P' THEN s.remoteness ELSE -s.remoteness END, s.id"
+)
 
 
 class Browsing(GameRows):
@@ -42,29 +49,15 @@ class Browsing(GameRows):
         """
         with self.engine.connect() as conn:
             game_id, spec, row = self._located(conn, position)
-            params = {"g": game_id, "s": row.id, "n": limit, "o": offset}
-            total = conn.execute(
-                sa.text("SELECT COUNT(*) FROM edges WHERE game_id = :g AND src = :s"), params
-            ).scalar_one()
-            rows = conn.execute(
-                sa.text(
-                    f"SELECT {STATE_FIELDS} FROM {EDGES_THEN_STATES} AND s.id = e.dst "
-                    "AND e.game_id = :g AND e.src = :s "
-                    "ORDER BY CASE s.outcome WHEN 'P' THEN 0 WHEN 'D' THEN 1 WHEN 'N' THEN 2 "
-                    "ELSE 3 END, CASE WHEN s.outcome = 'P' THEN s.remoteness "
-                    "ELSE -s.remoteness END, s.id LIMIT :n OFFSET :o"
-                ),
-                params,
-            )
-            found = [state_dict(r) for r in rows]
+            page = self._linked(conn, game_id, row.id, "out", limit, offset, order=BEST_FIRST)
         return {
             "game": spec,
             "convention": self.convention,
             "position": row.key,
-            "total": total,
+            "total": page["total"],
             "offset": offset,
             "limit": limit,
-            "states": found,
+            "states": page["states"],
         }
 
     @translated("read")
@@ -81,18 +74,11 @@ class Browsing(GameRows):
         [('1', 1), ('2', 2)]
         >>> db.close()
         """
-        found: dict[str, dict[str, Any]] = {}
         with self.engine.connect() as conn:
             game_id, _ = self._resolved(conn)
-            query = sa.text(
-                f"SELECT {STATE_FIELDS} FROM states AS s WHERE game_id = :g AND key IN :keys"
-            ).bindparams(sa.bindparam("keys", expanding=True))
-            unique = list(dict.fromkeys(keys))
-            for start in range(0, len(unique), LOOKUP_CHUNK):
-                chunk = unique[start : start + LOOKUP_CHUNK]
-                for row in conn.execute(query, {"g": game_id, "keys": chunk}):
-                    found[row.key] = state_dict(row)
-        return found
+            return {
+                row.key: state_dict(row) for row in _rows_by_key(conn, game_id, keys, STATE_FIELDS)
+            }
 
     @translated("read")
     def first_illegal_move(self, keys: Sequence[str]) -> int | None:
@@ -111,18 +97,9 @@ class Browsing(GameRows):
         (None, 1)
         >>> db.close()
         """
-        query = sa.text(
-            "SELECT id, key FROM states WHERE game_id = :g AND key IN :keys"
-        ).bindparams(sa.bindparam("keys", expanding=True))
         with self.engine.connect() as conn:
             game_id, _ = self._resolved(conn)
-            unique = list(dict.fromkeys(keys))
-            ids: dict[str, int] = {}
-            for start in range(0, len(unique), LOOKUP_CHUNK):
-                chunk = unique[start : start + LOOKUP_CHUNK]
-                ids.update(
-                    (r.key, r.id) for r in conn.execute(query, {"g": game_id, "keys": chunk})
-                )
+            ids = {r.key: r.id for r in _rows_by_key(conn, game_id, keys, "s.id, s.key")}
             for i, key in enumerate(keys):
                 if key not in ids:
                     return i
@@ -212,3 +189,15 @@ class Browsing(GameRows):
             node["moves"] = moves.get(row.id, 0) if node["expanded"] else None
         graph.graph.update(centre=root.key, radius=depth, cut=cut)
         return graph
+
+
+def _rows_by_key(
+    conn: sa.Connection, game_id: int, keys: Sequence[str], fields: str
+) -> Iterator[Any]:
+    """The `fields` of the stored states ``s`` among `keys`, each key asked for once and
+    `LOOKUP_CHUNK` keys a query; keys not stored have no row."""
+    query = sa.text(
+        f"SELECT {fields} FROM states AS s WHERE s.game_id = :g AND s.key IN :keys"
+    ).bindparams(sa.bindparam("keys", expanding=True))
+    for chunk in chunks(list(dict.fromkeys(keys)), LOOKUP_CHUNK):
+        yield from conn.execute(query, {"g": game_id, "keys": chunk})

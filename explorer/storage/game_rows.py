@@ -227,8 +227,10 @@ class GameRows:
         direction: Literal["out", "in"],
         limit: int,
         offset: int,
+        order: str | None = None,
     ) -> dict[str, Any]:
-        """One page of the states one move from (``out``) or to (``in``) a state."""
+        """One page of the states one move from (``out``) or to (``in``) a state, in the SQL
+        `order` of the state rows ``s`` (by default by id)."""
         near, far = ("src", "dst") if direction == "out" else ("dst", "src")
         total = conn.execute(
             sa.text(f"SELECT COUNT(*) FROM edges WHERE game_id = :g AND {near} = :s"),
@@ -237,7 +239,8 @@ class GameRows:
         rows = conn.execute(
             sa.text(
                 f"SELECT {STATE_FIELDS} FROM {EDGES_THEN_STATES} AND s.id = e.{far} "
-                f"AND e.game_id = :g AND e.{near} = :s ORDER BY e.{far} LIMIT :n OFFSET :o"
+                f"AND e.game_id = :g AND e.{near} = :s ORDER BY {order or f'e.{far}'} "
+                "LIMIT :n OFFSET :o"
             ),
             {"g": game_id, "s": state, "n": limit, "o": offset},
         )
