@@ -30,11 +30,11 @@ import pytest
 from click.testing import CliRunner
 
 from explorer.cli import main
+from tests.support.environment import REPO
 
 #: Longest a case may run (seconds).
 LIMIT = 30
 
-REPO = Path(__file__).resolve().parent.parent
 DAG = "dag:game.json"
 BIG = "9223372036854775808"
 HUGE_DIGITS = "9" * 5000

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from explorer.games.base import natural_number
+from tests.support.environment import REPO
 
-REPO = Path(__file__).resolve().parent.parent
 #: Longest a command may run, and most memory it may take.
 LIMIT = 30
 MEMORY = 2 * 2**30

@@ -24,11 +24,8 @@ from explorer.cli import common, main
 from explorer.errors import SpecError
 from explorer.games import load_game
 from explorer.generation.graph import build_graph
-
-
-def run(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
-    result = CliRunner(env=env).invoke(main, list(args))
-    return result.exit_code, result.stdout, result.stderr
+from tests.support.cli import run
+from tests.support.strategies import fraction_of_examples
 
 
 def one_error_line(err: str) -> str:
@@ -265,7 +262,7 @@ young_diagrams = st.lists(st.integers(1, 7), min_size=1, max_size=6).map(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=fraction_of_examples(2.4))
 @given(young_diagrams, st.integers(1, 400))
 def test_chomp_counts_its_states_as_the_graph_has_them(rows, limit):
     chomp = load_game("chomp")
@@ -277,7 +274,7 @@ def test_chomp_counts_its_states_as_the_graph_has_them(rows, limit):
         assert counted > limit
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=fraction_of_examples(1.6))
 @given(st.integers(0, 12), st.integers(0, 12))
 def test_wythoff_counts_its_states_as_the_graph_has_them(x, y):
     wythoff = load_game("wythoff")

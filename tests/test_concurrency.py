@@ -14,9 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.storage_support import dump, run, run_json
-
-pytest_plugins = ["tests.storage_fixtures"]  # db_url, other_db_url, pg_url
+from tests.support.cli import run, run_json
+from tests.support.storage import dump
 
 BUILDER = """
 import sys

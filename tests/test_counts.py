@@ -27,14 +27,10 @@ from explorer.storage import Database, open_database
 from explorer.storage.counts import recount
 from explorer.storage.engine import alembic_config, resolve_url
 from explorer.storage.records import lookup_game
-from tests.conftest import fraction_of_examples
-from tests.storage_support import run_json
-from tests.test_incremental import random_dags, random_edit
-from tests.test_incremental_storage import database, files, write_graph  # noqa: F401 (fixtures)
-
-pytest_plugins = ["tests.storage_fixtures"]  # db_url, other_db_url, pg_url
-
-REPO = Path(__file__).resolve().parent.parent
+from tests.support.cli import run_json
+from tests.support.environment import REPO
+from tests.support.graphs import write_graph
+from tests.support.strategies import fraction_of_examples, random_dags, random_edit
 
 COUNTED = (
     "states",

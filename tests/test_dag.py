@@ -21,9 +21,8 @@ from explorer.errors import CyclicGraphError, GameFileError, PositionError, Spec
 from explorer.formats.reading import read_graph_file
 from explorer.games import load_game
 from explorer.games.dag import DagGame
+from tests.support.environment import DATA, REPO
 
-REPO = Path(__file__).resolve().parent.parent
-DATA = REPO / "data"
 HOSTILE = [
     "<img src=x onerror=alert(1)>",
     "'; DROP TABLE positions; --",

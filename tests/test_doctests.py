@@ -9,7 +9,7 @@ import pkgutil
 import pytest
 
 import explorer
-from tests.conftest import REPO
+from tests.support.environment import REPO
 
 #: Modules with no docstring example besides the CLI's (its commands run in test_cli and the
 #: README sessions): declarations (errors, the game base class, ORM tables, the storage package's

@@ -16,9 +16,7 @@ import pytest
 
 from explorer.formats.writing import NODE_ATTRIBUTES
 from explorer.storage import open_database
-from tests.storage_support import run, run_json
-
-pytest_plugins = ["tests.storage_fixtures"]  # db_url, other_db_url, pg_url
+from tests.support.cli import run, run_json
 
 FORMATS = ["graphml", "gexf", "json", "csv"]
 TYPED = {"grundy": int, "remoteness": int, "depth": int, "height": int}

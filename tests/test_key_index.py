@@ -17,9 +17,8 @@ from explorer.storage.records import (
     ensure_key_index,
     key_index_present,
 )
-from tests.storage_support import dump, has_key_index, run_json
-
-pytest_plugins = ["tests.storage_fixtures"]  # db_url, other_db_url, pg_url
+from tests.support.cli import run_json
+from tests.support.storage import dump, has_key_index
 
 SPEC, POSITION = "subtraction:1,2", "6,7,8,9"
 

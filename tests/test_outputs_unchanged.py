@@ -17,9 +17,9 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from explorer.cli import main
+from tests.support.environment import REPO
 
 DATA = Path(__file__).resolve().parent / "data" / "cli_outputs.json"
-REPO = Path(__file__).resolve().parent.parent
 
 #: The commands, run in order in one empty folder holding a copy of ``data/note003.json``.
 COMMANDS: list[list[str]] = [

@@ -12,7 +12,6 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -26,26 +25,14 @@ from explorer.analysis.patterns import (
 )
 from explorer.analysis.sequences import value_sequence
 from explorer.analysis.sweep import variants
-from explorer.cli import main
 from explorer.errors import PositionError, SweepError
 from explorer.games import load_game
 from explorer.games.base import Game
 from explorer.games.heaps import HeapGame, Heaps
 from explorer.games.removals import RemovalRule
 from explorer.solver.periodicity import removal_values, state_lemma, window_lemma
-from tests.conftest import fraction_of_examples
-
-
-def run(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(main, list(args))
-    return result.exit_code, result.stdout, result.stderr
-
-
-def run_json(*args: str) -> dict:
-    code, out, err = run(*args, "--json")
-    assert code == 0, err
-    return json.loads(out)
-
+from tests.support.cli import run, run_json
+from tests.support.strategies import fraction_of_examples
 
 # -- brute force, written from the definitions -----------------------------------------------
 

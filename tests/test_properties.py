@@ -7,8 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from explorer import build_graph, explain, grundy_values, load_game, solve
-from tests.conftest import REPO
-from tests.strategies import game_positions, sums
+from tests.support.environment import REPO
+from tests.support.strategies import game_positions, sums
 
 
 @pytest.fixture(autouse=True)

@@ -18,9 +18,9 @@ from explorer.analysis.misere import misere_solution as solve_misere
 from explorer.analysis.quotient import misere_quotient, quotient_outcome, quotient_winning_moves
 from explorer.cli import main
 from explorer.errors import QuotientTooLargeError
-from tests.bruteforce import heap_game_moves
-from tests.conftest import fraction_of_examples
-from tests.test_heaps import RULES, octal
+from tests.support.bruteforce import heap_game_moves
+from tests.support.heap_rules import RULES, octal
+from tests.support.strategies import fraction_of_examples
 
 
 class Brute:

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from click.testing import CliRunner
 
 from explorer import build_graph, load_game, solve
-from explorer.cli import main
 from explorer.errors import SpecError
 from explorer.games import FAMILIES, Game, families
-from tests.conftest import REPO
+from tests.support.cli import run_json
+from tests.support.environment import REPO
 
 
 @pytest.mark.parametrize(("name", "cls"), families(), ids=[n for n, _ in families()])
@@ -34,9 +31,7 @@ def test_every_family_conforms(name, cls, monkeypatch):
     whole = solve(game, position, method="graph")
     fast = solve(game, position)
     assert whole.outcome == fast.outcome
-    result = CliRunner().invoke(main, ["solve", spec, text, "--json"])
-    assert result.exit_code == 0, result.stderr
-    assert json.loads(result.stdout)["position"] == canonical
+    assert run_json("solve", spec, text)["position"] == canonical
 
 
 def test_aliases_resolve_to_octal_codes():

@@ -17,6 +17,7 @@ from explorer.cli import main
 from explorer.solver import periods
 from explorer.solver.periods import GuySmith, proof_length, proven_period
 from explorer.solver.sparse import extend_values, fletcher32, guy_smith, heap_sequence
+from tests.support.strategies import fraction_of_examples
 
 #: Every octal code 0.d1, 0.d1d2, 0.d1d2d3 (last digit non-zero): finitely many non-zero digits.
 CODES = [
@@ -40,7 +41,7 @@ def test_codes_cover_every_three_digit_octal_game():
     assert len(SPLITTING_CODES) > 400
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=fraction_of_examples(0.8))
 @given(st.sampled_from(CODES))
 def test_kernel_equals_the_games_own_table(spec):
     # the numpy table of explorer.games.heaps is written independently of the kernel
@@ -48,7 +49,7 @@ def test_kernel_equals_the_games_own_table(spec):
     assert kernel_values(spec, upto).tolist() == load_game(spec).heap_values(upto).tolist()
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=fraction_of_examples(1))
 @given(st.sampled_from(SPLITTING_CODES))
 def test_sparse_equals_naive_on_a_sample_of_codes(spec):
     upto = 1 << 13

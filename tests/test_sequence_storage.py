@@ -21,8 +21,6 @@ from explorer.solver.sparse import fletcher32, heap_sequence
 from explorer.storage import open_database
 from explorer.storage.sequences import CHUNK_VALUES
 
-pytest_plugins = ["tests.storage_fixtures"]  # db_url, other_db_url, pg_url
-
 
 def sequence_json(*args: str) -> dict:
     out = CliRunner().invoke(main, ["sequence", *args, "--json"])

@@ -21,9 +21,7 @@ from sqlalchemy.engine import make_url
 
 from explorer.storage import open_database
 from explorer.storage.engine import alembic_config, resolve_url
-from tests.storage_support import run, run_json
-
-pytest_plugins = ["tests.storage_fixtures"]  # db_url, other_db_url, pg_url
+from tests.support.cli import run, run_json
 
 GAME_A = {"a": ["b"], "b": []}
 GAME_B = {"x": ["y", "z"], "y": ["z"], "z": []}

@@ -7,17 +7,14 @@ import signal
 import sqlite3
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 
 from explorer.storage.engine import resolve_url
-from tests.storage_support import run
+from tests.support.cli import run
+from tests.support.environment import REPO
 
-pytest_plugins = ["tests.storage_fixtures"]  # db_url, other_db_url, pg_url
-
-REPO = Path(__file__).resolve().parent.parent
 NOTE003 = str(REPO / "data" / "note003.json")
 
 

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+from tests.support.environment import REPO
+
 #: Longest a step may take on a loaded machine (seconds).
 LIMIT = 120
 
