@@ -653,6 +653,7 @@ WRITERS = {
 SPECIAL = ["fifo"] + (["device"] if os.geteuid() == 0 else [])  # only root makes device nodes
 
 
+@pytest.mark.slow  # waits on fifos
 @pytest.mark.parametrize("kind", SPECIAL)
 @pytest.mark.parametrize("what", WRITERS)
 def test_an_output_that_is_a_fifo_or_device_is_refused_and_left_as_it_was(

@@ -17,6 +17,8 @@ import pytest
 from tests.support.cli import run, run_json
 from tests.support.storage import dump
 
+pytestmark = pytest.mark.slow  # processes racing for one database
+
 BUILDER = """
 import sys
 import time

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import networkx as nx
+import pytest
 import sqlalchemy as sa
 from alembic import command
 from hypothesis import given, settings
@@ -101,6 +102,7 @@ def assert_exact(url: str, spec: str, stored_spec: str | None = None) -> None:
     assert listed[stats["game"]] == (stats["states"], stats["edges"])
 
 
+@pytest.mark.slow  # many builds
 def test_counts_stay_exact_through_builds(db_url):
     for position in ("3,4,5", "3,4,6", "2,7"):  # new, then reusing stored states
         run_json("build", "nim", position, "--db", db_url)
@@ -114,6 +116,7 @@ def test_counts_stay_exact_through_builds(db_url):
     assert_exact(db_url, "nim + wythoff")
 
 
+@pytest.mark.slow  # many stored edits
 def test_counts_stay_exact_through_imports_edits_and_solves(db_url, tmp_path):
     graph = tmp_path / "game.json"
     graph.write_text(json.dumps({"a": ["b", "c"], "b": ["c"], "c": [], "d": ["a"]}))
@@ -152,6 +155,7 @@ with open_database(sys.argv[1]) as db:
 """
 
 
+@pytest.mark.slow  # kill -9 of a build
 def test_counts_stay_exact_when_a_build_is_killed_and_resumed(db_url):
     build = subprocess.Popen(
         [sys.executable, "-c", BUILDER, db_url], stdout=subprocess.PIPE, text=True

@@ -565,6 +565,7 @@ def test_cycles_in_other_formats(tmp_path, name, text, cycle):
     check_file_error(path, message, CyclicGraphError)
 
 
+@pytest.mark.slow  # a very deep graph
 def test_deep_graph_needs_no_recursion(tmp_path):
     path = tmp_path / "path.txt"
     depth = 50_000

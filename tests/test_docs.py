@@ -200,6 +200,7 @@ def _run_line(command: str) -> str:
     return output
 
 
+@pytest.mark.slow  # every README command
 def test_readme_sessions_run_in_order_from_a_fresh_folder(tmp_path, monkeypatch):
     # the README says its examples build on each other in one folder (a checkout, for data/)
     assert "run in the order shown, in one folder" in TEXT

@@ -49,9 +49,13 @@ MODULES = [
     for name in PACKAGE
     if name not in WITHOUT_EXAMPLES and not name.startswith("explorer.cli.")
 ]
+#: Modules whose examples compute for seconds (their cases are marked slow).
+SLOW = {"explorer.solver.sparse"}
 
 
-@pytest.mark.parametrize("name", MODULES)
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW else n for n in MODULES]
+)
 def test_docstring_examples(name, monkeypatch):
     monkeypatch.chdir(REPO)
     module = importlib.import_module(name)

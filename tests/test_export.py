@@ -218,6 +218,7 @@ db.game("octal:0.77").export(sys.argv[2])
 """
 
 
+@pytest.mark.slow  # a process on a small full disk
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_an_export_cut_short_by_a_full_disk_leaves_the_previous_file(db_url, tmp_path, fmt):
     run_json("build", "kayles", "20", "--db", db_url)  # every format's file is over 60 kB

@@ -58,6 +58,7 @@ def digraphs(draw, max_vertices=12):
 
 
 # ----------------------------------------------------------------------------- definition
+@pytest.mark.slow  # hypothesis: many graphs
 @settings(max_examples=fraction_of_examples(20))
 @given(digraphs())
 def test_values_satisfy_the_definition_and_outcomes_match_retrograde(succ):
@@ -66,6 +67,7 @@ def test_values_satisfy_the_definition_and_outcomes_match_retrograde(succ):
     assert [outcome_of(v) for v in labels.values] == plain_retrograde(succ)
 
 
+@pytest.mark.slow  # hypothesis: many product graphs
 @settings(max_examples=fraction_of_examples(8))
 @given(digraphs(max_vertices=5), digraphs(max_vertices=5))
 def test_sums_equal_the_product_graph(succ_a, succ_b):
@@ -105,6 +107,7 @@ def test_a_seeded_sweep_of_random_graphs_and_sums():
     assert positions > 15_000 and infinite > 3_000 and sums > 5_000
 
 
+@pytest.mark.slow  # hypothesis: many graphs
 @settings(max_examples=fraction_of_examples(12))
 @given(st.integers(1, 12), st.randoms(use_true_random=False))
 def test_on_acyclic_graphs_the_values_are_the_ordinary_ones(n, rng):
@@ -160,6 +163,7 @@ def test_ignoring_the_counter_turns_a_win_into_a_draw_and_the_solver_wins():
         counter_answer(graph, solution, "b", "a")  # b is not a P-position
 
 
+@pytest.mark.slow  # hypothesis: many graphs
 @settings(max_examples=fraction_of_examples(20))
 @given(digraphs())
 def test_the_solvers_moves_win_and_draw(succ):

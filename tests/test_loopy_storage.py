@@ -79,6 +79,7 @@ def assert_labelled(db: Database, spec: str, expected: nx.DiGraph) -> dict[str, 
     return rows
 
 
+@pytest.mark.slow  # hypothesis: many stored edits
 @settings(max_examples=fraction_of_examples(1))
 @given(data=st.data())
 def test_random_edits_to_a_stored_graph_with_cycles_match_a_labelling_from_scratch(
@@ -247,6 +248,7 @@ def test_verify_labels_a_game_with_cycles_again(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow  # README commands in fresh interpreters
 def test_the_readme_session_of_a_stored_graph_with_cycles_is_real(tmp_path: Path) -> None:
     import os
     import shutil

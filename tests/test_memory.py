@@ -18,6 +18,8 @@ from explorer.games.heaps import HeapGame
 from explorer.generation.graph import build_graph
 from tests.support.cli import run_json
 
+pytestmark = pytest.mark.slow  # whole builds measured in fresh interpreters
+
 #: ``python -m explorer`` with Python's Ctrl-C handler put back: a shell starts a background job
 #: (``nohup pytest ... &``) with SIGINT ignored, its children inherit that, and Python then
 #: leaves it ignored; without this, the test's SIGINT would do nothing.

@@ -315,6 +315,7 @@ def test_a_schema_0004_database_is_upgraded_and_verifies(db_url):
     assert run_json("query", "nim", "3,4,5", "--db", db_url)["grundy"] == 2
 
 
+@pytest.mark.slow  # a server
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
 def test_serve_shows_a_misere_build_beside_the_normal_one(backend, request, tmp_path):
     if backend == "sqlite":

@@ -14,6 +14,7 @@ import re
 import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from explorer.cli import main
@@ -107,6 +108,7 @@ def outputs(folder: Path) -> dict[str, object]:
     return found
 
 
+@pytest.mark.slow  # every recorded command
 def test_outputs_are_unchanged(tmp_path: Path) -> None:
     expected = json.loads(DATA.read_text(encoding="utf-8"))
     found = outputs(tmp_path)

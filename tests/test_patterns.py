@@ -124,6 +124,7 @@ def test_the_window_lemma_predicts_every_later_value(moves):
     assert (g[pre + p :] == g[pre:-p]).all()
 
 
+@pytest.mark.slow  # a sweep of codes
 def test_octal_sweep_agrees_with_the_sequence_engine():
     upto = 2000
     began = time.perf_counter()
@@ -265,6 +266,7 @@ def test_known_games_proved_and_observed():
     assert (nim.fields["period"], nim.fields["saltus"], nim.theorem) == (1, 1, "state lemma")
 
 
+@pytest.mark.slow  # a long sequence
 def test_grundys_game_rare_values_match_the_published_count():
     """SEQUENCES.md: 1,274 rare positions up to 2^21, the last at 82,860."""
     sparse = find_patterns("grundy", 90_000).find("sparse-space")

@@ -68,6 +68,7 @@ def test_three_forms_agree_with_the_brute_force(folder: Path, form: str, positio
     assert result["outcome"] == ("P" if expected == 0 else "N")
 
 
+@pytest.mark.slow  # hypothesis: a build per example
 @given(heaps=st.lists(st.integers(0, 9), min_size=1, max_size=3))
 def test_function_of_positions_is_the_xor_of_heaps(heaps: list[int]) -> None:
     @explorer.game

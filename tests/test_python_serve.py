@@ -14,7 +14,7 @@ from tests.support.cli import run_json
 from tests.support.python_games import STONES_HEAP, stones_moves, stones_value, write
 from tests.support.serve import Server, start_server
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]  # headless Chromium
 
 
 @pytest.fixture(scope="module")

@@ -115,6 +115,7 @@ def period_search(request, monkeypatch):
     return request.param
 
 
+@pytest.mark.slow  # period searches checked by brute force
 @pytest.mark.parametrize(
     "spec", SPLITTING_CODES[::7] + [f"octal:{c}" for c in ("0.33", "0.137", "0.07", "0.17", "0.6")]
 )
@@ -168,6 +169,7 @@ def test_a_split_leaning_on_heap_0_proves_nothing():
     assert proven_period(values, 3, GuySmith(1)) == (0, 1)  # without the correction: wrong
 
 
+@pytest.mark.slow  # sequences of up to 500,000 values
 @pytest.mark.parametrize(
     ("spec", "preperiod", "period"),
     [("octal:0.16", 105_351, 149_459), ("octal:0.56", 326_640, 144), ("octal:0.127", 46_578, 4)],
@@ -264,6 +266,7 @@ def graph_table(spec: str, size: int) -> list[list[int | None]]:
     return table
 
 
+@pytest.mark.slow  # every cell solved by its graph
 @pytest.mark.parametrize(("spec", "size"), [("wythoff", 60), ("ferguson", 40), ("kayles", 40)])
 def test_tables_by_dynamic_programming_equal_the_graph_method(spec, size):
     from explorer import value_table
@@ -322,6 +325,7 @@ def stderr_on_a_terminal(*args: str) -> bytes:
     return shown
 
 
+@pytest.mark.slow  # each runs a long command on a terminal
 @pytest.mark.parametrize(
     ("args", "words"),
     [

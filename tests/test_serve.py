@@ -128,6 +128,7 @@ def test_position_page_lists_predecessors_and_draws_the_neighbourhood(server: Se
         assert parse_qs(urlsplit(node["url"]).query) == {"spec": ["nim"], "p": [node["position"]]}
 
 
+@pytest.mark.slow  # a large stored game
 def test_neighbourhood_is_capped_with_a_note(tmp_path: Path):
     path = str(tmp_path / "big.db")
     run_ok("build", "nim", "40,40", "--db", path)  # the empty position has 80 predecessors
@@ -322,6 +323,7 @@ def test_a_read_only_open_refuses_an_empty_schema(pg_url: str):
         assert db.games() == []
 
 
+@pytest.mark.slow  # a server on PostgreSQL
 def test_serve_on_postgresql(pg_url: str, tmp_path: Path):
     run_ok("build", "nim", "3,4,5", "--db", pg_url)
     with start_server(pg_url) as server:
@@ -330,6 +332,7 @@ def test_serve_on_postgresql(pg_url: str, tmp_path: Path):
         assert listed(reply.body, "moves")[0] == "1,4,5"
 
 
+@pytest.mark.slow  # concurrent requests
 def test_200_concurrent_requests_all_succeed(server: Server):
     game = load_game("subtraction:1,2")
     positions = sorted({game.format(game.parse(f"{a},{b}")) for a in range(6) for b in range(6)})
@@ -347,6 +350,7 @@ def test_200_concurrent_requests_all_succeed(server: Server):
     assert statuses == [200] * 200
 
 
+@pytest.mark.slow  # a build in another process
 def test_a_game_shows_building_until_its_build_completes(tmp_path: Path):
     path = str(tmp_path / "live.db")
     run_ok("build", "nim", "2", "--db", path)
@@ -414,6 +418,7 @@ def test_a_long_game_fits_in_the_address(server: Server):
     assert "move 1 of the game, to &#39; 3, 4, 5 &#39;, is not a stored move" in reply.body
 
 
+@pytest.mark.slow  # a server on a failing database
 @pytest.mark.postgres
 def test_a_database_that_fails_to_read_gives_503(pg_url: str):
     run_ok("build", "nim", "3,4,5", "--db", pg_url)

@@ -24,7 +24,7 @@ from tests.support.cli import run_ok
 from tests.support.pages import HOSTILE_FILE
 from tests.support.serve import Server, start_server
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]  # headless Chromium
 
 
 #: Set to a folder to keep the position page's screenshot there (the README's image is the same

@@ -78,6 +78,7 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+@pytest.mark.slow  # a fresh interpreter each
 @pytest.mark.parametrize(
     "args",
     [

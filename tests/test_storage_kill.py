@@ -16,6 +16,8 @@ from explorer.games import load_game
 from tests.support.cli import run, run_json
 from tests.support.storage import dump, has_key_index
 
+pytestmark = pytest.mark.slow  # builds killed at random points, many times
+
 BATCH = 40  # many small transactions, so kills land between and inside them
 
 BUILDER = """

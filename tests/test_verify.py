@@ -159,6 +159,7 @@ def test_an_unknown_game_is_one_error_line(db_url):
     assert err.startswith("Error: game 'kayles' is not stored in ")
 
 
+@pytest.mark.slow  # a database damaged page by page
 def test_a_damaged_page_is_caught(tmp_path):
     path = tmp_path / "games.db"
     assert run("build", "kayles", "30", "--db", str(path))[0] == 0
@@ -177,6 +178,7 @@ def test_a_damaged_page_is_caught(tmp_path):
     assert err.startswith("Error: ")
 
 
+@pytest.mark.slow  # kill -9 of a build
 def test_a_database_left_by_sigkill_verifies(db_url):
     builder = (
         "import sys\n"

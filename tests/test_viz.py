@@ -239,6 +239,7 @@ def test_budget_keeps_the_nearest_states_and_says_so():
         )
 
 
+@pytest.mark.slow  # big pages
 def test_big_games_draw_a_readable_page_by_default_and_say_how_to_get_more(tmp_path):
     # Kayles from 30: 6,842 states; the default used to draw 2,000 of them, a grey smear
     kayles = load_game("kayles")
@@ -350,6 +351,7 @@ def test_graph_page_shows_inline_in_a_notebook(tmp_path):
     assert page.save(tmp_path / "nim.html").read_text(encoding="utf-8") == page.html
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_a_page_shows_light_in_a_notebook_and_has_a_short_repr():
     # the repr was the whole page, and a notebook showing a 14-state page weighed 1.5 MB
     nim = load_game("nim")
@@ -425,6 +427,7 @@ else:
 """
 
 
+@pytest.mark.slow  # a process on a small full disk
 @pytest.mark.parametrize("name", ["page.html", "values.svg"])
 def test_a_drawing_cut_short_by_a_full_disk_leaves_the_previous_file(tmp_path, name):
     target = tmp_path / name
@@ -447,6 +450,7 @@ def test_drawing_imports_pyvis_and_matplotlib_only_when_needed():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+@pytest.mark.slow  # fresh interpreters
 def test_results_import_their_notebook_views_only_when_shown():
     # storage, analysis and sequences sit below viz: their results call the views lazily
     code = (
@@ -798,6 +802,7 @@ def test_cli_reports_library_errors(tmp_path, monkeypatch):
     assert not list(tmp_path.iterdir())
 
 
+@pytest.mark.slow  # matplotlib plots
 def test_cli_plots(tmp_path):
     for args, name in [
         (["plot", "sequence", "kayles", "--upto", "80"], "s.png"),

@@ -18,7 +18,7 @@ from explorer.viz import GraphPage, draw_game, draw_graph, draw_stored, game_gra
 from tests.support.bruteforce import brute_nim, distances
 from tests.support.pages import HOSTILE, HOSTILE_FILE, NASTY, page_data
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]  # headless Chromium
 
 
 @dataclass

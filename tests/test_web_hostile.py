@@ -237,6 +237,7 @@ def sound_number(value: object) -> bool:
     return type(value) is int and 0 <= value <= LARGEST
 
 
+@pytest.mark.slow  # hypothesis: many damaged rows
 @given(
     values=st.fixed_dictionaries({c: ANY_VALUE for c in NUMBER_COLUMNS}),
     outcome=st.one_of(st.sampled_from(["P", "N", "D", None]), ANY_VALUE),
@@ -326,6 +327,7 @@ def test_the_logs_hold_no_traceback(server: Server, damaged: Server):
 
 
 # -- PostgreSQL --------------------------------------------------------------------------------
+@pytest.mark.slow  # a server on PostgreSQL
 @pytest.mark.postgres
 def test_hostile_parameters_and_damaged_rows_on_postgresql(pg_url: str):
     run_ok("build", "nim", "3,4,5", "--db", pg_url)

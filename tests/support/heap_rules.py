@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
 
 HeapMoves = Callable[[int], list[tuple[int, ...]]]
 
@@ -102,3 +105,12 @@ def positions(max_heaps: int = 3, max_heap: int = 9) -> Iterator[tuple[int, ...]
     """Every position of up to `max_heaps` heaps of 1 to `max_heap` tokens, sorted."""
     for count in range(max_heaps + 1):
         yield from itertools.combinations_with_replacement(range(1, max_heap + 1), count)
+
+
+#: Specs whose brute-force graphs take seconds to check (their cases are marked slow).
+SLOW = {"lasker"}
+
+
+def specs() -> list[Any]:
+    """Every spec of `RULES`, sorted, for ``parametrize``; those in `SLOW` are marked slow."""
+    return [pytest.param(s, marks=pytest.mark.slow) if s in SLOW else s for s in sorted(RULES)]
