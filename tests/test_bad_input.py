@@ -30,11 +30,11 @@ import pytest
 from click.testing import CliRunner
 
 from explorer.cli import main
+from tests.support.environment import REPO
 
 #: Longest a case may run (seconds).
 LIMIT = 30
 
-REPO = Path(__file__).resolve().parent.parent
 DAG = "dag:game.json"
 BIG = "9223372036854775808"
 HUGE_DIGITS = "9" * 5000
@@ -653,6 +653,7 @@ WRITERS = {
 SPECIAL = ["fifo"] + (["device"] if os.geteuid() == 0 else [])  # only root makes device nodes
 
 
+@pytest.mark.slow  # waits on fifos
 @pytest.mark.parametrize("kind", SPECIAL)
 @pytest.mark.parametrize("what", WRITERS)
 def test_an_output_that_is_a_fifo_or_device_is_refused_and_left_as_it_was(

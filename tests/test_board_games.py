@@ -9,7 +9,7 @@ import pytest
 
 from explorer import grundy_value, load_game, solve, value_table
 from explorer.errors import PositionError
-from tests.bruteforce import mex_values, remoteness_values
+from tests.support.bruteforce import mex_values, remoteness_values
 
 # The rules again, from GAMES.md.
 

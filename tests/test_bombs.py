@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from explorer.games.base import natural_number
+from tests.support.environment import REPO
 
-REPO = Path(__file__).resolve().parent.parent
 #: Longest a command may run, and most memory it may take.
 LIMIT = 30
 MEMORY = 2 * 2**30
@@ -142,6 +142,7 @@ def test_a_bomb_is_refused_naming_its_limit(tmp_path: Path, args, words) -> None
     assert not (tmp_path / "x.db").exists()
 
 
+@pytest.mark.slow  # a long misere sequence
 def test_a_misere_sequence_is_right_within_its_guard(tmp_path: Path) -> None:
     """Misère G⁻ of one Kayles heap, against a brute force over multisets of heaps."""
     import json

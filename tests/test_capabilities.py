@@ -20,8 +20,8 @@ from explorer.errors import PositionError, SpecError
 from explorer.games import Game, may_cycle, register_game
 from explorer.games.base import NimHeaps, TableProgress, natural_number, parse_int_list
 from explorer.games.heaps import HeapGame
-from tests.bruteforce import heap_game_moves, mex_values, solve_by_definition
-from tests.conftest import fraction_of_examples
+from tests.support.bruteforce import heap_game_moves, mex_values, solve_by_definition
+from tests.support.strategies import fraction_of_examples
 
 
 @pytest.fixture

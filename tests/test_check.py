@@ -12,11 +12,9 @@ from pathlib import Path
 import pytest
 
 from explorer.games import families
-from tests.conftest import REPO
-from tests.fixtures_python_games import STONES_HEAP, install_plugin, stones_value, write
-from tests.storage_support import run, run_json
-
-pytest_plugins = ["tests.storage_fixtures"]
+from tests.support.cli import run, run_json
+from tests.support.environment import REPO
+from tests.support.python_games import STONES_HEAP, install_plugin, stones_value, write
 
 
 @pytest.fixture

@@ -8,21 +8,9 @@ import subprocess
 import sys
 
 import pytest
-from click.testing import CliRunner
 
-from explorer.cli import main
 from explorer.games import FAMILIES
-
-
-def run(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(main, list(args))
-    return result.exit_code, result.stdout, result.stderr
-
-
-def run_json(*args: str) -> object:
-    code, out, err = run(*args, "--json")
-    assert code == 0, err
-    return json.loads(out)
+from tests.support.cli import run, run_json
 
 
 def test_solve_json_contract():

@@ -24,11 +24,8 @@ from explorer.cli import common, main
 from explorer.errors import SpecError
 from explorer.games import load_game
 from explorer.generation.graph import build_graph
-
-
-def run(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
-    result = CliRunner(env=env).invoke(main, list(args))
-    return result.exit_code, result.stdout, result.stderr
+from tests.support.cli import run
+from tests.support.strategies import fraction_of_examples
 
 
 def one_error_line(err: str) -> str:
@@ -265,7 +262,8 @@ young_diagrams = st.lists(st.integers(1, 7), min_size=1, max_size=6).map(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@pytest.mark.slow  # hypothesis: a chomp graph per example
+@settings(max_examples=fraction_of_examples(2.4))
 @given(young_diagrams, st.integers(1, 400))
 def test_chomp_counts_its_states_as_the_graph_has_them(rows, limit):
     chomp = load_game("chomp")
@@ -277,7 +275,7 @@ def test_chomp_counts_its_states_as_the_graph_has_them(rows, limit):
         assert counted > limit
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=fraction_of_examples(1.6))
 @given(st.integers(0, 12), st.integers(0, 12))
 def test_wythoff_counts_its_states_as_the_graph_has_them(x, y):
     wythoff = load_game("wythoff")
@@ -428,6 +426,7 @@ def _frames(output: str) -> list[str]:
     return [frame for line in plain.split("\n") for frame in line.split("\r") if frame.strip()]
 
 
+@pytest.mark.slow  # a long build on a terminal
 def test_the_build_progress_bar_shows_its_elapsed_time_in_80_columns(tmp_path):
     output = on_a_terminal(["build", "subtraction:1,2", "60,60,60", "--db", "p.db"], tmp_path)
     bars = [f for f in _frames(output) if "building" in f and "states" in f]
@@ -441,6 +440,7 @@ def test_the_build_progress_bar_shows_its_elapsed_time_in_80_columns(tmp_path):
     assert "complete" in output
 
 
+@pytest.mark.slow  # long commands on a terminal
 @pytest.mark.parametrize(
     ("args", "label"),
     [
@@ -461,6 +461,7 @@ def test_export_and_plot_show_progress_on_a_terminal(args, label, tmp_path):
 # honest answers -------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # a whole chomp graph
 def test_chomp_is_solved_whole_with_its_remoteness():
     code, out, _ = run("solve", "chomp", "8x8", "--json")
     result = json.loads(out)

@@ -72,6 +72,7 @@ def test_decomposed_value_equals_brute_force_on_every_row(rule_and_values):
         assert grundy_value(game, game.parse(row_text(mask))) == value, row_text(mask)
 
 
+@pytest.mark.slow  # whole graphs of long rows
 def test_full_graph_equals_brute_force_on_every_row(rule_and_values):
     rule, values = rule_and_values
     game = load_game(f"turning:{rule}")

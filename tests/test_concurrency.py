@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.storage_support import dump, run, run_json
+from tests.support.cli import run, run_json
+from tests.support.storage import dump
 
-pytest_plugins = ["tests.storage_fixtures"]  # db_url, other_db_url, pg_url
+pytestmark = pytest.mark.slow  # processes racing for one database
 
 BUILDER = """
 import sys

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import networkx as nx
+import pytest
 import sqlalchemy as sa
 from alembic import command
 from hypothesis import given, settings
@@ -27,14 +28,10 @@ from explorer.storage import Database, open_database
 from explorer.storage.counts import recount
 from explorer.storage.engine import alembic_config, resolve_url
 from explorer.storage.records import lookup_game
-from tests.conftest import fraction_of_examples
-from tests.storage_support import run_json
-from tests.test_incremental import random_dags, random_edit
-from tests.test_incremental_storage import database, files, write_graph  # noqa: F401 (fixtures)
-
-pytest_plugins = ["tests.storage_fixtures"]  # db_url, other_db_url, pg_url
-
-REPO = Path(__file__).resolve().parent.parent
+from tests.support.cli import run_json
+from tests.support.environment import REPO
+from tests.support.graphs import write_graph
+from tests.support.strategies import fraction_of_examples, random_dags, random_edit
 
 COUNTED = (
     "states",
@@ -105,6 +102,7 @@ def assert_exact(url: str, spec: str, stored_spec: str | None = None) -> None:
     assert listed[stats["game"]] == (stats["states"], stats["edges"])
 
 
+@pytest.mark.slow  # many builds
 def test_counts_stay_exact_through_builds(db_url):
     for position in ("3,4,5", "3,4,6", "2,7"):  # new, then reusing stored states
         run_json("build", "nim", position, "--db", db_url)
@@ -118,6 +116,7 @@ def test_counts_stay_exact_through_builds(db_url):
     assert_exact(db_url, "nim + wythoff")
 
 
+@pytest.mark.slow  # many stored edits
 def test_counts_stay_exact_through_imports_edits_and_solves(db_url, tmp_path):
     graph = tmp_path / "game.json"
     graph.write_text(json.dumps({"a": ["b", "c"], "b": ["c"], "c": [], "d": ["a"]}))
@@ -156,6 +155,7 @@ with open_database(sys.argv[1]) as db:
 """
 
 
+@pytest.mark.slow  # kill -9 of a build
 def test_counts_stay_exact_when_a_build_is_killed_and_resumed(db_url):
     build = subprocess.Popen(
         [sys.executable, "-c", BUILDER, db_url], stdout=subprocess.PIPE, text=True

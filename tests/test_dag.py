@@ -21,9 +21,8 @@ from explorer.errors import CyclicGraphError, GameFileError, PositionError, Spec
 from explorer.formats.reading import read_graph_file
 from explorer.games import load_game
 from explorer.games.dag import DagGame
+from tests.support.environment import DATA, REPO
 
-REPO = Path(__file__).resolve().parent.parent
-DATA = REPO / "data"
 HOSTILE = [
     "<img src=x onerror=alert(1)>",
     "'; DROP TABLE positions; --",
@@ -566,6 +565,7 @@ def test_cycles_in_other_formats(tmp_path, name, text, cycle):
     check_file_error(path, message, CyclicGraphError)
 
 
+@pytest.mark.slow  # a very deep graph
 def test_deep_graph_needs_no_recursion(tmp_path):
     path = tmp_path / "path.txt"
     depth = 50_000

@@ -8,6 +8,7 @@ import re
 import shlex
 import shutil
 import sqlite3
+import sys
 from contextlib import closing
 from pathlib import Path
 
@@ -18,7 +19,10 @@ from click.testing import CliRunner
 from explorer.cli import main
 from explorer.games import ALIASES, FAMILIES
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+if __name__ == "__main__":  # run as a script (fill_readme): the repository, for tests.support
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.support.readme import README, session_lines  # noqa: E402
+
 TEXT = README.read_text(encoding="utf-8")
 
 #: The README's sections, in the order a newcomer reads them (issue 26).
@@ -168,30 +172,6 @@ def test_python_examples_run(tmp_path, monkeypatch):
     assert runner.failures == 0 and runner.tries > 5
 
 
-def session_lines() -> list[tuple[str, str]]:
-    """(command, expected output) for every ``$ `` line of the console blocks, in order."""
-    cases = []
-    for block in re.findall(r"```console\n(.*?)```", TEXT, flags=re.S):
-        lines = block.splitlines(keepends=True)
-        i = 0
-        while i < len(lines):
-            if lines[i].startswith("$ "):
-                command = lines[i][2:].strip()
-                j = i + 1
-                while j < len(lines) and not lines[j].startswith("$ "):
-                    j += 1
-                cases.append((command, "".join(lines[i + 1 : j])))
-                i = j
-            else:
-                i += 1
-    return cases
-
-
-def session_blocks() -> list[tuple[str, str]]:
-    """(command, expected output) for every ``$ explorer`` line of the console blocks."""
-    return [case for case in session_lines() if case[0].startswith("explorer")]
-
-
 #: What changes from run to run: a build's time and rate.
 VARYING = re.compile(r"time +[\d.]+ s \([\d,]+ new states/s\)")
 
@@ -220,6 +200,7 @@ def _run_line(command: str) -> str:
     return output
 
 
+@pytest.mark.slow  # every README command
 def test_readme_sessions_run_in_order_from_a_fresh_folder(tmp_path, monkeypatch):
     # the README says its examples build on each other in one folder (a checkout, for data/)
     assert "run in the order shown, in one folder" in TEXT

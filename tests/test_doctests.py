@@ -9,7 +9,7 @@ import pkgutil
 import pytest
 
 import explorer
-from tests.conftest import REPO
+from tests.support.environment import REPO
 
 #: Modules with no docstring example besides the CLI's (its commands run in test_cli and the
 #: README sessions): declarations (errors, the game base class, ORM tables, the storage package's
@@ -49,9 +49,13 @@ MODULES = [
     for name in PACKAGE
     if name not in WITHOUT_EXAMPLES and not name.startswith("explorer.cli.")
 ]
+#: Modules whose examples compute for seconds (their cases are marked slow).
+SLOW = {"explorer.solver.sparse"}
 
 
-@pytest.mark.parametrize("name", MODULES)
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW else n for n in MODULES]
+)
 def test_docstring_examples(name, monkeypatch):
     monkeypatch.chdir(REPO)
     module = importlib.import_module(name)

@@ -16,9 +16,7 @@ import pytest
 
 from explorer.formats.writing import NODE_ATTRIBUTES
 from explorer.storage import open_database
-from tests.storage_support import run, run_json
-
-pytest_plugins = ["tests.storage_fixtures"]  # db_url, other_db_url, pg_url
+from tests.support.cli import run, run_json
 
 FORMATS = ["graphml", "gexf", "json", "csv"]
 TYPED = {"grundy": int, "remoteness": int, "depth": int, "height": int}
@@ -220,6 +218,7 @@ db.game("octal:0.77").export(sys.argv[2])
 """
 
 
+@pytest.mark.slow  # a process on a small full disk
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_an_export_cut_short_by_a_full_disk_leaves_the_previous_file(db_url, tmp_path, fmt):
     run_json("build", "kayles", "20", "--db", db_url)  # every format's file is over 60 kB

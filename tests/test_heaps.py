@@ -11,98 +11,12 @@ from hypothesis import strategies as st
 from explorer import grundy_value, load_game, solve, value_sequence
 from explorer.errors import GraphTooLargeError
 from explorer.games.treblecross import SafeRuns
-from tests.bruteforce import heap_game_moves, mex_values, remoteness_values
-from tests.conftest import fraction_of_examples
-
-# The rules again, written from GAMES.md, independently of explorer/games/heaps.py.
-
-
-def nim(h):
-    return [(h - k,) for k in range(1, h + 1)]
+from tests.support.bruteforce import heap_game_moves, mex_values, remoteness_values
+from tests.support.heap_rules import RULES, SPLITTING, octal, positions, specs
+from tests.support.strategies import fraction_of_examples
 
 
-def bash(m):
-    return lambda h: [(h - k,) for k in range(1, min(m, h) + 1)]
-
-
-def subtraction(s):
-    return lambda h: [(h - k,) for k in s if k <= h]
-
-
-def half(h):
-    return [(y,) for y in range(h // 2 + 1)] if h else []
-
-
-def lasker(h):
-    return [(h - k,) for k in range(1, h + 1)] + [(a, h - a) for a in range(1, h)]
-
-
-def grundy(h):
-    return [(a, h - a) for a in range(1, h) if a != h - a]
-
-
-def octal(code):
-    d0, digits = code.split(".")
-
-    def moves(h):
-        result = []
-        if d0 == "4":
-            result += [(a, h - a) for a in range(1, h)]
-        for k, d in enumerate(map(int, digits), start=1):
-            r = h - k
-            if r < 0:
-                continue
-            if d & 1 and r == 0:
-                result.append(())
-            if d & 2 and r > 0:
-                result.append((r,))
-            if d & 4:
-                result += [(a, r - a) for a in range(1, r)]
-        return result
-
-    return moves
-
-
-RULES = {
-    "nim": nim,
-    "bash:2": bash(2),
-    "bash:3": bash(3),
-    "subtraction:1,2,3": subtraction([1, 2, 3]),
-    "subtraction:1,3,4": subtraction([1, 3, 4]),
-    "subtraction:2,5": subtraction([2, 5]),
-    "half": half,
-    "lasker": lasker,
-    "grundy": grundy,
-    "kayles": octal("0.77"),
-    "dawson": octal("0.07"),
-    "octal:0.137": octal("0.137"),
-    "octal:0.007": octal("0.007"),
-    "octal:4.07": octal("4.07"),
-    "octal:0.6": octal("0.6"),
-    "octal:0.4": octal("0.4"),
-}
-
-
-#: Games whose heaps split; their brute-force graphs grow fast, so they are checked on less.
-SPLITTING = {
-    "lasker",
-    "grundy",
-    "kayles",
-    "dawson",
-    "octal:0.137",
-    "octal:0.007",
-    "octal:4.07",
-    "octal:0.6",
-    "octal:0.4",
-}
-
-
-def positions(max_heaps=3, max_heap=9):
-    for count in range(max_heaps + 1):
-        yield from itertools.combinations_with_replacement(range(1, max_heap + 1), count)
-
-
-@pytest.mark.parametrize("spec", sorted(RULES))
+@pytest.mark.parametrize("spec", specs())
 def test_heap_games_agree_with_brute_force(spec):
     game = load_game(spec)
     moves = heap_game_moves(RULES[spec])
@@ -113,7 +27,7 @@ def test_heap_games_agree_with_brute_force(spec):
         assert grundy_value(game, position) == brute[position], (spec, position)
 
 
-@pytest.mark.parametrize("spec", sorted(RULES))
+@pytest.mark.parametrize("spec", specs())
 def test_graph_and_decomposition_agree_on_values_and_winning_moves(spec):
     game = load_game(spec)
     moves = heap_game_moves(RULES[spec])
@@ -131,7 +45,7 @@ def test_graph_and_decomposition_agree_on_values_and_winning_moves(spec):
             assert sorted(result.winning_moves) == expected_moves, (spec, position, method)
 
 
-@pytest.mark.parametrize("spec", sorted(RULES))
+@pytest.mark.parametrize("spec", specs())
 def test_single_heap_table_matches_brute_force_far_out(spec):
     game = load_game(spec)
     moves = heap_game_moves(RULES[spec])

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from explorer.errors import CyclicGraphError
-from explorer.solver import grundy_values, heights, remoteness
+from explorer.solver import heights
 from explorer.solver.incremental import (
     Edit,
     EditError,
@@ -19,99 +19,15 @@ from explorer.solver.incremental import (
     apply_edit,
     edit_between,
 )
-from tests.bruteforce import mex_values
-
-# --- strategies -------------------------------------------------------------------------------
-
-
-@st.composite
-def random_dags(draw: st.DrawFn, max_states: int = 12) -> nx.DiGraph:
-    """A DAG on ``v0 .. vN``; edges only go from a later to an earlier state of a random order."""
-    n = draw(st.integers(min_value=1, max_value=max_states))
-    names = [f"v{i}" for i in range(n)]
-    order = draw(st.permutations(names))
-    graph = nx.DiGraph()
-    graph.add_nodes_from(names)
-    for i in range(n):
-        for j in range(i):
-            if draw(st.booleans()):
-                graph.add_edge(order[i], order[j])
-    return graph
-
-
-def random_edit(draw: st.DrawFn, graph: nx.DiGraph, fresh: str) -> Edit:
-    """One to three random changes to `graph`; added moves may close cycles."""
-    states = sorted(graph)
-    edges = sorted(graph.edges)
-    add_states: list[str] = []
-    remove_states: list[str] = []
-    add_edges: list[tuple[str, str]] = []
-    remove_edges: list[tuple[str, str]] = []
-    for _ in range(draw(st.integers(min_value=1, max_value=3))):
-        live = [s for s in states if s not in remove_states] + add_states
-        kind = draw(st.sampled_from(["add_edge", "add_edge", "remove_edge", "add_state", "remove"]))
-        if kind == "add_edge" and len(live) >= 2:
-            v, w = draw(st.permutations(live))[:2]
-            taken = (v, w) in add_edges or ((v, w) in edges and (v, w) not in remove_edges)
-            if not taken:
-                add_edges.append((v, w))
-        elif kind == "remove_edge":
-            candidates = [e for e in edges if e not in remove_edges]
-            if candidates:
-                remove_edges.append(draw(st.sampled_from(candidates)))
-        elif kind == "add_state":
-            new = f"{fresh}{len(add_states)}"
-            add_states.append(new)
-            for s in draw(st.lists(st.sampled_from(live), unique=True, max_size=3)) if live else []:
-                add_edges.append((new, s) if draw(st.booleans()) else (s, new))
-        elif kind == "remove":
-            candidates = [s for s in states if s not in remove_states]
-            if candidates and len(candidates) > 1:
-                gone = draw(st.sampled_from(candidates))
-                remove_states.append(gone)
-                add_edges = [e for e in add_edges if gone not in e]
-    return Edit(tuple(add_states), tuple(remove_states), tuple(add_edges), tuple(remove_edges))
-
-
-# --- independent reference: values by the definitions ------------------------------------------
-
-
-def brute_force(graph: nx.DiGraph) -> dict[str, StateValue]:
-    """Grundy values by mex (tests/bruteforce.py) and remoteness by its definition."""
-    grundy: dict[str, int] = {}
-    for start in graph:
-        if start not in grundy:
-            grundy.update(mex_values(start, lambda p: list(graph.successors(p))))
-    far: dict[str, int] = {}
-    for start in graph:
-        stack = [start]
-        while stack:
-            p = stack[-1]
-            options = list(graph.successors(p))
-            todo = [q for q in options if q not in far]
-            if todo:
-                stack.extend(todo)
-                continue
-            stack.pop()
-            if not options:
-                far[p] = 0
-            elif grundy[p]:
-                far[p] = 1 + min(far[q] for q in options if grundy[q] == 0)
-            else:
-                far[p] = 1 + max(far[q] for q in options)
-    return {p: StateValue(grundy[p], far[p]) for p in graph}
-
-
-def from_scratch(graph: nx.DiGraph) -> dict[str, StateValue]:
-    grundy = grundy_values(graph)
-    far = remoteness(graph)
-    return {s: StateValue(grundy[s], far[s]) for s in graph}
+from tests.support.bruteforce import dag_values
+from tests.support.graphs import from_scratch
+from tests.support.strategies import random_dags, random_edit
 
 
 def assert_consistent(solved: SolvedGraph) -> None:
     expected = from_scratch(solved.graph)
     assert solved.values == expected
-    assert expected == brute_force(solved.graph)
+    assert expected == dag_values(solved.graph)
     assert set(solved.height) == set(solved.graph)
     for v, w in solved.graph.edges:
         assert solved.height[v] > solved.height[w], (v, w)

@@ -5,15 +5,14 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from explorer.analysis.variants import compare_positions, compare_range
-from explorer.cli import main
 from explorer.games import load_game
-from tests.bruteforce import mex_values
-from tests.conftest import fraction_of_examples
+from tests.support.bruteforce import mex_values
+from tests.support.cli import run
+from tests.support.strategies import fraction_of_examples
 
 
 def subtraction_values(moves: set[int], upto: int) -> list[int]:
@@ -23,11 +22,6 @@ def subtraction_values(moves: set[int], upto: int) -> list[int]:
         if n not in values:
             values.update(mex_values(n, lambda h: [h - s for s in moves if s <= h]))
     return [values[n] for n in range(upto + 1)]
-
-
-def run(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(main, list(args))
-    return result.exit_code, result.stdout, result.stderr
 
 
 @settings(max_examples=fraction_of_examples(0.4))  # each example tabulates two games

@@ -4,66 +4,23 @@ or edit leaves the database file byte for byte as it was."""
 
 from __future__ import annotations
 
-import itertools
 import json
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import networkx as nx
 import pytest
 import sqlalchemy as sa
-from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from explorer.cli import main
 from explorer.errors import CyclicGraphError
 from explorer.games.dag import DagGame
 from explorer.solver.incremental import Edit, EditError, StateValue
 from explorer.storage import Database, NotStoredError, open_database
-from tests.conftest import REPO, fraction_of_examples
-from tests.test_incremental import from_scratch, random_dags, random_edit
-
-_names = itertools.count()
-
-
-@pytest.fixture(
-    scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
-)
-def database(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Database]:
-    """A new database: a SQLite file, or a PostgreSQL database made for this module and dropped
-    after it (so built games such as ``subtraction:1,2`` start fresh on every run)."""
-    if request.param == "sqlite":
-        with open_database(str(tmp_path_factory.mktemp("sqlite") / "edits.db")) as db:
-            yield db
-        return
-    server = sa.make_url(request.getfixturevalue("postgres_url"))
-    name = f"explorer_incremental_{uuid.uuid4().hex[:12]}"
-    admin = sa.create_engine(server, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
-    try:
-        with open_database(server.set(database=name).render_as_string(False)) as db:
-            yield db
-    finally:
-        with admin.connect() as conn:
-            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}"')
-        admin.dispose()
-
-
-@pytest.fixture(scope="module")
-def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("graphs")
-
-
-def write_graph(folder: Path, graph: nx.DiGraph) -> Path:
-    """The graph as a JSON file with a name never used before (so a new game)."""
-    path = folder / f"g{next(_names)}.json"
-    path.write_text(json.dumps({"vertices": list(graph.nodes), "edges": list(graph.edges)}))
-    return path
+from tests.support.cli import run
+from tests.support.environment import REPO
+from tests.support.graphs import from_scratch, write_graph
+from tests.support.strategies import fraction_of_examples, random_dags, random_edit
 
 
 def stored(db: Database, spec: str) -> tuple[nx.DiGraph, dict[str, tuple[object, ...]]]:
@@ -291,11 +248,6 @@ def test_an_edit_of_a_game_not_stored(database: Database) -> None:
 
 
 # --- the CLI: messages, and the database file untouched by refusals ------------------------------
-
-
-def run(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(main, list(args))
-    return result.exit_code, result.stdout, result.stderr
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:

@@ -17,13 +17,13 @@ from explorer.storage.records import (
     ensure_key_index,
     key_index_present,
 )
-from tests.storage_support import dump, has_key_index, run_json
-
-pytest_plugins = ["tests.storage_fixtures"]  # db_url, other_db_url, pg_url
+from tests.support.cli import run_json
+from tests.support.storage import dump, has_key_index
 
 SPEC, POSITION = "subtraction:1,2", "6,7,8,9"
 
 
+@pytest.mark.slow  # two large builds
 @pytest.mark.parametrize("overlap", [False, True])
 def test_a_build_without_the_index_stores_the_rows_of_one_with_it_and_keys_stay_unique(
     db_url, other_db_url, monkeypatch, overlap

@@ -30,66 +30,12 @@ from explorer.solver.loopy import (
     retrograde,
     solve_loopy,
 )
-from tests.conftest import REPO
+from tests.support.bruteforce import check_loopy_definition, plain_retrograde
+from tests.support.environment import REPO
+from tests.support.strategies import fraction_of_examples
 
 
 # ----------------------------------------------------------------------------- independent checks
-def mex(values):
-    k = 0
-    while k in values:
-        k += 1
-    return k
-
-
-def finite(value):
-    return not isinstance(value, Infinite)
-
-
-def check_definition(succ, values, counters):
-    """Conditions A, B (with the computed counter) and C, and K = the finite follower values."""
-    for u, followers in enumerate(succ):
-        followers = set(followers)
-        found = {values[v] for v in followers if finite(values[v])}
-        if finite(values[u]):
-            assert values[u] == mex(found), ("A", u)
-            for v in followers:
-                if finite(values[v]) and values[v] < values[u]:
-                    continue
-                assert any(values[w] == values[u] and counters[w] < counters[u] for w in succ[v]), (
-                    "B",
-                    u,
-                    v,
-                )
-        else:
-            assert counters[u] is None
-            assert values[u].escapes == found, ("K", u)
-            b = mex(found)
-            assert any(
-                not finite(values[v]) and b not in {values[w] for w in succ[v] if finite(values[w])}
-                for v in followers
-            ), ("C", u)
-
-
-def plain_retrograde(succ):
-    """Win/lose/draw by the textbook fixpoint: no move is a loss; a move to a loss is a win;
-    all moves to wins is a loss; whatever never settles is a draw."""
-    outcome = {}
-    changed = True
-    while changed:
-        changed = False
-        for u, followers in enumerate(succ):
-            if u in outcome:
-                continue
-            if any(outcome.get(v) == "P" for v in followers):
-                outcome[u] = "N"
-            elif all(outcome.get(v) == "N" for v in followers):
-                outcome[u] = "P"
-            else:
-                continue
-            changed = True
-    return [outcome.get(u, "D") for u in range(len(succ))]
-
-
 def product(succ_a, succ_b):
     """The sum as a product digraph: vertex a * len(b) + b, a move moves one component."""
     nb = len(succ_b)
@@ -112,21 +58,23 @@ def digraphs(draw, max_vertices=12):
 
 
 # ----------------------------------------------------------------------------- definition
-@settings(max_examples=500, deadline=None)
+@pytest.mark.slow  # hypothesis: many graphs
+@settings(max_examples=fraction_of_examples(20))
 @given(digraphs())
 def test_values_satisfy_the_definition_and_outcomes_match_retrograde(succ):
     labels = label_vertices(succ)
-    check_definition(succ, labels.values, labels.counters)
+    check_loopy_definition(succ, labels.values, labels.counters)
     assert [outcome_of(v) for v in labels.values] == plain_retrograde(succ)
 
 
-@settings(max_examples=200, deadline=None)
+@pytest.mark.slow  # hypothesis: many product graphs
+@settings(max_examples=fraction_of_examples(8))
 @given(digraphs(max_vertices=5), digraphs(max_vertices=5))
 def test_sums_equal_the_product_graph(succ_a, succ_b):
     a = label_vertices(succ_a).values
     b = label_vertices(succ_b).values
     whole = label_vertices(product(succ_a, succ_b))
-    check_definition(product(succ_a, succ_b), whole.values, whole.counters)
+    check_loopy_definition(product(succ_a, succ_b), whole.values, whole.counters)
     nb = len(succ_b)
     for x in range(len(succ_a)):
         for y in range(nb):
@@ -142,10 +90,10 @@ def test_a_seeded_sweep_of_random_graphs_and_sums():
         n = rng.randint(1, 12)
         succ = [[rng.randrange(n) for _ in range(rng.randint(0, 4))] for _ in range(n)]
         labels = label_vertices(succ)
-        check_definition(succ, labels.values, labels.counters)
+        check_loopy_definition(succ, labels.values, labels.counters)
         assert [outcome_of(v) for v in labels.values] == plain_retrograde(succ)
         positions += n
-        infinite += sum(not finite(v) for v in labels.values)
+        infinite += sum(isinstance(v, Infinite) for v in labels.values)
     sums = 0
     for _ in range(600):
         parts = []
@@ -159,7 +107,8 @@ def test_a_seeded_sweep_of_random_graphs_and_sums():
     assert positions > 15_000 and infinite > 3_000 and sums > 5_000
 
 
-@settings(max_examples=300, deadline=None)
+@pytest.mark.slow  # hypothesis: many graphs
+@settings(max_examples=fraction_of_examples(12))
 @given(st.integers(1, 12), st.randoms(use_true_random=False))
 def test_on_acyclic_graphs_the_values_are_the_ordinary_ones(n, rng):
     graph = nx.DiGraph()
@@ -214,7 +163,8 @@ def test_ignoring_the_counter_turns_a_win_into_a_draw_and_the_solver_wins():
         counter_answer(graph, solution, "b", "a")  # b is not a P-position
 
 
-@settings(max_examples=500, deadline=None)
+@pytest.mark.slow  # hypothesis: many graphs
+@settings(max_examples=fraction_of_examples(20))
 @given(digraphs())
 def test_the_solvers_moves_win_and_draw(succ):
     """From P every opponent move has an answer of value 0 with a smaller counter (so play ends,
@@ -397,7 +347,7 @@ def test_tables_and_sequences_refuse_infinite_values(tmp_path):
     )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=fraction_of_examples(12))
 @given(digraphs())
 def test_labels_and_remoteness_in_one_pass_equal_the_two_passes(succ):
     labels, far = labels_and_remoteness(succ)

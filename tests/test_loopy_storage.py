@@ -23,17 +23,11 @@ from explorer.solver.loopy import Infinite, label_vertices, outcome_of
 from explorer.storage import Database
 from explorer.storage.records import canonical_spec
 from explorer.storage.verify import verify_database
-from tests.test_incremental import random_edit
-from tests.test_incremental_storage import database, files  # noqa: F401 (fixtures)
-from tests.test_loopy import check_definition, plain_retrograde
-
-_names = iter(range(10**6))
-
-
-def write_graph(folder: Path, graph: nx.DiGraph) -> Path:
-    path = folder / f"loopy{next(_names)}.json"
-    path.write_text(json.dumps({"vertices": list(graph.nodes), "edges": list(graph.edges)}))
-    return path
+from tests.support.bruteforce import check_loopy_definition, plain_retrograde
+from tests.support.environment import DATA
+from tests.support.graphs import write_graph
+from tests.support.readme import session_blocks
+from tests.support.strategies import fraction_of_examples, random_edit
 
 
 def stored_values(db: Database, spec: str) -> tuple[nx.DiGraph, dict[str, tuple]]:
@@ -72,7 +66,7 @@ def assert_labelled(db: Database, spec: str, expected: nx.DiGraph) -> dict[str, 
     index = {n: i for i, n in enumerate(nodes)}
     succ = [[index[w] for w in expected.successors(n)] for n in nodes]
     labels = label_vertices(succ)
-    check_definition(succ, labels.values, labels.counters)
+    check_loopy_definition(succ, labels.values, labels.counters)
     retro = plain_retrograde(succ)
     for n, value, outcome in zip(nodes, labels.values, retro, strict=True):
         grundy, escapes, stored_outcome, far, _ = rows[n]
@@ -85,11 +79,12 @@ def assert_labelled(db: Database, spec: str, expected: nx.DiGraph) -> dict[str, 
     return rows
 
 
-@settings(max_examples=25, deadline=None)
+@pytest.mark.slow  # hypothesis: many stored edits
+@settings(max_examples=fraction_of_examples(1))
 @given(data=st.data())
 def test_random_edits_to_a_stored_graph_with_cycles_match_a_labelling_from_scratch(
-    database: Database,  # noqa: F811
-    files: Path,  # noqa: F811
+    database: Database,
+    files: Path,
     data: st.DataObject,
 ) -> None:
     n = data.draw(st.integers(2, 8), label="states")
@@ -135,16 +130,16 @@ def test_random_edits_to_a_stored_graph_with_cycles_match_a_labelling_from_scrat
         cycles_broken += not was_dag and nx.is_directed_acyclic_graph(trial)
         mirror = trial
         rows = assert_labelled(database, spec, mirror)
+        changed = {  # new states, and states whose value, escapes, outcome or remoteness moved
+            key for key, row in rows.items() if key not in before or before[key][:4] != row[:4]
+        }
         for key, row in rows.items():  # exactly the changed values point to this edit
-            old = before.get(key)
-            if old is None or old[:4] != row[:4]:
-                assert row[4] == result.build_id, key
-            else:
-                assert row[4] == old[4], key
-        assert result.changed == len(result.values)
+            assert row[4] == (result.build_id if key in changed else before[key][4]), key
+        assert result.changed == len(changed)
+        assert sorted(v.position for v in result.values) == sorted(changed)
 
 
-def test_an_edit_can_create_and_break_a_cycle(database: Database, files: Path) -> None:  # noqa: F811
+def test_an_edit_can_create_and_break_a_cycle(database: Database, files: Path) -> None:
     graph = nx.DiGraph([("a", "b"), ("b", "t")])
     spec = database.import_graph(GraphGame(str(write_graph(files, graph)))).game
     assert database.game(spec).state("a")["grundy"] == 0
@@ -167,8 +162,8 @@ def test_an_edit_can_create_and_break_a_cycle(database: Database, files: Path) -
     assert str(error.value) == "no state 'zz' in the graph (add it in the same edit)"
 
 
-def test_queries_filter_by_draw_and_infinity(database: Database) -> None:  # noqa: F811
-    game = GraphGame(str(Path(REPO_DATA) / "loopy.json"))
+def test_queries_filter_by_draw_and_infinity(database: Database) -> None:
+    game = GraphGame(str(DATA / "loopy.json"))
     spec = database.import_graph(game).game
     draws = database.game(spec).states(outcome="D")
     assert sorted(s["position"] for s in draws["states"]) == ["c", "f"]
@@ -189,12 +184,9 @@ def test_queries_filter_by_draw_and_infinity(database: Database) -> None:  # noq
         rows = conn.execute(
             sa.text("SELECT position, grundy, escapes, outcome FROM state_values WHERE game = :g "
                     "AND outcome = 'D' ORDER BY position"),
-            {"g": "graph:" + str((Path(REPO_DATA) / "loopy.json").resolve())},
+            {"g": "graph:" + str((DATA / "loopy.json").resolve())},
         ).all()  # fmt: skip
     assert [tuple(r) for r in rows] == [("c", None, "", "D"), ("f", None, "", "D")]
-
-
-REPO_DATA = Path(__file__).resolve().parent.parent / "data"
 
 
 def test_cli_import_query_and_edit_of_a_graph_with_cycles(tmp_path: Path) -> None:
@@ -238,7 +230,7 @@ def test_a_dag_game_still_refuses_a_cycle(tmp_path: Path) -> None:
 def test_verify_labels_a_game_with_cycles_again(tmp_path: Path) -> None:
     db = str(tmp_path / "games.db")
     runner = CliRunner()
-    spec = f"graph:{REPO_DATA / 'loopy.json'}"
+    spec = f"graph:{DATA / 'loopy.json'}"
     assert runner.invoke(main, ["import", spec, "--db", db]).exit_code == 0
     result = runner.invoke(main, ["verify", "--db", db])
     assert result.exit_code == 0, result.output
@@ -256,15 +248,14 @@ def test_verify_labels_a_game_with_cycles_again(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow  # README commands in fresh interpreters
 def test_the_readme_session_of_a_stored_graph_with_cycles_is_real(tmp_path: Path) -> None:
     import os
     import shutil
     import subprocess
 
-    from tests.test_docs import session_blocks
-
     (tmp_path / "data").mkdir()
-    shutil.copy(REPO_DATA / "loopy.json", tmp_path / "data" / "loopy.json")
+    shutil.copy(DATA / "loopy.json", tmp_path / "data" / "loopy.json")
     cases = [c for c in session_blocks() if "graph:data/loopy.json" in c[0] and (
         c[0].split()[1] in {"import", "query", "edit"})]  # fmt: skip
     assert [c[0].split()[1] for c in cases][:2] == ["import", "query"]
@@ -304,7 +295,7 @@ def rule_graph(spec: str, position: str) -> nx.DiGraph:
     ],
 )
 def test_a_build_of_a_game_that_may_loop_stores_its_generalized_values(
-    database: Database,  # noqa: F811
+    database: Database,
     spec: str,
     position: str,
 ) -> None:
@@ -324,7 +315,7 @@ def test_a_build_of_a_game_that_may_loop_stores_its_generalized_values(
 
 
 def test_windup_built_has_the_published_values_and_a_stopped_build_resumes_to_them(
-    database: Database,  # noqa: F811
+    database: Database,
 ) -> None:
     spec = "windup:11:1,3"  # a fresh game in the module's database
     stopped = database.game(spec).build("10", max_states=3)

@@ -4,8 +4,6 @@ states by their misère outcome."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from click.testing import CliRunner
 
 from explorer.cli import main
@@ -18,11 +16,8 @@ from explorer.storage import open_database
 from explorer.viz import draw_game, draw_stored
 from explorer.viz.page import GROUPS
 from explorer.viz.palette import DRAW_COLOUR, INFINITE_COLOUR, MISERE_N_COLOUR, P_COLOUR
-from tests.test_viz import page_data
-
-pytest_plugins = ["tests.storage_fixtures"]  # db_url
-
-DATA = Path(__file__).resolve().parent.parent / "data"
+from tests.support.environment import DATA
+from tests.support.pages import page_data
 
 
 def legend_texts(page) -> list[str]:

@@ -16,7 +16,9 @@ import pytest
 from explorer.games import FAMILIES, load_game
 from explorer.games.heaps import HeapGame
 from explorer.generation.graph import build_graph
-from tests.storage_support import run_json
+from tests.support.cli import run_json
+
+pytestmark = pytest.mark.slow  # whole builds measured in fresh interpreters
 
 #: ``python -m explorer`` with Python's Ctrl-C handler put back: a shell starts a background job
 #: (``nohup pytest ... &``) with SIGINT ignored, its children inherit that, and Python then

@@ -15,26 +15,11 @@ from explorer.analysis.solving import explain, solve
 from explorer.cli import main
 from explorer.games.convention import MISERE
 from explorer.solver.misere import bouton_misere_outcome, misere_outcomes
-from tests.bruteforce import heap_game_moves, solve_by_definition
-from tests.test_heaps import RULES, SPLITTING, positions
+from tests.support.bruteforce import heap_game_moves, misere_values
+from tests.support.heap_rules import RULES, SPLITTING, positions, specs
 
 
-def misere_rule(options):
-    """(outcome, remoteness) by definition: no move wins (the opponent moved last); a move to
-    a P-position wins, hurrying; otherwise lose, delaying."""
-    if not options:
-        return ("N", 0)
-    losing = [r for o, r in options if o == "P"]
-    if losing:
-        return ("N", 1 + min(losing))
-    return ("P", 1 + max(r for _, r in options))
-
-
-def brute_misere(position, moves):
-    return solve_by_definition(position, moves, misere_rule)
-
-
-@pytest.mark.parametrize("spec", sorted(RULES))
+@pytest.mark.parametrize("spec", specs())
 def test_misere_outcomes_agree_with_brute_force(spec):
     """Every position of up to 3 heaps of up to 9 (7 for games whose heaps split), as the normal
     play brute-force test uses, and every position in their graphs."""
@@ -45,7 +30,7 @@ def test_misere_outcomes_agree_with_brute_force(spec):
     for position in positions(max_heap=7 if spec in SPLITTING else 9):
         if position in checked:
             continue
-        brute.update(brute_misere(position, moves))
+        brute.update(misere_values(position, moves))
         outcome, far = misere_outcomes(build_graph(game, position))
         for node in outcome:
             assert (outcome[node], far[node]) == brute[node], (spec, node)
@@ -58,7 +43,7 @@ def test_misere_outcomes_agree_with_brute_force(spec):
     assert len(checked) >= 50
 
 
-@pytest.mark.parametrize("spec", sorted(RULES))
+@pytest.mark.parametrize("spec", specs())
 def test_misere_sequence_is_zero_exactly_on_misere_p_positions(spec):
     game = load_game(spec)
     moves = heap_game_moves(RULES[spec])
@@ -66,7 +51,7 @@ def test_misere_sequence_is_zero_exactly_on_misere_p_positions(spec):
     result = misere_sequence(game, upto)
     for n in range(upto + 1):
         heap = (n,) if n else ()
-        assert (result.values[n] == 0) == (brute_misere(heap, moves)[heap][0] == "P"), (spec, n)
+        assert (result.values[n] == 0) == (misere_values(heap, moves)[heap][0] == "P"), (spec, n)
     assert result.values[0] == 1 and result.convention == "misere"
 
 
@@ -83,7 +68,7 @@ def test_misere_nim_follows_bouton_on_1000_random_positions():
         heaps = tuple(sorted(rng.choice([1, 1, 2, 3, 5, 6, 7]) for _ in range(rng.randint(0, 4))))
         by_rule = solve(nim, heaps, method="decompose", convention=MISERE)
         assert by_rule.method == "bouton"
-        brute = brute_misere(heaps, moves)
+        brute = misere_values(heaps, moves)
         assert by_rule.outcome == bouton_misere_outcome(heaps) == brute[heaps][0], heaps
         expected = sorted({nim.format(q) for q in moves(heaps) if brute[q][0] == "P"})
         assert sorted(by_rule.winning_moves) == expected, heaps

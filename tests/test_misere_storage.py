@@ -27,13 +27,11 @@ from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.solver.misere import bouton_misere_outcome
 from explorer.storage import open_database
 from explorer.storage.engine import alembic_config, head_revision, resolve_url
-from tests.bruteforce import heap_game_moves, mex_values, solve_by_definition
-from tests.serve_fixtures import start_server
-from tests.storage_support import dump, run, run_json
-from tests.test_heaps import RULES, SPLITTING
-from tests.test_misere import brute_misere
-
-pytest_plugins = ["tests.storage_fixtures"]
+from tests.support.bruteforce import heap_game_moves, mex_values, misere_values, solve_by_definition
+from tests.support.cli import run, run_json
+from tests.support.heap_rules import RULES, SPLITTING
+from tests.support.serve import start_server
+from tests.support.storage import dump
 
 #: A position of each heap family whose graph holds every small position the test sees.
 FAMILY_POSITIONS = {spec: "3,4,5" if spec in SPLITTING else "4,6,7" for spec in RULES}
@@ -87,7 +85,7 @@ def test_misere_builds_of_heap_families_equal_the_brute_force(db_url, spec):
     root = game.parse(FAMILY_POSITIONS[spec])
     report = run_json("build", spec, FAMILY_POSITIONS[spec], "--misere", "--db", db_url)
     assert report["convention"] == "misere" and report["status"] == "complete"
-    outcome = brute_misere(root, moves)
+    outcome = misere_values(root, moves)
     grundy = solve_by_definition(root, moves, misere_grundy_rule)
     stored = stored_states(db_url, spec, MISERE)
     assert len(stored) == len(outcome) == report["states_stored"]
@@ -128,7 +126,7 @@ def test_misere_nim_sums_follow_boutons_rule_in_the_database(db_url):
                 yield position[:i] + (moved,) + position[i + 1 :]
 
     root = game.parse("2,3,1 + 4,1")
-    brute = brute_misere(root, sum_moves)
+    brute = misere_values(root, sum_moves)
     assert {game.format(p): v for p, v in brute.items()} == {
         k: (s["outcome"], s["remoteness"]) for k, s in stored.items()
     }
@@ -317,6 +315,7 @@ def test_a_schema_0004_database_is_upgraded_and_verifies(db_url):
     assert run_json("query", "nim", "3,4,5", "--db", db_url)["grundy"] == 2
 
 
+@pytest.mark.slow  # a server
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
 def test_serve_shows_a_misere_build_beside_the_normal_one(backend, request, tmp_path):
     if backend == "sqlite":

@@ -14,12 +14,13 @@ import re
 import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from explorer.cli import main
+from tests.support.environment import REPO
 
 DATA = Path(__file__).resolve().parent / "data" / "cli_outputs.json"
-REPO = Path(__file__).resolve().parent.parent
 
 #: The commands, run in order in one empty folder holding a copy of ``data/note003.json``.
 COMMANDS: list[list[str]] = [
@@ -107,6 +108,7 @@ def outputs(folder: Path) -> dict[str, object]:
     return found
 
 
+@pytest.mark.slow  # every recorded command
 def test_outputs_are_unchanged(tmp_path: Path) -> None:
     expected = json.loads(DATA.read_text(encoding="utf-8"))
     found = outputs(tmp_path)

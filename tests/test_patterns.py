@@ -12,7 +12,6 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -26,26 +25,14 @@ from explorer.analysis.patterns import (
 )
 from explorer.analysis.sequences import value_sequence
 from explorer.analysis.sweep import variants
-from explorer.cli import main
 from explorer.errors import PositionError, SweepError
 from explorer.games import load_game
 from explorer.games.base import Game
 from explorer.games.heaps import HeapGame, Heaps
 from explorer.games.removals import RemovalRule
 from explorer.solver.periodicity import removal_values, state_lemma, window_lemma
-from tests.conftest import fraction_of_examples
-
-
-def run(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(main, list(args))
-    return result.exit_code, result.stdout, result.stderr
-
-
-def run_json(*args: str) -> dict:
-    code, out, err = run(*args, "--json")
-    assert code == 0, err
-    return json.loads(out)
-
+from tests.support.cli import run, run_json
+from tests.support.strategies import fraction_of_examples
 
 # -- brute force, written from the definitions -----------------------------------------------
 
@@ -137,6 +124,7 @@ def test_the_window_lemma_predicts_every_later_value(moves):
     assert (g[pre + p :] == g[pre:-p]).all()
 
 
+@pytest.mark.slow  # a sweep of codes
 def test_octal_sweep_agrees_with_the_sequence_engine():
     upto = 2000
     began = time.perf_counter()
@@ -278,6 +266,7 @@ def test_known_games_proved_and_observed():
     assert (nim.fields["period"], nim.fields["saltus"], nim.theorem) == (1, 1, "state lemma")
 
 
+@pytest.mark.slow  # a long sequence
 def test_grundys_game_rare_values_match_the_published_count():
     """SEQUENCES.md: 1,274 rare positions up to 2^21, the last at 82,860."""
     sparse = find_patterns("grundy", 90_000).find("sparse-space")

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import given
-from hypothesis import strategies as st
 
 from explorer import build_graph, explain, grundy_values, load_game, solve
-from tests.conftest import REPO
-from tests.strategies import game_positions, sums
+from tests.support.environment import REPO
+from tests.support.strategies import game_positions, sums
 
 
 @pytest.fixture(autouse=True)
@@ -70,14 +69,18 @@ def test_remoteness_parity_matches_outcome(case):
     assert (result.remoteness % 2 == 0) == (result.outcome == "P")
 
 
-@given(game_positions(), st.data())
-def test_winning_moves_lead_to_p_positions(case, data):
+@given(game_positions())
+def test_winning_moves_are_the_moves_to_p_positions(case):
+    """By the definition: a position is N exactly when some move reaches a P-position, and the
+    winning moves are those moves, each solved on its own."""
     spec, text = case
     game = load_game(spec)
-    result = solve(game, game.parse(text))
-    for move in result.winning_moves:
-        assert solve(game, game.parse(move)).outcome == "P"
-    assert (result.outcome == "N") == bool(result.winning_moves)
+    position = game.parse(text)
+    result = solve(game, position)
+    moves = {game.format(q) for q in game.successors(position)}
+    to_p = {m for m in moves if solve(game, game.parse(m), method="graph").outcome == "P"}
+    assert sorted(result.winning_moves) == sorted(to_p)
+    assert result.outcome == ("N" if to_p else "P")
 
 
 @given(game_positions())

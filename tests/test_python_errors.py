@@ -9,10 +9,9 @@ import pytest
 
 from explorer.errors import RuleError
 from explorer.storage import open_database
-from tests.fixtures_python_games import STONES_HEAP, every_row, write
-from tests.storage_support import run
-
-pytest_plugins = ["tests.storage_fixtures"]
+from tests.support.cli import run
+from tests.support.python_games import STONES_HEAP, write
+from tests.support.storage import every_row
 
 #: Each bug: the file, what the error line must hold, and the position to build.
 BUGS = {

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 import explorer
 from explorer.games.position_text import format_position, parse_position
 from explorer.storage import open_database
-from tests.fixtures_python_games import (
+from tests.support.cli import run, run_json
+from tests.support.python_games import (
     LOOPY,
     STONES_CLASS,
     STONES_GAME,
@@ -24,9 +25,6 @@ from tests.fixtures_python_games import (
     stones_value,
     write,
 )
-from tests.storage_support import run, run_json
-
-pytest_plugins = ["tests.storage_fixtures"]
 
 FORMS = {"heap": STONES_HEAP, "game": STONES_GAME, "class": STONES_CLASS}
 
@@ -70,6 +68,7 @@ def test_three_forms_agree_with_the_brute_force(folder: Path, form: str, positio
     assert result["outcome"] == ("P" if expected == 0 else "N")
 
 
+@pytest.mark.slow  # hypothesis: a build per example
 @given(heaps=st.lists(st.integers(0, 9), min_size=1, max_size=3))
 def test_function_of_positions_is_the_xor_of_heaps(heaps: list[int]) -> None:
     @explorer.game

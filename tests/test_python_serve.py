@@ -9,15 +9,12 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
 
-from tests.fixtures_python_games import STONES_HEAP, stones_moves, stones_value, write
-from tests.serve_fixtures import Server, start_server
-from tests.storage_support import run_json
-from tests.test_serve_browser import Tab
-from tests.test_serve_browser import browser as browser  # a fixture shared with those tests
-from tests.test_serve_browser import tab as tab_fixture
+from tests.support.browser import Tab
+from tests.support.cli import run_json
+from tests.support.python_games import STONES_HEAP, stones_moves, stones_value, write
+from tests.support.serve import Server, start_server
 
-pytestmark = pytest.mark.browser
-pytest_plugins = ["serve_fixtures"]
+pytestmark = [pytest.mark.browser, pytest.mark.slow]  # headless Chromium
 
 
 @pytest.fixture(scope="module")
@@ -30,9 +27,6 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
     rules.unlink()
     Path(f"{rules}.ran").unlink()
     return path, spec
-
-
-tab = tab_fixture
 
 
 @pytest.fixture(scope="module")

@@ -134,6 +134,7 @@ def test_reduction_winning_moves_are_the_as_written_winning_moves(game, written)
         assert (found.outcome == "P") == (value == 0)
 
 
+@pytest.mark.slow  # whole graphs
 def test_graph_method_gives_the_as_written_values(game, written):
     for board in [b for b in written if len(b) == 2][::15]:
         solution = solve(game, board, method="graph")
@@ -210,6 +211,7 @@ def test_in_a_sum_the_board_counts_with_its_as_written_value(game, written):
     assert grundy_value(mixed, mixed.parse("1,3;4,2 + 7")) == written[board] ^ 7
 
 
+@pytest.mark.slow  # large boards
 def test_large_coordinates_are_solved_through_the_reduction(game):
     solution = solve(game, game.parse("60,25;37,61"))
     assert solution.method == "reduction"

@@ -18,9 +18,9 @@ from explorer.analysis.misere import misere_solution as solve_misere
 from explorer.analysis.quotient import misere_quotient, quotient_outcome, quotient_winning_moves
 from explorer.cli import main
 from explorer.errors import QuotientTooLargeError
-from tests.bruteforce import heap_game_moves
-from tests.conftest import fraction_of_examples
-from tests.test_heaps import RULES, octal
+from tests.support.bruteforce import heap_game_moves
+from tests.support.heap_rules import RULES, octal
+from tests.support.strategies import fraction_of_examples
 
 
 class Brute:
@@ -192,6 +192,7 @@ def test_random_sums_of_the_growing_kayles_quotient_match_the_brute_force():
         assert brute(smallest[x] + smallest[z]) != brute(smallest[y] + smallest[z])
 
 
+@pytest.mark.slow  # 1000 sums by brute force
 @pytest.mark.parametrize(
     ("spec", "max_heap"), [("nim", 7), ("octal:0.75", 16), ("dawson", 13), ("kayles", 12)]
 )
@@ -208,6 +209,7 @@ def test_outcomes_and_winning_moves_of_1000_random_sums_match_the_brute_force(sp
     assert min(seen.values()) >= 50, seen
 
 
+@pytest.mark.slow  # a long sequence
 def test_a_proven_period_answers_heaps_past_the_computed_ones():
     q = misere_quotient(load_game("octal:0.75"), 21)
     assert (q.period, q.preperiod, q.period_proven) == (2, 8, True)
@@ -285,6 +287,7 @@ def test_solve_winning_moves_from_the_quotient_match_the_brute_force():
         assert set(result.winning_moves) == expected and result.winning_moves
 
 
+@pytest.mark.slow  # a large graph
 def test_solve_falls_back_to_the_graph_when_the_quotient_is_too_large():
     game = load_game("kayles")
     result = solve_misere(game, game.parse("3,25"))  # a graph of 5,119 states

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.storage_support import run
+from tests.support.cli import run
 
 #: Three chunks of 65,536 values (the last one short) of Grundy's game, and Kayles' 168 values.
 GRUNDY_UPTO = 140_000

@@ -17,6 +17,7 @@ from explorer.cli import main
 from explorer.solver import periods
 from explorer.solver.periods import GuySmith, proof_length, proven_period
 from explorer.solver.sparse import extend_values, fletcher32, guy_smith, heap_sequence
+from tests.support.strategies import fraction_of_examples
 
 #: Every octal code 0.d1, 0.d1d2, 0.d1d2d3 (last digit non-zero): finitely many non-zero digits.
 CODES = [
@@ -40,7 +41,7 @@ def test_codes_cover_every_three_digit_octal_game():
     assert len(SPLITTING_CODES) > 400
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=fraction_of_examples(0.8))
 @given(st.sampled_from(CODES))
 def test_kernel_equals_the_games_own_table(spec):
     # the numpy table of explorer.games.heaps is written independently of the kernel
@@ -48,7 +49,7 @@ def test_kernel_equals_the_games_own_table(spec):
     assert kernel_values(spec, upto).tolist() == load_game(spec).heap_values(upto).tolist()
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=fraction_of_examples(1))
 @given(st.sampled_from(SPLITTING_CODES))
 def test_sparse_equals_naive_on_a_sample_of_codes(spec):
     upto = 1 << 13
@@ -114,6 +115,7 @@ def period_search(request, monkeypatch):
     return request.param
 
 
+@pytest.mark.slow  # period searches checked by brute force
 @pytest.mark.parametrize(
     "spec", SPLITTING_CODES[::7] + [f"octal:{c}" for c in ("0.33", "0.137", "0.07", "0.17", "0.6")]
 )
@@ -167,6 +169,7 @@ def test_a_split_leaning_on_heap_0_proves_nothing():
     assert proven_period(values, 3, GuySmith(1)) == (0, 1)  # without the correction: wrong
 
 
+@pytest.mark.slow  # sequences of up to 500,000 values
 @pytest.mark.parametrize(
     ("spec", "preperiod", "period"),
     [("octal:0.16", 105_351, 149_459), ("octal:0.56", 326_640, 144), ("octal:0.127", 46_578, 4)],
@@ -263,6 +266,7 @@ def graph_table(spec: str, size: int) -> list[list[int | None]]:
     return table
 
 
+@pytest.mark.slow  # every cell solved by its graph
 @pytest.mark.parametrize(("spec", "size"), [("wythoff", 60), ("ferguson", 40), ("kayles", 40)])
 def test_tables_by_dynamic_programming_equal_the_graph_method(spec, size):
     from explorer import value_table
@@ -321,6 +325,7 @@ def stderr_on_a_terminal(*args: str) -> bytes:
     return shown
 
 
+@pytest.mark.slow  # each runs a long command on a terminal
 @pytest.mark.parametrize(
     ("args", "words"),
     [

@@ -14,6 +14,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.slow  # sequences of millions of values measured
+
 SMALL = 1 << 16  # past both compiled kernels' thresholds: the same code as the long run
 LONG = 1 << 21
 #: Bytes a value the long run may add over the short one (the values take 2).

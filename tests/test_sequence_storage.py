@@ -11,6 +11,7 @@ import sys
 import time
 
 import numpy as np
+import pytest
 import sqlalchemy as sa
 from click.testing import CliRunner
 
@@ -20,8 +21,6 @@ from explorer.cli import main
 from explorer.solver.sparse import fletcher32, heap_sequence
 from explorer.storage import open_database
 from explorer.storage.sequences import CHUNK_VALUES
-
-pytest_plugins = ["tests.storage_fixtures"]  # db_url, other_db_url, pg_url
 
 
 def sequence_json(*args: str) -> dict:
@@ -47,6 +46,7 @@ def test_values_are_stored_in_chunks_and_read_back(db_url):
     assert chunks == 3  # not a row per value
 
 
+@pytest.mark.slow  # long stored sequences
 def test_a_larger_upto_continues_from_the_stored_values(db_url):
     first = sequence_json("grundy", "--upto", "40000", "--db", db_url)
     second = sequence_json("grundy", "--upto", "70000", "--db", db_url)
@@ -57,6 +57,7 @@ def test_a_larger_upto_continues_from_the_stored_values(db_url):
     assert again["method"] == "stored" and again["values"] == fresh["values"][:50_001]
 
 
+@pytest.mark.slow  # long stored sequences
 def test_a_stored_proof_is_read_back_without_computing(db_url):
     game = load_game("octal:0.56")
     with open_database(db_url) as db:
@@ -105,6 +106,7 @@ def stored_count(url: str) -> int:
         engine.dispose()
 
 
+@pytest.mark.slow  # kill -9 of a long run
 def test_a_killed_run_resumes_to_the_same_checksum(db_url):
     upto = 200_000
     expected = fletcher32(heap_sequence(load_game("grundy"), upto).values)

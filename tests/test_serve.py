@@ -22,34 +22,25 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
 import sqlalchemy as sa
-from click.testing import CliRunner
 
 from explorer import build_graph, load_game, solve
-from explorer.cli import main
 from explorer.storage import DatabaseError, open_database, resolve_url
 from explorer.web.cache import Counts
-from tests.serve_fixtures import REPO, Reply, Server, start_server
+from tests.support.cli import run_ok
+from tests.support.pages import HOSTILE_FILE
+from tests.support.serve import Reply, Server, start_server
 
-pytest_plugins = ["storage_fixtures", "serve_fixtures"]
-
-HOSTILE_FILE = REPO / "data" / "hostile-labels.json"
 #: What the module's database holds: (spec, position built).
 BUILT = [("nim", "3,4,5"), ("wythoff", "6,7"), ("kayles", "12"), ("subtraction:1,2", "5,5")]
-
-
-def run(*args: str) -> str:
-    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    return result.output
 
 
 def fill(url: str, tmp: Path) -> str:
     """Store the module's games (and the hostile DAG) in the database at `url`."""
     for spec, position in BUILT:
-        run("build", spec, position, "--db", url)
+        run_ok("build", spec, position, "--db", url)
     hostile = tmp / "hostile-labels.json"
     shutil.copy(HOSTILE_FILE, hostile)
-    run("import", str(hostile), "--db", url)
+    run_ok("import", str(hostile), "--db", url)
     return f"dag:{hostile}"
 
 
@@ -137,9 +128,10 @@ def test_position_page_lists_predecessors_and_draws_the_neighbourhood(server: Se
         assert parse_qs(urlsplit(node["url"]).query) == {"spec": ["nim"], "p": [node["position"]]}
 
 
+@pytest.mark.slow  # a large stored game
 def test_neighbourhood_is_capped_with_a_note(tmp_path: Path):
     path = str(tmp_path / "big.db")
-    run("build", "nim", "40,40", "--db", path)  # the empty position has 80 predecessors
+    run_ok("build", "nim", "40,40", "--db", path)  # the empty position has 80 predecessors
     with start_server(path) as server:
         reply = server.get(position_url("nim", "1") + "&depth=4")
         data = json.loads(
@@ -299,7 +291,7 @@ def test_no_route_writes(server: Server, stored: tuple[str, str]):
 @pytest.mark.parametrize("kind", ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def test_the_connection_is_read_only(request: pytest.FixtureRequest, tmp_path: Path, kind: str):
     url = request.getfixturevalue("pg_url") if kind == "postgresql" else str(tmp_path / "g.db")
-    run("build", "nim", "2,3", "--db", url)
+    run_ok("build", "nim", "2,3", "--db", url)
     with open_database(url) as db:
         edges = db.game("nim").stats()["edges"]
     with open_database(url, read_only=True) as db:
@@ -331,14 +323,16 @@ def test_a_read_only_open_refuses_an_empty_schema(pg_url: str):
         assert db.games() == []
 
 
+@pytest.mark.slow  # a server on PostgreSQL
 def test_serve_on_postgresql(pg_url: str, tmp_path: Path):
-    run("build", "nim", "3,4,5", "--db", pg_url)
+    run_ok("build", "nim", "3,4,5", "--db", pg_url)
     with start_server(pg_url) as server:
         reply = server.get(position_url("nim", "3,4,5"))
         assert reply.status == 200 and field(reply.body, "grundy") == "2"
         assert listed(reply.body, "moves")[0] == "1,4,5"
 
 
+@pytest.mark.slow  # concurrent requests
 def test_200_concurrent_requests_all_succeed(server: Server):
     game = load_game("subtraction:1,2")
     positions = sorted({game.format(game.parse(f"{a},{b}")) for a in range(6) for b in range(6)})
@@ -356,9 +350,10 @@ def test_200_concurrent_requests_all_succeed(server: Server):
     assert statuses == [200] * 200
 
 
+@pytest.mark.slow  # a build in another process
 def test_a_game_shows_building_until_its_build_completes(tmp_path: Path):
     path = str(tmp_path / "live.db")
-    run("build", "nim", "2", "--db", path)
+    run_ok("build", "nim", "2", "--db", path)
     first_batch, finish = threading.Event(), threading.Event()
 
     def progress(_: object) -> None:
@@ -392,7 +387,7 @@ def test_a_game_shows_building_until_its_build_completes(tmp_path: Path):
 
 def test_counts_never_keep_a_page_waiting(tmp_path: Path):
     path = str(tmp_path / "c.db")
-    run("build", "nim", "2,3", "--db", path)
+    run_ok("build", "nim", "2,3", "--db", path)
     release = threading.Event()
 
     def slow() -> str:
@@ -423,9 +418,10 @@ def test_a_long_game_fits_in_the_address(server: Server):
     assert "move 1 of the game, to &#39; 3, 4, 5 &#39;, is not a stored move" in reply.body
 
 
+@pytest.mark.slow  # a server on a failing database
 @pytest.mark.postgres
 def test_a_database_that_fails_to_read_gives_503(pg_url: str):
-    run("build", "nim", "3,4,5", "--db", pg_url)
+    run_ok("build", "nim", "3,4,5", "--db", pg_url)
     with start_server(pg_url) as server:
         assert server.get(position_url("nim", "3,4,5")).status == 200
         engine = sa.create_engine(resolve_url(pg_url))

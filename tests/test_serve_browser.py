@@ -12,32 +12,24 @@ import os
 import random
 import shutil
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
-from click.testing import CliRunner
 
 from explorer import load_game, solve
-from explorer.cli import main
-from tests.conftest import CHROMIUM_FLAGS
-from tests.serve_fixtures import REPO, Server, start_server
+from tests.support.browser import Tab
+from tests.support.cli import run_ok
+from tests.support.pages import HOSTILE_FILE
+from tests.support.serve import Server, start_server
 
-pytestmark = pytest.mark.browser
-pytest_plugins = ["serve_fixtures"]
+pytestmark = [pytest.mark.browser, pytest.mark.slow]  # headless Chromium
 
-HOSTILE_FILE = REPO / "data" / "hostile-labels.json"
+
 #: Set to a folder to keep the position page's screenshot there (the README's image is the same
 #: page of nim 3,4,5, served from the explorer.db the README's install commands write).
 SCREENSHOTS = os.environ.get("EXPLORER_SCREENSHOTS")
-
-
-def run(*args: str) -> str:
-    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    return result.output
 
 
 @pytest.fixture(scope="module")
@@ -45,10 +37,10 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
     tmp = tmp_path_factory.mktemp("serve-browser")
     path = str(tmp / "games.db")
     for spec, position in [("nim", "3,4,5"), ("kayles", "9"), ("wythoff", "5,6"), ("nim", "2,2,3")]:
-        run("build", spec, position, "--db", path)
+        run_ok("build", spec, position, "--db", path)
     hostile = tmp / "hostile-labels.json"
     shutil.copy(HOSTILE_FILE, hostile)
-    run("import", str(hostile), "--db", path)
+    run_ok("import", str(hostile), "--db", path)
     return path, f"dag:{hostile}"
 
 
@@ -58,65 +50,6 @@ def server(stored: tuple[str, str]) -> Iterator[Server]:
         yield running
 
 
-@pytest.fixture(scope="module")
-def browser(chromium_path: str) -> Iterator[Any]:
-    import playwright.sync_api as playwright
-
-    with playwright.sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=chromium_path, args=CHROMIUM_FLAGS)
-        yield launched
-        launched.close()
-
-
-@dataclass
-class Tab:
-    """A browser tab on the app, recording every request, error and dialog."""
-
-    page: Any
-    server: Server
-    requests: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    dialogs: list[str] = field(default_factory=list)
-
-    def open(self, path: str) -> None:
-        self.page.goto(self.server.url + path)
-
-    def wait_for_graph(self) -> None:
-        self.page.wait_for_function("window.explorerDrawn === true", timeout=30_000)
-
-    def query(self) -> dict[str, list[str]]:
-        return parse_qs(urlsplit(self.page.url).query)
-
-    def heading(self) -> str:
-        return str(self.page.text_content("#position"))
-
-    def check_clean(self) -> None:
-        assert self.errors == [] and self.dialogs == []
-        outside = [u for u in self.requests if not u.startswith(self.server.url + "/")]
-        assert outside == []
-
-
-@pytest.fixture
-def tab(browser: Any, server: Server) -> Iterator[Tab]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    opened = Tab(page, server)
-    page.on("request", lambda r: opened.requests.append(r.url))
-    page.on("pageerror", lambda e: opened.errors.append(str(e)))
-    page.on(
-        "console",
-        lambda m: m.type in ("error", "warning") and opened.errors.append(f"{m.type}: {m.text}"),
-    )
-
-    def dialog(d: Any) -> None:
-        opened.dialogs.append(d.message)
-        d.dismiss()
-
-    page.on("dialog", dialog)
-    yield opened
-    context.close()
-
-
 def position_path(spec: str, position: str) -> str:
     return f"/position?spec={quote(spec)}&p={quote(position)}"
 
@@ -124,7 +57,7 @@ def position_path(spec: str, position: str) -> str:
 def test_games_page_lists_what_stats_lists(tab: Tab, stored: tuple[str, str]):
     listed = [
         {key: game[key] for key in ("game", "states", "edges")}
-        for game in json.loads(run("stats", "--db", stored[0], "--json"))
+        for game in json.loads(run_ok("stats", "--db", stored[0], "--json"))
     ]
     tab.open("/")
     # on a big database the page shows what it has counted so far and reloads itself

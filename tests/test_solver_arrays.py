@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from explorer.solver import arrays, solve_graph
 from explorer.solver.incremental import StateValue, state_values
 from explorer.solver.misere import misere_grundy_values, misere_outcomes
-from tests.test_incremental import brute_force, random_dags
+from tests.support.bruteforce import dag_values
+from tests.support.strategies import random_dags
 
 
 @contextmanager
@@ -65,7 +66,7 @@ def test_thin_and_wide_levels_solve_as_the_brute_force(graph: nx.DiGraph, thresh
     with few(threshold):
         solved = solve_graph(graph)
     assert {s: StateValue(solved.grundy[s], solved.remoteness[s]) for s in graph} == (
-        brute_force(graph)
+        dag_values(graph)
     )
     longest = {s: 1 + max((solved.height[t] for t in graph[s]), default=-1) for s in graph}
     assert solved.height == longest
@@ -91,7 +92,7 @@ def test_a_deep_chain_with_a_wide_fan_solves_as_the_brute_force() -> None:
     graph.add_edges_from((f"t{k}", f"f{j}") for k in range(3) for j in range(k, 200, 7))
     solved = solve_graph(graph)
     assert {s: StateValue(solved.grundy[s], solved.remoteness[s]) for s in graph} == (
-        brute_force(graph)
+        dag_values(graph)
     )
 
 

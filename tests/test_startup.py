@@ -24,7 +24,7 @@ from explorer.cli import COMMAND_MODULES, main
 from explorer.cli.common import LazyCommands
 from explorer.storage import open_database
 from explorer.storage.engine import SCHEMA_HEAD, alembic_config, head_revision
-from tests.conftest import REPO
+from tests.support.environment import REPO
 
 #: Runs the command line on its arguments, then prints the modules it imported (also when the
 #: command exits), as the last line of standard error.
@@ -83,6 +83,7 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+@pytest.mark.slow  # a fresh interpreter each
 @pytest.mark.parametrize(
     "args",
     [

@@ -28,16 +28,16 @@ from explorer.generation.expansion import HeapIndex, position_index
 from explorer.storage import NotStoredError, build_arrays, bulk, open_database
 from explorer.storage.bulk import read_int_columns, writer_for
 from explorer.storage.engine import ENV_VAR
-from tests.bruteforce import heap_game_moves, mex_values, remoteness_values
-from tests.storage_support import dump, run, run_json
+from tests.support.bruteforce import heap_game_moves, mex_values, remoteness_values
+from tests.support.cli import run, run_json
+from tests.support.storage import dump
+from tests.support.strategies import fraction_of_examples
 
 Moves = Callable[[Hashable], Iterable[Hashable]]
 
 # The rules again, from GAMES.md: Nim takes any number from one heap; S = {1, 2} takes 1 or 2.
 nim_moves = heap_game_moves(lambda h: ((k,) for k in range(h)))
 take_1_2_moves = heap_game_moves(lambda h: ((h - s,) for s in (1, 2) if s <= h))
-
-pytest_plugins = ["tests.storage_fixtures"]  # db_url, other_db_url, pg_url
 
 
 def heaps(text: str) -> tuple[int, ...]:
@@ -534,7 +534,7 @@ def test_a_heap_lookup_table_fits_a_share_of_the_memory_budget():
     assert position_index(nim, [], [], root).dense.size == comb(403, 3)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=fraction_of_examples(2.4))
 @given(st.lists(st.lists(st.integers(0, 10**6), max_size=40), max_size=30))
 def test_sorted_runs_of_codes_find_every_code_numbered_so_far(rounds):
     # the index of heap games too large for a table, against a dict
@@ -658,7 +658,7 @@ def test_bulk_writer_round_trips_awkward_keys_and_ids_too_big_to_pack(db_url):
     st.booleans(),
     st.randoms(use_true_random=False),
 )
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=fraction_of_examples(2.4))
 def test_waiting_edges_are_found_by_their_end_however_the_blocks_merge(batches, counter, rng):
     """The builder's waiting edges, merged all at once or like a binary counter (as past
     `Waiting.MERGE_ALL_EDGES`), give every unsolved end exactly the sources that wait for it."""

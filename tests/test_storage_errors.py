@@ -21,9 +21,7 @@ from sqlalchemy.engine import make_url
 
 from explorer.storage import open_database
 from explorer.storage.engine import alembic_config, resolve_url
-from tests.storage_support import run, run_json
-
-pytest_plugins = ["tests.storage_fixtures"]  # db_url, other_db_url, pg_url
+from tests.support.cli import run, run_json
 
 GAME_A = {"a": ["b"], "b": []}
 GAME_B = {"x": ["y", "z"], "y": ["z"], "z": []}
@@ -224,6 +222,7 @@ def test_writes_to_a_read_only_database_are_one_line_and_change_nothing(stored):
     assert content(path) == before
 
 
+@pytest.mark.slow  # waits on a lock
 def test_writes_to_a_locked_database_are_one_line_and_change_nothing(stored, monkeypatch):
     path, graph, spec = stored
     write_game(graph.parent, {**GAME_B, "w": ["x"]})
@@ -289,6 +288,7 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
         subprocess.run(["umount", str(folder)], check=True)
 
 
+@pytest.mark.slow  # a process on a small full disk
 def test_writes_to_a_full_disk_are_one_line_and_change_nothing(stored, small_disk):
     path, graph, spec = stored
     moved = small_disk / "games.db"
@@ -461,6 +461,7 @@ def _explorer(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow  # waits on fifos
 def test_a_fifo_as_database_or_graph_file_is_refused_at_once(tmp_path):
     fifo_db, fifo_graph = tmp_path / "pipe.db", tmp_path / "pipe.json"
     os.mkfifo(fifo_db)

@@ -13,9 +13,10 @@ import time
 import pytest
 
 from explorer.games import load_game
-from tests.storage_support import dump, has_key_index, run, run_json
+from tests.support.cli import run, run_json
+from tests.support.storage import dump, has_key_index
 
-pytest_plugins = ["tests.storage_fixtures"]  # db_url, other_db_url, pg_url
+pytestmark = pytest.mark.slow  # builds killed at random points, many times
 
 BATCH = 40  # many small transactions, so kills land between and inside them
 

@@ -14,11 +14,9 @@ from alembic.script import ScriptDirectory
 from explorer.storage import SchemaTooNewError, open_database
 from explorer.storage.engine import alembic_config, head_revision, migrations_path, resolve_url
 from explorer.storage.models import Base
-from tests.storage_support import dump, run, run_json
-
-pytest_plugins = ["tests.storage_fixtures"]  # db_url, other_db_url, pg_url
-
-REPO_DATA = Path(__file__).resolve().parent.parent / "data"
+from tests.support.cli import run, run_json
+from tests.support.environment import DATA
+from tests.support.storage import dump
 
 
 def test_migrations_are_found_and_form_one_line_of_revisions():
@@ -175,7 +173,7 @@ def test_a_schema_0006_database_keeps_every_row_and_checks_outcomes_by_compariso
     view row kept, the constraint still refuses a bad outcome and the index a second key."""
     run_json("build", "nim", "3,4,5", "--db", db_url)
     run_json("build", "kayles", "8", "--misere", "--db", db_url)
-    loopy = run_json("import", f"graph:{REPO_DATA / 'loopy.json'}", "--db", db_url)["game"]
+    loopy = run_json("import", f"graph:{DATA / 'loopy.json'}", "--db", db_url)["game"]
     with open_database(db_url) as db, db.engine.begin() as conn:
         command.downgrade(alembic_config(conn), "0006")
     engine = sa.create_engine(resolve_url(db_url))
@@ -239,7 +237,7 @@ def test_a_schema_0009_database_keeps_every_row_when_states_lose_their_foreign_k
     index still refuses a second key, builds and verify still work, and it goes back again."""
     run_json("build", "nim", "3,4,5", "--db", db_url)
     run_json("build", "kayles", "8", "--misere", "--db", db_url)
-    run_json("import", f"graph:{REPO_DATA / 'loopy.json'}", "--db", db_url)
+    run_json("import", f"graph:{DATA / 'loopy.json'}", "--db", db_url)
     with open_database(db_url) as db, db.engine.begin() as conn:
         command.downgrade(alembic_config(conn), "0009")
     engine = sa.create_engine(resolve_url(db_url))

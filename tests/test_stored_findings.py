@@ -16,11 +16,10 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.fixtures_python_games import write
-from tests.serve_fixtures import Server, start_server
-from tests.storage_support import run, run_json
-
-pytest_plugins = ["tests.storage_fixtures", "serve_fixtures"]  # db_url
+from tests.support.cli import run, run_json
+from tests.support.python_games import write
+from tests.support.serve import Server, start_server
+from tests.support.storage import fresh_url
 
 #: Where the planted game's period 3 breaks: a heap of BREAK may also be taken whole.
 BREAK = 60
@@ -183,10 +182,8 @@ def served(
 ) -> Iterator[tuple[Server, str, str]]:
     """A server over a database (SQLite, PostgreSQL) holding the planted game's refuted
     patterns and the quotient of octal 0.75 (no states of either)."""
-    from tests.storage_fixtures import _fresh_url  # loaded as a plugin first: no rewrite warning
-
     folder = tmp_path_factory.mktemp("findings")
-    urls = _fresh_url(request.param, request, folder)
+    urls = fresh_url(request.param, request, folder)
     path = next(urls)
     spec = f"py:{write(folder, 'late.py', PLANTED)}"
     run_json("patterns", spec, "--upto", "50", "--db", path)

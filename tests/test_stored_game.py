@@ -14,9 +14,7 @@ from explorer import Convention, load_game, solve
 from explorer.errors import NotStoredError, SpecError
 from explorer.games.convention import MISERE, NORMAL
 from explorer.storage import Database, StoredGame, open_database
-from tests.bruteforce import heap_game_moves, solve_by_definition
-
-pytest_plugins = ["tests.storage_fixtures"]  # db_url
+from tests.support.bruteforce import heap_game_moves, solve_by_definition
 
 # Nim again, from GAMES.md: take any number from one heap.
 nim_moves = heap_game_moves(lambda h: ((k,) for k in range(h)))

@@ -178,6 +178,7 @@ def test_values_and_moves_equal_the_definition(drawn):
     assert again.heap_values(upto).tolist() == expected
 
 
+@pytest.mark.slow  # sums solved by brute force
 @given(codes())
 def test_sequences_and_sums_follow_the_definition(drawn):
     code, text = drawn
@@ -206,6 +207,7 @@ OCTAL_CODES = [
 ] + ["4.0"]
 
 
+@pytest.mark.slow  # every three-digit code
 def test_every_octal_code_of_up_to_three_digits_equals_octal():
     assert len(OCTAL_CODES) == 2 * (7 + 7 * 8 + 7 * 64) + 1
     for code in OCTAL_CODES:

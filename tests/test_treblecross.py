@@ -19,7 +19,7 @@ from explorer.cli import main
 from explorer.errors import GraphTooLargeError, PositionError, SpecError
 from explorer.games import load_game
 from explorer.games.treblecross import MAX_CELLS, safe_runs, strip_with_runs
-from tests.bruteforce import mex_values
+from tests.support.bruteforce import mex_values
 
 LONGEST = 12  # every strip up to this many cells is solved as written
 

@@ -7,17 +7,14 @@ import signal
 import sqlite3
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 
 from explorer.storage.engine import resolve_url
-from tests.storage_support import run
+from tests.support.cli import run
+from tests.support.environment import REPO
 
-pytest_plugins = ["tests.storage_fixtures"]  # db_url, other_db_url, pg_url
-
-REPO = Path(__file__).resolve().parent.parent
 NOTE003 = str(REPO / "data" / "note003.json")
 
 
@@ -162,6 +159,7 @@ def test_an_unknown_game_is_one_error_line(db_url):
     assert err.startswith("Error: game 'kayles' is not stored in ")
 
 
+@pytest.mark.slow  # a database damaged page by page
 def test_a_damaged_page_is_caught(tmp_path):
     path = tmp_path / "games.db"
     assert run("build", "kayles", "30", "--db", str(path))[0] == 0
@@ -180,6 +178,7 @@ def test_a_damaged_page_is_caught(tmp_path):
     assert err.startswith("Error: ")
 
 
+@pytest.mark.slow  # kill -9 of a build
 def test_a_database_left_by_sigkill_verifies(db_url):
     builder = (
         "import sys\n"

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.storage_support import run
+from tests.support.cli import run
+from tests.support.environment import REPO
 
-REPO = Path(__file__).resolve().parent.parent
 LOOPY = REPO / "data" / "loopy.json"
 NOTE003 = REPO / "data" / "note003.json"
 

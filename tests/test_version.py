@@ -7,7 +7,7 @@ import re
 import tomllib
 
 import explorer
-from tests.conftest import REPO
+from tests.support.environment import REPO
 
 
 def test_the_version_is_the_installed_metadata_and_pyproject():

@@ -11,17 +11,15 @@ import struct
 import subprocess
 import sys
 import xml.etree.ElementTree as ElementTree
-from collections import Counter, deque
+from collections import Counter
 from pathlib import Path
 
 import markupsafe
 import networkx as nx
 import pytest
-from click.testing import CliRunner
 
 from explorer.analysis.sequences import value_sequence
 from explorer.analysis.solving import explain, solve, value_table
-from explorer.cli import main
 from explorer.errors import GraphTooLargeError, PositionError
 from explorer.games import load_game
 from explorer.storage import open_database
@@ -40,70 +38,10 @@ from explorer.viz import (
     plot_sequence,
     plot_table,
 )
-from tests.bruteforce import mex_values
-
-pytest_plugins = ["tests.storage_fixtures"]  # db_url: a fresh SQLite file or PostgreSQL schema
-
-REPO = Path(__file__).resolve().parent.parent
-HOSTILE_FILE = REPO / "data" / "hostile-labels.json"
-HOSTILE = "<img src=x onerror=alert(1)>"
-# labels that try every way out of the page: markup, the end of the script holding the JSON,
-# pyvis' switch to an innerHTML popup ("href"), template syntax, a line break
-NASTY = [
-    HOSTILE,
-    "</script><script>alert(2)</script>",
-    '<a href="javascript:alert(3)">x</a>',
-    "{{ 7 * 7 }}",
-    "line\nbreak",
-    "émoji 🎲",
-]
-
-
-# --- an independent brute force (the rules of GAMES.md, solved by the mex definition) ---------
-
-
-def nim_moves(position: tuple[int, ...]) -> list[tuple[int, ...]]:
-    """Remove any positive number of tokens from one heap (empty heaps vanish, heaps sorted)."""
-    result = []
-    for i, heap in enumerate(position):
-        rest = position[:i] + position[i + 1 :]
-        for left in range(heap):
-            result.append(tuple(sorted(rest + ((left,) if left else ()))))
-    return list(dict.fromkeys(result))
-
-
-def brute_nim(start: tuple[int, ...]) -> tuple[dict, dict, dict[tuple, list[tuple]]]:
-    """Grundy values, remoteness and moves of every position reachable from `start`."""
-    values = mex_values(start, nim_moves)
-    moves = {p: nim_moves(p) for p in values}
-    # every move removes tokens, so fewer tokens first is a sinks-first order
-    far: dict[tuple, int] = {}
-    for p in sorted(values, key=sum):
-        if not moves[p]:
-            far[p] = 0
-        elif values[p]:
-            far[p] = 1 + min(far[q] for q in moves[p] if values[q] == 0)
-        else:
-            far[p] = 1 + max(far[q] for q in moves[p])
-    return values, far, moves
-
-
-def distances(moves: dict, start, *, both_ways: bool) -> dict:
-    """Moves needed from `start` to each position (following moves backward too if asked)."""
-    neighbours = {p: list(qs) for p, qs in moves.items()}
-    if both_ways:
-        for p, qs in moves.items():
-            for q in qs:
-                neighbours[q].append(p)
-    seen = {start: 0}
-    queue = deque([start])
-    while queue:
-        p = queue.popleft()
-        for q in neighbours[p]:
-            if q not in seen:
-                seen[q] = seen[p] + 1
-                queue.append(q)
-    return seen
+from tests.support.bruteforce import brute_nim, distances, mex_values, nim_moves
+from tests.support.cli import run
+from tests.support.environment import REPO
+from tests.support.pages import HOSTILE, HOSTILE_FILE, NASTY, page_data
 
 
 def longest_from(moves: dict, start) -> dict:
@@ -121,16 +59,6 @@ def longest_from(moves: dict, start) -> dict:
 
 
 # --- reading a page back ---------------------------------------------------------------------
-
-
-def page_data(page: str) -> tuple[list[dict], list[dict]]:
-    """The node and edge lists the page hands to vis-network."""
-    decoder = json.JSONDecoder()
-    found = []
-    for name in ("nodes", "edges"):
-        marker = f"{name} = new vis.DataSet("
-        found.append(decoder.raw_decode(page, page.index(marker) + len(marker))[0])
-    return found[0], found[1]
 
 
 def outside_scripts(page: str) -> str:
@@ -311,6 +239,7 @@ def test_budget_keeps_the_nearest_states_and_says_so():
         )
 
 
+@pytest.mark.slow  # big pages
 def test_big_games_draw_a_readable_page_by_default_and_say_how_to_get_more(tmp_path):
     # Kayles from 30: 6,842 states; the default used to draw 2,000 of them, a grey smear
     kayles = load_game("kayles")
@@ -422,6 +351,7 @@ def test_graph_page_shows_inline_in_a_notebook(tmp_path):
     assert page.save(tmp_path / "nim.html").read_text(encoding="utf-8") == page.html
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_a_page_shows_light_in_a_notebook_and_has_a_short_repr():
     # the repr was the whole page, and a notebook showing a 14-state page weighed 1.5 MB
     nim = load_game("nim")
@@ -497,6 +427,7 @@ else:
 """
 
 
+@pytest.mark.slow  # a process on a small full disk
 @pytest.mark.parametrize("name", ["page.html", "values.svg"])
 def test_a_drawing_cut_short_by_a_full_disk_leaves_the_previous_file(tmp_path, name):
     target = tmp_path / name
@@ -519,6 +450,7 @@ def test_drawing_imports_pyvis_and_matplotlib_only_when_needed():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+@pytest.mark.slow  # fresh interpreters
 def test_results_import_their_notebook_views_only_when_shown():
     # storage, analysis and sequences sit below viz: their results call the views lazily
     code = (
@@ -724,13 +656,6 @@ def test_plot_output_errors(tmp_path):
 # --- the command line -------------------------------------------------------------------------
 
 
-def run(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(main, list(args))
-    if result.exception and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return result.exit_code, result.stdout, result.stderr
-
-
 def test_cli_viz(tmp_path):
     out = tmp_path / "nim.html"
     code, stdout, _ = run("viz", "nim", "1,2,3", "-o", str(out))
@@ -877,6 +802,7 @@ def test_cli_reports_library_errors(tmp_path, monkeypatch):
     assert not list(tmp_path.iterdir())
 
 
+@pytest.mark.slow  # matplotlib plots
 def test_cli_plots(tmp_path):
     for args, name in [
         (["plot", "sequence", "kayles", "--upto", "80"], "s.png"),

@@ -15,21 +15,10 @@ import pytest
 from explorer.games import load_game
 from explorer.storage import open_database
 from explorer.viz import GraphPage, draw_game, draw_graph, draw_stored, game_graph
-from tests.conftest import CHROMIUM_FLAGS
-from tests.test_viz import HOSTILE, HOSTILE_FILE, NASTY, brute_nim, distances, page_data
+from tests.support.bruteforce import brute_nim, distances
+from tests.support.pages import HOSTILE, HOSTILE_FILE, NASTY, page_data
 
-pytestmark = pytest.mark.browser
-pytest_plugins = ["tests.storage_fixtures"]  # db_url: a fresh SQLite file or PostgreSQL schema
-
-
-@pytest.fixture(scope="module")
-def browser(chromium_path: str) -> Iterator[Any]:
-    import playwright.sync_api as playwright
-
-    with playwright.sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=chromium_path, args=CHROMIUM_FLAGS)
-        yield launched
-        launched.close()
+pytestmark = [pytest.mark.browser, pytest.mark.slow]  # headless Chromium
 
 
 @dataclass

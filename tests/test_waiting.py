@@ -15,7 +15,10 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+from tests.support.environment import REPO
+
+pytestmark = pytest.mark.slow  # writers held up by other processes
+
 #: Longest a step may take on a loaded machine (seconds).
 LIMIT = 120
 
@@ -103,7 +106,6 @@ def test_the_wait_is_bounded_by_explorer_wait(tmp_path: Path) -> None:
     assert len(lines) == 2 and lines[1].startswith("Error: ") and "database is locked" in lines[1]
 
 
-@pytest.mark.slow
 def test_a_build_and_stored_sequences_at_once_both_succeed(tmp_path: Path) -> None:
     db = tmp_path / "x.db"
     assert finish(explorer("build", "nim", "1", "--db", str(db)))[0] == 0

@@ -18,27 +18,20 @@ from urllib.parse import quote
 
 import pytest
 import sqlalchemy as sa
-from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
 from explorer import load_game
-from explorer.cli import main
 from explorer.storage import resolve_url
 from explorer.storage.damage import checked_state
-from tests.serve_fixtures import REPO, Server, start_server
-
-pytest_plugins = ["storage_fixtures", "serve_fixtures"]
+from tests.support.cli import run_ok
+from tests.support.environment import REPO
+from tests.support.serve import Server, start_server
 
 #: The 64-bit range the databases store, as the CLI's options allow it.
 LARGEST = 2**63 - 1
 #: States per page of /states (the app's PAGE_STATES): the last page whose offset is stored.
 LAST_PAGE = LARGEST // 50
-
-
-def run(*args: str) -> None:
-    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
-    assert result.exit_code == 0, result.output
 
 
 def q(text: str) -> str:
@@ -60,7 +53,7 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
         (f"graph:{loopy}", "f"),
         ("nim", "1,2", "--misere"),
     ):
-        run("build", *args, "--db", str(path))
+        run_ok("build", *args, "--db", str(path))
     return path, f"graph:{loopy}"
 
 
@@ -244,6 +237,7 @@ def sound_number(value: object) -> bool:
     return type(value) is int and 0 <= value <= LARGEST
 
 
+@pytest.mark.slow  # hypothesis: many damaged rows
 @given(
     values=st.fixed_dictionaries({c: ANY_VALUE for c in NUMBER_COLUMNS}),
     outcome=st.one_of(st.sampled_from(["P", "N", "D", None]), ANY_VALUE),
@@ -333,9 +327,10 @@ def test_the_logs_hold_no_traceback(server: Server, damaged: Server):
 
 
 # -- PostgreSQL --------------------------------------------------------------------------------
+@pytest.mark.slow  # a server on PostgreSQL
 @pytest.mark.postgres
 def test_hostile_parameters_and_damaged_rows_on_postgresql(pg_url: str):
-    run("build", "nim", "3,4,5", "--db", pg_url)
+    run_ok("build", "nim", "3,4,5", "--db", pg_url)
     engine = sa.create_engine(resolve_url(pg_url))
     with engine.begin() as conn:  # PostgreSQL keeps types: damage what it lets through
         conn.execute(sa.text("ALTER TABLE states DROP CONSTRAINT ck_states_outcome"))
@@ -360,8 +355,8 @@ def test_hostile_parameters_and_damaged_rows_on_postgresql(pg_url: str):
 @pytest.mark.postgres
 @pytest.mark.slow
 def test_200_concurrent_requests_on_postgresql(pg_url: str):
-    run("build", "subtraction:1,2", "5,5", "--db", pg_url)
-    run("build", "nim", "3,4,5", "--db", pg_url)
+    run_ok("build", "subtraction:1,2", "5,5", "--db", pg_url)
+    run_ok("build", "nim", "3,4,5", "--db", pg_url)
     game = load_game("subtraction:1,2")
     keys = sorted({game.format(game.parse(f"{a},{b}")) for a in range(6) for b in range(6)})
     paths = [f"/position?spec=subtraction:1,2&p={keys[i % len(keys)]}" for i in range(140)]

@@ -28,7 +28,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from explorer.storage import open_database
-from tests.serve_fixtures import start_server
+from tests.support.serve import start_server
 
 SPEC = "subtraction:1,2"
 

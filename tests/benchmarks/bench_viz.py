@@ -22,7 +22,7 @@ from explorer import load_game
 from explorer.viz import DEFAULT_BUDGET, draw_graph, game_graph
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository, for tests/
-from tests.conftest import CHROMIUM_FLAGS  # noqa: E402  (the browser tests' flags)
+from tests.support.environment import CHROMIUM_FLAGS  # noqa: E402  (the browser tests' flags)
 
 CASES = [
     ("subtraction:1,2,3", "8,8,8,8"),  # 495 states

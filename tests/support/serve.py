@@ -1,7 +1,7 @@
 """`explorer serve` as the tests run it: a real uvicorn process on a free loopback port.
 
-Loaded with ``pytest_plugins = ["serve_fixtures"]``. `start_server` runs the command itself
-(``explorer serve --port 0 --json``), reads the address it prints, and stops it afterwards.
+`start_server` runs the command itself (``explorer serve --port 0 --json``), reads the address
+it prints, and stops it afterwards.
 """
 
 from __future__ import annotations
@@ -16,10 +16,9 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from urllib.parse import urlsplit
 
-REPO = Path(__file__).resolve().parent.parent
+from tests.support.environment import REPO
 
 
 @dataclass

@@ -8,21 +8,17 @@ import shutil
 import textwrap
 import tomllib
 from pathlib import Path
-from typing import Any
 
-import sqlalchemy as sa
-
-from explorer.storage.engine import resolve_url
+from tests.support.environment import DATA
 
 #: G(0..19) of "remove 1, 2 or 4 stones, or split a heap into two unequal heaps" (tb:4!.3303).
 STONES_VALUES = [0, 1, 2, 0, 3, 4, 0, 2, 1, 3, 4, 0, 5, 1, 2, 4, 3, 5, 0, 2]
 
 #: The example game in its three forms, as the repository ships them in ``data/``: five lines
 #: (the decorator and four of rules), a function of sorted tuples of heaps, a Game subclass.
-EXAMPLES = Path(__file__).resolve().parent.parent / "data"
-STONES_HEAP = (EXAMPLES / "stones.py").read_text(encoding="utf-8")
-STONES_GAME = (EXAMPLES / "stones_game.py").read_text(encoding="utf-8")
-STONES_CLASS = (EXAMPLES / "stones_class.py").read_text(encoding="utf-8")
+STONES_HEAP = (DATA / "stones.py").read_text(encoding="utf-8")
+STONES_GAME = (DATA / "stones_game.py").read_text(encoding="utf-8")
+STONES_CLASS = (DATA / "stones_class.py").read_text(encoding="utf-8")
 
 #: A game whose play may loop: a token on 0..4, moving one step either way, 0 ends.
 LOOPY = """\
@@ -71,19 +67,8 @@ def misere_outcome(heaps: tuple[int, ...]) -> str:
     return "N" if not moves or any(misere_outcome(m) == "P" for m in moves) else "P"
 
 
-def every_row(url: str) -> dict[str, list[tuple[Any, ...]]]:
-    """Every row of every table, sorted: the database's whole content."""
-    engine = sa.create_engine(resolve_url(url))
-    try:
-        with engine.connect() as conn:
-            tables = sa.inspect(conn).get_table_names()
-            rows = {t: conn.execute(sa.text(f"SELECT * FROM {t}")).all() for t in tables}
-            return {t: sorted(tuple(map(repr, row)) for row in found) for t, found in rows.items()}
-    finally:
-        engine.dispose()
-
-
-PLUGIN = Path(__file__).resolve().parent / "plugin_pkg"
+#: A package that registers a game through an entry point, as a third party would.
+PLUGIN = Path(__file__).resolve().parents[1] / "plugin_pkg"
 
 
 def install_plugin(folder: Path) -> Path:

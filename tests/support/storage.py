@@ -1,0 +1,92 @@
+"""Databases for the tests: a fresh one on each backend, and reading one behind explorer's
+back (every stored row of a game or of the whole database, whether the key index is there)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from sqlalchemy.engine import make_url
+
+from explorer.storage.engine import resolve_url
+from explorer.storage.records import key_index_present
+
+
+def fresh_url(kind: str, request: pytest.FixtureRequest, folder: Path) -> Iterator[str]:
+    """A new SQLite file in `folder`, or a new PostgreSQL schema (chosen through the
+    connection's search_path) dropped when the generator ends; PostgreSQL comes from the
+    `postgres_url` fixture, so the test skips (or fails in CI) without a server."""
+    if kind == "sqlite":
+        yield str(folder / f"games-{uuid.uuid4().hex[:6]}.db")
+        return
+    base = resolve_url(request.getfixturevalue("postgres_url"))
+    schema = "test_" + uuid.uuid4().hex[:12]
+    admin = sa.create_engine(base)
+    with admin.begin() as conn:
+        conn.exec_driver_sql(f"CREATE SCHEMA {schema}")
+    try:
+        yield (
+            make_url(base)
+            .update_query_dict({"options": f"-csearch_path={schema}"})
+            .render_as_string(hide_password=False)
+        )
+    finally:
+        with admin.begin() as conn:
+            conn.exec_driver_sql(f"DROP SCHEMA {schema} CASCADE")
+        admin.dispose()
+
+
+def has_key_index(url: str) -> bool:
+    """Whether the database holds the unique key index (a large build drops it while it
+    writes)."""
+    engine = sa.create_engine(resolve_url(url))
+    try:
+        with engine.connect() as conn:
+            return key_index_present(conn)
+    finally:
+        engine.dispose()
+
+
+def dump(url: str, spec: str, convention: str = "normal") -> dict[str, Any]:
+    """Every stored row of a game (in a convention), without provenance columns: states by id,
+    and edges."""
+    engine = sa.create_engine(resolve_url(url))
+    try:
+        with engine.connect() as conn:
+            game_id = conn.execute(
+                sa.text("SELECT id FROM games WHERE spec = :s AND convention = :c"),
+                {"s": spec, "c": convention},
+            ).scalar_one()
+            states = conn.execute(
+                sa.text(
+                    "SELECT id, key, depth, expanded, grundy, outcome, remoteness, height "
+                    "FROM states WHERE game_id = :g ORDER BY id"
+                ),
+                {"g": game_id},
+            ).all()
+            edges = conn.execute(
+                sa.text("SELECT src, dst FROM edges WHERE game_id = :g ORDER BY src, dst"),
+                {"g": game_id},
+            ).all()
+    finally:
+        engine.dispose()
+    return {
+        "states": [tuple(r[:3]) + (bool(r[3]),) + tuple(r[4:]) for r in states],
+        "edges": [tuple(e) for e in edges],
+    }
+
+
+def every_row(url: str) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of every table, sorted: the database's whole content."""
+    engine = sa.create_engine(resolve_url(url))
+    try:
+        with engine.connect() as conn:
+            tables = sa.inspect(conn).get_table_names()
+            rows = {t: conn.execute(sa.text(f"SELECT * FROM {t}")).all() for t in tables}
+            return {t: sorted(tuple(map(repr, row)) for row in found) for t, found in rows.items()}
+    finally:
+        engine.dispose()
