@@ -56,10 +56,15 @@ def test_sparse_equals_naive_on_a_sample_of_codes(spec):
     assert np.array_equal(kernel_values(spec, upto), kernel_values(spec, upto, naive=True))
 
 
+#: The codes of the next test in this many parts, so that parallel workers share them.
+PARTS = 8
+
+
 @pytest.mark.slow
-def test_sparse_equals_naive_to_2_15_for_every_three_digit_code():
+@pytest.mark.parametrize("part", range(PARTS))
+def test_sparse_equals_naive_to_2_15_for_every_three_digit_code(part):
     upto = 1 << 15
-    for spec in SPLITTING_CODES:
+    for spec in SPLITTING_CODES[part::PARTS]:
         sparse = kernel_values(spec, upto)
         naive = kernel_values(spec, upto, naive=True)
         assert np.array_equal(sparse, naive), spec
