@@ -258,10 +258,25 @@ class PythonGame(Game[Any]):
 
     def successors(self, position: Any) -> Iterator[Any]:
         moves = self.guard.moves(self.rule, position, self._text)
-        if self._format is None:
+        self._check_moves(moves, position)
+        return iter(moves)
+
+    def successor_lists(self, positions: Iterable[Any], most: int) -> Iterator[list[Any]]:
+        moves_of, rule, text, check = self.guard.moves, self.rule, self._text, self._check_moves
+        for position in positions:
+            moves = moves_of(rule, position, text)
+            check(moves, position)
+            yield moves
+
+    def _check_moves(self, moves: list[Any], position: Any) -> None:
+        """Refuse a move that is not a position (see `_check_text` and `_check_custom`)."""
+        whole = self.guard.calls <= CHECK_FIRST or self.guard.calls % CHECK_EVERY == 0
+        if self._format is not None:
+            for move in moves:
+                self._check_custom(move, position, whole)
+        elif whole or not _ints_and_tuples(moves):
             # every move is checked in full on the positions asked twice; on the others a
             # tuple is only hashed (its text, written when it is new, refuses what is wrong)
-            whole = self.guard.calls <= CHECK_FIRST or self.guard.calls % CHECK_EVERY == 0
             for move in moves:
                 kind = type(move)
                 if kind is int:
@@ -273,10 +288,6 @@ class PythonGame(Game[Any]):
                     except TypeError:
                         pass
                 self._check_text(move, position)
-        else:
-            for move in moves:
-                self._check_custom(move, position)
-        return iter(moves)
 
     def _text(self, position: Any) -> str:
         return self.format(position)
@@ -287,16 +298,32 @@ class PythonGame(Game[Any]):
         except TypeError as error:
             raise self.source.bad_move(str(error), _safe_text(self._text, position)) from None
 
-    def _check_custom(self, move: Any, position: Any) -> None:
+    def _check_custom(self, move: Any, position: Any, whole: bool) -> None:
         """A move of a game with its own parse and format: hashable, and read back from its
-        text (on the positions whose answers are checked twice)."""
+        text when `whole` (on the positions whose answers are checked twice)."""
         try:
             hash(move)
         except TypeError:
             problem = f"{move!r} is a {type(move).__name__}, which is not hashable (use a tuple)"
             raise self.source.bad_move(problem, _safe_text(self._text, position)) from None
-        if self.guard.calls <= CHECK_FIRST or self.guard.calls % CHECK_EVERY == 0:
+        if whole:
             round_trip(self, move, self.source, position)
+
+
+#: The kinds of move `_ints_and_tuples` lets through.
+_INT_AND_TUPLE = frozenset((int, tuple))
+
+
+def _ints_and_tuples(moves: list[Any]) -> bool:
+    """Whether every move is an int or a hashable tuple, found in C (``map``, one hash of
+    them all) rather than by a loop in Python over the moves."""
+    if not _INT_AND_TUPLE.issuperset(map(type, moves)):
+        return False
+    try:
+        hash(tuple(moves))
+    except TypeError:
+        return False
+    return True
 
 
 def round_trip(game: Game[Any], move: Any, source: RuleSource, position: Any) -> None:
