@@ -88,8 +88,7 @@ class PositionIndex:
 
     def keys(self, states: range) -> list[str]:
         """The canonical texts of states (as ``game.format`` writes them)."""
-        fmt, positions = self.game.format, self.positions
-        return [fmt(positions[s]) for s in states]
+        return self.game.format_many(self.positions[states.start : states.stop])
 
     def expand(
         self, states: np.ndarray, new_budget: int | None, first_new: int, reached: np.ndarray
@@ -124,7 +123,11 @@ class PositionIndex:
                     raise _too_many_moves(game, positions[state])
                 # distinct successors in the order listed, a new one numbered where first seen
                 first = len(dst)
-                dst.extend(dict.fromkeys(map(number, moves, next_ids)))
+                try:
+                    dst.extend(dict.fromkeys(map(number, moves, next_ids)))
+                except TypeError:  # a move that cannot be hashed: the game's checks say which
+                    list(game.successors(positions[state]))
+                    raise
                 ends.append(len(dst))
                 if first_new and any(t < first_new and not reached[t] for t in dst[first:]):
                     break

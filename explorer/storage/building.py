@@ -457,7 +457,10 @@ class GraphBuilder:
             count += step.done
             moves += len(step.src)
             if len(step.src):
-                self.moves_per_state = int(np.unique(step.src, return_counts=True)[1].max())
+                # moves come state by state, in order: the widest state is the longest run
+                ends = np.flatnonzero(np.diff(step.src))
+                widest = np.diff(ends, prepend=-1, append=len(step.src) - 1).max()
+                self.moves_per_state = int(widest)
 
         def joined(parts: list[np.ndarray]) -> np.ndarray:
             return np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
