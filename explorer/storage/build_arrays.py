@@ -135,8 +135,10 @@ class Waiting:
         """The p of every waiting edge p -> q with q in `solved_now` (sorted ids)."""
         found = []
         for dst, src in self.blocks:
-            lo = np.searchsorted(dst, solved_now, "left")
-            hi = np.searchsorted(dst, solved_now, "right")
+            # ids of the runs' own type: searchsorted would copy a whole run to compare others
+            wanted = solved_now.astype(dst.dtype, copy=False)
+            lo = np.searchsorted(dst, wanted, "left")
+            hi = np.searchsorted(dst, wanted, "right")
             found.append(src[ranges(lo, hi - lo)])
         return np.concatenate(found) if found else np.empty(0, dtype=np.int64)
 

@@ -324,7 +324,8 @@ class SQLiteWriter(BulkWriter):
         if len(src) and int(src.max()) < PACKED and int(dst.max()) < PACKED:
             # one integer per edge, src * 2**32 + dst: a third of the JSON to parse; sorted,
             # so that rows reach the table in its key order
-            return json.dumps(np.sort(src.astype(np.int64) << 32 | dst).tolist())
+            packed = np.sort(src.astype(np.int64) << 32 | dst, kind="stable")  # nearly sorted
+            return json.dumps(packed.tolist())
         return BulkWriter.edge_payload(src, dst)
 
     def write_edges(self, game_id: int, payload: EdgePayload) -> None:
