@@ -211,3 +211,25 @@ def test_a_bad_successor_deep_in_a_build_is_caught(folder: Path, db_url: str) ->
     assert err.startswith("Error: deep.py, line 4: rule 'deep' gave a successor that is not")
     assert "0.5 is a float" in err and len(err.strip().splitlines()) == 1
     assert every_row(db_url) == before
+
+
+def test_an_unhashable_successor_deep_in_a_build_is_caught(folder: Path, db_url: str) -> None:
+    # past the positions whose moves are all checked: the build's own numbering finds it
+    write(
+        folder,
+        "deep.py",
+        """\
+        import explorer
+
+        @explorer.game
+        def deep(n):
+            return [n - 1, (n - 1, [0])] if n == 1500 else [n - 1] if n else []
+        """,
+    )
+    assert run("build", "nim", "2", "--db", db_url)[0] == 0
+    before = every_row(db_url)
+    code, _, err = run("build", "py:deep.py", "2000", "--db", db_url)
+    assert code == 1
+    assert err.startswith("Error: deep.py, line 4: rule 'deep' at position '1500' gave a")
+    assert "[0] is a list" in err and len(err.strip().splitlines()) == 1
+    assert every_row(db_url) == before

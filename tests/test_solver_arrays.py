@@ -115,3 +115,28 @@ def test_state_values_for_few_and_many_states_agree(batches) -> None:
     with few(0):
         vectorised = state_values(successor_values)
     assert one_by_one == vectorised
+
+
+@given(
+    st.lists(st.lists(st.integers(min_value=0, max_value=70), max_size=8), min_size=1),
+    st.sampled_from([np.int64, np.int32]),
+)
+def test_the_mex_of_each_group_is_the_least_value_missing_from_it(lists, dtype):
+    # values below 63 go through bit masks, larger ones through a sort: both against sets
+    counts = np.array([len(values) for values in lists], dtype=dtype)
+    flat = np.array([v for values in lists for v in values], dtype=dtype)
+    expected = [min(set(range(len(values) + 1)) - set(values)) for values in lists]
+    assert arrays.mex_by_group(counts, flat).tolist() == expected
+
+
+@given(st.lists(st.integers(min_value=0, max_value=10_000), max_size=40), st.integers(1, 3))
+def test_the_next_level_is_every_state_freed_of_its_last_wait(freed, waits):
+    # ids close together are counted over their range, spread ones sorted: both by hand
+    pending = np.full(10_001, waits, dtype=np.int32)
+    expected_pending = pending.copy()
+    for state in freed:
+        expected_pending[state] -= 1
+    expected = sorted({s for s in freed if expected_pending[s] == 0})
+    ready = arrays.next_level(np.empty(0, dtype=np.int64), pending, np.array(freed, np.int64))
+    assert ready.tolist() == expected
+    assert pending.tolist() == expected_pending.tolist()

@@ -6,8 +6,9 @@ Games know nothing of graphs, solvers or storage; they only describe the rules.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar
 
 import numpy as np
@@ -161,6 +162,21 @@ class Game(ABC, Generic[P]):
     @abstractmethod
     def successors(self, position: P) -> Iterator[P]:
         """Yield the positions one move away, in a deterministic order (duplicates allowed)."""
+
+    def format_many(self, positions: Sequence[P]) -> list[str]:
+        """The texts of many positions (a build writes its new states' keys so), as `format`
+        writes them; a game that writes many faster than one by one overrides it."""
+        return list(map(self.format, positions))
+
+    def successor_lists(self, positions: Iterable[P], most: int) -> Iterator[list[P]]:
+        """The successors of each position in turn, each as a list (of `most` + 1 at most
+        here: its caller refuses a position with more than `most`). A build asks for a round
+        of positions at once; a game that answers that faster than `successors` one by one
+        overrides it (a game written in Python checks its rules' answers here in bulk). A
+        list may hold a move that cannot be hashed: the caller then asks `successors`, whose
+        checks refuse it."""
+        for position in positions:
+            yield list(islice(self.successors(position), most + 1))
 
     def decompose(self, position: P) -> Decomposition | None:
         """Split a position into a sum of parts, or None when it is not a sum."""

@@ -8,7 +8,7 @@ import os
 import sys
 import traceback
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import islice
 from types import CodeType
 from typing import Any
@@ -16,7 +16,7 @@ from typing import Any
 from explorer.errors import PositionError, RuleError
 from explorer.games.base import Decomposition, Game, Position
 from explorer.games.heaps import HeapGame, Heaps
-from explorer.games.position_text import format_position, parse_position
+from explorer.games.position_text import format_position, format_positions, parse_position
 
 Rule = Callable[[Any], Iterable[Any]]
 
@@ -253,16 +253,43 @@ class PythonGame(Game[Any]):
                 ) from None
         return self._format(position)
 
+    def format_many(self, positions: Sequence[Any]) -> list[str]:
+        if self._format is not None:
+            return list(map(self._format, positions))
+        try:
+            return format_positions(positions)
+        except TypeError:  # a successor not checked in full: `format` names it
+            return list(map(self.format, positions))
+
     def __call__(self, position: Any) -> list[Any]:
         """The successors of `position`, as a list (the rule called as it was written)."""
         return list(self.successors(position))
 
     def successors(self, position: Any) -> Iterator[Any]:
         moves = self.guard.moves(self.rule, position, self._text)
-        if self._format is None:
+        self._check_moves(moves, position, hashed=True)
+        return iter(moves)
+
+    def successor_lists(self, positions: Iterable[Any], most: int) -> Iterator[list[Any]]:
+        """The successors of each position, checked as `successors` checks them but for the
+        hash of a tuple: the caller hashes every move anyway, and asks `successors` which
+        move is wrong when one cannot be hashed."""
+        moves_of, rule, text, check = self.guard.moves, self.rule, self._text, self._check_moves
+        for position in positions:
+            moves = moves_of(rule, position, text)
+            check(moves, position, hashed=False)
+            yield moves
+
+    def _check_moves(self, moves: list[Any], position: Any, hashed: bool) -> None:
+        """Refuse a move that is not a position (see `_check_text` and `_check_custom`); a
+        tuple is hashed unless `hashed` is False."""
+        whole = self.guard.calls <= CHECK_FIRST or self.guard.calls % CHECK_EVERY == 0
+        if self._format is not None:
+            for move in moves:
+                self._check_custom(move, position, whole)
+        elif whole or not _ints_and_tuples(moves, hashed):
             # every move is checked in full on the positions asked twice; on the others a
             # tuple is only hashed (its text, written when it is new, refuses what is wrong)
-            whole = self.guard.calls <= CHECK_FIRST or self.guard.calls % CHECK_EVERY == 0
             for move in moves:
                 kind = type(move)
                 if kind is int:
@@ -274,10 +301,6 @@ class PythonGame(Game[Any]):
                     except TypeError:
                         pass
                 self._check_text(move, position)
-        else:
-            for move in moves:
-                self._check_custom(move, position)
-        return iter(moves)
 
     def _text(self, position: Any) -> str:
         return self.format(position)
@@ -288,16 +311,33 @@ class PythonGame(Game[Any]):
         except TypeError as error:
             raise self.source.bad_move(str(error), _safe_text(self._text, position)) from None
 
-    def _check_custom(self, move: Any, position: Any) -> None:
+    def _check_custom(self, move: Any, position: Any, whole: bool) -> None:
         """A move of a game with its own parse and format: hashable, and read back from its
-        text (on the positions whose answers are checked twice)."""
+        text when `whole` (on the positions whose answers are checked twice)."""
         try:
             hash(move)
         except TypeError:
             problem = f"{move!r} is a {type(move).__name__}, which is not hashable (use a tuple)"
             raise self.source.bad_move(problem, _safe_text(self._text, position)) from None
-        if self.guard.calls <= CHECK_FIRST or self.guard.calls % CHECK_EVERY == 0:
+        if whole:
             round_trip(self, move, self.source, position)
+
+
+#: The kinds of move `_ints_and_tuples` lets through.
+_INT_AND_TUPLE = frozenset((int, tuple))
+
+
+def _ints_and_tuples(moves: list[Any], hashed: bool) -> bool:
+    """Whether every move is an int or a tuple (hashable, if `hashed`), found in C (``map``,
+    one hash of them all) rather than by a loop in Python over the moves."""
+    if not _INT_AND_TUPLE.issuperset(map(type, moves)):
+        return False
+    if hashed:
+        try:
+            hash(tuple(moves))
+        except TypeError:
+            return False
+    return True
 
 
 def round_trip(game: Game[Any], move: Any, source: RuleSource, position: Any) -> None:

@@ -9,8 +9,8 @@ the same ids whichever is used.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from itertools import islice
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import islice, repeat
 from math import comb
 from typing import Any
 
@@ -88,44 +88,70 @@ class PositionIndex:
 
     def keys(self, states: range) -> list[str]:
         """The canonical texts of states (as ``game.format`` writes them)."""
-        fmt, positions = self.game.format, self.positions
-        return [fmt(positions[s]) for s in states]
+        return self.game.format_many(self.positions[states.start : states.stop])
 
     def expand(
         self, states: np.ndarray, new_budget: int | None, first_new: int, reached: np.ndarray
     ) -> Expansion:
         """Expand `states` in order until `new_budget` new states are numbered, or just after
         a state with a move to a stored state not yet reached (the caller must reach it
-        before going on)."""
-        successors_of, ids, positions = self.game.successors, self.ids, self.positions
-        start = len(positions)
-        src: list[int] = []
+        before going on).
+
+        A state's moves are numbered by one ``map`` of ``dict.setdefault`` (in C): a new
+        position gets the next id, from the dict's length as it grows; a loop in Python per
+        move cost a game written in Python as much as its own rules.
+        """
+        game, ids, positions = self.game, self.ids, self.positions
+        # asked only of games that can count: the default answer is None for every position
+        count_moves = None if type(game).count_moves is Game.count_moves else game.count_moves
+        number = ids.setdefault
+        # the id a new position gets: the dict's length as it grows (plus the ids it does not
+        # hold, of stored states gone), taken by ``map`` one per move
+        next_ids = map((len(positions) - len(ids)).__add__, map(len, repeat(ids)))
+        start = len(ids)
+        most = start + new_budget if new_budget is not None else None
         dst: list[int] = []
-        done = 0
-        for state in states.tolist():
-            if new_budget is not None and len(positions) - start >= new_budget:
-                break
-            targets = []
-            counted = self.game.count_moves(positions[state])
-            if counted is not None and counted > MAX_STATE_MOVES:
-                raise _too_many_moves(self.game, positions[state])
-            moves = list(islice(successors_of(positions[state]), MAX_STATE_MOVES + 1))
-            if len(moves) > MAX_STATE_MOVES:
-                raise _too_many_moves(self.game, positions[state])
-            for position in dict.fromkeys(moves):
-                target = ids.get(position)
-                if target is None:
-                    target = len(positions)
-                    positions.append(position)
-                    ids[position] = target
-                targets.append(target)
-            src.extend([state] * len(targets))
-            dst.extend(targets)
-            done += 1
-            if first_new and targets and min(targets) < first_new:
-                if any(t < first_new and not reached[t] for t in targets):
+        ends: list[int] = []
+        state_list = states.tolist()
+        asked: Iterator[Position] = map(positions.__getitem__, state_list)
+        if count_moves is not None:  # moves counted at once, before any is listed
+            asked = _counted(game, asked, count_moves)
+        lists = game.successor_lists(asked, MAX_STATE_MOVES)
+        try:
+            for state, moves in zip(state_list, lists, strict=False):
+                if len(moves) > MAX_STATE_MOVES:
+                    raise _too_many_moves(game, positions[state])
+                # distinct successors in the order listed, a new one numbered where first seen
+                first = len(dst)
+                try:
+                    dst.extend(dict.fromkeys(map(number, moves, next_ids)))
+                except TypeError:  # a move that cannot be hashed: the game's checks say which
+                    list(game.successors(positions[state]))
+                    raise
+                ends.append(len(dst))
+                if first_new and any(t < first_new and not reached[t] for t in dst[first:]):
                     break
-        return Expansion(done, np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64))
+                if most is not None and len(ids) >= most:
+                    break
+        finally:
+            # the new positions are the dict's last keys, in the order they were numbered
+            new = list(islice(reversed(ids), len(ids) - start))
+            new.reverse()
+            positions.extend(new)
+        done = len(ends)
+        counts = np.diff(np.array([0, *ends], dtype=np.int64)).astype(np.int64)
+        return Expansion(done, np.repeat(states[:done], counts), np.array(dst, dtype=np.int64))
+
+
+def _counted(
+    game: Game[Any], positions: Iterable[Position], count_moves: Callable[[Any], int | None]
+) -> Iterator[Position]:
+    """The positions, each refused first if `count_moves` counts more than `MAX_STATE_MOVES`."""
+    for position in positions:
+        counted = count_moves(position)
+        if counted is not None and counted > MAX_STATE_MOVES:
+            raise _too_many_moves(game, position)
+        yield position
 
 
 def _too_many_moves(game: Game[Any], position: Position) -> GraphTooLargeError:

@@ -98,6 +98,11 @@ class Adjacency(NamedTuple):
 # -- the kernel ------------------------------------------------------------------------------
 
 
+#: Values below this many are the bits of one 64-bit word per group (the mex is the lowest
+#: clear bit: no sort); larger ones are sorted group by group.
+MASK_BITS = 63
+
+
 def mex_by_group(counts: Ints, values: Ints) -> Ints:
     """The mex of each group of `values`, groups given by their sizes `counts`, in order.
 
@@ -105,12 +110,24 @@ def mex_by_group(counts: Ints, values: Ints) -> Ints:
     --------
     >>> mex_by_group(np.array([3, 0, 2]), np.array([0, 1, 3, 1, 2])).tolist()
     [2, 0, 0]
+    >>> mex_by_group(np.array([2, 1]), np.array([0, 100, 62])).tolist()
+    [1, 0]
     """
     groups = len(counts)
     result = np.zeros(groups, dtype=np.int64)
     if values.size == 0:
         return result
-    width = int(values.max()) + 2
+    largest = int(values.max())
+    if largest < MASK_BITS:
+        # each group's values as the bits of one word; the mex is its lowest clear bit
+        moving = counts > 0
+        starts = (np.cumsum(counts) - counts)[moving]
+        bits = np.left_shift(np.uint64(1), values.astype(np.uint64))
+        masks = np.bitwise_or.reduceat(bits, starts)
+        lowest_clear = ~masks & (masks + np.uint64(1))
+        result[moving] = np.log2(lowest_clear).astype(np.int64)  # exact: a power of two
+        return result
+    width = largest + 2
     group_of = np.repeat(np.arange(groups, dtype=np.int64), counts)
     keys = np.unique(group_of * width + values)
     g, v = keys // width, keys % width
@@ -260,14 +277,27 @@ def in_levels(ready: Ints, pending: Ints, freed_by: Callable[[Ints], Ints]) -> I
 
 
 def next_level(level: Ints, pending: Ints, freed: Ints) -> Ints:
-    """The states `freed` (listed once per move) that waited for nothing but `level`."""
+    """The states `freed` (listed once per move) that waited for nothing but `level`, in
+    increasing order."""
     if freed.size > 1:
-        freed, times = np.unique(freed, return_counts=True)
+        lo = int(freed.min())
+        span = int(freed.max()) - lo + 1
+        if span <= SPAN_PER_STATE * freed.size:  # counted over their range: no sort
+            times = np.bincount(freed - lo, minlength=span)
+            at = np.flatnonzero(times)
+            freed, times = (at + lo).astype(freed.dtype), times[at]  # the type it came in
+        else:
+            freed, times = np.unique(freed, return_counts=True)
         pending[freed] -= times
     else:
         pending[freed] -= 1
     ready: Ints = freed[pending[freed] == 0]
     return ready
+
+
+#: `next_level` counts the states freed over their range of ids when it is at most this many
+#: times their number (a level's predecessors are mostly close together), else sorts them.
+SPAN_PER_STATE = 8
 
 
 def solve_adjacency(succ: Adjacency, *, name: Callable[[int], object] = int) -> Values:

@@ -135,8 +135,10 @@ class Waiting:
         """The p of every waiting edge p -> q with q in `solved_now` (sorted ids)."""
         found = []
         for dst, src in self.blocks:
-            lo = np.searchsorted(dst, solved_now, "left")
-            hi = np.searchsorted(dst, solved_now, "right")
+            # ids of the runs' own type: searchsorted would copy a whole run to compare others
+            wanted = solved_now.astype(dst.dtype, copy=False)
+            lo = np.searchsorted(dst, wanted, "left")
+            hi = np.searchsorted(dst, wanted, "right")
             found.append(src[ranges(lo, hi - lo)])
         return np.concatenate(found) if found else np.empty(0, dtype=np.int64)
 
@@ -216,13 +218,21 @@ class BuildArrays:
 
     def add_new(self, first: int, end: int, src: np.ndarray, dst: np.ndarray) -> None:
         """Record the states numbered `first` to `end` - 1, found by the moves src -> dst: a
-        new state is one deeper than the state that found it first."""
+        new state is one deeper than the state that found it first.
+
+        New states are numbered in the order the moves first reach them (the indexes of
+        `explorer.generation.expansion` promise it), so a state is first reached where its id
+        passes every id before it: found in one pass, not by sorting the moves.
+        """
         self.reserve(end)
         self.present.data[first:end] = True
         self.reached.data[first:end] = True
         found = dst >= first
-        new, first_found = np.unique(dst[found], return_index=True)
-        self.depth.data[new] = self.depth.data[src[found][first_found]] + 1
+        new, finders = dst[found], src[found]
+        firsts = np.ones(len(new), dtype=bool)
+        firsts[1:] = new[1:] > np.maximum.accumulate(new)[:-1]
+        assert np.array_equal(new[firsts], np.arange(first, end)), "numbered out of order"
+        self.depth.data[first:end] = self.depth.data[finders[firsts]] + 1
 
     def reach(self, states: list[int], first_new: int, frontier: Frontier) -> None:
         """Mark stored states and everything stored below them as reached by this build; the

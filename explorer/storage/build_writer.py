@@ -12,7 +12,7 @@ from types import TracebackType
 
 from sqlalchemy.engine import Engine
 
-from explorer.storage.bulk import EdgePayload, Row, ValueColumns, writer_for
+from explorer.storage.bulk import EdgePayload, NewStates, ValueColumns, writer_for
 from explorer.storage.counts import add_counts
 from explorer.storage.engine import writing
 from explorer.storage.records import BuildCounts, drop_key_index, ensure_key_index, update_build
@@ -33,7 +33,7 @@ class BuildProgress:
 class Batch:
     """One batch's rows, built on the main thread and written by the writer thread."""
 
-    new_rows: list[Row]
+    new_states: NewStates
     edges: EdgePayload
     runs: list[tuple[int, int]]
     values: ValueColumns
@@ -57,7 +57,7 @@ def commit_batch(engine: Engine, game_id: int, build_id: int, batch: Batch, cach
         if batch.drop_key_index:
             drop_key_index(conn)
         writer = writer_for(conn)
-        writer.insert_states(batch.new_rows)
+        writer.insert_new_states(batch.new_states)
         writer.write_edges(game_id, batch.edges)
         writer.mark_expanded(game_id, batch.runs)
         writer.update_values(batch.values)

@@ -19,7 +19,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -45,7 +44,13 @@ from explorer.storage.build_plans import (
     sqlite_cache_kib,
 )
 from explorer.storage.build_writer import Batch, BatchWriter, BuildProgress, commit_batch
-from explorer.storage.bulk import STREAM, Row, read_int_columns, value_columns, writer_class
+from explorer.storage.bulk import (
+    STREAM,
+    NewStates,
+    read_int_columns,
+    value_columns,
+    writer_class,
+)
 from explorer.storage.counts import histogram, recount, solved_counts, stored_states
 from explorer.storage.engine import reading, writing
 from explorer.storage.loopy import UPDATE_VALUES, LoopyValue, label_arrays, value_params
@@ -157,13 +162,6 @@ class BuildReport:
         from explorer.viz.notebook import build_view
 
         return build_view(self)
-
-
-def _with_nulls(values: np.ndarray, missing: np.ndarray) -> list[object]:
-    """``values`` as Python objects, None where ``missing``."""
-    column = values.astype(object)
-    column[missing] = None
-    return column.tolist()  # type: ignore[no-any-return]
 
 
 class GraphBuilder:
@@ -459,7 +457,10 @@ class GraphBuilder:
             count += step.done
             moves += len(step.src)
             if len(step.src):
-                self.moves_per_state = int(np.unique(step.src, return_counts=True)[1].max())
+                # moves come state by state, in order: the widest state is the longest run
+                ends = np.flatnonzero(np.diff(step.src))
+                widest = np.diff(ends, prepend=-1, append=len(step.src) - 1).max()
+                self.moves_per_state = int(widest)
 
         def joined(parts: list[np.ndarray]) -> np.ndarray:
             return np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
@@ -494,24 +495,17 @@ class GraphBuilder:
         arrays = self.arrays
         grundy, remote, height = arrays.grundy.data, arrays.remote.data, arrays.height.data
         new = slice(first_id, self.next_id)
-        g = grundy[new]
-        unsolved = g == UNKNOWN
-        # plain tuples in `StateRow` order (see `explorer.storage.bulk.Row`)
-        new_rows: list[Row] = list(
-            zip(
-                repeat(game_id),
-                range(first_id, self.next_id),
-                self.states.keys(range(first_id, self.next_id)),
-                arrays.depth.data[new].tolist(),
-                (arrays.expanded.data[new] | ~unsolved).tolist(),
-                _with_nulls(g, unsolved),
-                _with_nulls(outcome(g), unsolved),
-                _with_nulls(remote[new], unsolved),
-                _with_nulls(height[new], unsolved),
-                repeat(build),
-                _with_nulls(np.full(len(g), build, dtype=np.int64), unsolved),
-                strict=False,
-            )
+        g = grundy[new].copy()  # the arrays change while the writer thread reads these
+        new_states = NewStates(
+            game_id,
+            build,
+            np.arange(first_id, self.next_id, dtype=np.int64),
+            self.states.keys(range(first_id, self.next_id)),
+            arrays.depth.data[new].copy(),
+            arrays.expanded.data[new] | (g != UNKNOWN),
+            g,
+            remote[new].copy(),
+            height[new].copy(),
         )
         # in id order: SQLite updates rows in key order three times faster than at random
         old_solved = np.sort(solved[solved < first_id])
@@ -539,7 +533,7 @@ class GraphBuilder:
         ]
         drop = self.key_index.drop_now(self.states_new)
         counts = self._counts()
-        return Batch(new_rows, edges, runs, values, counts, progress, tallies, drop, create_index)
+        return Batch(new_states, edges, runs, values, counts, progress, tallies, drop, create_index)
 
     def _commit(self, batch: Batch) -> None:
         """Write one batch in one transaction (on the writer thread)."""
