@@ -51,8 +51,14 @@ WRITERS = {
     "explorer.viz.graphs",
     "explorer.viz.page",
 }
-#: What only some commands need: misère quotients, reading graph files.
-SPECIALISTS = {"explorer.analysis.quotient", "explorer.formats"}
+#: What only some commands need: misère quotients, patterns, the sequence kernel, reading graph
+#: files (a database without stored findings or sequences needs none of them).
+SPECIALISTS = {
+    "explorer.analysis.quotient",
+    "explorer.analysis.patterns",
+    "explorer.solver.sparse",
+    "explorer.formats",
+}
 #: What ``--help`` does not need beyond that: loading user code and entry points
 #: (``importlib.metadata`` brings ``email``).
 LOADERS = {"email", "explorer.games.pyspec"}

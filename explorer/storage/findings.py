@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import sqlalchemy as sa
 
-from explorer.analysis.patterns import OBSERVED, PROVED, Pattern, Patterns, Revision, revise
 from explorer.errors import DatabaseDamagedError
 from explorer.storage.models import PatternTable, QuotientTable
 from explorer.storage.records import utc_now
 
 if TYPE_CHECKING:
+    from explorer.analysis.patterns import Patterns, Revision
     from explorer.analysis.quotient import MisereQuotient
 
 #: Status of a stored pattern that a longer run contradicts (``refuted_at`` says where).
@@ -25,6 +25,8 @@ REFUTED = "refuted"
 
 def _pattern_dict(row: Any) -> dict[str, Any]:
     """A stored pattern as plain data: its JSON, with the row's status, bound and refutation."""
+    from explorer.analysis.patterns import Pattern
+
     try:
         data = json.loads(row.data)
         Pattern.from_dict(data)
@@ -71,6 +73,8 @@ def save_patterns(
     ('period', 'refuted', '10')
     >>> db.close()
     """
+    from explorer.analysis.patterns import OBSERVED, PROVED, Pattern, revise
+
     revisions: list[Revision] = []
     live: dict[str, int] = {}  # the row of each kind the run confirmed
     longer: set[str] = set()  # kinds a longer run stored (or refuted): this run leaves them
@@ -125,12 +129,16 @@ def pattern_status(stored: dict[str, Any]) -> str:
     """
     if stored["status"] == "refuted":
         return f"refuted at {stored['refuted_at']} (by a run up to {stored['upto']:,})"
+    from explorer.analysis.patterns import Pattern
+
     data = {k: v for k, v in stored.items() if k != "refuted_at"}
     return Pattern.from_dict(data).status_text()
 
 
 def pattern_text(stored: dict[str, Any]) -> str:
     """What a stored pattern says, in one line (`Pattern.text`)."""
+    from explorer.analysis.patterns import Pattern
+
     data = {k: v for k, v in stored.items() if k != "refuted_at"}
     return Pattern.from_dict(data).text()
 

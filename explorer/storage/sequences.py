@@ -17,7 +17,6 @@ import sqlalchemy as sa
 
 from explorer.errors import DatabaseDamagedError
 from explorer.games import load_game
-from explorer.solver.sparse import fletcher32
 from explorer.storage.damage import stored_natural
 from explorer.storage.models import SequenceChunkTable, SequenceTable
 from explorer.storage.records import find_game, stored_game, utc_now
@@ -105,6 +104,8 @@ def _read_values(conn: sa.Connection, row: Any) -> tuple[np.ndarray | None, str 
             f"it claims {computed:,} values but its chunks hold "
             f"{sum(len(c) for c in chunks) // 2:,}"
         )
+    from explorer.solver.sparse import fletcher32
+
     values = np.frombuffer(b"".join(chunks), dtype="<u2").astype(np.uint16)
     if fletcher32(values) != row.checksum:
         return None, (
