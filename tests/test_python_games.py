@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 import explorer
 from explorer.games.position_text import format_position, parse_position
 from explorer.storage import open_database
+from tests.support.bruteforce import plain_retrograde
 from tests.support.cli import run, run_json
 from tests.support.python_games import (
     LOOPY,
@@ -168,23 +169,10 @@ def test_misere_and_sums(stones: str) -> None:
 
 
 def walk_outcomes() -> dict[int, str]:
-    """Outcomes of the walk on 0..4 by retrograde analysis, written here from the rules."""
-    moves = {n: [m for m in (n - 1, n + 1) if 0 <= m <= 4] if n else [] for n in range(5)}
-    outcome: dict[int, str] = {}
-    changed = True
-    while changed:
-        changed = False
-        for n, targets in moves.items():
-            if n in outcome:
-                continue
-            if any(outcome.get(m) == "P" for m in targets):
-                outcome[n] = "N"
-            elif all(outcome.get(m) == "N" for m in targets):
-                outcome[n] = "P"
-            else:
-                continue
-            changed = True
-    return {n: outcome.get(n, "D") for n in moves}
+    """Outcomes of the walk on 0..4 by retrograde analysis, its moves written here from the
+    rules."""
+    moves = [[m for m in (n - 1, n + 1) if 0 <= m <= 4] if n else [] for n in range(5)]
+    return dict(enumerate(plain_retrograde(moves)))
 
 
 def test_games_whose_play_loops(folder: Path, db_url: str) -> None:
