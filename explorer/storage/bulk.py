@@ -114,8 +114,8 @@ class NewStates:
     def __len__(self) -> int:
         return len(self.ids)
 
-    def rows(self, part: np.ndarray | slice = slice(None)) -> list[Row]:
-        """The rows (`STATE_COLUMNS` order) of the states `part` picks.
+    def rows(self) -> list[Row]:
+        """The rows, in `STATE_COLUMNS` order.
 
         Examples
         --------
@@ -128,25 +128,36 @@ class NewStates:
         >>> solved
         (3, 6, '2', 1, True, 0, 'P', 0, 0, 7, 7)
         """
-        g = self.grundy[part]
+        g = self.grundy
         unsolved = g < 0
-        keys = np.array(self.keys, dtype=object)[part].tolist()
         return list(
             zip(
                 repeat(self.game_id),
-                self.ids[part].tolist(),
-                keys,
-                self.depth[part].tolist(),
-                self.expanded[part].tolist(),
+                self.ids.tolist(),
+                self.keys,
+                self.depth.tolist(),
+                self.expanded.tolist(),
                 _with_nulls(g, unsolved),
                 _with_nulls(outcome(g), unsolved),
-                _with_nulls(self.remoteness[part], unsolved),
-                _with_nulls(self.height[part], unsolved),
+                _with_nulls(self.remoteness, unsolved),
+                _with_nulls(self.height, unsolved),
                 repeat(self.build_id),
                 _with_nulls(np.full(len(g), self.build_id, dtype=np.int64), unsolved),
                 strict=False,
             )
         )
+
+
+def outcome_sql(value: str) -> str:
+    """SQL for the outcome of the Grundy value `value` (an SQL expression), as
+    `explorer.solver.outcome` gives it: P exactly where the value is 0.
+
+    Examples
+    --------
+    >>> outcome_sql("v.grundy")
+    "CASE WHEN v.grundy = 0 THEN 'P' ELSE 'N' END"
+    """
+    return f"CASE WHEN {value} = 0 THEN 'P' ELSE 'N' END"
 
 
 def _with_nulls(values: np.ndarray, missing: np.ndarray) -> list[object]:
@@ -263,10 +274,12 @@ class SQLiteWriter(BulkWriter):
         build's states went in in 0.9 s so, against 2.9 s with every column a parameter."""
         game, build = int(states.game_id), int(states.build_id)
         solved = states.grundy >= 0
+        mixed = solved.any() and not solved.all()
+        keys = np.array(states.keys, dtype=object) if mixed else states.keys
         if not solved.all():
             part = np.flatnonzero(~solved)
-            keys = np.array(states.keys, dtype=object)[part] if solved.any() else states.keys
-            columns = [states.ids[part], keys, states.depth[part], states.expanded[part]]
+            columns = [states.ids[part], keys[part] if mixed else keys]
+            columns += [states.depth[part], states.expanded[part]]
             self._insert_rows(
                 ("game_id", "build_id", "id", "key", "depth", "expanded"),
                 f"({game}, {build}, ?, ?, ?, ?)",
@@ -278,7 +291,7 @@ class SQLiteWriter(BulkWriter):
             g = states.grundy[part]
             columns = [
                 states.ids[part],
-                np.array(states.keys, dtype=object)[part],
+                keys[part] if mixed else keys,
                 states.depth[part],
                 g,
                 outcome(g),
@@ -343,10 +356,9 @@ class SQLiteWriter(BulkWriter):
 
     def update_values(self, values: ValueColumns) -> None:
         # the build and the game written into the statement, the outcome found from the
-        # value (P exactly where it is 0, as `explorer.solver.outcome` says): four parameters
-        # a row rather than seven
+        # value: four parameters a row rather than seven
         sql = (
-            "UPDATE states SET grundy = ?1, outcome = CASE ?1 WHEN 0 THEN 'P' ELSE 'N' END, "
+            f"UPDATE states SET grundy = ?1, outcome = {outcome_sql('?1')}, "
             f"remoteness = ?2, height = ?3, value_build_id = {int(values.build_id)}, "
             f"expanded = 1 WHERE game_id = {int(values.game_id)} AND id = ?4"
         )
@@ -427,10 +439,9 @@ class PostgresWriter(BulkWriter):
         )
         body = binary_copy([values.ids, values.grundy, values.remoteness, values.height])
         self._copy_binary("new_values", ("id", "grundy", "remoteness", "height"), body)
-        # the outcome as `explorer.solver.outcome` gives it: P exactly where the value is 0
         self.connection.exec_driver_sql(
             "UPDATE states AS s SET grundy = v.grundy, "
-            "outcome = CASE WHEN v.grundy = 0 THEN 'P' ELSE 'N' END, "
+            f"outcome = {outcome_sql('v.grundy')}, "
             "remoteness = v.remoteness, height = v.height, value_build_id = %(build)s, "
             "expanded = TRUE FROM new_values AS v WHERE s.game_id = %(game)s AND s.id = v.id",
             {"build": values.build_id, "game": values.game_id},
