@@ -73,7 +73,7 @@ def register_game(cls: G) -> G:
     2
     >>> del FAMILIES["countdown"]
     """
-    name = getattr(cls, "family", None)
+    name = cls.named_family() if issubclass(cls, Game) else getattr(cls, "family", None)
     if not isinstance(name, str) or FAMILY_NAME.fullmatch(name) is None or name == "sum":
         raise SpecError(
             f"bad family name {name!r} for {cls.__name__} (set family to lower-case letters, "

@@ -113,6 +113,20 @@ class GameRows:
     def __repr__(self) -> str:
         return f"{self.database!r}.game({self.spec!r}, {str(self.convention)!r})"
 
+    def _normal_play(self, what: str) -> None:
+        """Refuse an operation of the normal-play game on a misère handle (never crossed).
+
+        Raises
+        ------
+        SpecError
+            When the handle is of the game's misère build.
+        """
+        if self.convention != NORMAL:
+            raise SpecError(
+                f"{what} are of a game's normal-play build, not of its misère build: "
+                f"use db.game({self.spec!r})"
+            )
+
     # -- the game row -----------------------------------------------------------------------
     def _resolved(self, conn: sa.Connection) -> tuple[int, str]:
         """The id of the game row, and the game's spec as shown (see `shown_spec`).

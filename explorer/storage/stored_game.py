@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import sqlalchemy as sa
 
-from explorer.errors import SpecError
 from explorer.games.convention import NORMAL
 from explorer.storage.browsing import Browsing
 from explorer.storage.counts import read_counts
@@ -164,13 +163,6 @@ class StoredGame(Browsing, Subgraphs, Findings):
             progress=progress,
             convention=self.convention,
         )
-
-    def _normal_play(self, what: str) -> None:
-        if self.convention != NORMAL:
-            raise SpecError(
-                f"{what} are of a game's normal-play build, not of its misère build: "
-                f"use db.game({self.spec!r})"
-            )
 
     # -- single positions -------------------------------------------------------------------
     @translated("read")
