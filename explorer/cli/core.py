@@ -405,12 +405,12 @@ def sequence_command(
             f"computed G(0..{result.computed - 1}) ({result.method}); the rest follow from the "
             "period\n"
         )
-    checksum = result.checksum
-    if checksum is not None:
-        out.write(f"Fletcher-32 {checksum:08x} of G({result.start}..{result.upto})\n")
     rows = result.rows_text()
     if rows is not None:
         out.write(rows + "\n")
+    checksum = result.checksum
+    if checksum is not None:
+        out.write(f"Fletcher-32 {checksum:08x} of G({result.start}..{result.upto})\n")
     if kept is not None:
         out.write(
             f"stored: G(0..{kept['values'] - 1}), Fletcher-32 {kept['checksum']} of them "

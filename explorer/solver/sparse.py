@@ -746,7 +746,7 @@ def summary_rows(values: np.ndarray, rules: SplitRules | None) -> SummaryRows:
     >>> from explorer import load_game
     >>> kayles = load_game("kayles")
     >>> summary_rows(kayles.heap_values(99), kayles.split_rules)
-    SummaryRows(largest=8, at=34, mask=12, rare=16, last=70)
+    SummaryRows(largest=8, at=27, mask=15, rare=10, last=70)
     """
     count = len(values)
     at = int(np.argmax(values)) if count else 0
