@@ -7,6 +7,7 @@ The game row is looked up once, on first use; every method then reads or writes 
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import Executor
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -66,6 +67,7 @@ class StoredGame(Browsing, Subgraphs, Findings):
         options: BuildOptions | None = None,
         *,
         progress: Callable[[BuildProgress], None] | None = None,
+        executor: Executor | None = None,
         **changes: Any,
     ) -> BuildReport:
         """Build the game graph of a position into the database (see `build_position`), with
@@ -74,7 +76,9 @@ class StoredGame(Browsing, Subgraphs, Findings):
 
         Stored states and values are reused; a build stopped by `max_states`, by the `memory`
         budget (bytes the process may use; None for none) or killed continues where it
-        stopped when run again. In the misère convention the game's misère build is made.
+        stopped when run again. With ``workers=N`` (N > 1) a game with tiers is built on N
+        worker processes, or on `executor` (a `concurrent.futures.Executor`) when given.
+        In the misère convention the game's misère build is made.
 
         Raises
         ------
@@ -86,7 +90,9 @@ class StoredGame(Browsing, Subgraphs, Findings):
 
         options = replace(options or BuildOptions(), convention=self.convention, **changes)
         rules = self.spec if self.given is None else self.given
-        return build_position(self.engine, rules, position, options, progress=progress)
+        return build_position(
+            self.engine, rules, position, options, progress=progress, executor=executor
+        )
 
     @translated("write to")
     def edit(self, edit: Edit) -> EditReport:
