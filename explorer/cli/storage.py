@@ -484,7 +484,9 @@ def stats_command(spec: str | None, url: str | None, convention: Convention, as_
     for value, count in result["by_depth"].items():
         by_depth.add_row(str(value), f"{count:,}")
     print_table(by_depth)
-    builds = Table("id", "position", "status", "new", "reused", "edges", "started", title="builds")
+    builds = Table(
+        "id", "position", "status", "new", "reused", "edges", "workers", "started", title="builds"
+    )
     for b in result["builds"]:
         builds.add_row(
             str(b["id"]),
@@ -493,10 +495,36 @@ def stats_command(spec: str | None, url: str | None, convention: Convention, as_
             f"{b['states_new']:,}",
             f"{b['states_reused']:,}",
             f"{b['edges_new']:,}",
+            str(b["workers"] or 1),
             b["started_at"][:19],
         )
     print_table(builds)
+    if "tiers" in result:
+        _print_tiers(result["tiers"])
     print_findings(result)
+
+
+def _print_tiers(tiers: list[dict[str, Any]]) -> None:
+    """A build in tiers: how many, the time they took, and the slowest ones."""
+    expand = sum(t["expand_seconds"] for t in tiers)
+    solve = sum(t["solve_seconds"] or 0.0 for t in tiers)
+    solved = sum(t["solve_seconds"] is not None for t in tiers)
+    console.print(
+        f"tiers           {len(tiers):,} ({solved:,} solved): {expand:,.1f} s expanding, "
+        f"{solve:,.1f} s solving"
+    )
+    slowest = sorted(tiers, key=lambda t: -t["expand_seconds"])[:5]
+    table = Table("tier", "states", "moves", "expand s", "solve s", title="slowest tiers")
+    for t in sorted(slowest, key=lambda t: -t["tier"]):
+        solve_text = "·" if t["solve_seconds"] is None else f"{t['solve_seconds']:.3f}"
+        table.add_row(
+            str(t["tier"]),
+            f"{t['states']:,}",
+            f"{t['edges']:,}",
+            f"{t['expand_seconds']:.3f}",
+            solve_text,
+        )
+    print_table(table)
 
 
 @click.command("export")

@@ -298,8 +298,10 @@ class StoredGame(Browsing, Subgraphs, Findings):
     @translated("read")
     def stats(self) -> dict[str, Any]:
         """Counts by outcome, Grundy value and depth, extremes, and the build history of the
-        game (in a misère build, values G⁻ and misère outcomes); ``patterns`` and ``quotient``
-        when `save_patterns` or `save_quotient` stored them.
+        game (in a misère build, values G⁻ and misère outcomes), each build's ``workers``;
+        ``tiers`` (each tier's states, moves and seconds to expand and to solve) when a build
+        in tiers stored them, ``patterns`` and ``quotient`` when `save_patterns` or
+        `save_quotient` stored them.
 
         Examples
         --------
@@ -352,11 +354,26 @@ class StoredGame(Browsing, Subgraphs, Findings):
                     "values_computed": stored_natural(r.values_computed),
                     "host": r.host,
                     "pid": r.pid,
+                    "workers": r.workers,
                 }
                 for r in conn.execute(
                     sa.text("SELECT * FROM builds WHERE game_id = :g ORDER BY id"), params
                 )
             ]
+            tiers = sorted(
+                (
+                    {
+                        "tier": int(r.tier),
+                        "build_id": r.build_id,
+                        "states": r.states,
+                        "edges": r.edges,
+                        "expand_seconds": r.expand_seconds,
+                        "solve_seconds": r.solve_seconds,
+                    }
+                    for r in conn.execute(sa.text("SELECT * FROM tiers WHERE game_id = :g"), params)
+                ),
+                key=lambda t: -t["tier"],
+            )
             # what `explorer patterns --db` and `explorer quotient --db` stored (normal play)
             normal = self.convention == NORMAL
             patterns = load_patterns(conn, game_id) if normal else []
@@ -378,6 +395,7 @@ class StoredGame(Browsing, Subgraphs, Findings):
             "max_height": max(height, default=None),
             "builds": builds,
             # only when stored, so that the stats of other games read as before
+            **({"tiers": tiers} if tiers else {}),
             **({"patterns": patterns} if patterns else {}),
             **({"quotient": quotient.to_dict()} if quotient is not None else {}),
         }

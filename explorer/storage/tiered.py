@@ -61,6 +61,9 @@ if TYPE_CHECKING:
 
 #: A depth no state has yet (the fewest moves from the root are found as tiers expand).
 FAR = np.iinfo(np.int32).max
+#: A tier is cut into slices of at least this many states (a task's overhead, pickling its
+#: keys and starting it, is then small beside its work) ...
+MIN_SLICE_STATES = 1_000
 #: States a transaction writes at least (small tiers are written together).
 COMMIT_STATES = 50_000
 #: Times a tier's tasks are submitted again after the worker pool broke (a worker killed).
@@ -68,7 +71,13 @@ RETRIES = 3
 
 
 def default_workers() -> int:
-    """The cores this process may use: the default of ``explorer build --workers``."""
+    """The cores this process may use: the default of ``explorer build --workers``.
+
+    Examples
+    --------
+    >>> default_workers() >= 1
+    True
+    """
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
@@ -77,7 +86,15 @@ def default_workers() -> int:
 
 def tiered_spec(game: Game[Any]) -> str | None:
     """The spec a worker loads `game` by, or None when a worker cannot (a game made in a
-    notebook, say, or one whose spec loads another game)."""
+    notebook, say, or one whose spec loads another game).
+
+    Examples
+    --------
+    >>> from explorer import game
+    >>> from explorer.games import load_game
+    >>> tiered_spec(load_game("subtraction:1,2")), tiered_spec(game(lambda n: [n - 1] if n else []))
+    ('subtraction:1,2', None)
+    """
     from explorer.games import load_game
 
     try:
@@ -344,7 +361,7 @@ class TieredBuilder:
 
     def _tasks(self, tier: int, keys: list[str]) -> list[TierTask]:
         """The tier's keys in slices: at least one a worker when it has many states."""
-        per = min(SLICE_STATES, max(1_000, -(-len(keys) // self.workers)))
+        per = min(SLICE_STATES, max(MIN_SLICE_STATES, -(-len(keys) // self.workers)))
         return [
             TierTask(self.spec, tier, part, tuple(keys[first : first + per]))
             for part, first in enumerate(range(0, len(keys), per))
@@ -464,7 +481,7 @@ class TieredBuilder:
         and solved, the moves of those expanded and not solved, and the keys of the states
         of the tiers still to expand."""
         done = {
-            int(tier): solved
+            int(tier): bool(solved)
             for tier, solved in conn.execute(
                 sa.text("SELECT tier, solve_seconds IS NOT NULL FROM tiers WHERE game_id = :g"),
                 {"g": game_id},
