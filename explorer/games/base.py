@@ -125,7 +125,9 @@ class Game(ABC, Generic[P]):
     'P'
     """
 
-    family: ClassVar[str]
+    #: The family's name in specs; a subclass that names none is a game of your own (``py``),
+    #: named by its file (see `spec`).
+    family: ClassVar[str] = "py"
     parameters: ClassVar[str] = "none"
     position_syntax: ClassVar[str]
     example: ClassVar[tuple[str, str]]
@@ -137,12 +139,23 @@ class Game(ABC, Generic[P]):
         parameters (a family with parameters adds them, ``subtraction:1,3,4``); a subclass
         written outside explorer need not give one: it is named ``py:FILE:ClassName@FINGERPRINT``
         by its file."""
-        family = getattr(type(self), "family", None)
+        family = type(self).named_family()
         if family is not None:
-            return str(family)
+            return family
         from explorer.games.python import class_spec
 
         return class_spec(type(self))
+
+    @classmethod
+    def named_family(cls) -> str | None:
+        """The family the class or a base below `Game` names, or None when none does (a game
+        of your own, whose `family` is ``py`` by default)."""
+        for base in cls.__mro__:
+            if base is Game:
+                break
+            if "family" in vars(base):
+                return str(vars(base)["family"])
+        return None
 
     @classmethod
     def from_parameters(cls, parameters: str | None) -> Self:

@@ -379,6 +379,21 @@ def shown_python_spec(piece: str) -> str:
     return PythonSpec(_shown(spec.target), spec.name, spec.fingerprint).text()
 
 
+def unpinned_python_spec(piece: str) -> str:
+    """A ``py:`` spec without its fingerprint: it names every build of its file's game.
+
+    Examples
+    --------
+    >>> unpinned_python_spec("py:/a/m.py:g@0123456789abcdef")
+    'py:/a/m.py:g'
+    """
+    try:
+        spec = split_spec(piece.strip()[3:])
+    except SpecError:
+        return piece.strip()
+    return PythonSpec(spec.target, spec.name).text()
+
+
 def python_specs_match(asked: str, stored: str) -> bool:
     """Whether a canonical spec asked for may name a stored one: piece by piece equal, except
     that a ``py:`` piece without a name or a fingerprint matches any.

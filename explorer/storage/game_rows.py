@@ -16,7 +16,12 @@ from explorer.games.pyspec import stored_rules
 from explorer.storage.damage import checked_state
 from explorer.storage.engine import shown_location
 from explorer.storage.neighbourhood import chunks
-from explorer.storage.records import canonical_spec, lookup_game, shown_spec
+from explorer.storage.records import (
+    canonical_spec,
+    changed_python_builds,
+    lookup_game,
+    shown_spec,
+)
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -108,6 +113,20 @@ class GameRows:
     def __repr__(self) -> str:
         return f"{self.database!r}.game({self.spec!r}, {str(self.convention)!r})"
 
+    def _normal_play(self, what: str) -> None:
+        """Refuse an operation of the normal-play game on a misère handle (never crossed).
+
+        Raises
+        ------
+        SpecError
+            When the handle is of the game's misère build.
+        """
+        if self.convention != NORMAL:
+            raise SpecError(
+                f"{what} are of a game's normal-play build, not of its misère build: "
+                f"use db.game({self.spec!r})"
+            )
+
     # -- the game row -----------------------------------------------------------------------
     def _resolved(self, conn: sa.Connection) -> tuple[int, str]:
         """The id of the game row, and the game's spec as shown (see `shown_spec`).
@@ -138,6 +157,9 @@ class GameRows:
                 f"{where!r}: {other} is{add} (build a position of it: explorer "
                 f"build {shown!r} POSITION{flag})"
             )
+        changed = changed_python_builds(conn, self.spec, self.convention)
+        if changed is not None:
+            return NotStoredError(f"{shown!r} is not stored in {where!r}: {changed}")
         hint = f"build a position first: explorer build {shown!r} POSITION{flag}"
         family = shown.partition(":")[0]
         if family in ("dag", "graph"):

@@ -37,7 +37,9 @@ from explorer.games.pyspec import (
     canonical_python_spec,
     is_python_spec,
     python_specs_match,
+    rules_changed,
     shown_python_spec,
+    unpinned_python_spec,
 )
 from explorer.games.sums import SEPARATOR, split_sum
 from explorer.storage.models import KEY_INDEX, BuildTable, GameTable
@@ -171,6 +173,38 @@ def _lookup_python_game(
             f"changed between builds): name one with its fingerprint: {listing}"
         )
     return found[0] if found else None
+
+
+def changed_python_builds(
+    conn: sa.Connection, spec: str, convention: Convention = NORMAL
+) -> str | None:
+    """What to say when a spec with a ``py:`` piece is not stored but a build of the same
+    file and name is, under another fingerprint (the file changed since that build), or None.
+
+    Found from the stored specs and the file's text, never by running the file.
+    """
+    if not any(is_python_spec(piece) for piece in spec.split(SEPARATOR)):
+        return None
+    asked = canonical_spec(spec)
+    unpinned = f" {SEPARATOR} ".join(
+        unpinned_python_spec(piece) if is_python_spec(piece) else piece
+        for piece in asked.split(f" {SEPARATOR} ")
+    )
+    stored = conn.execute(
+        sa.select(GameTable.spec).where(
+            GameTable.spec.like("%py:%"), GameTable.convention == convention
+        )
+    ).scalars()
+    builds = [s for s in stored if python_specs_match(unpinned, s)]
+    if not builds:
+        return None
+    notes = rules_changed(builds[-1], asked).removeprefix("; ").partition(": its moves")[0]
+    listing = ", ".join(repr(shown_spec(s)) for s in builds)
+    return (
+        f"{notes or 'its file changed since the build'}; the stored "
+        f"{'build reads' if len(builds) == 1 else 'builds read'} as {listing} (name it so, "
+        "or build again to store the rules as they are now)"
+    )
 
 
 def edge_arrays(

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import sqlalchemy as sa
 
-from explorer.errors import SpecError
 from explorer.games.convention import NORMAL
 from explorer.storage.browsing import Browsing
 from explorer.storage.counts import read_counts
@@ -33,7 +32,8 @@ from explorer.storage.subgraphs import Subgraphs
 
 if TYPE_CHECKING:  # building, editing and checking load in the methods that do them
     from explorer.solver.incremental import Edit
-    from explorer.storage.building import BuildOptions, BuildProgress, BuildReport
+    from explorer.storage.build_writer import BuildProgress
+    from explorer.storage.building import BuildOptions, BuildReport
     from explorer.storage.edits import EditReport
     from explorer.storage.verify import Verification
 
@@ -63,6 +63,7 @@ class StoredGame(Browsing, Subgraphs, Findings):
     @translated("write to")
     def build(
         self,
+        /,
         position: str,
         options: BuildOptions | None = None,
         *,
@@ -170,13 +171,6 @@ class StoredGame(Browsing, Subgraphs, Findings):
             progress=progress,
             convention=self.convention,
         )
-
-    def _normal_play(self, what: str) -> None:
-        if self.convention != NORMAL:
-            raise SpecError(
-                f"{what} are of a game's normal-play build, not of its misère build: "
-                f"use db.game({self.spec!r})"
-            )
 
     # -- single positions -------------------------------------------------------------------
     @translated("read")
