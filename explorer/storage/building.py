@@ -317,6 +317,8 @@ class GraphBuilder:
         status = "stopped" if self.frontier else "complete"
         labelled: LoopyValue | None = None
         stopped_by = stopped if status == "stopped" else None
+        if status == "complete" and not may_cycle(self.game):
+            self._refuse_undeclared_cycle(root)
         with writing(self.engine) as conn:
             if self.key_index.dropped:
                 ensure_key_index(conn)
@@ -337,6 +339,25 @@ class GraphBuilder:
             return self._report(status, None, None, None, stopped_by=stopped_by)
         remoteness = int(self.arrays.remote.data[root])
         return self._report(status, g, outcome(g), remoteness, stopped_by=stopped_by)
+
+    def _refuse_undeclared_cycle(self, root: int) -> None:
+        """Refuse a complete build whose start has no value in a game that says its play
+        always ends: the moves found have a cycle (the build is then taken back whole)."""
+        if int(self.arrays.grundy.data[root]) != UNKNOWN:
+            return
+        with self.engine.connect() as conn:
+            key = conn.execute(
+                sa.text(
+                    "SELECT key FROM states WHERE game_id = :g AND grundy IS NULL "
+                    "AND escapes IS NULL ORDER BY id DESC LIMIT 1"
+                ),
+                {"g": self.game_id},
+            ).scalar()
+        raise RuleError(
+            f"{shown_spec(canonical_spec(self.game.spec))} says its play always ends, but its "
+            f"moves from {self.root_key!r} lead into a cycle (through {key!r}): say that play "
+            "may loop (@explorer.game(acyclic=False), or cycles = True in a Game subclass)"
+        )
 
     # -- setup ----------------------------------------------------------------------------
     def _start(self) -> None:
