@@ -35,6 +35,11 @@ class PositionError(ExplorerError, ValueError):
     """A position text is malformed or not a position of the game."""
 
 
+class ArgumentTypeError(ExplorerError, TypeError):
+    """A function of the Python API was given something that is neither a game (a `Game` or
+    its spec) nor a position (a text, a heap size, or what ``game.parse`` returns)."""
+
+
 class GameFileError(ExplorerError, ValueError):
     """A graph file is missing, unreadable or malformed."""
 

@@ -166,7 +166,8 @@ def start_position(game: Game[Any], position: str | None) -> Position:
         position = getattr(game, "start", None) or getattr(game, "example", ("", None))[1]
     if position is None:
         raise SpecError(f"{game.spec} has no example position: give one (explorer check SPEC POS)")
-    return game.parse(position)
+    parsed: Position = game.parse(position)
+    return parsed
 
 
 def check_game(

@@ -20,6 +20,7 @@ import numpy as np
 
 from explorer.analysis.solving import finite_value
 from explorer.errors import SpecError
+from explorer.games.arguments import as_count, as_game
 from explorer.games.base import Game
 from explorer.games.heaps import HeapGame
 from explorer.solver.periods import observed_period, proof_length
@@ -141,7 +142,7 @@ def find_period(values: list[int] | np.ndarray) -> tuple[int, int] | None:
 
 
 def value_sequence(
-    game: Game[Any],
+    game: Game[Any] | str,
     upto: int,
     *,
     start: int = 0,
@@ -158,8 +159,12 @@ def value_sequence(
     computed only until the Guy-Smith theorem proves a period; the rest follow from it.
     With `until_periodic`, the values stop there (`upto` is then only the bound).
 
+    `game` is a `Game` or its spec; anything else raises `ArgumentTypeError`.
+
     Examples
     --------
+    >>> value_sequence("kayles", 2000).period
+    12
     >>> from explorer import load_game
     >>> seq = value_sequence(load_game("subtraction:1,2,3"), 20)
     >>> seq.values[:8].tolist(), seq.period, seq.preperiod, seq.proven, seq.computed
@@ -167,6 +172,8 @@ def value_sequence(
     >>> value_sequence(load_game("kayles"), 10**18, start=10**18).values.tolist()
     [1]
     """
+    game = as_game(game)
+    upto, start = as_count(upto, "upto"), as_count(start, "start")
     if upto < 0 or start < 0:
         raise SpecError(f"--upto must be non-negative, got {upto}")
     if start > upto:

@@ -18,6 +18,7 @@ import numpy as np
 
 from explorer.analysis.memo import GRAPH_MEMO
 from explorer.errors import CyclicGraphError, ExplorerError, GraphTooLargeError, SpecError
+from explorer.games.arguments import as_count, as_game, as_position
 from explorer.games.base import Decomposition, Game, Position, TableProgress
 from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.games.heaps import FAR_HEAP, FAR_MOVES, PERIODIC_SPLIT_PARTS
@@ -240,19 +241,45 @@ def prepare_heaps(game: Game[Any], position: Position) -> str:
 
 
 def grundy_value(
-    game: Game[Any], position: Position, *, max_states: int = DEFAULT_MAX_STATES
+    game: Game[Any] | str,
+    position: Position | str | int,
+    *,
+    max_states: int = DEFAULT_MAX_STATES,
 ) -> Value:
     """The Grundy value of a position, from its parts where the game splits it exactly.
 
     In a game with cycles the value is the generalized one: an int, or `Infinite` (∞(K)).
 
+    Parameters
+    ----------
+    game : Game or str
+        The rules, or their spec (``"kayles"``, ``"nim + wythoff"``).
+    position : Position, str or int
+        A position text as the command line takes it (a heap size for a heap game), or what
+        ``game.parse`` returns.
+
+    Raises
+    ------
+    ArgumentTypeError
+        When `game` or `position` is of a type that names no game or position.
+
     Examples
     --------
+    >>> grundy_value("kayles", 10)
+    2
+    >>> grundy_value("nim", "3,4,5")
+    2
     >>> from explorer import load_game
     >>> nim = load_game("nim")
     >>> grundy_value(nim, nim.parse("3,4,5"))
     2
     """
+    game = as_game(game)
+    return _grundy_value(game, as_position(game, position), max_states=max_states)
+
+
+def _grundy_value(game: Game[Any], position: Position, *, max_states: int) -> Value:
+    """`grundy_value` of a game object and a parsed position."""
     prepare_heaps(game, position)
     known = game.known_value(position)
     if known is not None:
@@ -271,11 +298,11 @@ def reduced_value(
     parts = game.decompose(position)
     if parts is not None and not parts.exact:
         return _xor_of_parts(parts, max_states)
-    return grundy_value(game, position, max_states=max_states)
+    return _grundy_value(game, position, max_states=max_states)
 
 
 def _xor_of_parts(parts: Decomposition, max_states: int) -> Value:
-    return nim_sum(*(grundy_value(p.game, p.position, max_states=max_states) for p in parts.parts))
+    return nim_sum(*(_grundy_value(p.game, p.position, max_states=max_states) for p in parts.parts))
 
 
 def finite_value(
@@ -306,8 +333,8 @@ def _shown(value: Value) -> int | str:
 
 
 def solve(
-    game: Game[Any],
-    position: Position,
+    game: Game[Any] | str,
+    position: Position | str | int,
     *,
     method: Method = "auto",
     max_states: int = DEFAULT_MAX_STATES,
@@ -317,9 +344,11 @@ def solve(
 
     Parameters
     ----------
-    game : Game
-    position : Position
-        As returned by ``game.parse``.
+    game : Game or str
+        The rules, or their spec (``"nim"``, ``"kayles"``, ``"nim + wythoff"``).
+    position : Position, str or int
+        A position text as the command line takes it (``"3,4,5"``; an int is a heap size in a
+        heap game), or what ``game.parse`` returns.
     method : {"auto", "graph", "decompose"}
         ``graph`` builds the whole game graph (remoteness included); ``decompose`` uses the
         parts (no remoteness); ``auto`` builds the graph when it is small and decomposes
@@ -338,8 +367,17 @@ def solve(
     -------
     Solution
 
+    Raises
+    ------
+    ArgumentTypeError
+        When `game` or `position` is of a type that names no game or position.
+
     Examples
     --------
+    >>> solve("nim", "3,4,5").winning_moves
+    ['1,4,5']
+    >>> solve("kayles", 10).outcome
+    'N'
     >>> from explorer import load_game
     >>> nim = load_game("nim")
     >>> s = solve(nim, nim.parse("1,2,3"))
@@ -350,6 +388,8 @@ def solve(
     >>> solve(nim, nim.parse("1,1,1"), convention=Convention.MISERE).outcome
     'P'
     """
+    game = as_game(game)
+    position = as_position(game, position)
     if convention == MISERE:
         from explorer.analysis.misere import misere_solution  # which builds on this module
 
@@ -434,7 +474,7 @@ def _solve_decomposed(
         drawing = [
             s
             for s in dict.fromkeys(game.successors(position))
-            if outcome_of(grundy_value(game, s, max_states=max_states)) == "D"
+            if outcome_of(_grundy_value(game, s, max_states=max_states)) == "D"
         ]
     if parts is None:
         method, note = "known value", "from the game's value table or closed form"
@@ -463,7 +503,7 @@ def _moves_to_value(
     return [
         s
         for s in dict.fromkeys(game.successors(position))
-        if grundy_value(game, s, max_states=max_states) == target
+        if _grundy_value(game, s, max_states=max_states) == target
     ]
 
 
@@ -477,7 +517,7 @@ def _moves_through_parts(parts: Decomposition, total: Value, max_states: int) ->
     if outcome_of(total) == "P":
         return []
     positions = [p.position for p in parts.parts]
-    values = [grundy_value(p.game, p.position, max_states=max_states) for p in parts.parts]
+    values = [_grundy_value(p.game, p.position, max_states=max_states) for p in parts.parts]
     infinite = [i for i, v in enumerate(values) if isinstance(v, Infinite)]
     moves = []
     if infinite:
@@ -506,7 +546,7 @@ def _drawing_moves_through_parts(parts: Decomposition, max_states: int) -> list[
     """The moves of a drawn sum that keep the draw: the new total (each part's value, one of
     them moved) is still D. Every move of every part is valued once (the sum is never built)."""
     positions = [p.position for p in parts.parts]
-    values = [grundy_value(p.game, p.position, max_states=max_states) for p in parts.parts]
+    values = [_grundy_value(p.game, p.position, max_states=max_states) for p in parts.parts]
     moves = []
     seen: set[tuple[Hashable, Hashable]] = set()
     for i, part in enumerate(parts.parts):
@@ -516,7 +556,7 @@ def _drawing_moves_through_parts(parts: Decomposition, max_states: int) -> list[
         seen.add(key)
         others = values[:i] + values[i + 1 :]
         for moved in dict.fromkeys(part.game.successors(part.position)):
-            moved_value = grundy_value(part.game, moved, max_states=max_states)
+            moved_value = _grundy_value(part.game, moved, max_states=max_states)
             if outcome_of(nim_sum(moved_value, *others)) == "D":
                 moves.append(parts.rebuild(positions[:i] + [moved] + positions[i + 1 :]))
     return moves
@@ -527,8 +567,8 @@ EXPLAIN_SUM_MOVES = 200
 
 
 def explain(
-    game: Game[Any],
-    position: Position,
+    game: Game[Any] | str,
+    position: Position | str | int,
     *,
     max_states: int = DEFAULT_MAX_STATES,
     method: Literal["auto", "graph"] = "auto",
@@ -540,8 +580,12 @@ def explain(
     explained by the mex of its moves too; with ``convention=MISERE``, its moves and their
     misère outcomes instead.
 
+    `game` and `position` are taken as by `solve`: objects, or a spec and a position text.
+
     Examples
     --------
+    >>> explain("kayles", 10).winning_moves
+    ['1,8', '2,7', '3,6', '4,4']
     >>> from explorer import load_game
     >>> sub = load_game("subtraction:1,2,3")
     >>> e = explain(sub, sub.parse("5"))
@@ -558,6 +602,8 @@ def explain(
     >>> explain(nim, nim.parse("2"), convention=Convention.MISERE).successors
     [('0', 'N'), ('1', 'P')]
     """
+    game = as_game(game)
+    position = as_position(game, position)
     if convention == MISERE:
         from explorer.analysis.misere import misere_explanation  # which builds on this module
 
@@ -568,12 +614,12 @@ def explain(
             (
                 p.game.spec,
                 p.game.format(p.position),
-                grundy_value(p.game, p.position, max_states=max_states),
+                _grundy_value(p.game, p.position, max_states=max_states),
             )
             for p in parts.parts
         ]
         total = nim_sum(*(v for _, _, v in values))
-        value_of = grundy_value if parts.exact else reduced_value
+        value_of = _grundy_value if parts.exact else reduced_value
         return Explanation(
             game=game.spec,
             position=game.format(position),
@@ -587,7 +633,7 @@ def explain(
             parts=[(spec, text, _shown(v)) for spec, text, v in values],
             note=parts.note,
         )
-    value_of = grundy_value if method == "auto" else graph_value
+    value_of = _grundy_value if method == "auto" else graph_value
     value = value_of(game, position, max_states=max_states)  # one graph, with every move
     stage, counter = GRAPH_MEMO.label(game.spec, position) or (None, None)
     successors = [
@@ -618,7 +664,7 @@ def _sum_moves(game: Game[Any], position: Position) -> list[Position]:
 
 
 def value_table(
-    game: Game[Any],
+    game: Game[Any] | str,
     rows: int,
     cols: int,
     *,
@@ -635,10 +681,11 @@ def value_table(
 
     Examples
     --------
-    >>> from explorer import load_game
-    >>> value_table(load_game("wythoff"), 2, 3)
+    >>> value_table("wythoff", 2, 3)
     [[0, 1, 2], [1, 2, 0]]
     """
+    game = as_game(game)
+    rows, cols = as_count(rows, "rows"), as_count(cols, "cols")
     need = 8 * rows * cols * 4  # the table, its list form and the bitsets, about
     if need > max_memory_mb * 2**20:
         raise GraphTooLargeError(

@@ -71,6 +71,8 @@ class Database:
         ------
         SpecError
             For a convention other than ``normal`` and ``misere``.
+        ArgumentTypeError
+            When `game` is neither a spec nor a `Game`.
 
         Examples
         --------
@@ -79,6 +81,10 @@ class Database:
         open_database('sqlite://').game('kayles', 'misere')
         >>> db.close()
         """
+        if not isinstance(game, str):
+            from explorer.games.arguments import as_game  # loads numpy: only for a Game
+
+            game = as_game(game)
         return StoredGame(self, game, convention, rules=rules)
 
     @translated("read")

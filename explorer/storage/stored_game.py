@@ -31,7 +31,8 @@ from explorer.storage.subgraphs import Subgraphs
 
 if TYPE_CHECKING:  # building, editing and checking load in the methods that do them
     from explorer.solver.incremental import Edit
-    from explorer.storage.building import BuildOptions, BuildProgress, BuildReport
+    from explorer.storage.build_writer import BuildProgress
+    from explorer.storage.building import BuildOptions, BuildReport
     from explorer.storage.edits import EditReport
     from explorer.storage.verify import Verification
 
@@ -61,6 +62,7 @@ class StoredGame(Browsing, Subgraphs, Findings):
     @translated("write to")
     def build(
         self,
+        /,
         position: str,
         options: BuildOptions | None = None,
         *,
