@@ -296,8 +296,7 @@ class PythonGame(Game[Any]):
             raise
         except BaseException as error:
             raise PositionError(
-                f"bad position {text!r} for {self.source.name}: the game's parse "
-                f"{way_out(error)}"
+                f"bad position {text!r} for {self.source.name}: the game's parse {way_out(error)}"
             ) from None
         return hashable_position(position, self.source, text)
 
