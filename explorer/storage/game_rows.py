@@ -123,7 +123,7 @@ class GameRows:
 
     # -- the game row -----------------------------------------------------------------------
     def _resolved(self, conn: sa.Connection) -> tuple[int, str]:
-        """The id of the game row, and the game's spec as shown (see `shown_spec`).
+        """The id of the game row, and the game's spec as shown (see `GameSpec.shown`).
 
         Raises
         ------
