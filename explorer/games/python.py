@@ -9,6 +9,8 @@ import sys
 import traceback
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from itertools import islice
 from types import CodeType
 from typing import Any, NoReturn, TypeVar
@@ -87,6 +89,48 @@ def way_out(error: BaseException) -> str:
     return f"raised {kind}{': ' + detail if detail else ''}"
 
 
+#: The rules files read so far while a game loads (see `files_read_once`), by resolved path.
+_READ: ContextVar[dict[str, bytes] | None] = ContextVar("explorer_rules_read", default=None)
+
+
+@contextmanager
+def files_read_once() -> Iterator[None]:
+    """While it lasts, each rules file is read once: its fingerprint, its game's names and its
+    lines are all taken from the bytes of that read (the import reads it once more). Also a
+    decorator.
+
+    Examples
+    --------
+    >>> with files_read_once():
+    ...     read_rules_file("data/stones.py") is read_rules_file("data/stones.py")
+    True
+    """
+    token = _READ.set({})
+    try:
+        yield
+    finally:
+        _READ.reset(token)
+
+
+def read_rules_file(path: str) -> bytes:
+    """The bytes of a rules file (read once while `files_read_once` lasts).
+
+    Raises
+    ------
+    OSError
+        When the file cannot be read.
+    """
+    read = _READ.get()
+    key = os.path.realpath(path)
+    if read is not None and key in read:
+        return read[key]
+    with open(path, "rb") as source:
+        data = source.read()
+    if read is not None:
+        read[key] = data
+    return data
+
+
 def _shown_file(path: str) -> str:
     """A file relative to the working folder when inside it, else absolute."""
     relative = os.path.relpath(path) if os.path.isabs(path) else path
@@ -106,8 +150,7 @@ def code_fingerprint(path: str | None, code: CodeType | None = None) -> str:
 
     digest = hashlib.sha256()
     if path is not None and os.path.isfile(path):
-        with open(path, "rb") as source:
-            digest.update(source.read())
+        digest.update(read_rules_file(path))
     elif code is not None:
         digest.update(_code_bytes(code))
     return digest.hexdigest()[:16]
@@ -185,8 +228,7 @@ def _def_line(path: str | None, first: int) -> int:
     """The line of a function's ``def``, below its decorators (where its code starts)."""
     if path is None or not os.path.isfile(path):
         return first
-    with open(path, encoding="utf-8", errors="replace") as source:
-        lines = source.read().splitlines()
+    lines = read_rules_file(path).decode("utf-8", errors="replace").splitlines()
     for number in range(first, min(first + 50, len(lines) + 1)):
         if lines[number - 1].lstrip().startswith(("def ", "async def ")):
             return number
@@ -258,10 +300,25 @@ class PythonGame(Game[Any]):
     """A game from a function giving a position's successors (see `game`)."""
 
     family = "py"
+    user_code = True
     parameters = "FILE.py, FILE.py:NAME or package.module:NAME"
     position_syntax = "ints, strings and tuples of them: 5, 3,5, (1,2),(3,)"
     summary = "your own game in Python (@explorer.game, @explorer.heap_game, a Game subclass)"
     example = ("py:data/stones.py", "10")
+
+    @classmethod
+    def canonical_piece(cls, piece: str, parameters: str | None) -> str:
+        """Named by its file, never run to be named: the resolved file (or the module), the
+        game's name and the fingerprint of the file as it is (see `canonical_python_spec`)."""
+        from explorer.games.pyspec import canonical_python_spec
+
+        return canonical_python_spec(piece)
+
+    @classmethod
+    def shown_piece(cls, piece: str, parameters: str | None) -> str:
+        from explorer.games.pyspec import shown_python_spec
+
+        return shown_python_spec(piece)
 
     def __init__(
         self,

@@ -25,8 +25,8 @@ from explorer.errors import ExplorerError, NotStoredError
 from explorer.games import load_game, may_cycle
 from explorer.games.base import Game as GameRules
 from explorer.games.convention import MISERE, NORMAL, Convention
-from explorer.games.pyspec import is_python_spec, rules_changed, stored_rules
-from explorer.games.sums import split_sum
+from explorer.games.pyspec import rules_changed, stored_rules
+from explorer.games.specs import GameSpec
 from explorer.solver.loopy import Infinite
 from explorer.storage.bulk import read_int_columns
 from explorer.storage.checks import count_problems, depth_problems, loopy_move_problems
@@ -269,16 +269,17 @@ def _check_game(
     check = GameCheck(spec, convention=convention)
     checker = _Checker(result, check, show)
     game: GameRules[Any] | None = None
-    if not spec.startswith("graph:"):  # its file may be gone: the stored edges are the game
+    parsed = GameSpec.parse(spec)
+    if not parsed.loops:  # a graph: file may be gone: the stored edges are the game
         try:
             # without --rules a game's Python code is never run: a stand-in reads its positions
             game = load_game(spec) if rules else stored_rules(spec)
         except ExplorerError as error:
             check.rules = f"moves not checked: the game does not load ({error})"
     # a game built from its rules: its states are found only by builds (no edits)
-    from_rules = game is not None and game.family != "dag"
-    loopy = spec.startswith("graph:") or (game is not None and may_cycle(game))
-    if not rules and not loopy and any(map(is_python_spec, split_sum(spec))):
+    from_rules = game is not None and not parsed.only_file
+    loopy = parsed.loops or (game is not None and may_cycle(game))
+    if not rules and not loopy and parsed.user_code:
         # whether its rules may cycle is in its code: its build says it by storing no heights
         loopy = _stored_without_heights(conn, game_id)
     if loopy and not _unexpanded(conn, game_id):
@@ -296,7 +297,7 @@ def _check_game(
         return check
     # a stopped build of a game with cycles: its level-by-level solve gave values only where
     # every successor had one (the mex), as in a game without cycles; nothing is labelled yet
-    if game is not None and game.family == "dag":
+    if game is not None and parsed.only_file:
         # a graph imported from a file is the truth itself, and edits change it on purpose
         check.rules = "moves not checked: an imported graph's moves are its stored edges"
         game = None
