@@ -218,7 +218,7 @@ def build_command(
     counted = game.count_states(game.parse(position), limit)
     total = max_states if counted is None else min(counted, limit)
     with open_database(url) as database, _progress(not as_json, total) as update:
-        report = database.game(spec, convention).build(position, options, progress=update)
+        report = database.game(game, convention).build(position, options, progress=update)
     if as_json:
         print_json({"database": database.url, **report.to_dict()})
     else:
