@@ -206,8 +206,7 @@ def build_command(
       explorer build nim 3,4,5 --misere
       explorer build subtraction:1,2 180,180,180 --workers 2
       explorer build kayles 40 --db postgresql://me@localhost/games --max-states 100000
-      explorer build subtraction:1,2 180,180,180 --db postgresql://me@db/games \\
-          --cluster tcp://node1:8786
+      explorer build nim 60,60,60 --db postgresql://me@db/games --cluster tcp://node1:8786
     """
     from explorer.storage import open_database
     from explorer.storage.build_plans import refuse_unbuildable
