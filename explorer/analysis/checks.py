@@ -179,7 +179,8 @@ def start_position(game: Game[Any], position: str | None) -> Position:
             f"{game.spec} declares no example position: give a POSITION (explorer check SPEC "
             "POSITION), or declare one (@explorer.game(example=...))"
         )
-    return game.parse(position)
+    parsed: Position = game.parse(position)
+    return parsed
 
 
 def counts_up(game: Game[Any]) -> bool:

@@ -15,7 +15,6 @@ from rich.table import Table
 
 from explorer.cli.common import (
     MAX_SIDE,
-    MAX_STORED_INT,
     AsciiIntRange,
     console,
     json_option,
@@ -35,6 +34,7 @@ from explorer.cli.common import (
 from explorer.games import families, load_game
 from explorer.games.convention import MISERE, Convention
 from explorer.generation.graph import DEFAULT_MAX_STATES
+from explorer.limits import MAX_STORED_INT
 from explorer.viz.palette import VERDICTS, outcome_text
 
 if TYPE_CHECKING:

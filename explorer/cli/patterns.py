@@ -9,7 +9,6 @@ import sys
 import click
 
 from explorer.cli.common import (
-    MAX_STORED_INT,
     AsciiIntRange,
     console,
     json_option,
@@ -21,6 +20,7 @@ from explorer.cli.common import (
     visible,
     working,
 )
+from explorer.limits import MAX_STORED_INT
 
 #: The columns of a sweep's table, CSV and JSON rows.
 SWEEP_COLUMNS = ("spec", "period", "preperiod", "saltus", "status", "largest")

@@ -15,7 +15,6 @@ from rich.table import Table
 from explorer.cli.common import (
     MAX_STATES_IN_MEMORY,
     MAX_STATES_STORED,
-    MAX_STORED_INT,
     AsciiIntRange,
     console,
     json_option,
@@ -31,6 +30,7 @@ from explorer.cli.common import (
 from explorer.cli.findings import print_findings, print_stored_findings
 from explorer.games import load_game, refuse_bad_position
 from explorer.games.convention import MISERE, Convention
+from explorer.limits import MAX_STORED_INT
 from explorer.solver.loopy import Infinite, format_value
 from explorer.viz.palette import game_title, outcome_text
 
@@ -170,7 +170,8 @@ def build_command(
       explorer build kayles 40 --db postgresql://me@localhost/games --max-states 100000
     """
     from explorer.storage import open_database
-    from explorer.storage.building import BuildOptions, refuse_misere_cycles, refuse_unbuildable
+    from explorer.storage.build_plans import refuse_unbuildable
+    from explorer.storage.building import BuildOptions, refuse_misere_cycles
 
     options = BuildOptions(max_states=max_states, memory=memory * 2**20, convention=convention)
     # refuse a bad spec or position, or one too large to build, before opening a database
@@ -183,7 +184,7 @@ def build_command(
     counted = game.count_states(game.parse(position), limit)
     total = max_states if counted is None else min(counted, limit)
     with open_database(url) as database, _progress(not as_json, total) as update:
-        report = database.game(spec, convention).build(position, options, progress=update)
+        report = database.game(game, convention).build(position, options, progress=update)
     if as_json:
         print_json({"database": database.url, **report.to_dict()})
     else:

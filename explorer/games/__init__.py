@@ -228,9 +228,10 @@ def refuse_bad_position(spec: str, position: str) -> None:
     ...     print(str(error)[:20])
     bad position 'x' for
     """
-    from explorer.games.pyspec import is_python_spec
+    from explorer.games.specs import GameSpec
 
-    if "dag:" in spec or "graph:" in spec or any(map(is_python_spec, split_sum(spec))):
+    parsed = GameSpec.parse(spec)
+    if parsed.names_file or parsed.user_code:
         return  # nor is a py: game's file run to read what is stored
     try:
         game = load_game(spec)

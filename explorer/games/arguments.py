@@ -64,15 +64,18 @@ def as_position(game: Game[Any], position: Position | str | int) -> Position:
     ...
     explorer.errors.ArgumentTypeError: a position of nim is a text, ..., not [3, 4] (list)
     """
+    parsed: Position
     if isinstance(position, str):
         try:
-            return game.parse(position)
+            parsed = game.parse(position)
         except PositionError:
             if _is_text_position(game, position):  # the empty strip of treblecross, say
                 return position
             raise
+        return parsed
     if isinstance(position, int) and not isinstance(position, bool):
-        return game.parse(str(position))
+        parsed = game.parse(str(position))
+        return parsed
     wrong = isinstance(position, _NOT_POSITIONS)
     if not wrong:
         try:

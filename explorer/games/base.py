@@ -145,6 +145,39 @@ class Game(ABC, Generic[P]):
 
         return class_spec(type(self))
 
+    # -- naming rules: class-level, they never run a user's file (see `explorer.games.specs`) --
+    #: Whether the family's parameters name a graph file (``dag:``, ``graph:``): the file is
+    #: imported, and from then on the stored graph is the game.
+    names_file: ClassVar[bool] = False
+    #: Whether the family's parameters name a user's Python file or module (``py:``).
+    user_code: ClassVar[bool] = False
+    #: Whether positions are the cells ``"r,c"`` of a table of values (see `value_table`),
+    #: which the web app draws as a heat map.
+    table_positions: ClassVar[bool] = False
+    #: Whether the family's spec alone says that play may loop (``graph:``); other games say
+    #: it once loaded (`may_cycle`).
+    loops: ClassVar[bool] = False
+
+    @classmethod
+    def canonical_piece(cls, piece: str, parameters: str | None) -> str:
+        """The spec a game of the family is stored under, from one piece of a spec as typed
+        (aliases resolved) and its parameters; the piece as typed when it does not load."""
+        try:
+            return cls.from_parameters(parameters).spec
+        except ExplorerError:
+            return piece
+
+    @classmethod
+    def older_piece(cls, piece: str, parameters: str | None) -> str:
+        """The piece as databases written before a change of spelling stored it (by default
+        as typed)."""
+        return piece
+
+    @classmethod
+    def shown_piece(cls, piece: str, parameters: str | None) -> str:
+        """A stored piece as shown and reported (by default as stored)."""
+        return piece
+
     @classmethod
     def named_family(cls) -> str | None:
         """The family the class or a base below `Game` names, or None when none does (a game

@@ -15,6 +15,7 @@ class Ferguson(Game[Pair]):
     """Ferguson's game; a position is the sorted pair of heaps, each at least 1."""
 
     family = "ferguson"
+    table_positions = True
     position_syntax = "two heaps n,m, each at least 1"
     example = ("ferguson", "4,5")
     summary = "Ferguson's game: empty one heap and split the other"

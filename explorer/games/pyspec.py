@@ -22,7 +22,7 @@ from typing import Any
 from explorer.errors import GameCodeError, PositionError, SpecError
 from explorer.games.base import Game
 from explorer.games.position_text import format_position, parse_position
-from explorer.games.python import adopt, code_fingerprint
+from explorer.games.python import adopt, code_fingerprint, files_read_once, read_rules_file
 
 #: The entry-point group through which installed packages add game families.
 ENTRY_POINT_GROUP = "explorer.games"
@@ -131,8 +131,7 @@ def game_kinds(path: str) -> dict[str, str]:
     """The games of `game_names` and how each is marked: ``heap_game``, ``game``, ``Game``
     or ``HeapGame``."""
     try:
-        with open(path, "rb") as source:
-            tree = ast.parse(source.read(), filename=path)
+        tree = ast.parse(read_rules_file(path), filename=path)
     except (SyntaxError, ValueError, OSError):
         return {}
     kinds: dict[str, str] = {}
@@ -236,6 +235,7 @@ def _import_failure(error: Exception, path: str) -> GameCodeError:
     )
 
 
+@files_read_once()
 def load_python_game(parameters: str | None) -> Game[Any]:
     """The game a ``py:`` spec names, its file run (only that file; a module's package too).
 

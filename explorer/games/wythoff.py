@@ -15,6 +15,7 @@ class Wythoff(Game[Pair]):
     """Wythoff's game; a position is the pair of heaps, sorted (the game is symmetric)."""
 
     family = "wythoff"
+    table_positions = True
     position_syntax = "two heaps x,y"
     example = ("wythoff", "3,5")
     summary = "Wythoff's game: take from one heap, or equally from both"

@@ -97,7 +97,7 @@ def _extend_py(  # type: ignore[no-untyped-def]
     want = np.zeros(65538, dtype=np.uint8)
     halves = np.zeros(max(nsplit, 1), dtype=np.int64)
 
-    def claim(value, mark):  # type: ignore[no-untyped-def]
+    def claim(value: int, mark: np.int32) -> int:
         # one value shown reached: 1 when it was still wanted, else 0 (numba inlines it)
         if want[value]:
             want[value] = 0

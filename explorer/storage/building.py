@@ -29,6 +29,7 @@ from explorer.errors import RuleError, SpecError
 from explorer.games import load_game, may_cycle
 from explorer.games.base import Game, Position
 from explorer.games.convention import MISERE, NORMAL, Convention
+from explorer.games.specs import GameSpec
 from explorer.generation.expansion import PositionIndex, position_index
 from explorer.generation.sorted_runs import find_sorted
 from explorer.solver import outcome
@@ -56,13 +57,11 @@ from explorer.storage.engine import reading, writing
 from explorer.storage.loopy import UPDATE_VALUES, LoopyValue, label_arrays, value_params
 from explorer.storage.records import (
     BuildCounts,
-    canonical_spec,
     ensure_key_index,
     find_game,
     insert_build,
     interrupt_running,
     refuse_running,
-    shown_spec,
     stored_game,
     update_build,
 )
@@ -213,7 +212,7 @@ class GraphBuilder:
         # snapshot, so a build committing meanwhile is not half seen.
         self._refuse_too_large()
         with reading(self.engine) as conn:
-            stored = find_game(conn, canonical_spec(self.game.spec), self.convention)
+            stored = find_game(conn, GameSpec.parse(self.game.spec).canonical(), self.convention)
             self.game_id = NOT_STORED if stored is None else stored
             if stored is not None:
                 refuse_running(conn, stored, self.game.spec)
@@ -317,6 +316,8 @@ class GraphBuilder:
         status = "stopped" if self.frontier else "complete"
         labelled: LoopyValue | None = None
         stopped_by = stopped if status == "stopped" else None
+        if status == "complete" and not may_cycle(self.game):
+            self._refuse_undeclared_cycle(root)
         with writing(self.engine) as conn:
             if self.key_index.dropped:
                 ensure_key_index(conn)
@@ -337,6 +338,25 @@ class GraphBuilder:
             return self._report(status, None, None, None, stopped_by=stopped_by)
         remoteness = int(self.arrays.remote.data[root])
         return self._report(status, g, outcome(g), remoteness, stopped_by=stopped_by)
+
+    def _refuse_undeclared_cycle(self, root: int) -> None:
+        """Refuse a complete build whose start has no value in a game that says its play
+        always ends: the moves found have a cycle (the build is then taken back whole)."""
+        if int(self.arrays.grundy.data[root]) != UNKNOWN:
+            return
+        with self.engine.connect() as conn:
+            key = conn.execute(
+                sa.text(
+                    "SELECT key FROM states WHERE game_id = :g AND grundy IS NULL "
+                    "AND escapes IS NULL ORDER BY id DESC LIMIT 1"
+                ),
+                {"g": self.game_id},
+            ).scalar()
+        raise RuleError(
+            f"{GameSpec.parse(self.game.spec).reported()} says its play always ends, but its "
+            f"moves from {self.root_key!r} lead into a cycle (through {key!r}): say that play "
+            "may loop (@explorer.game(acyclic=False), or cycles = True in a Game subclass)"
+        )
 
     # -- setup ----------------------------------------------------------------------------
     def _start(self) -> None:
@@ -579,7 +599,7 @@ class GraphBuilder:
         stopped_by: str | None = None,
     ) -> BuildReport:
         return BuildReport(
-            game=shown_spec(canonical_spec(self.game.spec)),
+            game=GameSpec.parse(self.game.spec).reported(),
             position=self.root_key,
             build_id=self.build_id,
             status=status,

@@ -180,7 +180,7 @@ def interleaved(columns: Sequence[Sequence[object] | np.ndarray]) -> list[object
     flat = np.empty(width * len(columns[0]), dtype=object)
     for i, column in enumerate(columns):
         flat[i::width] = column.tolist() if isinstance(column, np.ndarray) else column
-    return flat.tolist()  # type: ignore[no-any-return]
+    return flat.tolist()
 
 
 def value_columns(

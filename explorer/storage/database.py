@@ -12,9 +12,9 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from explorer.games.convention import NORMAL, Convention
+from explorer.games.specs import GameSpec
 from explorer.storage.engine import create_engine, translated
 from explorer.storage.findings import stored_findings
-from explorer.storage.records import shown_spec
 from explorer.storage.sequences import stored_sequences
 from explorer.storage.stored_game import StoredGame
 
@@ -108,7 +108,7 @@ class Database:
             findings = stored_findings(conn)
         return [
             {
-                "game": shown_spec(r.spec),
+                "game": GameSpec.parse(r.spec).shown(),
                 "convention": r.convention,
                 "states": int(r.states),
                 "edges": int(r.edges),

@@ -13,13 +13,14 @@ from typing import TYPE_CHECKING, Any, Literal
 import sqlalchemy as sa
 
 from explorer.games.convention import NORMAL
+from explorer.games.specs import GameSpec
 from explorer.storage.browsing import Browsing
 from explorer.storage.counts import read_counts
 from explorer.storage.damage import stored_key, stored_natural
 from explorer.storage.engine import release_page_cache, translated, writing
 from explorer.storage.findings import load_patterns, load_quotient
 from explorer.storage.game_rows import STATE_FIELDS, QueryResult, state_dict
-from explorer.storage.records import canonical_spec, shown_status
+from explorer.storage.records import shown_status
 from explorer.storage.sequences import (
     StoredSequence,
     delete_sequence,
@@ -31,7 +32,8 @@ from explorer.storage.subgraphs import Subgraphs
 
 if TYPE_CHECKING:  # building, editing and checking load in the methods that do them
     from explorer.solver.incremental import Edit
-    from explorer.storage.building import BuildOptions, BuildProgress, BuildReport
+    from explorer.storage.build_writer import BuildProgress
+    from explorer.storage.building import BuildOptions, BuildReport
     from explorer.storage.edits import EditReport
     from explorer.storage.verify import Verification
 
@@ -61,6 +63,7 @@ class StoredGame(Browsing, Subgraphs, Findings):
     @translated("write to")
     def build(
         self,
+        /,
         position: str,
         options: BuildOptions | None = None,
         *,
@@ -388,7 +391,7 @@ class StoredGame(Browsing, Subgraphs, Findings):
         """
         self._normal_play("value sequences")
         with self.engine.connect() as conn:
-            stored = load_sequence(conn, canonical_spec(self.spec))
+            stored = load_sequence(conn, GameSpec.parse(self.spec).canonical())
             release_page_cache(conn)
             return stored
 
@@ -397,7 +400,7 @@ class StoredGame(Browsing, Subgraphs, Findings):
         """Delete the game's stored single-heap value sequence; whether there was one."""
         self._normal_play("value sequences")
         with writing(self.engine) as conn:  # waits for another writer, as every writer does
-            return delete_sequence(conn, canonical_spec(self.spec))
+            return delete_sequence(conn, GameSpec.parse(self.spec).canonical())
 
     @translated("write to")
     def save_sequence(
@@ -414,7 +417,7 @@ class StoredGame(Browsing, Subgraphs, Findings):
         with writing(self.engine) as conn:  # waits for another writer, as every writer does
             save_sequence(
                 conn,
-                canonical_spec(self.spec),
+                GameSpec.parse(self.spec).canonical(),
                 values,
                 computed,
                 period=period,

@@ -25,8 +25,8 @@ from explorer.errors import ExplorerError, NotStoredError
 from explorer.games import load_game, may_cycle
 from explorer.games.base import Game as GameRules
 from explorer.games.convention import MISERE, NORMAL, Convention
-from explorer.games.pyspec import is_python_spec, rules_changed, stored_rules
-from explorer.games.sums import split_sum
+from explorer.games.pyspec import rules_changed, stored_rules
+from explorer.games.specs import GameSpec
 from explorer.solver.loopy import Infinite
 from explorer.storage.bulk import read_int_columns
 from explorer.storage.checks import count_problems, depth_problems, loopy_move_problems
@@ -269,16 +269,17 @@ def _check_game(
     check = GameCheck(spec, convention=convention)
     checker = _Checker(result, check, show)
     game: GameRules[Any] | None = None
-    if not spec.startswith("graph:"):  # its file may be gone: the stored edges are the game
+    parsed = GameSpec.parse(spec)
+    if not parsed.loops:  # a graph: file may be gone: the stored edges are the game
         try:
             # without --rules a game's Python code is never run: a stand-in reads its positions
             game = load_game(spec) if rules else stored_rules(spec)
         except ExplorerError as error:
             check.rules = f"moves not checked: the game does not load ({error})"
     # a game built from its rules: its states are found only by builds (no edits)
-    from_rules = game is not None and game.family != "dag"
-    loopy = spec.startswith("graph:") or (game is not None and may_cycle(game))
-    if not rules and not loopy and any(map(is_python_spec, split_sum(spec))):
+    from_rules = game is not None and not parsed.only_file
+    loopy = parsed.loops or (game is not None and may_cycle(game))
+    if not rules and not loopy and parsed.user_code:
         # whether its rules may cycle is in its code: its build says it by storing no heights
         loopy = _stored_without_heights(conn, game_id)
     if loopy and not _unexpanded(conn, game_id):
@@ -296,7 +297,7 @@ def _check_game(
         return check
     # a stopped build of a game with cycles: its level-by-level solve gave values only where
     # every successor had one (the mex), as in a game without cycles; nothing is labelled yet
-    if game is not None and game.family == "dag":
+    if game is not None and parsed.only_file:
         # a graph imported from a file is the truth itself, and edits change it on purpose
         check.rules = "moves not checked: an imported graph's moves are its stored edges"
         game = None
@@ -337,8 +338,26 @@ def _check_game(
         check.states += len(states)
         if progress is not None:
             progress(spec, check.states, total)
+    if not loopy and not _unexpanded(conn, game_id):
+        _check_all_solved(conn, checker, game_id)
     _check_stored_rows(conn, checker, game_id, from_rules, show)
     return check
+
+
+def _check_all_solved(conn: sa.Connection, checker: _Checker, game_id: int) -> None:
+    """In a game whose play ends, every state is solved once every state is expanded: a state
+    left without a value is on or above a cycle of its stored moves."""
+    unsolved = conn.execute(
+        sa.text("SELECT key FROM states WHERE game_id = :g AND grundy IS NULL ORDER BY id"),
+        {"g": game_id},
+    ).scalars()
+    for key in unsolved:
+        checker.fail(
+            key,
+            "value",
+            "no value although every state is expanded: its moves lead into a cycle, in a game "
+            "whose rules say play always ends",
+        )
 
 
 def _stored_without_heights(conn: sa.Connection, game_id: int) -> bool:

@@ -431,7 +431,7 @@ class Pages:
 
     def _table(self, game: Game[Any] | None, stats: Mapping[str, Any]) -> dict[str, Any] | None:
         """G(r, c) of the stored positions of a two-coordinate game, as heat-map cells."""
-        if game is None or game.family not in ("wythoff", "ferguson"):
+        if game is None or not game.table_positions:
             return None
         side = 0
         for build in stats["builds"]:
