@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import time
 import unicodedata
 from collections.abc import Callable, Iterator, MutableMapping
@@ -361,6 +362,16 @@ max_memory_option = click.option(
     default=None,
     metavar="MIB",
     help="Most memory for value tables, in MiB (default 2,048).",
+)
+
+
+workers_option = click.option(
+    "--workers",
+    type=AsciiIntRange(min=1, max=os.cpu_count() or 1),
+    default=1,
+    show_default=True,
+    metavar="N",
+    help="Cores to use (at most this machine's); the results are the same as with one.",
 )
 
 
