@@ -22,7 +22,7 @@ from explorer.cli import main
 from tests.support.environment import require
 from tests.support.readme import README
 
-SPEC, POSITION = "subtraction:1,2", "40,40,40"
+SPEC, POSITION = "subtraction:1,2", "30,30,30"
 #: Worker processes of the cluster (at least 3, one killed mid-build).
 WORKERS = 3
 #: Seconds any one step may take on a loaded 2-core machine before the test gives up.
@@ -164,7 +164,7 @@ def test_a_cluster_build_with_a_worker_killed_stores_what_one_process_stores(
     assert alone.returncode == 0, alone.stderr
     nodes, edges = exported(pg_url, tmp_path)
     assert (nodes, edges) == exported(str(one), tmp_path)
-    assert len(nodes) == 1 + 12_341 and len(edges) == 1 + 68_019  # a header, then the graph
+    assert len(nodes) == 1 + 5_456 and len(edges) == 1 + 29_264  # a header, then the graph
     checked = explorer("verify", SPEC, "--db", pg_url, cwd=tmp_path)
     assert checked.returncode == 0, checked.stdout + checked.stderr
 

@@ -18,6 +18,7 @@ COPY rate), in states a second. Needs the cluster extra and a PostgreSQL server:
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import subprocess
@@ -80,17 +81,18 @@ def main() -> None:
             used = resource.getrusage(resource.RUSAGE_CHILDREN)
             workers = sum(client.run(worker_cpu).values()) - before
         coordinator = used.ru_utime + used.ru_stime
-        import json
-
         report = json.loads(done.stdout)
         states, edges = report["states_new"], report["edges_new"]
         copy_seconds = _copy_again(server.set(database=name, drivername="postgresql"))
         load = os.getloadavg()[0]
         print(f"{args.spec} {args.position}: {states:,} states, {edges:,} edges, load {load:.1f}")
-        print(f"  wall          {wall:8.2f} s on {args.workers} workers")
-        print(f"  workers CPU   {workers:8.2f} s  -> {states / workers:12,.0f} states/CPU-s")
-        print(f"  coordinator   {coordinator:8.2f} s  -> {states / coordinator:12,.0f} states/CPU-s")
-        print(f"  COPY again    {copy_seconds:8.2f} s  -> {states / copy_seconds:12,.0f} states/s")
+        print(f"  wall         {wall:8.2f} s on {args.workers} workers")
+        for part, seconds in [
+            ("workers CPU", workers),
+            ("coordinator", coordinator),
+            ("COPY again", copy_seconds),
+        ]:
+            print(f"  {part:<12} {seconds:8.2f} s -> {states / seconds:12,.0f} states/s")
     finally:
         for process in reversed(cluster):
             process.terminate()
