@@ -61,6 +61,12 @@ class ValueSequence:
         return self.start + len(self.values) - 1
 
     @property
+    def symbol(self) -> str:
+        """What the values are called: ``G`` (Grundy values), or ``R`` for the values of a
+        reduction (method ``reduction``), which are 0 exactly on P-positions and no more."""
+        return "R" if self.method == "reduction" else "G"
+
+    @property
     def checksum(self) -> int | None:
         """Fletcher-32 of the values shown, as 16-bit words (None when one does not fit)."""
         if len(self.values) and int(self.values.max()) > 0xFFFF:
@@ -189,12 +195,14 @@ def value_sequence(
             "treblecross strips and coin rows)"
         )
     check_memory(upto, max_memory_mb or 2048)
-    values = np.array(
-        [finite_value(game, game.sequence_position(n)) for n in range(upto + 1)], dtype=np.int64
-    )
+    positions = [game.sequence_position(n) for n in range(upto + 1)]
+    values = np.array([finite_value(game, p) for p in positions], dtype=np.int64)
     found = observed_period(values, len(values))
     pre, period = found if found is not None else (None, None)
-    return ValueSequence(game.spec, values[start:], period, pre, False, start, len(values), "graph")
+    # a reduction (treblecross's safe runs) keeps the outcome, not the value: said apart
+    reduced = any(not parts.exact for parts in map(game.decompose, positions) if parts)
+    method = "reduction" if reduced else "graph"
+    return ValueSequence(game.spec, values[start:], period, pre, False, start, len(values), method)
 
 
 def _heap_value_sequence(
