@@ -283,7 +283,8 @@ class _Checked:
             raise RuleError(
                 f"{self.source.shown}, line {self.source.line}: rule {self.source.name!r} "
                 f"answered differently when asked twice at position "
-                f"{_safe_text(text, position)!r} ({len(moves)} moves, then {len(second)}; rules "
+                f"{_safe_text(text, position)!r} ({len(moves)} "
+                f"move{'' if len(moves) == 1 else 's'}, then {len(second)}; rules "
                 "must not depend on chance or on earlier calls)"
             )
 
@@ -333,12 +334,14 @@ class PythonGame(Game[Any]):
         acyclic: bool = True,
         max_moves: int = DEFAULT_MAX_MOVES,
         source: RuleSource | None = None,
+        tier: Callable[[Any], int] | None = None,
     ) -> None:
         self.rule = rule
         self.source = source or _source_of(rule)
         self.start = example
         self._parse = parse
         self._format = format
+        self._tier = tier
         self.cycles = not acyclic
         self.guard = _Checked(self.source, max_moves)
         self.__doc__ = getattr(rule, "__doc__", None)
@@ -381,6 +384,10 @@ class PythonGame(Game[Any]):
             return format_positions(positions)
         except TypeError:  # a successor not checked in full: `format` names it
             return list(map(self.format, positions))
+
+    def tier(self, position: Any) -> int | None:
+        """The game's `tier` function's number for `position` (None without one)."""
+        return None if self._tier is None else _tier_of(self._tier, position, self.source)
 
     def __call__(self, position: Any) -> list[Any]:
         """The successors of `position`, as a list (the rule called as it was written)."""
@@ -489,6 +496,20 @@ def round_trip(game: Game[Any], move: Any, source: RuleSource, position: Any) ->
         ) from None
     if back != move:
         raise source.bad_move(f"{move!r} is written {text!r}, which reads back as {back!r}", where)
+
+
+def _tier_of(function: Callable[[Any], Any], position: Any, source: RuleSource) -> int:
+    """A game's own tier function's number for `position`, refused unless an int."""
+    try:
+        tier = function(position)
+    except Exception as error:
+        raise source.failure(error, repr(position)) from None
+    if type(tier) is not int:
+        raise RuleError(
+            f"{source.shown}, line {source.line}: the tier of position {position!r} is "
+            f"{tier!r}, a {type(tier).__name__}, not an int (fix the tier, then run again)"
+        )
+    return tier
 
 
 class PythonHeapGame(HeapGame):
@@ -610,6 +631,13 @@ class ClassGame(Game[Any]):
         except BaseException as error:
             raise self.source.failure(error, self.format(position)) from None
 
+    def tier(self, position: Any) -> int | None:
+        """The class's own `tier` method's number, when it has one."""
+        method = getattr(self.inner, "tier", None)
+        if method is None or getattr(type(self.inner), "tier", None) is Game.tier:
+            return None
+        return _tier_of(method, position, self.source)
+
     def known_value(self, position: Any) -> int | None:
         return self.inner.known_value(position)
 
@@ -667,6 +695,7 @@ def game(
     format: Callable[[Any], str] | None = None,
     acyclic: bool = True,
     max_moves: int = DEFAULT_MAX_MOVES,
+    tier: Callable[[Any], int] | None = None,
 ) -> Any:
     """Make a game from a function giving the positions one move away.
 
@@ -689,6 +718,10 @@ def game(
         False declares that play may go on for ever (values are then generalized, with draws).
     max_moves : int
         Moves a position may have before the rule is taken for one that never ends.
+    tier : callable, optional
+        ``tier(position)``: a number that every move lowers (or keeps, with
+        ``acyclic=False``), the stones left, say; builds then run on every core
+        (``explorer build --workers N``). Without it a build runs in one process.
 
     Returns
     -------
@@ -713,6 +746,7 @@ def game(
             format=format,
             acyclic=acyclic,
             max_moves=max_moves,
+            tier=tier,
         )
 
     return make if rule is None else make(rule)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from concurrent.futures import Executor
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -98,6 +99,9 @@ class BuildOptions:
         Drop the unique key index once this many new states are written, and at least as
         many as the database held (the index is created again at the end: see
         `explorer.storage.build_plans.DEFER_KEY_INDEX_AT`); None keeps it throughout.
+    workers : int
+        Worker processes: more than one builds a game with tiers in tiers
+        (`explorer.storage.tiered`); 1, or a game without tiers, builds in this process.
 
     Examples
     --------
@@ -110,6 +114,7 @@ class BuildOptions:
     memory: int | None = DEFAULT_MEMORY_BYTES
     convention: Convention = NORMAL
     defer_key_index_at: int | None = DEFER_KEY_INDEX_AT
+    workers: int = 1
 
 
 @dataclass(frozen=True)
@@ -627,6 +632,7 @@ def build_position(
     options: BuildOptions | None = None,
     *,
     progress: Callable[[BuildProgress], None] | None = None,
+    executor: Executor | None = None,
 ) -> BuildReport:
     """Build the game graph of a position into a database, reusing whatever is stored.
 
@@ -646,6 +652,10 @@ def build_position(
         How to build (the defaults of `BuildOptions` when not given).
     progress : callable, optional
         Called with a `BuildProgress` after every committed batch.
+    executor : concurrent.futures.Executor, optional
+        Where a build in tiers (``options.workers`` > 1, a game with tiers) runs its tasks
+        (`explorer.generation.tiers.expand_tier`): a distributed engine's executor, say; by
+        default a process pool of ``options.workers`` processes.
 
     Returns
     -------
@@ -677,6 +687,11 @@ def build_position(
     root = game.parse(position)
     if options.convention == MISERE:
         refuse_misere_cycles(game)
+    from explorer.storage.tiered import TieredBuilder, tiers_apply
+
+    if tiers_apply(engine, game, root, options, options.convention):
+        refuse_unbuildable(game, root, memory=options.memory, max_states=None)
+        return TieredBuilder(engine, game, root, options, executor, progress).run()
     return GraphBuilder(engine, game, root, options, progress).run()
 
 
