@@ -103,7 +103,7 @@ class ValueSequence:
         if rows is None:
             return None
         last = (self.computed or len(self.values)) - 1
-        text = f"over G(0..{last:,}): largest {rows.largest:,} at {rows.at:,}"
+        text = f"over {self.symbol}(0..{last:,}): largest {rows.largest:,} at {rows.at:,}"
         if rows.mask is not None:
             text += (
                 f"; rare mask {rows.mask_text}: {rows.rare:,} rare positions, the last at "
