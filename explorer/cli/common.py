@@ -19,7 +19,6 @@ import importlib
 import json
 import os
 import sys
-import os
 import time
 import unicodedata
 from collections.abc import Callable, Iterator, MutableMapping
@@ -48,6 +47,7 @@ if TYPE_CHECKING:  # the games load with the commands that use them, not with ev
     from explorer.games.convention import Convention
 
 F = TypeVar("F", bound=Callable[..., Any])
+
 
 class _Console(Console):
     """rich's console, but a closed pipe ends the command as every other output does (see
