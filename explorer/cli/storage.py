@@ -19,6 +19,7 @@ from explorer.cli.common import (
     console,
     json_option,
     misere_flag,
+    plural,
     print_json,
     print_table,
     progress_bar,
@@ -643,10 +644,6 @@ def _export_progress(enabled: bool) -> Iterator[Any]:
         yield update
 
 
-def _problems(count: int) -> str:
-    return f"{count:,} problem" + ("" if count == 1 else "s")
-
-
 @contextmanager
 def _verify_progress(enabled: bool) -> Iterator[Callable[[str, int, int], None]]:
     """A progress bar on standard error while `verify` reads each game."""
@@ -710,7 +707,7 @@ def verify_command(
         for problem in result.integrity_problems:
             console.print(f"    {problem}")
         for game in result.games:
-            verdict = "ok" if not game.problems else _problems(game.problems)
+            verdict = "ok" if not game.problems else plural(game.problems, "problem")
             console.print(
                 f"  {_shown_game(game.game, game.convention)}: {game.states:,} states, "
                 f"{game.edges:,} moves ({game.rules}): {verdict}"
@@ -726,7 +723,7 @@ def verify_command(
         total = result.problems + len(result.integrity_problems)
         shown = len(result.mismatches) + len(result.integrity_problems)
         click.echo(
-            f"Error: {_problems(total)} found in {visible(database.url)}"
+            f"Error: {plural(total, 'problem')} found in {visible(database.url)}"
             + (f" (the first {shown:,} listed)" if shown < total else ""),
             err=True,
         )

@@ -280,7 +280,8 @@ class _Checked:
             raise RuleError(
                 f"{self.source.shown}, line {self.source.line}: rule {self.source.name!r} "
                 f"answered differently when asked twice at position "
-                f"{_safe_text(text, position)!r} ({len(moves)} moves, then {len(second)}; rules "
+                f"{_safe_text(text, position)!r} ({len(moves)} "
+                f"move{'' if len(moves) == 1 else 's'}, then {len(second)}; rules "
                 "must not depend on chance or on earlier calls)"
             )
 

@@ -35,6 +35,7 @@ from sqlalchemy.engine import Engine
 
 from explorer.games.base import Game, Position
 from explorer.games.convention import MISERE
+from explorer.games.specs import GameSpec
 from explorer.generation.tiers import SLICE_STATES, TierExpansion, TierTask, expand_tier
 from explorer.solver import outcome
 from explorer.solver.arrays import MISERE_TERMINAL, NORMAL_TERMINAL, level_values
@@ -45,12 +46,10 @@ from explorer.storage.counts import recount
 from explorer.storage.engine import reading, writing
 from explorer.storage.records import (
     BuildCounts,
-    canonical_spec,
     find_game,
     insert_build,
     interrupt_running,
     refuse_running,
-    shown_spec,
     stored_game,
     update_build,
 )
@@ -116,7 +115,7 @@ def tiers_apply(
     if game.tier(root) is None or tiered_spec(game) is None:
         return False
     with reading(engine) as conn:
-        game_id = find_game(conn, canonical_spec(game.spec), convention)  # type: ignore[arg-type]
+        game_id = find_game(conn, GameSpec.parse(game.spec).canonical(), convention)  # type: ignore[arg-type]
         if game_id is None:
             return True
         stored = conn.execute(
@@ -242,7 +241,7 @@ class TieredBuilder:
     # -- the whole build ------------------------------------------------------------------
     def run(self) -> BuildReport:
         with reading(self.engine) as conn:
-            stored = find_game(conn, canonical_spec(self.game.spec), self.convention)
+            stored = find_game(conn, GameSpec.parse(self.game.spec).canonical(), self.convention)
             if stored is not None:
                 refuse_running(conn, stored, self.game.spec)
                 self._resume(conn, stored)
@@ -582,7 +581,7 @@ class TieredBuilder:
                 sa.text("SELECT COUNT(*) FROM states WHERE game_id = :g"), {"g": self.game_id}
             ).scalar_one()
         return BuildReport(
-            game=shown_spec(canonical_spec(self.game.spec)),
+            game=GameSpec.parse(self.game.spec).reported(),
             position=self.root_key,
             build_id=self.build_id,
             status="complete",
