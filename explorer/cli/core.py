@@ -144,6 +144,11 @@ def solve_command(
     console.print(f"position    {visible(result.position)}")
     if convention == MISERE:
         console.print("convention  misère (the player who moves last loses)")
+    elif result.reduction_value is not None:
+        console.print(
+            f"reduction   {result.reduction_value} (the reduction's value keeps the outcome, not "
+            "the Grundy value: --method graph computes that)"
+        )
     else:
         console.print(f"grundy      {result.value}")
     console.print(f"outcome     {outcome_text(result.outcome)}")
@@ -236,9 +241,11 @@ def explain_command(
 def _print_sum(result: Explanation) -> None:
     """A sum's parts with their values in binary columns, the XOR, and its moves by value."""
     console.print(f"{result.note}:" if result.parts else result.note)
+    reduced = result.reduction_value is not None
+    total = result.reduction_value if reduced else result.grundy
     finite = [v for _, _, v in result.parts if isinstance(v, int)]
-    binary = len(finite) == len(result.parts) and isinstance(result.grundy, int)
-    width = max([*finite, result.grundy or 0, 1]).bit_length() if binary else 0
+    binary = len(finite) == len(result.parts) and isinstance(total, int)
+    width = max([*finite, total or 0, 1]).bit_length() if binary else 0
     if result.parts:
         table = Table("part", "game", "grundy", *(["binary"] if binary else []))
         for game_spec, text, value in result.parts:
@@ -246,14 +253,20 @@ def _print_sum(result: Explanation) -> None:
             table.add_row(visible(text), visible(game_spec), str(value), *bits)
         if binary:
             table.add_section()
-            table.add_row("XOR", "", str(result.grundy), format(result.grundy, f"0{width}b"))
+            table.add_row("XOR", "", str(total), format(total or 0, f"0{width}b"))
         print_table(table)
     xor = " XOR ".join(str(v) for _, _, v in result.parts) or "0 (no parts)"
-    console.print(f"G = {xor} = {result.value}")
+    if reduced:
+        console.print(
+            f"reduction value = {xor} = {total} (0 exactly on P-positions; not the Grundy "
+            "value of the game as played)"
+        )
+    else:
+        console.print(f"G = {xor} = {result.value}")
     winning = [visible(text) for text in result.winning_moves]
     moves = len(result.successors)
     if moves and not (winning and moves == len(winning) and result.outcome == "N"):
-        _print_moves(result.successors, "grundy")
+        _print_moves(result.successors, "reduction value" if reduced else "grundy")
     if result.outcome == "P" and moves:
         console.print(
             "every move changes one part's value, so the XOR of the parts is no longer 0: "
@@ -398,7 +411,14 @@ def sequence_command(
             out.write((", " if offset else "") + ", ".join(map(str, part)))
         out.write("]}\n")
         return
-    out.write(f"{result.game}: G({result.start}..{result.upto})\n")
+    g = result.symbol
+    if g == "R":
+        out.write(
+            f"{result.game}: reduction values R({result.start}..{result.upto}) (0 exactly on "
+            "P-positions; they keep the outcome, not the Grundy value)\n"
+        )
+    else:
+        out.write(f"{result.game}: G({result.start}..{result.upto})\n")
     shown = len(result.values)
     if until_periodic and not all_values and shown > SUMMARY_VALUES:
         shown = SUMMARY_ROWS * 20
@@ -411,7 +431,7 @@ def sequence_command(
         out.write("".join(lines))
     if shown < len(result.values):
         out.write(
-            f"... G({result.start + shown}..{result.upto}) not shown: --values prints them, "
+            f"... {g}({result.start + shown}..{result.upto}) not shown: --values prints them, "
             "--json gives them\n"
         )
     if result.proven and result.computed <= result.upto:
@@ -424,7 +444,7 @@ def sequence_command(
         out.write(rows + "\n")
     checksum = result.checksum
     if checksum is not None:
-        out.write(f"Fletcher-32 {checksum:08x} of G({result.start}..{result.upto})\n")
+        out.write(f"Fletcher-32 {checksum:08x} of {g}({result.start}..{result.upto})\n")
     if kept is not None:
         out.write(
             f"stored: G(0..{kept['values'] - 1}), Fletcher-32 {kept['checksum']} of them "
