@@ -408,16 +408,19 @@ workers_option = click.option(
 
 
 @contextmanager
-def sequence_progress(enabled: bool) -> Iterator[Callable[[int, int], None]]:
-    """The progress bar of long value computations: heaps done, heaps per second and the
-    largest value so far."""
+def sequence_progress(
+    enabled: bool, total: int | None = None
+) -> Iterator[Callable[[int, int], None]]:
+    """The progress bar of long value computations: heaps done, values a second and the
+    largest value so far, with the time left when the `total` of heaps is known (from the
+    recent rate: the cost of a heap grows with n, so it is an estimate)."""
     fields = {"done": "{:>12,} heaps", "rate": "{:>9,.0f}/s", "largest": "largest {:,}"}
     began = time.perf_counter()
-    with progress_bar("values", fields, total=None, enabled=enabled) as bar:
+    with progress_bar("values", fields, total=total, enabled=enabled) as bar:
 
         def update(done: int, largest: int) -> None:
             spent = time.perf_counter() - began
-            bar(done=done, rate=done / spent if spent else 0.0, largest=largest)
+            bar(completed=done, done=done, rate=done / spent if spent else 0.0, largest=largest)
 
         yield update
 
