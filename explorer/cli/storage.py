@@ -172,7 +172,7 @@ def build_command(
     from explorer.storage.build_plans import refuse_unbuildable
     from explorer.storage.building import BuildOptions, refuse_misere_cycles
 
-    options = BuildOptions(max_states=max_states, memory=memory * 2**20, convention=convention)
+    options = BuildOptions(max_states=max_states, memory=memory * 2**20)
     # refuse a bad spec or position, or one too large to build, before opening a database
     game = load_game(spec)
     refuse_unbuildable(game, game.parse(position), memory=options.memory, max_states=max_states)
