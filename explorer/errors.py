@@ -35,6 +35,12 @@ class PositionError(ExplorerError, ValueError):
     """A position text is malformed or not a position of the game."""
 
 
+class UsageError(ExplorerError, ValueError):
+    """Options that do not fit together or do not fit the game (``--upto`` on a game whose
+    positions are not single numbers); the command line exits with status 2, as for a bad
+    option."""
+
+
 class ArgumentTypeError(ExplorerError, TypeError):
     """A function of the Python API was given something that is neither a game (a `Game` or
     its spec) nor a position (a text, a heap size, or what ``game.parse`` returns)."""

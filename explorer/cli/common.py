@@ -4,7 +4,8 @@ progress bars, JSON output and the common options.
 The exit-code rule, applied once by `ExplorerGroup` for every command:
 
 * a usage error (an unknown option, a missing argument, a bad value: click's `UsageError`,
-  `BadParameter`, `ParamType.fail`) exits 2 with click's usage message;
+  `BadParameter`, `ParamType.fail`) exits 2 with click's usage message, and so does the
+  library's `UsageError` (options that do not fit the game), as one ``Error: ...`` line;
 * any other refusal (an `ExplorerError`: a bad spec, position, file or database) exits 1
   with exactly one ``Error: ...`` line on standard error;
 * anything else is a bug and keeps its traceback.
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import time
 import unicodedata
 from collections.abc import Callable, Iterator, MutableMapping
@@ -35,7 +37,7 @@ from rich.progress import (
 from rich.table import Table
 
 from explorer import notices
-from explorer.errors import ExplorerError
+from explorer.errors import ExplorerError, UsageError
 from explorer.limits import MAX_STORED_INT
 
 if TYPE_CHECKING:  # the games load with the commands that use them, not with every command
@@ -89,6 +91,8 @@ class ExplorerGroup(click.Group):
         except KeyboardInterrupt:
             click.echo(f"\n{INTERRUPTED}", err=True)
             raise click.exceptions.Exit(130) from None
+        except UsageError as error:  # options that do not fit the game: exit 2, one line
+            raise click.UsageError(visible(str(error))) from None
         except ExplorerError as error:
             message = visible(str(error))
             if len(message) > LONGEST_ERROR:  # a message quoting a huge input keeps both ends
@@ -132,6 +136,17 @@ class LazyCommands(MutableMapping[str, click.Command]):
 
     def __len__(self) -> int:
         return len({**self._modules, **self._loaded})
+
+
+def plural(number: int, noun: str) -> str:
+    """A count and its noun, plural unless the count is one: ``1 problem``, ``2,048 states``.
+
+    Examples
+    --------
+    >>> plural(1, "problem"), plural(2048, "state")
+    ('1 problem', '2,048 states')
+    """
+    return f"{number:,} {noun}" + ("" if number == 1 else "s")
 
 
 def visible(text: object) -> str:
@@ -347,6 +362,16 @@ max_memory_option = click.option(
     default=None,
     metavar="MIB",
     help="Most memory for value tables, in MiB (default 2,048).",
+)
+
+
+workers_option = click.option(
+    "--workers",
+    type=AsciiIntRange(min=1, max=os.cpu_count() or 1),
+    default=1,
+    show_default=True,
+    metavar="N",
+    help="Cores to use (at most this machine's); the results are the same as with one.",
 )
 
 

@@ -29,6 +29,7 @@ from explorer.cli.common import (
     stored_option,
     upto_option,
     visible,
+    workers_option,
     working,
 )
 from explorer.games import families, load_game
@@ -303,6 +304,7 @@ def _print_moves(successors: Sequence[tuple[str, object]], column: str) -> None:
 )
 @misere_flag("Misère values G⁻ of one heap (the last mover loses; 0 exactly on P-positions).")
 @max_memory_option
+@workers_option
 @stored_option("Store the values in a database and continue from it")
 @json_option
 def sequence_command(
@@ -314,6 +316,7 @@ def sequence_command(
     all_values: bool,
     convention: Convention,
     max_memory: int | None,
+    workers: int,
     url: str | None,
     as_json: bool,
 ) -> None:
@@ -329,9 +332,20 @@ def sequence_command(
       explorer sequence kayles --from 1000000000000 --upto 1000000000020 --json
       explorer sequence grundy --upto 1048576 --db explorer.db
       explorer sequence kayles --upto 40 --misere
+      explorer sequence grundy --upto 4194304 --workers 2
 
     With --db the values are stored (the same database as builds): a larger --upto continues
     from them, a killed run resumes, and a stored sequence is read back without computing.
+
+    With --workers N the compiled kernel computes blocks of heaps on N threads: each heap's
+    pairs of values known before the block in parallel, then the few pairs inside the block
+    in order (the same values and checksum as one worker).
+
+    The summary rows follow the public octal-game tables (T. Czajka's), over the values
+    computed, G(0..N-1): the largest value and the first heap where it falls; the parity
+    mask m that makes the fewest positions rare (a position n is rare when popcount(G(n) & m)
+    is even; "+pos" when n's parity, XOR the parity of the tokens a split removes, counts as
+    one more bit of the value), the number of rare positions among the N, and the last one.
     """
     from explorer.analysis.sequences import stored_value_sequence, value_sequence
 
@@ -356,6 +370,7 @@ def sequence_command(
             until_periodic=until_periodic,
             progress=stack.enter_context(sequence_progress(not as_json)),
             max_memory_mb=max_memory,
+            workers=workers,
         )
         kept = None
         if url is not None and not as_json:
@@ -390,6 +405,9 @@ def sequence_command(
             f"computed G(0..{result.computed - 1}) ({result.method}); the rest follow from the "
             "period\n"
         )
+    rows = result.rows_text()
+    if rows is not None:
+        out.write(rows + "\n")
     checksum = result.checksum
     if checksum is not None:
         out.write(f"Fletcher-32 {checksum:08x} of G({result.start}..{result.upto})\n")

@@ -96,19 +96,20 @@ class Game(ABC, Generic[P]):
     The other methods are capabilities a family may offer, each with a default that offers
     nothing: a closed form (`known_value`, `moves_to_value`), counts (`count_states`,
     `count_moves`), a sum (`decompose`, `summands`), a value table (`value_table`), a sequence
-    (`sequence_position`, `as_heap_game`), a shortcut for misère play (`nim_heaps`) and cycles
-    (`may_cycle`). The analysis, generation and storage layers ask for them instead of testing
-    a game's class, so a new family opts in by defining them.
+    (`sequence_position`, `as_heap_game`), a shortcut for misère play (`nim_heaps`), cycles
+    (`may_cycle`) and tiers (`tier`, which lets a build run on every core). The analysis,
+    generation and storage layers ask for them instead of testing a game's class, so a new
+    family opts in by defining them.
 
     A game of your own (``explorer.Game``, loaded with ``py:FILE.py``) needs only `parse`,
     `format` and `successors`, and ``example = ("", "START")`` to name a start; its spec is
     its file's (see `spec`). Optional: `decompose` (a position as a sum of parts),
     `known_value` (a closed form), `count_states`, `count_moves`, `moves_to_value`,
-    `sequence_position` (the position of size n, for ``explorer sequence``), a class
-    attribute ``cycles = True`` (or `may_cycle`) for a game whose play may loop, and
-    ``max_moves`` (the most moves a position may have, a million by default). `explorer
-    check` tests such a class. ``explorer.game`` and ``explorer.heap_game`` make a game from
-    one function instead.
+    `sequence_position` (the position of size n, for ``explorer sequence``), `tier` (a
+    number every move lowers, for builds on several cores), a class attribute ``cycles =
+    True`` (or `may_cycle`) for a game whose play may loop, and ``max_moves`` (the most
+    moves a position may have, a million by default). `explorer check` tests such a class.
+    ``explorer.game`` and ``explorer.heap_game`` make a game from one function instead.
 
     Examples
     --------
@@ -277,6 +278,22 @@ class Game(ABC, Generic[P]):
     def summands(self) -> tuple[Game[Any], ...] | None:
         """The games this one is the sum of, when it is a sum (a position is then the tuple
         of their positions, in that order); None otherwise."""
+        return None
+
+    def tier(self, position: P) -> int | None:
+        """A number that no move raises, or None when the game has none (the default).
+
+        Every move must lower it, or, in a game whose play may loop (`may_cycle`), keep it.
+        A build then cuts the graph into tiers (the positions of one number) and hands them
+        to worker processes: ``explorer build --workers N``; a game without tiers is built in
+        one process. Tokens for heap games, cells for Chomp, coordinate sums for Wythoff.
+
+        Examples
+        --------
+        >>> from explorer.games import load_game
+        >>> load_game("nim").tier((3, 4, 5)), load_game("chomp").tier((3, 2))
+        (12, 5)
+        """
         return None
 
     def may_cycle(self) -> bool:

@@ -33,6 +33,10 @@ class Ferguson(Game[Pair]):
         n, m = position
         return f"{n},{m}"
 
+    def tier(self, position: Pair) -> int:
+        """The tokens of both heaps: a move empties one heap (of at least 1)."""
+        return position[0] + position[1]
+
     def successors(self, position: Pair) -> Iterator[Pair]:
         n, m = position
         for keep in dict.fromkeys((m, n)):  # empty the other heap, split this one

@@ -33,6 +33,10 @@ class Wythoff(Game[Pair]):
         x, y = position
         return f"{x},{y}"
 
+    def tier(self, position: Pair) -> int:
+        """The sum of the two coordinates: every move lowers one or both."""
+        return position[0] + position[1]
+
     def successors(self, position: Pair) -> Iterator[Pair]:
         x, y = position
         for k in range(1, y + 1):

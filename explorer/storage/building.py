@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from concurrent.futures import Executor
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -95,6 +96,9 @@ class BuildOptions:
         Drop the unique key index once this many new states are written, and at least as
         many as the database held (the index is created again at the end: see
         `explorer.storage.build_plans.DEFER_KEY_INDEX_AT`); None keeps it throughout.
+    workers : int
+        Worker processes: more than one builds a game with tiers in tiers
+        (`explorer.storage.tiered`); 1, or a game without tiers, builds in this process.
 
     Examples
     --------
@@ -106,6 +110,7 @@ class BuildOptions:
     batch_states: int = BATCH_STATES
     memory: int | None = DEFAULT_MEMORY_BYTES
     defer_key_index_at: int | None = DEFER_KEY_INDEX_AT
+    workers: int = 1
 
 
 @dataclass(frozen=True)
@@ -313,6 +318,8 @@ class GraphBuilder:
         status = "stopped" if self.frontier else "complete"
         labelled: LoopyValue | None = None
         stopped_by = stopped if status == "stopped" else None
+        if status == "complete" and not may_cycle(self.game):
+            self._refuse_undeclared_cycle(root)
         with writing(self.engine) as conn:
             if self.key_index.dropped:
                 ensure_key_index(conn)
@@ -333,6 +340,25 @@ class GraphBuilder:
             return self._report(status, None, None, None, stopped_by=stopped_by)
         remoteness = int(self.arrays.remote.data[root])
         return self._report(status, g, outcome(g), remoteness, stopped_by=stopped_by)
+
+    def _refuse_undeclared_cycle(self, root: int) -> None:
+        """Refuse a complete build whose start has no value in a game that says its play
+        always ends: the moves found have a cycle (the build is then taken back whole)."""
+        if int(self.arrays.grundy.data[root]) != UNKNOWN:
+            return
+        with self.engine.connect() as conn:
+            key = conn.execute(
+                sa.text(
+                    "SELECT key FROM states WHERE game_id = :g AND grundy IS NULL "
+                    "AND escapes IS NULL ORDER BY id DESC LIMIT 1"
+                ),
+                {"g": self.game_id},
+            ).scalar()
+        raise RuleError(
+            f"{GameSpec.parse(self.game.spec).reported()} says its play always ends, but its "
+            f"moves from {self.root_key!r} lead into a cycle (through {key!r}): say that play "
+            "may loop (@explorer.game(acyclic=False), or cycles = True in a Game subclass)"
+        )
 
     # -- setup ----------------------------------------------------------------------------
     def _start(self) -> None:
@@ -604,6 +630,7 @@ def build_position(
     *,
     convention: Convention = NORMAL,
     progress: Callable[[BuildProgress], None] | None = None,
+    executor: Executor | None = None,
 ) -> BuildReport:
     """Build the game graph of a position into a database, reusing whatever is stored.
 
@@ -626,6 +653,10 @@ def build_position(
         normal-play one: states hold G⁻, misère outcomes and misère remoteness.
     progress : callable, optional
         Called with a `BuildProgress` after every committed batch.
+    executor : concurrent.futures.Executor, optional
+        Where a build in tiers (``options.workers`` > 1, a game with tiers) runs its tasks
+        (`explorer.generation.tiers.expand_tier`): a distributed engine's executor, say; by
+        default a process pool of ``options.workers`` processes.
 
     Returns
     -------
@@ -656,6 +687,11 @@ def build_position(
     root = game.parse(position)
     if convention == MISERE:
         refuse_misere_cycles(game)
+    from explorer.storage.tiered import TieredBuilder, tiers_apply
+
+    if tiers_apply(engine, game, root, options, convention):
+        refuse_unbuildable(game, root, memory=options.memory, max_states=None)
+        return TieredBuilder(engine, game, root, options, executor, progress, convention).run()
     return GraphBuilder(engine, game, root, options, progress, convention).run()
 
 

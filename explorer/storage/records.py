@@ -246,6 +246,7 @@ def insert_build(
     root: str | None = None,
     max_states: int | None = None,
     counts: BuildCounts = BuildCounts(),
+    workers: int | None = None,
 ) -> int:
     """Record an operation that writes states, edges or values; returns its build id.
 
@@ -268,6 +269,7 @@ def insert_build(
             method=method,
             host=socket.gethostname(),
             pid=os.getpid(),
+            workers=workers,
             **asdict(counts),
         )
         .returning(BuildTable.id)

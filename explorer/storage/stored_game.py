@@ -7,6 +7,7 @@ The game row is looked up once, on first use; every method then reads or writes 
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import Executor
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -68,6 +69,7 @@ class StoredGame(Browsing, Subgraphs, Findings):
         options: BuildOptions | None = None,
         *,
         progress: Callable[[BuildProgress], None] | None = None,
+        executor: Executor | None = None,
         **changes: Any,
     ) -> BuildReport:
         """Build the game graph of a position into the database (see `build_position`), with
@@ -76,7 +78,9 @@ class StoredGame(Browsing, Subgraphs, Findings):
 
         Stored states and values are reused; a build stopped by `max_states`, by the `memory`
         budget (bytes the process may use; None for none) or killed continues where it
-        stopped when run again. In the misère convention the game's misère build is made.
+        stopped when run again. With ``workers=N`` (N > 1) a game with tiers is built on N
+        worker processes, or on `executor` (a `concurrent.futures.Executor`) when given.
+        In the misère convention the game's misère build is made.
 
         Raises
         ------
@@ -89,7 +93,13 @@ class StoredGame(Browsing, Subgraphs, Findings):
         options = replace(options or BuildOptions(), **changes)
         rules = self.spec if self.given is None else self.given
         return build_position(
-            self.engine, rules, position, options, convention=self.convention, progress=progress
+            self.engine,
+            rules,
+            position,
+            options,
+            convention=self.convention,
+            progress=progress,
+            executor=executor,
         )
 
     @translated("write to")
@@ -282,8 +292,10 @@ class StoredGame(Browsing, Subgraphs, Findings):
     @translated("read")
     def stats(self) -> dict[str, Any]:
         """Counts by outcome, Grundy value and depth, extremes, and the build history of the
-        game (in a misère build, values G⁻ and misère outcomes); ``patterns`` and ``quotient``
-        when `save_patterns` or `save_quotient` stored them.
+        game (in a misère build, values G⁻ and misère outcomes), each build's ``workers``;
+        ``tiers`` (each tier's states, moves and seconds to expand and to solve) when a build
+        in tiers stored them, ``patterns`` and ``quotient`` when `save_patterns` or
+        `save_quotient` stored them.
 
         Examples
         --------
@@ -336,11 +348,26 @@ class StoredGame(Browsing, Subgraphs, Findings):
                     "values_computed": stored_natural(r.values_computed),
                     "host": r.host,
                     "pid": r.pid,
+                    "workers": r.workers,
                 }
                 for r in conn.execute(
                     sa.text("SELECT * FROM builds WHERE game_id = :g ORDER BY id"), params
                 )
             ]
+            tiers = sorted(
+                (
+                    {
+                        "tier": int(r.tier),
+                        "build_id": r.build_id,
+                        "states": r.states,
+                        "edges": r.edges,
+                        "expand_seconds": r.expand_seconds,
+                        "solve_seconds": r.solve_seconds,
+                    }
+                    for r in conn.execute(sa.text("SELECT * FROM tiers WHERE game_id = :g"), params)
+                ),
+                key=lambda t: -t["tier"],
+            )
             # what `explorer patterns --db` and `explorer quotient --db` stored (normal play)
             normal = self.convention == NORMAL
             patterns = load_patterns(conn, game_id) if normal else []
@@ -362,6 +389,7 @@ class StoredGame(Browsing, Subgraphs, Findings):
             "max_height": max(height, default=None),
             "builds": builds,
             # only when stored, so that the stats of other games read as before
+            **({"tiers": tiers} if tiers else {}),
             **({"patterns": patterns} if patterns else {}),
             **({"quotient": quotient.to_dict()} if quotient is not None else {}),
         }

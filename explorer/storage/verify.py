@@ -341,8 +341,26 @@ def _check_game(
         check.states += len(states)
         if progress is not None:
             progress(spec, check.states, total)
+    if not loopy and not _unexpanded(conn, game_id):
+        _check_all_solved(conn, checker, game_id)
     _check_stored_rows(conn, checker, game_id, from_rules, show)
     return check
+
+
+def _check_all_solved(conn: sa.Connection, checker: _Checker, game_id: int) -> None:
+    """In a game whose play ends, every state is solved once every state is expanded: a state
+    left without a value is on or above a cycle of its stored moves."""
+    unsolved = conn.execute(
+        sa.text("SELECT key FROM states WHERE game_id = :g AND grundy IS NULL ORDER BY id"),
+        {"g": game_id},
+    ).scalars()
+    for key in unsolved:
+        checker.fail(
+            key,
+            "value",
+            "no value although every state is expanded: its moves lead into a cycle, in a game "
+            "whose rules say play always ends",
+        )
 
 
 def _stored_without_heights(conn: sa.Connection, game_id: int) -> bool:
