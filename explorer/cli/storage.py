@@ -30,6 +30,7 @@ from explorer.cli.common import (
 from explorer.cli.findings import print_findings, print_stored_findings
 from explorer.games import load_game, refuse_bad_position
 from explorer.games.convention import MISERE, Convention
+from explorer.games.rules_files import files_read_once
 from explorer.limits import MAX_STORED_INT
 from explorer.solver.loopy import Infinite, format_value
 from explorer.viz.palette import game_title, outcome_text
@@ -168,6 +169,7 @@ def _print_build(
     "and G⁻ of every state, as a game of its own beside the normal-play build."
 )
 @json_option
+@files_read_once()  # the rules file of a py: game: read once by the load and the build
 def build_command(
     spec: str,
     position: str,

@@ -30,6 +30,7 @@ from explorer.errors import RuleError, SpecError
 from explorer.games import load_game, may_cycle
 from explorer.games.base import Game, Position
 from explorer.games.convention import MISERE, NORMAL, Convention
+from explorer.games.rules_files import files_read_once
 from explorer.games.specs import GameSpec
 from explorer.generation.expansion import PositionIndex, position_index
 from explorer.generation.sorted_runs import find_sorted
@@ -622,6 +623,7 @@ class GraphBuilder:
         )
 
 
+@files_read_once()
 def build_position(
     engine: Engine,
     spec: str | Game[Any],
