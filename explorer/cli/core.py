@@ -316,6 +316,11 @@ def _print_moves(successors: Sequence[tuple[str, object]], column: str) -> None:
     help="Print every value, even of a long --until-periodic run.",
 )
 @misere_flag("Misère values G⁻ of one heap (the last mover loses; 0 exactly on P-positions).")
+@click.option(
+    "--genus",
+    is_flag=True,
+    help="The misère genus of each heap in Conway's notation (g^γ0γ1…, e.g. 4^146).",
+)
 @max_memory_option
 @workers_option
 @stored_option("Store the values in a database and continue from it")
@@ -328,6 +333,7 @@ def sequence_command(
     rebuild: bool,
     all_values: bool,
     convention: Convention,
+    genus: bool,
     max_memory: int | None,
     workers: int,
     url: str | None,
@@ -346,6 +352,7 @@ def sequence_command(
       explorer sequence grundy --upto 1048576 --db explorer.db
       explorer sequence kayles --upto 40 --misere
       explorer sequence grundy --upto 4194304 --workers 2
+      explorer sequence kayles --upto 40 --genus
 
     With --db the values are stored (the same database as builds): a larger --upto continues
     from them, a killed run resumes, and a stored sequence is read back without computing.
@@ -353,6 +360,10 @@ def sequence_command(
     With --workers N the compiled kernel computes blocks of heaps on N threads: each heap's
     pairs of values known before the block in parallel, then the few pairs inside the block
     in order (the same values and checksum as one worker).
+
+    --genus gives each heap's genus g^γ0γ1…: g its normal value, γk = G⁻(heap + k copies of
+    *2), written up to where it alternates for ever (Conway's notation; computed on the
+    sums' game trees until γ repeats with period 2 twice, so it stays small: tens of heaps).
 
     The summary rows follow the public octal-game tables (T. Czajka's), over the values
     computed, G(0..N-1): the largest value and the first heap where it falls; the parity
@@ -362,6 +373,9 @@ def sequence_command(
     """
     from explorer.analysis.sequences import stored_value_sequence, value_sequence
 
+    if genus:
+        _genus_sequence(spec, upto, as_json)
+        return
     if convention == MISERE:
         _misere_sequence(spec, upto, as_json)
         return
@@ -381,7 +395,7 @@ def sequence_command(
             upto,
             start=start,
             until_periodic=until_periodic,
-            progress=stack.enter_context(sequence_progress(not as_json)),
+            progress=stack.enter_context(sequence_progress(not as_json, upto + 1)),
             max_memory_mb=max_memory,
             workers=workers,
         )
@@ -456,6 +470,25 @@ def _misere_sequence(spec: str, upto: int, as_json: bool) -> None:
         console.print("no period found in these values")
     else:
         console.print(f"period {result.period}, preperiod {result.preperiod}: observed, not proven")
+
+
+def _genus_sequence(spec: str, upto: int, as_json: bool) -> None:
+    from explorer.analysis.genus import genus_sequence
+
+    game = load_game(spec)
+    with sequence_progress(not as_json, upto + 1) as progress:
+        result = genus_sequence(game, upto, progress=progress)
+    if as_json:
+        print_json(result.to_dict())
+        return
+    console.print(
+        f"{visible(result.game)}: genus of heaps 0..{upto} (g^γ0γ1…, γk = G⁻(heap + k·*2))"
+    )
+    texts = [g.text() for g in result.genera]
+    for start in range(0, len(texts), 10):
+        row = " ".join(f"{t:<9}" for t in texts[start : start + 10])
+        console.print(f"{start:>6}: {row.rstrip()}")
+    console.print(result.summary())
 
 
 @click.command("table")

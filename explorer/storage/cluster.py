@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from explorer.errors import ClusterError
 from explorer.games.base import Game, Position
+from explorer.games.convention import NORMAL, Convention
 from explorer.storage.engine import resolve_url
 from explorer.version import __version__
 
@@ -208,11 +209,17 @@ def _check_workers(client: Any, address: str) -> None:
         )
 
 
-def refuse_untiered(engine: Engine, game: Game[Any], root: Position, options: BuildOptions) -> None:
+def refuse_untiered(
+    engine: Engine,
+    game: Game[Any],
+    root: Position,
+    options: BuildOptions,
+    convention: Convention = NORMAL,
+) -> None:
     """Refuse a cluster build that would not go in tiers, so would run in this process alone."""
     from explorer.storage.tiered import tiers_apply
 
-    if not tiers_apply(engine, game, root, replace(options, workers=2), options.convention):
+    if not tiers_apply(engine, game, root, replace(options, workers=2), convention):
         raise ClusterError(
             f"--cluster builds a game in tiers, and this build of {game.spec} cannot go in "
             "tiers (a game without tiers or whose play may loop, --max-states, or a build "
