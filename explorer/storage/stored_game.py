@@ -246,7 +246,8 @@ class StoredGame(Browsing, Subgraphs, Findings):
         True keeps the states of value ∞(K), False the finite ones. Returns ``{"game",
         "total", "offset", "limit", "states": [...]}`` where ``total`` counts every state
         matching the filters. Counting reads every state of the game; with ``count=False`` it
-        is skipped (``total`` is None) and ``"more"`` says whether states follow this page.
+        is skipped unless the stored counts give it (no filter, or one of `outcome`, `grundy`
+        and `depth`), else ``total`` is None and ``"more"`` says whether states follow.
         """
         where = ["game_id = :g"]
         params: dict[str, object] = {"n": limit, "o": offset}
@@ -270,6 +271,7 @@ class StoredGame(Browsing, Subgraphs, Findings):
                     sa.text(f"SELECT COUNT(*) FROM states WHERE {condition}"), params
                 ).scalar_one()
             else:
+                total = _counted_total(conn, params, infinite)
                 params["n"] = limit + 1
             rows = conn.execute(
                 sa.text(
@@ -279,7 +281,7 @@ class StoredGame(Browsing, Subgraphs, Findings):
                 params,
             )
             found = [state_dict(r) for r in rows]
-        more = len(found) > limit if total is None else offset + len(found) < total
+        more = len(found) > limit if not count else offset + len(found) < (total or 0)
         return QueryResult(
             game=spec,
             convention=self.convention,
@@ -449,3 +451,18 @@ class StoredGame(Browsing, Subgraphs, Findings):
                 method=method,
             )
             release_page_cache(conn)
+
+
+def _counted_total(
+    conn: sa.Connection, params: dict[str, object], infinite: bool | None
+) -> int | None:
+    """The number of states a listing's filters match, from the game's stored counts (a few
+    rows, not every state): known with no filter or with one of outcome, grundy and depth."""
+    filters = [k for k in ("outcome", "grundy", "depth") if k in params]
+    if infinite is not None or len(filters) > 1:
+        return None
+    counts = read_counts(conn, int(params["g"]))  # type: ignore[call-overload]
+    if not filters:
+        return counts.get("states", {}).get("", 0)
+    kind = filters[0]
+    return counts.get(kind, {}).get(str(params[kind]), 0)
