@@ -208,7 +208,7 @@ class HeapIndex:
     ) -> HeapIndex | None:
         """A heap index for these positions when the game allows one, else None; its lookup
         table takes at most `table_bytes` (None: `MAX_DENSE` codes)."""
-        if not positions:
+        if game.as_heap_game() is None or not positions:
             return None
         width = max(1, max(len(p) for p in positions))
         base = 1 + max((max(p) for p in positions if p), default=0)

@@ -43,7 +43,7 @@ from explorer.storage.build_arrays import UNKNOWN, Growable
 from explorer.storage.build_plans import KeyIndexPlan, sqlite_cache_kib
 from explorer.storage.build_writer import BatchWriter, BuildProgress
 from explorer.storage.bulk import NewStates, ValueColumns, read_int_columns, writer_for
-from explorer.storage.counts import recount, stored_states
+from explorer.storage.counts import add_counts, histogram, solved_counts, stored_states
 from explorer.storage.engine import reading, writing
 from explorer.storage.records import (
     BuildCounts,
@@ -149,8 +149,13 @@ class Pool:
     def _start(self) -> Executor:
         import multiprocessing
 
-        method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else None
-        return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context(method))
+        if "forkserver" not in multiprocessing.get_all_start_methods():
+            return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context())
+        # workers forked from a server that has imported the task's modules: they share
+        # those pages, and start at once
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["explorer.generation.tiers"])
+        return ProcessPoolExecutor(self.workers, mp_context=context)
 
     def run(self, tasks: list[TierTask]) -> Iterator[TierExpansion]:
         """The tasks' results, in order (one task at a time in this process when only one)."""
@@ -206,6 +211,8 @@ class Write:
     last: bool = False
     #: Drop the unique key index before writing (see `KeyIndexPlan`).
     drop_key_index: bool = False
+    #: What the rows add to the game's counts (see `explorer.storage.counts`).
+    tallies: list[tuple[str, str, int]] = field(default_factory=list)
 
 
 class TieredBuilder:
@@ -364,6 +371,7 @@ class TieredBuilder:
             if self.next_id - written_to + moves // 4 >= COMMIT_STATES or not self.waiting:
                 pending.new = self._new_states(written_to, self.next_id)
                 pending.src, pending.dst = np.concatenate(sources), np.concatenate(ends)
+                pending.tallies = [("states", "", len(pending.new)), ("edges", "", moves)]
                 written_to, sources, ends = self.next_id, [], []
                 pending.progress = self._progress()
                 pending.counts = self._counts()
@@ -425,7 +433,7 @@ class TieredBuilder:
                 self._values(pending, solved)
                 writer.submit(pending)
                 pending, solved = Write(self._progress()), []
-        if not last_written:  # nothing left to solve: the build ends with a recount
+        if not last_written:  # nothing left to solve: the build ends all the same
             pending.last = True
             self._values(pending, solved)
             writer.submit(pending)
@@ -441,6 +449,12 @@ class TieredBuilder:
             self.game_id,
         )
         write.depth = self.depth.data[ids].copy()
+        # a state's depth is final, and counted, once it is solved
+        write.tallies = [
+            ("expanded", "", len(ids)),
+            *histogram("depth", write.depth),
+            *solved_counts(write.values.grundy, write.values.remoteness, write.values.height),
+        ]
         write.progress = self._progress()
         write.counts = self._counts()
 
@@ -488,10 +502,9 @@ class TieredBuilder:
                     ),
                     [{"g": game_id, "tier": t, "seconds": s} for t, s in write.solved],
                 )
-            if write.last:
-                if self.key_index.dropped:
-                    ensure_key_index(conn)
-                recount(conn, game_id)
+            add_counts(conn, game_id, write.tallies)
+            if write.last and self.key_index.dropped:
+                ensure_key_index(conn)
             update_build(conn, self.build_id, "complete" if write.last else "running", write.counts)
 
     # -- resuming -------------------------------------------------------------------------

@@ -31,13 +31,19 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
+HZ = os.sysconf("SC_CLK_TCK")
 SIZES = {"quick": "60,60,60", "1m": "180,180,180", "10m": "389,389,389"}
 
 
-def tree_rss(root: int) -> int:
-    """Resident bytes of a process and all its descendants, now."""
+def tree_memory(root: int, cpu: dict[int, float]) -> tuple[int, int]:
+    """Resident bytes of a process and all its descendants, now: the sum of their resident
+    sets (pages shared between them counted once in each) and of their proportional sets
+    (each shared page split between its sharers: what the tree takes from the machine).
+    Each process's CPU seconds so far go into `cpu` (workers of a process pool are children of
+    its fork server, which ``getrusage`` of children misses)."""
     parents: dict[int, int] = {}
     rss: dict[int, int] = {}
+    ticks: dict[int, float] = {}
     page = os.sysconf("SC_PAGE_SIZE")
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
@@ -49,6 +55,7 @@ def tree_rss(root: int) -> int:
             continue
         parents[int(entry.name)] = int(fields[1])
         rss[int(entry.name)] = int(fields[21]) * page
+        ticks[int(entry.name)] = (int(fields[11]) + int(fields[12])) / HZ
     tree, frontier = {root}, [root]
     while frontier:
         parent = frontier.pop()
@@ -56,7 +63,18 @@ def tree_rss(root: int) -> int:
             if ppid == parent and pid not in tree:
                 tree.add(pid)
                 frontier.append(pid)
-    return sum(rss.get(pid, 0) for pid in tree)
+    for pid in tree:
+        cpu[pid] = max(cpu.get(pid, 0.0), ticks.get(pid, 0.0))
+    pss = 0
+    for pid in tree:
+        try:
+            with open(f"/proc/{pid}/smaps_rollup", encoding="ascii") as rollup:
+                for line in rollup:
+                    if line.startswith("Pss:"):
+                        pss += int(line.split()[1]) * 1024
+        except OSError:
+            continue
+    return sum(rss.get(pid, 0) for pid in tree), pss
 
 
 def run(position: str, workers: int, db: str) -> dict[str, float]:
@@ -78,11 +96,13 @@ def run(position: str, workers: int, db: str) -> dict[str, float]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, env=env, text=True)
-    peak = [0]
+    peak = [0, 0]
+    cpu_seen: dict[int, float] = {}
 
     def sample() -> None:
         while process.poll() is None:
-            peak[0] = max(peak[0], tree_rss(process.pid))
+            rss, pss = tree_memory(process.pid, cpu_seen)
+            peak[0], peak[1] = max(peak[0], rss), max(peak[1], pss)
             time.sleep(0.02)
 
     sampler = threading.Thread(target=sample)
@@ -94,8 +114,11 @@ def run(position: str, workers: int, db: str) -> dict[str, float]:
     if process.returncode:
         raise SystemExit(f"the build failed: {' '.join(command)}")
     report = json.loads(out)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return {"wall": wall, "cpu": cpu, "peak": peak[0], "states": report["states_new"]}
+    reaped = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    # the build and what it waited for, or every process of the tree as last sampled
+    cpu = max(reaped, sum(cpu_seen.values()))
+    states = report["states_new"]
+    return {"wall": wall, "cpu": cpu, "rss": peak[0], "pss": peak[1], "states": states}
 
 
 def main() -> None:
@@ -122,12 +145,17 @@ def main() -> None:
                     Path(db).unlink()
             one, two = found[1], found[2]
             rows.append((one, two))
+            print(f"pair {pair + 1} (load {load:.1f} before it)")
+            for workers in (1, 2):
+                run_ = found[workers]
+                print(
+                    f"  --workers {workers}: {run_['wall']:6.1f} s wall, {run_['cpu']:6.1f} s CPU, "
+                    f"tree peak {run_['rss'] / run_['states']:.0f} B/state resident "
+                    f"({run_['pss'] / run_['states']:.0f} B/state proportional)"
+                )
             print(
-                f"pair {pair + 1} (load {load:.1f}): 1 worker {one['wall']:.1f} s wall "
-                f"{one['cpu']:.1f} s CPU {one['peak'] / one['states']:.0f} B/state; "
-                f"2 workers {two['wall']:.1f} s wall {two['cpu']:.1f} s CPU "
-                f"{two['peak'] / two['states']:.0f} B/state; "
-                f"wall ratio {one['wall'] / two['wall']:.2f}x"
+                f"  ratio 1/2: wall {one['wall'] / two['wall']:.2f}x, "
+                f"CPU {one['cpu'] / two['cpu']:.2f}x"
             )
     ratios = sorted(one["wall"] / two["wall"] for one, two in rows)
     print(f"median wall ratio (1 worker / 2 workers): {ratios[len(ratios) // 2]:.2f}x")
