@@ -146,6 +146,11 @@ class NotStoredError(_Message, ExplorerError, LookupError):
     """A query names a game or a position that the database does not hold."""
 
 
+class ClusterError(ExplorerError, ConnectionError):
+    """A build cannot run on the cluster named: no Dask, a bad address, no scheduler or worker
+    answering, a worker without this explorer, or a database the machines cannot share."""
+
+
 # -- files written ------------------------------------------------------------------------------
 
 

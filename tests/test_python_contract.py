@@ -5,6 +5,7 @@ line, a non-zero exit and an unchanged database, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -248,3 +249,31 @@ def test_verify_finds_a_cycle_in_a_game_whose_play_ends(folder: Path, db_url: st
     for flags in ((), ("--no-rules",)):
         code, out, _ = run("verify", *flags, "--db", db_url)
         assert code == 1 and "its moves lead into a cycle" in out, out
+
+
+LOUD = """\
+import explorer
+
+print("importing loud")
+
+
+@explorer.heap_game
+def loud(n):
+    print("options of", n)
+    return [n - 1, n - 2] if n > 1 else [0] if n else []
+"""
+
+
+def test_what_a_rule_prints_goes_to_standard_error(folder: Path, db_url: str) -> None:
+    write(folder, "loud.py", LOUD)
+    for args in (
+        ("solve", "py:loud.py", "5"),
+        ("explain", "py:loud.py", "5"),
+        ("sequence", "py:loud.py", "--upto", "6"),
+        ("build", "py:loud.py", "5", "--db", db_url),
+    ):
+        code, out, err = fresh_run(*args, "--json")
+        assert code == 0, err
+        json.loads(out)  # nothing of the rule's in it
+        assert "options of" in err and "options of" not in out
+    assert "importing loud" in fresh_run("solve", "py:loud.py", "5")[2]

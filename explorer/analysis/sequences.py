@@ -66,6 +66,12 @@ class ValueSequence:
         return self.start + len(self.values) - 1
 
     @property
+    def symbol(self) -> str:
+        """What the values are called: ``G`` (Grundy values), or ``R`` for the values of a
+        reduction (method ``reduction``), which are 0 exactly on P-positions and no more."""
+        return "R" if self.method == "reduction" else "G"
+
+    @property
     def checksum(self) -> int | None:
         """Fletcher-32 of the values shown, as 16-bit words (None when one does not fit)."""
         if len(self.values) and int(self.values.max()) > 0xFFFF:
@@ -97,7 +103,7 @@ class ValueSequence:
         if rows is None:
             return None
         last = (self.computed or len(self.values)) - 1
-        text = f"over G(0..{last:,}): largest {rows.largest:,} at {rows.at:,}"
+        text = f"over {self.symbol}(0..{last:,}): largest {rows.largest:,} at {rows.at:,}"
         if rows.mask is not None:
             text += (
                 f"; rare mask {rows.mask_text}: {rows.rare:,} rare positions, the last at "
@@ -211,11 +217,12 @@ def value_sequence(
             "treblecross strips and coin rows)"
         )
     check_memory(upto, max_memory_mb or 2048)
-    values = np.array(
-        [finite_value(game, game.sequence_position(n)) for n in range(upto + 1)], dtype=np.int64
-    )
+    positions = [game.sequence_position(n) for n in range(upto + 1)]
+    values = np.array([finite_value(game, p) for p in positions], dtype=np.int64)
     found = observed_period(values, len(values))
     pre, period = found if found is not None else (None, None)
+    # a reduction (treblecross's safe runs) keeps the outcome, not the value: said apart
+    reduced = any(not parts.exact for parts in map(game.decompose, positions) if parts)
     return ValueSequence(
         game.spec,
         values[start:],
@@ -224,7 +231,7 @@ def value_sequence(
         False,
         start,
         len(values),
-        "graph",
+        "reduction" if reduced else "graph",
         rows=summary_rows(values, None),
     )
 

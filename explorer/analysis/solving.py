@@ -78,14 +78,19 @@ class Solution(_Valued):
     escapes: list[int] | None = None
     drawing_moves: list[str] = field(default_factory=list)
     convention: Convention = NORMAL
+    #: With method ``reduction``: the value of the reduction, which is 0 exactly on P-positions
+    #: but is not the game's Grundy value (`grundy` is then None).
+    reduction_value: int | None = None
 
     def to_dict(self) -> dict[str, object]:
         """The JSON contract of ``explorer solve --json``: `game` (canonical spec), `position`
-        (canonical text), `grundy` (None when infinite, or in misère play), `infinite`, `escapes`
-        (the K of ∞(K), None when finite), `outcome` (``P``, ``N`` or ``D``), `remoteness` (None
-        when only the parts were solved, or for a draw), `winning_moves`, `drawing_moves` (from a
-        draw), `method`, `states`, `note` and `convention` (``normal`` or ``misere``)."""
-        return asdict(self)
+        (canonical text), `grundy` (None when infinite, in misère play, or found by a
+        reduction), `reduction_value` (a reduction's value, which keeps only the outcome),
+        `infinite`, `escapes` (the K of ∞(K), None when finite), `outcome` (``P``, ``N`` or
+        ``D``), `remoteness` (None when only the parts were solved, or for a draw),
+        `winning_moves`, `drawing_moves` (from a draw), `method`, `states`, `note` and
+        `convention` (``normal`` or ``misere``); `reduction_value` only where there is one."""
+        return _without_reduction(asdict(self))
 
     def __repr__(self) -> str:
         """One line: the value, the outcome and how they were found."""
@@ -119,6 +124,9 @@ class Explanation(_Valued):
     stage: int | None = None
     counter: int | None = None
     convention: Convention = NORMAL
+    #: With method ``reduction``: the XOR of the parts of the reduction, 0 exactly on
+    #: P-positions but not the game's Grundy value (`grundy` is then None).
+    reduction_value: int | None = None
 
     @property
     def winning_moves(self) -> list[str]:
@@ -126,7 +134,7 @@ class Explanation(_Valued):
         return [s for s, v in self.successors if isinstance(v, int) and outcome_of(v) == "P"]
 
     def to_dict(self) -> dict[str, object]:
-        return asdict(self)
+        return _without_reduction(asdict(self))
 
     def __repr__(self) -> str:
         """One line: the value, the method, and how many parts and moves explain it."""
@@ -306,11 +314,17 @@ def _xor_of_parts(parts: Decomposition, max_states: int) -> Value:
 
 
 def finite_value(
-    game: Game[Any], position: Position, *, max_states: int = DEFAULT_MAX_STATES
+    game: Game[Any],
+    position: Position,
+    *,
+    max_states: int = DEFAULT_MAX_STATES,
+    reduction: bool = True,
 ) -> int:
-    """The reduced value of a position that must be finite (tables and sequences), else an
-    error saying which position is infinite."""
-    value = reduced_value(game, position, max_states=max_states)
+    """The value of a position that must be finite (tables and sequences), else an error
+    saying which position is infinite: its reduced value (`reduced_value`), or with
+    `reduction` false its Grundy value."""
+    find = reduced_value if reduction else _grundy_value
+    value = find(game, position, max_states=max_states)
     if isinstance(value, Infinite):
         raise SpecError(
             f"position {game.format(position)!r} of {game.spec} has the infinite value {value} "
@@ -319,11 +333,21 @@ def finite_value(
     return value
 
 
-def _value_fields(value: Value) -> dict[str, Any]:
-    """The JSON contract's fields for a value: ``grundy`` (null when infinite), ``infinite``,
-    ``escapes`` (the finite follower values of ∞(K), null when finite)."""
+def _without_reduction(fields: dict[str, object]) -> dict[str, object]:
+    """A value's JSON fields, with ``reduction_value`` only when a reduction gave the value."""
+    if fields.get("reduction_value") is None:
+        fields.pop("reduction_value", None)
+    return fields
+
+
+def _value_fields(value: Value, reduction: bool = False) -> dict[str, Any]:
+    """The JSON contract's fields for a value: ``grundy`` (null when infinite or found by a
+    reduction), ``infinite``, ``escapes`` (the finite follower values of ∞(K), null when
+    finite), and with `reduction` ``reduction_value`` (which keeps only the outcome)."""
     if isinstance(value, Infinite):
         return {"grundy": None, "infinite": True, "escapes": sorted(value.escapes)}
+    if reduction:
+        return {"grundy": None, "infinite": False, "escapes": None, "reduction_value": value}
     return {"grundy": value, "infinite": False, "escapes": None}
 
 
@@ -484,7 +508,7 @@ def _solve_decomposed(
     return Solution(
         game=game.spec,
         position=game.format(position),
-        **_value_fields(value),
+        **_value_fields(value, reduction),
         outcome=outcome,
         remoteness=None,
         winning_moves=[game.format(m) for m in dict.fromkeys(moves)],
@@ -623,7 +647,7 @@ def explain(
         return Explanation(
             game=game.spec,
             position=game.format(position),
-            **_value_fields(total),
+            **_value_fields(total, not parts.exact),
             outcome=outcome_of(total),
             method="decomposition" if parts.exact else "reduction",
             successors=[
@@ -714,7 +738,8 @@ def value_table(
                 position = game.parse(f"{r},{c}")
             except ExplorerError:
                 continue
-            table[r][c] = finite_value(game, position, max_states=max_states)
+            # Grundy values, never a reduction's (queens' keeps only the outcome)
+            table[r][c] = finite_value(game, position, max_states=max_states, reduction=False)
     if all(v is None for row in table for v in row):
         raise SpecError(
             f"{game.spec} has no two-coordinate positions (tables are for wythoff, ferguson "

@@ -8,6 +8,8 @@ The exit-code rule, applied once by `ExplorerGroup` for every command:
   library's `UsageError` (options that do not fit the game), as one ``Error: ...`` line;
 * any other refusal (an `ExplorerError`: a bad spec, position, file or database) exits 1
   with exactly one ``Error: ...`` line on standard error;
+* output into a closed pipe (``explorer stats nim | head -1``) ends quietly with exit status
+  141, as a Unix tool ended by SIGPIPE does;
 * anything else is a bug and keeps its traceback.
 """
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import sys
 import time
 import unicodedata
 from collections.abc import Callable, Iterator, MutableMapping
@@ -45,7 +48,16 @@ if TYPE_CHECKING:  # the games load with the commands that use them, not with ev
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-console = Console(highlight=False, soft_wrap=True, markup=False, emoji=False)
+
+class _Console(Console):
+    """rich's console, but a closed pipe ends the command as every other output does (see
+    `ExplorerGroup`), not by rich's own exit status 1."""
+
+    def on_broken_pipe(self) -> None:
+        raise BrokenPipeError
+
+
+console = _Console(highlight=False, soft_wrap=True, markup=False, emoji=False)
 
 #: Most states a command may be asked to build or hold in memory at once.
 MAX_STATES_IN_MEMORY = 100_000_000
@@ -87,7 +99,12 @@ class ExplorerGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         notices.notify = _notify  # a writer that waits for another says so
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
+            sys.stdout.flush()  # here, so that a reader gone away is met below, not at exit
+            return result
+        except BrokenPipeError:  # the reader stopped (| head): end quietly, as Unix tools do
+            _discard_stdout()
+            raise click.exceptions.Exit(SIGPIPE_EXIT) from None
         except KeyboardInterrupt:
             click.echo(f"\n{INTERRUPTED}", err=True)
             raise click.exceptions.Exit(130) from None
@@ -98,6 +115,21 @@ class ExplorerGroup(click.Group):
             if len(message) > LONGEST_ERROR:  # a message quoting a huge input keeps both ends
                 message = f"{message[: LONGEST_ERROR // 2]} ... {message[-LONGEST_ERROR // 4 :]}"
             raise click.ClickException(message) from None
+
+
+#: The exit status of a command whose reader went away: what a shell reports for a process
+#: that SIGPIPE ended (128 + 13), as for ``yes | head -1``.
+SIGPIPE_EXIT = 141
+
+
+def _discard_stdout() -> None:
+    """Point standard output at /dev/null, so that what is still buffered is not flushed into
+    the closed pipe at exit (which Python would report)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no file descriptor (a test's capture)
+        pass
 
 
 def _notify(text: str) -> None:
@@ -376,16 +408,19 @@ workers_option = click.option(
 
 
 @contextmanager
-def sequence_progress(enabled: bool) -> Iterator[Callable[[int, int], None]]:
-    """The progress bar of long value computations: heaps done, heaps per second and the
-    largest value so far."""
+def sequence_progress(
+    enabled: bool, total: int | None = None
+) -> Iterator[Callable[[int, int], None]]:
+    """The progress bar of long value computations: heaps done, values a second and the
+    largest value so far, with the time left when the `total` of heaps is known (from the
+    recent rate: the cost of a heap grows with n, so it is an estimate)."""
     fields = {"done": "{:>12,} heaps", "rate": "{:>9,.0f}/s", "largest": "largest {:,}"}
     began = time.perf_counter()
-    with progress_bar("values", fields, total=None, enabled=enabled) as bar:
+    with progress_bar("values", fields, total=total, enabled=enabled) as bar:
 
         def update(done: int, largest: int) -> None:
             spent = time.perf_counter() - began
-            bar(done=done, rate=done / spent if spent else 0.0, largest=largest)
+            bar(completed=done, done=done, rate=done / spent if spent else 0.0, largest=largest)
 
         yield update
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +31,7 @@ from explorer.cli.common import (
 from explorer.cli.findings import print_findings, print_stored_findings
 from explorer.games import load_game, refuse_bad_position
 from explorer.games.convention import MISERE, Convention
+from explorer.games.rules_files import files_read_once
 from explorer.limits import MAX_STORED_INT
 from explorer.solver.loopy import Infinite, format_value
 from explorer.viz.palette import game_title, outcome_text
@@ -163,11 +165,20 @@ def _print_build(
     "without tiers, or whose play may loop, and a build with --max-states or reusing "
     "states another build stored, run in one process.  [default: the machine's cores]",
 )
+@click.option(
+    "--cluster",
+    metavar="ADDRESS",
+    default=None,
+    help="Build a game with tiers on a Dask cluster instead: the scheduler's address, "
+    "tcp://HOST:8786 (needs pip install '.[cluster]' and a PostgreSQL --db; see the README's "
+    '"Many machines").',
+)
 @misere_flag(
     "Misère play (the player who moves last loses): store the misère outcome, remoteness "
     "and G⁻ of every state, as a game of its own beside the normal-play build."
 )
 @json_option
+@files_read_once()  # the rules file of a py: game: read once by the load and the build
 def build_command(
     spec: str,
     position: str,
@@ -175,6 +186,7 @@ def build_command(
     max_states: int | None,
     memory: int,
     workers: int | None,
+    cluster: str | None,
     convention: Convention,
     as_json: bool,
 ) -> None:
@@ -197,6 +209,7 @@ def build_command(
       explorer build nim 3,4,5 --misere
       explorer build subtraction:1,2 180,180,180 --workers 2
       explorer build kayles 40 --db postgresql://me@localhost/games --max-states 100000
+      explorer build nim 60,60,60 --db postgresql://me@db/games --cluster tcp://node1:8786
     """
     from explorer.storage import open_database
     from explorer.storage.build_plans import refuse_unbuildable
@@ -206,7 +219,6 @@ def build_command(
     options = BuildOptions(
         max_states=max_states,
         memory=memory * 2**20,
-        convention=convention,
         workers=workers or default_workers(),
     )
     # refuse a bad spec or position, or one too large to build, before opening a database
@@ -218,12 +230,39 @@ def build_command(
     limit = max_states or MAX_STATES_STORED
     counted = game.count_states(game.parse(position), limit)
     total = max_states if counted is None else min(counted, limit)
-    with open_database(url) as database, _progress(not as_json, total) as update:
-        report = database.game(game, convention).build(position, options, progress=update)
+    if cluster is not None and workers is not None:
+        raise click.UsageError(
+            "--workers and --cluster exclude each other: a cluster's "
+            "workers are the processes started by dask worker"
+        )
+    with ExitStack() as stack:
+        executor, joined = None, None
+        if cluster is not None:
+            from explorer.storage import cluster as dask
+
+            dask.scheduler_address(cluster)  # refused before anything is opened, as is
+            dask.dask_client()  # a missing extra
+            dask.refuse_local_database(url)
+            database = stack.enter_context(open_database(url))
+            dask.refuse_untiered(database.engine, game, game.parse(position), options, convention)
+            joined = stack.enter_context(dask.connect(cluster))
+            executor = joined.executor
+            options = replace(options, workers=max(2, joined.threads))
+        else:
+            database = stack.enter_context(open_database(url))
+        update = stack.enter_context(_progress(not as_json, total))
+        report = database.game(game, convention).build(
+            position, options, progress=update, executor=executor
+        )
     if as_json:
         print_json({"database": database.url, **report.to_dict()})
     else:
         _print_build(report, database, max_states, memory)
+        if joined is not None:
+            console.print(
+                f"  cluster  {joined.address}: {joined.workers:,} workers, "
+                f"{joined.threads:,} threads"
+            )
 
 
 def _state_table(

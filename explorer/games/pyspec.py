@@ -22,7 +22,8 @@ from typing import Any
 from explorer.errors import GameCodeError, PositionError, SpecError
 from explorer.games.base import Game
 from explorer.games.position_text import format_position, parse_position
-from explorer.games.python import adopt, code_fingerprint, files_read_once, read_rules_file
+from explorer.games.python import adopt, call_rule, code_fingerprint, way_out
+from explorer.games.rules_files import files_read_once, read_rules_file
 
 #: The entry-point group through which installed packages add game families.
 ENTRY_POINT_GROUP = "explorer.games"
@@ -208,17 +209,15 @@ def _import_file(path: str, fingerprint: str) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:
-        spec.loader.exec_module(module)
-    except BaseException as error:
+        call_rule(spec.loader.exec_module, module)  # what it prints goes to standard error
+    except BaseException as error:  # anything but Ctrl-C (see `way_out`)
         sys.modules.pop(name, None)
-        if not isinstance(error, Exception):
-            raise
         raise _import_failure(error, path) from None
     _LOADED[key] = module
     return module
 
 
-def _import_failure(error: Exception, path: str) -> GameCodeError:
+def _import_failure(error: BaseException, path: str) -> GameCodeError:
     """One line for a file that does not import: where, and why."""
     if isinstance(error, SyntaxError):
         where = f"{_shown(error.filename or path)}, line {error.lineno}"
@@ -228,11 +227,7 @@ def _import_failure(error: Exception, path: str) -> GameCodeError:
         if os.path.realpath(frame.filename) == path:
             line = frame.lineno
     where = _shown(path) + ("" if line is None else f", line {line}")
-    detail = str(error).splitlines()[0] if str(error) else ""
-    return GameCodeError(
-        f"{where}: importing it raised {type(error).__name__}"
-        f"{': ' + detail if detail else ''} (fix the file, then run again)"
-    )
+    return GameCodeError(f"{where}: importing it {way_out(error)} (fix the file, then run again)")
 
 
 @files_read_once()
@@ -257,8 +252,8 @@ def load_python_game(parameters: str | None) -> Game[Any]:
         target: str | None = os.path.normpath(split_spec(parameters).target)
     else:
         try:
-            module = importlib.import_module(spec.target)
-        except Exception as error:
+            module = call_rule(importlib.import_module, spec.target)
+        except BaseException as error:
             raise _import_failure(error, path) from None
         target = spec.target
     names = [spec.name] if spec.name else game_names(path)

@@ -9,8 +9,6 @@ import sys
 import traceback
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
 from itertools import islice
 from types import CodeType
 from typing import Any, NoReturn, TypeVar
@@ -19,6 +17,7 @@ from explorer.errors import GameCodeError, PositionError, RuleError
 from explorer.games.base import Decomposition, Game, Position
 from explorer.games.heaps import HeapGame, Heaps
 from explorer.games.position_text import format_position, format_positions, parse_position
+from explorer.games.rules_files import read_rules_file
 
 Rule = Callable[[Any], Iterable[Any]]
 T = TypeVar("T")
@@ -53,15 +52,18 @@ def _refused_exit(status: int) -> NoReturn:
 
 
 def call_rule(function: Callable[[Any], T], argument: Any) -> T:
-    """`function(argument)` with ``os._exit`` raising `ExitCalled` instead of ending the
-    process (a build is then taken back like any failure of the rule). Nothing can stop a rule
-    that kills its own process (a signal, ``posix._exit``): that is a killed build, whose
-    committed batches are kept and resumed, as after ``kill -9``."""
-    os._exit = _refused_exit
+    """`function(argument)`, user code, run so that it cannot end the process or write into
+    explorer's output: ``os._exit`` raises `ExitCalled` instead (a build is then taken back
+    like any failure of the rule), and what it prints goes to standard error (standard output
+    holds explorer's answer, which ``--json`` keeps valid JSON). Nothing can stop a rule that
+    kills its own process (a signal, ``posix._exit``): that is a killed build, whose committed
+    batches are kept and resumed, as after ``kill -9``."""
+    out = sys.stdout
+    os._exit, sys.stdout = _refused_exit, sys.stderr
     try:
         return function(argument)
     finally:
-        os._exit = _PROCESS_EXIT
+        os._exit, sys.stdout = _PROCESS_EXIT, out
 
 
 def way_out(error: BaseException) -> str:
@@ -87,48 +89,6 @@ def way_out(error: BaseException) -> str:
             raise
         detail = f"(its message cannot be written: str() raised {type(inner).__name__})"
     return f"raised {kind}{': ' + detail if detail else ''}"
-
-
-#: The rules files read so far while a game loads (see `files_read_once`), by resolved path.
-_READ: ContextVar[dict[str, bytes] | None] = ContextVar("explorer_rules_read", default=None)
-
-
-@contextmanager
-def files_read_once() -> Iterator[None]:
-    """While it lasts, each rules file is read once: its fingerprint, its game's names and its
-    lines are all taken from the bytes of that read (the import reads it once more). Also a
-    decorator.
-
-    Examples
-    --------
-    >>> with files_read_once():
-    ...     read_rules_file("data/stones.py") is read_rules_file("data/stones.py")
-    True
-    """
-    token = _READ.set({})
-    try:
-        yield
-    finally:
-        _READ.reset(token)
-
-
-def read_rules_file(path: str) -> bytes:
-    """The bytes of a rules file (read once while `files_read_once` lasts).
-
-    Raises
-    ------
-    OSError
-        When the file cannot be read.
-    """
-    read = _READ.get()
-    key = os.path.realpath(path)
-    if read is not None and key in read:
-        return read[key]
-    with open(path, "rb") as source:
-        data = source.read()
-    if read is not None:
-        read[key] = data
-    return data
 
 
 def _shown_file(path: str) -> str:
@@ -651,7 +611,8 @@ def heap_game(
     Each option is an int (one heap left; 0 for none) or a tuple of ints (several heaps).
     Positions are heaps written ``3,5``: a sum of single heaps, so sequences, tables and
     solving work as for the built-in heap games. Every heap an option leaves must be smaller
-    than n. A period found for such a rule is observed, not proven.
+    than n. A period found for such a rule is observed, not proven. What the rule prints
+    goes to standard error (explorer's own output, ``--json`` too, stays on standard output).
 
     Parameters
     ----------
@@ -697,7 +658,10 @@ def game(
 
     Positions are ints, strings or tuples of them, written ``5``, ``3,5`` or ``(1,2),(3,)``
     and read back the same way; `parse` and `format` replace that for other positions (any
-    hashable value, with ``parse(format(p)) == p``).
+    hashable value, with ``parse(format(p)) == p``). What the rule prints goes to standard
+    error (explorer's own output, ``--json`` too, stays on standard output); a rule that raises
+    anything, or calls ``sys.exit`` or ``os._exit``, is one error naming the file, the line
+    and the position, and a build it stops is taken back whole.
 
     Parameters
     ----------

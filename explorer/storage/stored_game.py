@@ -90,10 +90,16 @@ class StoredGame(Browsing, Subgraphs, Findings):
         """
         from explorer.storage.building import BuildOptions, build_position
 
-        options = replace(options or BuildOptions(), convention=self.convention, **changes)
+        options = replace(options or BuildOptions(), **changes)
         rules = self.spec if self.given is None else self.given
         return build_position(
-            self.engine, rules, position, options, progress=progress, executor=executor
+            self.engine,
+            rules,
+            position,
+            options,
+            convention=self.convention,
+            progress=progress,
+            executor=executor,
         )
 
     @translated("write to")
@@ -121,7 +127,7 @@ class StoredGame(Browsing, Subgraphs, Findings):
         from explorer.storage.edits import edit_game
 
         self._normal_play("edits")
-        return edit_game(self.engine, self.spec, edit)
+        return edit_game(self.engine, self.row(), edit)
 
     @translated("write to")
     def resolve(self) -> int:
@@ -140,7 +146,7 @@ class StoredGame(Browsing, Subgraphs, Findings):
         from explorer.storage.edits import solve_stored
 
         self._normal_play("re-solves")
-        return solve_stored(self.engine, self.spec)
+        return solve_stored(self.engine, self.row())
 
     def verify(
         self,
@@ -164,14 +170,7 @@ class StoredGame(Browsing, Subgraphs, Findings):
         """
         from explorer.storage.verify import verify_database
 
-        return verify_database(
-            self.engine,
-            self.spec,
-            rules=rules,
-            show=show,
-            progress=progress,
-            convention=self.convention,
-        )
+        return verify_database(self.engine, self.row(), rules=rules, show=show, progress=progress)
 
     # -- single positions -------------------------------------------------------------------
     @translated("read")
@@ -246,7 +245,8 @@ class StoredGame(Browsing, Subgraphs, Findings):
         True keeps the states of value ∞(K), False the finite ones. Returns ``{"game",
         "total", "offset", "limit", "states": [...]}`` where ``total`` counts every state
         matching the filters. Counting reads every state of the game; with ``count=False`` it
-        is skipped (``total`` is None) and ``"more"`` says whether states follow this page.
+        is skipped unless the stored counts give it (no filter, or one of `outcome`, `grundy`
+        and `depth`), else ``total`` is None and ``"more"`` says whether states follow.
         """
         where = ["game_id = :g"]
         params: dict[str, object] = {"n": limit, "o": offset}
@@ -270,6 +270,7 @@ class StoredGame(Browsing, Subgraphs, Findings):
                     sa.text(f"SELECT COUNT(*) FROM states WHERE {condition}"), params
                 ).scalar_one()
             else:
+                total = _counted_total(conn, params, infinite)
                 params["n"] = limit + 1
             rows = conn.execute(
                 sa.text(
@@ -279,7 +280,7 @@ class StoredGame(Browsing, Subgraphs, Findings):
                 params,
             )
             found = [state_dict(r) for r in rows]
-        more = len(found) > limit if total is None else offset + len(found) < total
+        more = len(found) > limit if not count else offset + len(found) < (total or 0)
         return QueryResult(
             game=spec,
             convention=self.convention,
@@ -449,3 +450,18 @@ class StoredGame(Browsing, Subgraphs, Findings):
                 method=method,
             )
             release_page_cache(conn)
+
+
+def _counted_total(
+    conn: sa.Connection, params: dict[str, object], infinite: bool | None
+) -> int | None:
+    """The number of states a listing's filters match, from the game's stored counts (a few
+    rows, not every state): known with no filter or with one of outcome, grundy and depth."""
+    filters = [k for k in ("outcome", "grundy", "depth") if k in params]
+    if infinite is not None or len(filters) > 1:
+        return None
+    counts = read_counts(conn, int(params["g"]))  # type: ignore[call-overload]
+    if not filters:
+        return counts.get("states", {}).get("", 0)
+    kind = filters[0]
+    return counts.get(kind, {}).get(str(params[kind]), 0)
