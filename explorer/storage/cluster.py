@@ -149,7 +149,7 @@ def connect(address: str, timeout: float = CONNECT_SECONDS) -> Iterator[Cluster]
         if name.split(".")[0] in ("distributed", "tornado", "asyncio"):
             logging.getLogger(name).setLevel(logging.CRITICAL)
     from distributed import KilledWorker
-    from distributed.comm import CommClosedError
+    from distributed.comm.core import CommClosedError
 
     # what a build raises when the cluster fails under it: a task that killed every worker
     # it ran on, the scheduler gone, the futures cancelled with it
@@ -189,7 +189,7 @@ def connect(address: str, timeout: float = CONNECT_SECONDS) -> Iterator[Cluster]
 
 def _check_workers(client: Any, address: str) -> None:
     """Refuse a worker that cannot import explorer, or runs another version of it."""
-    from distributed.comm import CommClosedError
+    from distributed.comm.core import CommClosedError
 
     try:
         versions = client.run(worker_version)
