@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     )
     from explorer.games import Convention, families, load_game
     from explorer.games.base import Game
+    from explorer.games.graphs import graph_game
     from explorer.games.python import game, heap_game
     from explorer.generation.graph import build_graph
     from explorer.solver import grundy_values, mex, outcomes, remoteness, winning_moves
@@ -49,6 +50,7 @@ _HOMES = {
     "Game": "explorer.games.base",
     "game": "explorer.games.python",
     "heap_game": "explorer.games.python",
+    "graph_game": "explorer.games.graphs",
     "build_graph": "explorer.generation.graph",
     "patterns": "explorer.analysis.patterns",
     "ValueSequence": "explorer.analysis.sequences",
@@ -77,6 +79,7 @@ __all__ = [
     "families",
     "find_period",
     "game",
+    "graph_game",
     "grundy_value",
     "grundy_values",
     "heap_game",
