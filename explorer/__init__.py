@@ -1,8 +1,7 @@
 """explorer: impartial combinatorial games, their game graphs and Sprague-Grundy values.
 
->>> from explorer import load_game, solve
->>> game = load_game("nim")
->>> solve(game, game.parse("3,4,5")).grundy
+>>> from explorer import solve
+>>> solve("nim", "3,4,5").grundy
 2
 
 The names below load on first use (a module-level ``__getattr__``), so that a command that
@@ -17,7 +16,9 @@ from explorer.errors import ExplorerError
 from explorer.lazy import lazy_members
 
 if TYPE_CHECKING:
+    from explorer.analysis.graph_answers import grundy_values, outcomes, remoteness, winning_moves
     from explorer.analysis.patterns import patterns
+    from explorer.analysis.quotient import MisereQuotient, misere_quotient
     from explorer.analysis.sequences import ValueSequence, find_period, value_sequence
     from explorer.analysis.solving import (
         Explanation,
@@ -32,8 +33,10 @@ if TYPE_CHECKING:
     from explorer.games.graphs import graph_game
     from explorer.games.python import game, heap_game
     from explorer.generation.graph import build_graph
-    from explorer.solver import grundy_values, mex, outcomes, remoteness, winning_moves
+    from explorer.solver import mex
+    from explorer.storage import open_database
     from explorer.version import __version__ as __version__
+    from explorer.viz import draw_game
 
 #: Where each public name lives: the module is imported when the name is first asked for.
 _HOMES = {
@@ -56,11 +59,15 @@ _HOMES = {
     "ValueSequence": "explorer.analysis.sequences",
     "find_period": "explorer.analysis.sequences",
     "value_sequence": "explorer.analysis.sequences",
-    "grundy_values": "explorer.solver",
+    "grundy_values": "explorer.analysis.graph_answers",
     "mex": "explorer.solver",
-    "outcomes": "explorer.solver",
-    "remoteness": "explorer.solver",
-    "winning_moves": "explorer.solver",
+    "outcomes": "explorer.analysis.graph_answers",
+    "remoteness": "explorer.analysis.graph_answers",
+    "winning_moves": "explorer.analysis.graph_answers",
+    "MisereQuotient": "explorer.analysis.quotient",
+    "misere_quotient": "explorer.analysis.quotient",
+    "open_database": "explorer.storage",
+    "draw_game": "explorer.viz",
 }
 
 
@@ -72,9 +79,11 @@ __all__ = [
     "Explanation",
     "ExplorerError",
     "Game",
+    "MisereQuotient",
     "Solution",
     "ValueSequence",
     "build_graph",
+    "draw_game",
     "explain",
     "families",
     "find_period",
@@ -85,6 +94,8 @@ __all__ = [
     "heap_game",
     "load_game",
     "mex",
+    "misere_quotient",
+    "open_database",
     "outcomes",
     "patterns",
     "remoteness",

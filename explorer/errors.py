@@ -35,6 +35,17 @@ class PositionError(ExplorerError, ValueError):
     """A position text is malformed or not a position of the game."""
 
 
+class UsageError(ExplorerError, ValueError):
+    """Options that do not fit together or do not fit the game (``--upto`` on a game whose
+    positions are not single numbers); the command line exits with status 2, as for a bad
+    option."""
+
+
+class ArgumentTypeError(ExplorerError, TypeError):
+    """A function of the Python API was given something that is neither a game (a `Game` or
+    its spec) nor a position (a text, a heap size, or what ``game.parse`` returns)."""
+
+
 class GameFileError(ExplorerError, ValueError):
     """A graph file is missing, unreadable or malformed."""
 
@@ -133,6 +144,11 @@ class DatabaseDamagedError(DatabaseError):
 
 class NotStoredError(_Message, ExplorerError, LookupError):
     """A query names a game or a position that the database does not hold."""
+
+
+class ClusterError(ExplorerError, ConnectionError):
+    """A build cannot run on the cluster named: no Dask, a bad address, no scheduler or worker
+    answering, a worker without this explorer, or a database the machines cannot share."""
 
 
 # -- files written ------------------------------------------------------------------------------

@@ -300,3 +300,20 @@ def test_bad_positions_get_one_clear_error(spec, text, message):
 def test_bad_specs(spec, message):
     with pytest.raises(SpecError, match=message):
         load_game(spec)
+
+
+@settings(max_examples=fraction_of_examples(0.5), deadline=None)
+@given(random_graphs(8), boards(), grounded_multigraphs())
+def test_every_move_lowers_the_tier(graph, rows, edges):
+    texts = [
+        ("nodekayles", edge_text(graph)),
+        ("arckayles", edge_text(graph)),
+        ("cram", "/".join(rows)),
+        ("hackenbush", ",".join(f"{u}-{v}" for u, v in edges)),
+    ]
+    for spec, text in texts:
+        game = load_game(spec)
+        position = game.parse(text)
+        tier = game.tier(position)
+        assert isinstance(tier, int)
+        assert all(game.tier(move) < tier for move in game.successors(position))

@@ -18,10 +18,10 @@ from explorer.cli import main
 from explorer.errors import CyclicGraphError, EditError
 from explorer.games import load_game
 from explorer.games.loopy import GraphGame
+from explorer.games.specs import GameSpec
 from explorer.solver.incremental import Edit
 from explorer.solver.loopy import Infinite, label_vertices, outcome_of
 from explorer.storage import Database
-from explorer.storage.records import canonical_spec
 from explorer.storage.verify import verify_database
 from tests.support.bruteforce import check_loopy_definition, plain_retrograde
 from tests.support.environment import DATA
@@ -304,14 +304,14 @@ def test_a_build_of_a_game_that_may_loop_stores_its_generalized_values(
     report = database.game(spec).build(position)
     assert report.status == "complete"
     expected = rule_graph(spec, position)
-    rows = assert_labelled(database, canonical_spec(spec), expected)
+    rows = assert_labelled(database, GameSpec.parse(spec).canonical(), expected)
     grundy, escapes, outcome, far, _ = rows[report.position]
     assert (report.grundy, report.outcome, report.remoteness) == (grundy, outcome, far)
     assert report.escapes == (
         None if escapes is None else [int(x) for x in escapes.split(",") if x]
     )
     assert report.infinite == (escapes is not None)
-    assert verify_database(database.engine, canonical_spec(spec)).ok
+    assert verify_database(database.engine, GameSpec.parse(spec).canonical()).ok
 
 
 def test_windup_built_has_the_published_values_and_a_stopped_build_resumes_to_them(

@@ -7,6 +7,7 @@ same winning moves, and its single-piece game must match a brute force of the re
 
 from __future__ import annotations
 
+import json
 import math
 from itertools import combinations_with_replacement, product
 
@@ -199,7 +200,8 @@ def test_reduced_and_as_written_values_differ_but_outcomes_agree(game, written):
     board = game.parse("1,3;4,2")
     assert written[board] == 7  # as written, solved by the brute force
     assert solve(game, board, method="graph").grundy == 7
-    assert solve(game, board).grundy == 2  # the reduction: G(1,3) XOR G(4,2) = 1 XOR 3
+    reduced = solve(game, board)  # the reduction: G(1,3) XOR G(4,2) = 1 XOR 3
+    assert (reduced.reduction_value, reduced.grundy) == (2, None)
     assert solve(game, board).outcome == solve(game, board, method="graph").outcome == "N"
     differ = [b for b, v in written.items() if v != reduced_value(game, b)]
     assert len(differ) > len(written) // 2
@@ -309,7 +311,7 @@ def test_cli_solve_json(written):
     result = CliRunner().invoke(main, ["solve", "queens", "4,2;1,3", "--json"])
     assert result.exit_code == 0, result.output
     assert '"position": "1,3;4,2"' in result.stdout
-    assert '"grundy": 2' in result.stdout
+    assert '"grundy": null' in result.stdout and '"reduction_value": 2' in result.stdout
     assert '"winning_moves": ["1,3;3,1"]' in result.stdout
     assert '"method": "reduction"' in result.stdout
     assert written[((1, 3), (3, 1))] == 0
@@ -319,7 +321,7 @@ def test_cli_explain_shows_the_parts():
     result = CliRunner().invoke(main, ["explain", "queens", "1,3;4,2"])
     assert result.exit_code == 0, result.output
     assert "queens-reduced" in result.stdout
-    assert "G = 1 XOR 3 = 2" in result.stdout
+    assert "reduction value = 1 XOR 3 = 2" in result.stdout and "G = " not in result.stdout
 
 
 def test_explain_a_piece_that_reaches_the_corner(game):
@@ -327,3 +329,22 @@ def test_explain_a_piece_that_reaches_the_corner(game):
     assert explanation.method == "reduction"
     assert explanation.parts == [("queens-reduced", "3,3", 1)]
     assert explanation.outcome == "N"
+
+
+def test_the_table_holds_grundy_values_not_the_reductions(written):
+    # one piece: the table is of the game as written (the reduction would put 1 on every
+    # square that reaches the corner at once)
+    result = CliRunner().invoke(main, ["table", "queens", "--rows", "5", "--cols", "5", "--json"])
+    assert result.exit_code == 0, result.output
+    values = json.loads(result.stdout)["values"]
+    for r in range(1, 5):
+        for c in range(1, 5):
+            assert values[r][c] == written[((r, c),)], (r, c)
+    assert values[0][3] == 3 and values[2][2] == 1  # a reduction gives 1 and 1
+
+
+def test_solve_prints_the_reduction_apart_from_grundy():
+    result = CliRunner().invoke(main, ["solve", "queens", "4,2;1,3"])
+    assert result.exit_code == 0, result.output
+    assert "grundy" not in result.stdout
+    assert "reduction   2 (the reduction's value keeps the outcome, not the Grundy" in result.stdout

@@ -134,3 +134,39 @@ def test_a_killed_run_resumes_to_the_same_checksum(db_url):
     resumed = sequence_json("grundy", "--upto", str(upto), "--db", db_url)
     assert resumed["stored"] >= killed_at  # continued from the stored values
     assert resumed["checksum"] == f"{expected:08x}"
+
+
+@pytest.mark.slow  # a proof past the compiled kernel's start, saved at every step
+def test_a_proof_shorter_than_its_last_checkpoint_is_saved_whole(db_url, monkeypatch):
+    # with a zero interval the last checkpoint holds values past the proof's length; the final
+    # save keeps fewer values and must delete the chunk rows past them (it left them before,
+    # and the next read refused the sequence as damaged)
+    from explorer.solver import sparse
+
+    monkeypatch.setattr(sparse, "CHECKPOINT_SECONDS", 0.0)
+    game = load_game("octal:0.127")
+    with open_database(db_url) as db:
+        first = stored_value_sequence(db.game(game), game, 10**9, until_periodic=True)
+    assert (first.preperiod, first.period, first.proven) == (46_578, 4, True)
+    with open_database(db_url) as db:
+        stored = db.game("octal:0.127").sequence()
+        with db.engine.connect() as conn:
+            chunks = conn.execute(sa.text("SELECT COUNT(*) FROM sequence_chunks")).scalar_one()
+    assert stored is not None and len(stored.values) == first.computed
+    assert stored.checksum == fletcher32(heap_sequence(load_game("octal:0.127"), 93_166).values)
+    assert chunks == -(-first.computed // CHUNK_VALUES)
+    out = CliRunner().invoke(main, ["verify", "--db", db_url])
+    assert out.exit_code == 0, out.output
+
+
+def test_a_save_of_fewer_values_deletes_the_chunks_past_them(db_url):
+    values = np.arange(3 * CHUNK_VALUES, dtype=np.uint16)
+    with open_database(db_url) as db:
+        nim = db.game("grundy")
+        nim.save_sequence(values, len(values), checksum=fletcher32(values), method="x")
+        kept = values[: CHUNK_VALUES + 7]
+        nim.save_sequence(kept, len(kept), checksum=fletcher32(kept), method="x")
+        assert nim.sequence().values.tolist() == kept.tolist()
+        with db.engine.connect() as conn:
+            chunks = conn.execute(sa.text("SELECT COUNT(*) FROM sequence_chunks")).scalar_one()
+    assert chunks == 2

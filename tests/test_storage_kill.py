@@ -126,5 +126,5 @@ def test_tiny_state_limits_still_finish_with_identical_rows(tmp_path, limit):
     ):
         runs += 1
         assert runs < 200
-    run_json("build", "nim", "2,3,3", "--db", fresh)
+    run_json("build", "nim", "2,3,3", "--db", fresh, "--workers", "1")
     assert dump(url, "nim") == dump(fresh, "nim")

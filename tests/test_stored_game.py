@@ -11,10 +11,16 @@ from operator import xor
 import pytest
 
 from explorer import Convention, load_game, solve
+from explorer.analysis.patterns import analyse
+from explorer.analysis.quotient import misere_quotient
 from explorer.errors import NotStoredError, SpecError
+from explorer.games import register_game
+from explorer.games.base import Game
 from explorer.games.convention import MISERE, NORMAL
+from explorer.solver.incremental import Edit
+from explorer.solver.sparse import fletcher32
 from explorer.storage import Database, StoredGame, open_database
-from tests.support.bruteforce import heap_game_moves, solve_by_definition
+from tests.support.bruteforce import heap_game_moves, mex_values, solve_by_definition
 
 # Nim again, from GAMES.md: take any number from one heap.
 nim_moves = heap_game_moves(lambda h: ((k,) for k in range(h)))
@@ -98,3 +104,106 @@ def test_a_convention_is_its_text():
     # 1,1,1: whoever takes the last of three single heaps moves last, and loses in misère play
     assert solve(nim, nim.parse("1,1,1"), convention=MISERE).outcome == "P"
     assert solve(nim, nim.parse("1,1,1")).outcome == "N"
+
+
+class Countdown(Game):
+    """`Game`'s docstring's minimal subclass, as a user writes it: no family, no spec."""
+
+    def parse(self, text):
+        return int(text)
+
+    def format(self, position):
+        return str(position)
+
+    def successors(self, position):
+        return [position - k for k in (1, 2) if k <= position]
+
+
+def test_the_docstrings_minimal_game_stores_through_a_handle(db_url):
+    countdown = Countdown()
+    with open_database(db_url) as db:
+        stored = db.game(countdown)
+        report = stored.build("9")
+        values = {int(s["position"]): s["grundy"] for s in stored.states(limit=100)["states"]}
+        listed = db.games()
+    moves = {n: [n - k for k in (1, 2) if k <= n] for n in range(10)}
+    assert values == mex_values(9, moves.__getitem__)
+    assert (report.outcome, report.states_new) == ("P", 10)
+    assert listed[0]["game"] == "py:tests/test_stored_game.py:" + countdown.spec.split(":")[-1]
+    assert countdown.family == "py" and Countdown.named_family() is None
+
+
+def test_registering_a_class_without_a_family_names_what_is_missing():
+    with pytest.raises(SpecError, match="bad family name None for Countdown"):
+        register_game(Countdown)
+
+
+def test_a_misere_handle_never_returns_or_writes_normal_play_findings(db_url, tmp_path):
+    """Every public method of a misère handle: misère values, or a refusal that writes
+    nothing; the normal-play build's patterns and quotient never leak into it."""
+    found, values = analyse(load_game("nim"), 20)
+    quotient = misere_quotient(load_game("nim"), 3)
+    brute = solve_by_definition((1, 2), nim_moves, misere_rule)
+    g_minus = {",".join(map(str, p)) or "0": g for p, g in brute.items()}
+    refused = {
+        "edit": lambda h: h.edit(Edit(remove_edges=(("1,2", "2"),))),
+        "resolve": lambda h: h.resolve(),
+        "sequence": lambda h: h.sequence(),
+        "save_sequence": lambda h: h.save_sequence(
+            values, len(values), checksum=fletcher32(values), method="table"
+        ),
+        "delete_sequence": lambda h: h.delete_sequence(),
+        "patterns": lambda h: h.patterns(),
+        "save_patterns": lambda h: h.save_patterns(found, values),
+        "quotient": lambda h: h.quotient(),
+        "save_quotient": lambda h: h.save_quotient(quotient),
+    }
+    answered = {
+        "build": lambda h: h.build("1,2").outcome == "N",  # G⁻(1,2) = 3
+        "state": lambda h: h.state("1,2")["grundy"] == g_minus["1,2"],
+        "successors": lambda h: (
+            {s["position"]: s["grundy"] for s in h.successors("1,2")["states"]}
+            == {k: g_minus[k] for k in ("2", "1,1", "1")}
+        ),
+        "predecessors": lambda h: (
+            {s["position"] for s in h.predecessors("1")["states"]} == {"1,2", "1,1", "2"}
+        ),
+        "states": lambda h: (
+            {s["position"]: s["grundy"] for s in h.states(limit=99)["states"]} == g_minus
+        ),
+        "stats": lambda h: (
+            (h.stats()["convention"], "patterns" in h.stats()) == (MISERE, False)
+            and "quotient" not in h.stats()
+        ),
+        "best_moves": lambda h: h.best_moves("1,1")["states"][0]["grundy"] == g_minus["1"],
+        "lookup": lambda h: (
+            {k: v["grundy"] for k, v in h.lookup(["1,1", "0"]).items()}
+            == {"1,1": g_minus["1,1"], "0": g_minus["0"]}
+        ),
+        "first_illegal_move": lambda h: h.first_illegal_move(["1,2", "1,1", "2"]) == 2,
+        "nearby": lambda h: h.nearby("1,2").nodes["1,2"]["grundy"] == g_minus["1,2"],
+        "neighbourhood": lambda h: h.neighbourhood("1,2", 1).graph["convention"] == MISERE,
+        "subgraph": lambda h: {n: d["grundy"] for n, d in h.subgraph().nodes(data=True)} == g_minus,
+        "export": lambda h: h.export(tmp_path / "m.json").states == len(g_minus),
+        "verify": lambda h: h.verify().ok,
+    }
+    public = {
+        name
+        for name, member in inspect.getmembers(StoredGame)
+        if not name.startswith("_") and callable(member)
+    }
+    assert public == set(refused) | set(answered)  # a new method is asked here too
+    with open_database(db_url) as db:
+        normal = db.game("nim")
+        normal.build("1,2")
+        normal.save_patterns(found, values)
+        normal.save_quotient(quotient)
+        kept = normal.patterns(), normal.quotient(), normal.stats()["states"]
+        misere = db.game("nim", MISERE)
+        for name, ask in answered.items():
+            assert ask(misere), name
+        for call in refused.values():
+            with pytest.raises(SpecError, match="normal-play build, not of its misère build"):
+                call(misere)
+        assert (normal.patterns(), normal.quotient(), normal.stats()["states"]) == kept
+        assert normal.stats()["patterns"] and normal.stats()["quotient"]

@@ -436,3 +436,21 @@ def test_a_far_heap_splits_without_removing_to_win(family):
     assert moves
     for move in moves:
         assert len(move) == 2 and sum(move) == heap and move[0] % 2 == move[1] % 2
+
+
+@pytest.mark.parametrize("code", ["0.0=", "0.0!", "0.1=", "0.3?"])
+def test_a_condition_on_no_break_is_no_condition(code):
+    # a condition speaks of two heaps or more: on a digit that leaves at most one heap it says
+    # nothing, so the code is the plain one and its period is proven as for it (issue 35's
+    # "0.0= proven" is the proof of tb:0.0, the game the code names)
+    game = load_game(f"tb:{code}")
+    plain = code.rstrip("=!?")
+    assert game.spec == f"tb:{plain}" and guy_smith(game) is not None
+    result = value_sequence(game, 300, until_periodic=True)
+    digit = int(plain[-1])
+    counts = ({c: "" for c in range(3) if digit >> c & 1}, None)
+    expected = brute_values((({}, None), [counts], []), result.upto)
+    assert result.proven and result.values.tolist() == expected
+    conditioned = load_game(f"tb:{plain[:-1]}{int(plain[-1]) | 4}=")  # now a break is asked
+    assert guy_smith(conditioned) is None
+    assert not value_sequence(conditioned, 300, until_periodic=True).proven

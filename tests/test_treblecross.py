@@ -120,7 +120,7 @@ def test_reduced_and_as_written_values_differ_but_outcomes_agree(game, written):
     assert solve(game, "..X....", method="graph").grundy == 3
     reduced = solve(game, "..X....")
     assert reduced.method == "reduction"
-    assert reduced.grundy == 1  # one run of 2 safe cells
+    assert reduced.reduction_value == 1 and reduced.grundy is None  # a run of 2 safe cells
     assert reduced.winning_moves == ["..X..X.", "..X...X"]
     differ = [s for s, v in written.items() if v != reduced_value(game, s)]
     assert len(differ) > 2000  # of 8191 strips; most others are over or hold no safe cell
@@ -310,7 +310,8 @@ def test_cli_solve_json():
     result = CliRunner().invoke(main, ["solve", "treblecross", "..x....", "--json"])
     assert result.exit_code == 0, result.output
     assert '"position": "..X...."' in result.stdout
-    assert '"grundy": 1' in result.stdout
+    assert '"grundy": null' in result.stdout  # the reduction's value is not the Grundy value
+    assert '"reduction_value": 1' in result.stdout and '"method": "reduction"' in result.stdout
     assert '"winning_moves": ["..X..X.", "..X...X"]' in result.stdout
 
 
@@ -324,7 +325,8 @@ def test_cli_explain_shows_the_runs():
     result = CliRunner().invoke(main, ["explain", "treblecross", "X..........X...."])
     assert result.exit_code == 0, result.output
     assert "treblecross-runs" in result.stdout
-    assert "G = 0 XOR 1 = 1" in result.stdout  # runs of 6 and 2
+    assert "reduction value = 0 XOR 1 = 1" in result.stdout  # runs of 6 and 2
+    assert "G = " not in result.stdout
 
 
 def test_explain_a_strip_too_short_for_the_reduction(game):
@@ -332,3 +334,22 @@ def test_explain_a_strip_too_short_for_the_reduction(game):
     assert explanation.method == "mex"
     assert explanation.successors == [("X.", 1), (".X", 1)]
     assert explanation.grundy == 0
+
+
+def test_solve_prints_the_reduction_apart_from_grundy(written):
+    result = CliRunner().invoke(main, ["solve", "treblecross", "7"])
+    assert result.exit_code == 0, result.output
+    assert "grundy" not in result.stdout and "reduction   3 " in result.stdout
+    graph = CliRunner().invoke(main, ["solve", "treblecross", "7", "--method", "graph", "--json"])
+    assert '"grundy": 2' in graph.stdout and written["......."] == 2  # the game as played
+
+
+def test_the_sequence_is_labelled_as_a_reduction(game):
+    result = CliRunner().invoke(main, ["sequence", "treblecross", "--upto", "20"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("treblecross: reduction values R(0..20) (0 exactly on")
+    assert "G(" not in result.stdout and "Fletcher-32 01460026 of R(0..20)" in result.stdout
+    data = CliRunner().invoke(main, ["sequence", "treblecross", "--upto", "12", "--json"])
+    assert '"method": "reduction"' in data.stdout
+    plain = CliRunner().invoke(main, ["sequence", "kayles", "--upto", "3", "--json"])
+    assert '"method": "reduction"' not in plain.stdout

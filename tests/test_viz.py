@@ -787,11 +787,11 @@ def test_cli_reports_library_errors(tmp_path, monkeypatch):
     nim = load_game("nim")
     with pytest.raises(PositionError) as bad:
         nim.parse("1,x")
-    with pytest.raises(GraphTooLargeError) as big:
-        draw_game(nim, nim.parse("9,9,9"), max_states=10)
+    with pytest.raises(GraphTooLargeError) as big:  # no parts: drawn from the whole graph
+        draw_game("wythoff", "9,9", max_states=10)
     for args, error in [
         (["viz", "nim", "1,x", "-o", "x.html"], bad.value),
-        (["viz", "nim", "9,9,9", "--max-states", "10", "-o", "x.html"], big.value),
+        (["viz", "wythoff", "9,9", "--max-states", "10", "-o", "x.html"], big.value),
         (["plot", "table", "nim + wythoff", "-o", "x.png"], None),  # no (r, c) positions
     ]:
         code, stdout, stderr = run(*args)

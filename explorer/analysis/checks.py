@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from explorer.errors import ExplorerError, GraphTooLargeError, RuleError, SpecError
+from explorer.errors import ExplorerError, GraphTooLargeError, RuleError, SpecError, UsageError
 from explorer.games import may_cycle
 from explorer.games.base import Game, Position
 from explorer.solver.arrays import Adjacency, find_cycle
@@ -160,13 +160,42 @@ def _round_trip(game: Game[Any], position: Position, report: GameReport) -> str:
     return text
 
 
+def declared_example(game: Game[Any]) -> str | None:
+    """The example position a game declares: a rule's own ``example=`` (a rule written in
+    Python, whose family's registry example is another game's), else its family's example."""
+    if hasattr(game, "start"):  # a rule's own: None when it declares none
+        start: str | None = game.start
+        return start
+    example: tuple[str, str | None] = getattr(game, "example", ("", None))
+    return example[1]
+
+
 def start_position(game: Game[Any], position: str | None) -> Position:
-    """The position to start from: the one given, else the game's example."""
+    """The position to start from: the one given, else the example the game declares."""
     if position is None:
-        position = getattr(game, "start", None) or getattr(game, "example", ("", None))[1]
+        position = declared_example(game)
     if position is None:
-        raise SpecError(f"{game.spec} has no example position: give one (explorer check SPEC POS)")
-    return game.parse(position)
+        raise UsageError(
+            f"{game.spec} declares no example position: give a POSITION (explorer check SPEC "
+            "POSITION), or declare one (@explorer.game(example=...))"
+        )
+    parsed: Position = game.parse(position)
+    return parsed
+
+
+def counts_up(game: Game[Any]) -> bool:
+    """Whether the game has one-parameter positions 0, 1, 2, ... for ``--upto``: single heaps,
+    strips of n cells, or positions that are single numbers (as its declared example shows;
+    without one, nothing says that 0..N are positions)."""
+    if game.as_heap_game() is not None or game.sequence_position(0) is not None:
+        return True
+    example = declared_example(game)
+    if example is None:  # nothing says what its positions are: 0..N may not be positions
+        return False
+    try:
+        return isinstance(game.parse(example), int)
+    except ExplorerError:
+        return False
 
 
 def check_game(
@@ -335,6 +364,14 @@ def claim_positions(
         return [(n,) if n else () for n in range(upto + 1)]
     if game.sequence_position(0) is not None:
         return [game.sequence_position(n) for n in range(upto + 1)]
+    if not counts_up(game):
+        example = declared_example(game)
+        shown = f"are like {example!r}" if example is not None else "are not declared"
+        raise UsageError(
+            f"--upto checks the positions 0..N of a game of single numbers (heaps, strips); "
+            f"the positions of {game.spec} {shown}: give a POSITION instead"
+            + ("" if example is not None else ", or declare example='10' in its rule")
+        )
     return [game.parse(str(n)) for n in range(upto + 1)]
 
 

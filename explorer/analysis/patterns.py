@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from explorer.errors import SpecError
-from explorer.games import load_game
+from explorer.games.arguments import as_game
 from explorer.games.base import Game
 from explorer.games.heaps import DEFAULT_MAX_MEMORY_MB
 from explorer.games.removals import RemovalRule, removal_rule
@@ -179,7 +179,7 @@ def find_patterns(
     >>> find_patterns("wythoff", 200).find("beatty").fields["alpha_text"]
     '(1+sqrt(5))/2'
     """
-    found, _ = analyse(load_game(game) if isinstance(game, str) else game, upto, max_memory_mb)
+    found, _ = analyse(as_game(game), upto, max_memory_mb)
     return found
 
 
@@ -389,7 +389,7 @@ def revisit(old: Pattern, game: Game[Any] | str, upto: int) -> Revision:
     >>> revisit(wrong, "subtraction:1,2", 50).at
     5
     """
-    game = load_game(game) if isinstance(game, str) else game
+    game = as_game(game)
     found, data = analyse(game, upto)
     return revise(old, found, data)
 

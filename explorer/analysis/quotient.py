@@ -12,6 +12,7 @@ from typing import Any
 
 from explorer.analysis.monoids import phi_period, present, tame_index
 from explorer.errors import PositionError, QuotientTooLargeError, SpecError
+from explorer.games.arguments import as_count, as_game
 from explorer.games.base import Game
 from explorer.games.heaps import HeapGame
 from explorer.limits import QUOTIENT_MAX_SIZE, QUOTIENT_MAX_STATES
@@ -82,11 +83,12 @@ class MisereQuotient:
 
 
 def misere_quotient(
-    game: Game[Any],
+    game: Game[Any] | str,
     max_heap: int,
     *,
     max_size: int = QUOTIENT_MAX_SIZE,
     max_states: int = QUOTIENT_MAX_STATES,
+    progress: Callable[[int, int], None] | None = None,
 ) -> MisereQuotient:
     """The misère quotient of `game` restricted to heaps 0..max_heap, from the definition.
 
@@ -120,14 +122,16 @@ def misere_quotient(
 
     Parameters
     ----------
-    game : HeapGame
-        A game on heaps (``heap_moves(n)`` says what a heap of n becomes).
+    game : Game or str
+        A game on heaps (``heap_moves(n)`` says what a heap of n becomes), or its spec.
     max_heap : int
         The largest heap of the sums the quotient describes.
     max_size : int
         Most elements the quotient may have (``--max-size``).
     max_states : int
         Most positions and checked pairs held at once (``--max-states``).
+    progress : callable, optional
+        Called as ``progress(heaps_done, max_heap)`` after each heap is added.
 
     Returns
     -------
@@ -141,6 +145,8 @@ def misere_quotient(
 
     Examples
     --------
+    >>> misere_quotient("nim", 3).presentation
+    'T2'
     >>> from explorer import load_game
     >>> q = misere_quotient(load_game("octal:0.75"), 16)
     >>> q.size, q.p_size, q.presentation
@@ -150,6 +156,8 @@ def misere_quotient(
     >>> misere_quotient(load_game("nim"), 7).presentation
     'T3'
     """
+    game = as_game(game)
+    max_heap = as_count(max_heap, "max_heap")
     heap_game = game.as_heap_game()
     if heap_game is None:
         raise SpecError(f"misère quotients are for heap games, not {game.spec}")
@@ -159,6 +167,8 @@ def misere_quotient(
     builder = _Builder(heap_game, max_size=max_size, max_states=max_states)
     for n in range(1, max_heap + 1):
         builder.add_heap(n)
+        if progress is not None:
+            progress(n, max_heap)
         if n % PERIOD_CHECKS == 0 and removal is not None:
             found = phi_period(builder.phi)
             if found is not None and n >= _proof_heap(removal, *found):

@@ -20,6 +20,7 @@ import numpy as np
 
 from explorer.analysis.solving import finite_value
 from explorer.errors import SpecError
+from explorer.games.arguments import as_count, as_game
 from explorer.games.base import Game
 from explorer.games.heaps import HeapGame
 from explorer.solver.periods import observed_period, proof_length
@@ -27,10 +28,12 @@ from explorer.solver.sparse import (
     BLOCK,
     HeapSequence,
     Progress,
+    SummaryRows,
     check_memory,
     fletcher32,
     guy_smith,
     heap_sequence,
+    summary_rows,
 )
 
 
@@ -54,10 +57,19 @@ class ValueSequence:
     #: For a game whose period a theorem can prove, and has not yet: how many values the
     #: proof needs (of the period the values show), or 0 when they show none yet.
     needed: int | None = None
+    #: The public tables' summary rows of the computed values G(0..computed-1) (of the values
+    #: shown, from G(0), when nothing was computed), or None when they are not at hand.
+    rows: SummaryRows | None = None
 
     @property
     def upto(self) -> int:
         return self.start + len(self.values) - 1
+
+    @property
+    def symbol(self) -> str:
+        """What the values are called: ``G`` (Grundy values), or ``R`` for the values of a
+        reduction (method ``reduction``), which are 0 exactly on P-positions and no more."""
+        return "R" if self.method == "reduction" else "G"
 
     @property
     def checksum(self) -> int | None:
@@ -82,7 +94,22 @@ class ValueSequence:
             "method": self.method,
             "stored": self.stored,
             "checksum": None if checksum is None else f"{checksum:08x}",
+            **(self.rows.to_dict() if self.rows is not None else {"largest": None, "rare": None}),
         }
+
+    def rows_text(self) -> str | None:
+        """The summary rows as one line, or None when there are none."""
+        rows = self.rows
+        if rows is None:
+            return None
+        last = (self.computed or len(self.values)) - 1
+        text = f"over {self.symbol}(0..{last:,}): largest {rows.largest:,} at {rows.at:,}"
+        if rows.mask is not None:
+            text += (
+                f"; rare mask {rows.mask_text}: {rows.rare:,} rare positions, the last at "
+                f"{rows.last:,}"
+            )
+        return text
 
     def summary(self) -> str:
         """One line: the period found and whether it is proven."""
@@ -141,7 +168,7 @@ def find_period(values: list[int] | np.ndarray) -> tuple[int, int] | None:
 
 
 def value_sequence(
-    game: Game[Any],
+    game: Game[Any] | str,
     upto: int,
     *,
     start: int = 0,
@@ -150,16 +177,22 @@ def value_sequence(
     progress: Progress | None = None,
     checkpoint: Callable[[np.ndarray, int], None] | None = None,
     max_memory_mb: int | None = None,
+    workers: int = 1,
 ) -> ValueSequence:
     """G(start), ..., G(upto) of a one-parameter game, with its period when one shows.
 
     Supported: heap games (G of one heap of n) and games with a ``sequence_position(n)``
     method (a strip of n cells, a row with one coin at n). For octal games the values are
     computed only until the Guy-Smith theorem proves a period; the rest follow from it.
-    With `until_periodic`, the values stop there (`upto` is then only the bound).
+    With `until_periodic`, the values stop there (`upto` is then only the bound). `workers`
+    threads share the compiled kernel's work (the same values, the same checksum).
+
+    `game` is a `Game` or its spec; anything else raises `ArgumentTypeError`.
 
     Examples
     --------
+    >>> value_sequence("kayles", 2000).period
+    12
     >>> from explorer import load_game
     >>> seq = value_sequence(load_game("subtraction:1,2,3"), 20)
     >>> seq.values[:8].tolist(), seq.period, seq.preperiod, seq.proven, seq.computed
@@ -167,6 +200,8 @@ def value_sequence(
     >>> value_sequence(load_game("kayles"), 10**18, start=10**18).values.tolist()
     [1]
     """
+    game = as_game(game)
+    upto, start = as_count(upto, "upto"), as_count(start, "start")
     if upto < 0 or start < 0:
         raise SpecError(f"--upto must be non-negative, got {upto}")
     if start > upto:
@@ -174,7 +209,7 @@ def value_sequence(
     heaps = game.as_heap_game()
     if heaps is not None:
         return _heap_value_sequence(
-            heaps, upto, start, until_periodic, known, progress, checkpoint, max_memory_mb
+            heaps, upto, start, until_periodic, known, progress, checkpoint, max_memory_mb, workers
         )
     if game.sequence_position(0) is None:
         raise SpecError(
@@ -182,12 +217,23 @@ def value_sequence(
             "treblecross strips and coin rows)"
         )
     check_memory(upto, max_memory_mb or 2048)
-    values = np.array(
-        [finite_value(game, game.sequence_position(n)) for n in range(upto + 1)], dtype=np.int64
-    )
+    positions = [game.sequence_position(n) for n in range(upto + 1)]
+    values = np.array([finite_value(game, p) for p in positions], dtype=np.int64)
     found = observed_period(values, len(values))
     pre, period = found if found is not None else (None, None)
-    return ValueSequence(game.spec, values[start:], period, pre, False, start, len(values), "graph")
+    # a reduction (treblecross's safe runs) keeps the outcome, not the value: said apart
+    reduced = any(not parts.exact for parts in map(game.decompose, positions) if parts)
+    return ValueSequence(
+        game.spec,
+        values[start:],
+        period,
+        pre,
+        False,
+        start,
+        len(values),
+        "reduction" if reduced else "graph",
+        rows=summary_rows(values, None),
+    )
 
 
 def _heap_value_sequence(
@@ -199,6 +245,7 @@ def _heap_value_sequence(
     progress: Progress | None,
     checkpoint: Callable[[np.ndarray, int], None] | None,
     max_memory_mb: int | None,
+    workers: int = 1,
 ) -> ValueSequence:
     limit = max_memory_mb or game.max_memory_mb
     if not until_periodic:  # the values shown; a run itself checks what it allocates
@@ -210,8 +257,9 @@ def _heap_value_sequence(
         )
         found = observed_period(values, len(values)) if start == 0 else None
         pre, period = found if found is not None else (None, None)
+        rows = summary_rows(values, game.split_rules) if start == 0 else None
         return ValueSequence(
-            game.spec, values, period, pre, found is not None, start, 0, "closed form"
+            game.spec, values, period, pre, found is not None, start, 0, "closed form", rows=rows
         )
     # octal games stop computing at a proof; the values asked for past it follow from it
     result: HeapSequence = heap_sequence(
@@ -222,8 +270,10 @@ def _heap_value_sequence(
         progress=progress,
         checkpoint=checkpoint,
         max_memory_mb=limit,
+        workers=workers,
     )
     computed = result.computed
+    rows = summary_rows(result.values, game.split_rules)
     if result.proof is not None:
         pre, period = result.proof
         game.adopt(result.values, result.proof)
@@ -241,6 +291,7 @@ def _heap_value_sequence(
             computed,
             result.method,
             result.stored,
+            rows=rows,
         )
     game.adopt(result.values)
     found = observed_period(result.values, computed)
@@ -260,6 +311,7 @@ def _heap_value_sequence(
         result.method,
         result.stored,
         needed,
+        rows,
     )
 
 
@@ -299,6 +351,7 @@ def stored_value_sequence(
     until_periodic: bool = False,
     progress: Progress | None = None,
     max_memory_mb: int | None = None,
+    workers: int = 1,
 ) -> ValueSequence:
     """`value_sequence`, continuing from the values `store` holds and storing what it computes
     (every few seconds while it runs, so that a killed run resumes from its last save).
@@ -337,6 +390,7 @@ def stored_value_sequence(
         progress=progress,
         checkpoint=checkpoint,
         max_memory_mb=max_memory_mb,
+        workers=workers,
     )
     had = 0 if stored is None else len(stored.values)
     newly_proven = result.proven and (stored is None or stored.period is None)

@@ -18,6 +18,7 @@ import numpy as np
 
 from explorer.analysis.memo import GRAPH_MEMO
 from explorer.errors import CyclicGraphError, ExplorerError, GraphTooLargeError, SpecError
+from explorer.games.arguments import as_count, as_game, as_position
 from explorer.games.base import Decomposition, Game, Position, TableProgress
 from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.games.heaps import FAR_HEAP, FAR_MOVES, PERIODIC_SPLIT_PARTS
@@ -77,14 +78,19 @@ class Solution(_Valued):
     escapes: list[int] | None = None
     drawing_moves: list[str] = field(default_factory=list)
     convention: Convention = NORMAL
+    #: With method ``reduction``: the value of the reduction, which is 0 exactly on P-positions
+    #: but is not the game's Grundy value (`grundy` is then None).
+    reduction_value: int | None = None
 
     def to_dict(self) -> dict[str, object]:
         """The JSON contract of ``explorer solve --json``: `game` (canonical spec), `position`
-        (canonical text), `grundy` (None when infinite, or in misère play), `infinite`, `escapes`
-        (the K of ∞(K), None when finite), `outcome` (``P``, ``N`` or ``D``), `remoteness` (None
-        when only the parts were solved, or for a draw), `winning_moves`, `drawing_moves` (from a
-        draw), `method`, `states`, `note` and `convention` (``normal`` or ``misere``)."""
-        return asdict(self)
+        (canonical text), `grundy` (None when infinite, in misère play, or found by a
+        reduction), `reduction_value` (a reduction's value, which keeps only the outcome),
+        `infinite`, `escapes` (the K of ∞(K), None when finite), `outcome` (``P``, ``N`` or
+        ``D``), `remoteness` (None when only the parts were solved, or for a draw),
+        `winning_moves`, `drawing_moves` (from a draw), `method`, `states`, `note` and
+        `convention` (``normal`` or ``misere``); `reduction_value` only where there is one."""
+        return _without_reduction(asdict(self))
 
     def __repr__(self) -> str:
         """One line: the value, the outcome and how they were found."""
@@ -118,6 +124,9 @@ class Explanation(_Valued):
     stage: int | None = None
     counter: int | None = None
     convention: Convention = NORMAL
+    #: With method ``reduction``: the XOR of the parts of the reduction, 0 exactly on
+    #: P-positions but not the game's Grundy value (`grundy` is then None).
+    reduction_value: int | None = None
 
     @property
     def winning_moves(self) -> list[str]:
@@ -125,7 +134,7 @@ class Explanation(_Valued):
         return [s for s, v in self.successors if isinstance(v, int) and outcome_of(v) == "P"]
 
     def to_dict(self) -> dict[str, object]:
-        return asdict(self)
+        return _without_reduction(asdict(self))
 
     def __repr__(self) -> str:
         """One line: the value, the method, and how many parts and moves explain it."""
@@ -240,19 +249,45 @@ def prepare_heaps(game: Game[Any], position: Position) -> str:
 
 
 def grundy_value(
-    game: Game[Any], position: Position, *, max_states: int = DEFAULT_MAX_STATES
+    game: Game[Any] | str,
+    position: Position | str | int,
+    *,
+    max_states: int = DEFAULT_MAX_STATES,
 ) -> Value:
     """The Grundy value of a position, from its parts where the game splits it exactly.
 
     In a game with cycles the value is the generalized one: an int, or `Infinite` (∞(K)).
 
+    Parameters
+    ----------
+    game : Game or str
+        The rules, or their spec (``"kayles"``, ``"nim + wythoff"``).
+    position : Position, str or int
+        A position text as the command line takes it (a heap size for a heap game), or what
+        ``game.parse`` returns.
+
+    Raises
+    ------
+    ArgumentTypeError
+        When `game` or `position` is of a type that names no game or position.
+
     Examples
     --------
+    >>> grundy_value("kayles", 10)
+    2
+    >>> grundy_value("nim", "3,4,5")
+    2
     >>> from explorer import load_game
     >>> nim = load_game("nim")
     >>> grundy_value(nim, nim.parse("3,4,5"))
     2
     """
+    game = as_game(game)
+    return _grundy_value(game, as_position(game, position), max_states=max_states)
+
+
+def _grundy_value(game: Game[Any], position: Position, *, max_states: int) -> Value:
+    """`grundy_value` of a game object and a parsed position."""
     prepare_heaps(game, position)
     known = game.known_value(position)
     if known is not None:
@@ -275,19 +310,25 @@ def reduced_value(
     parts = game.decompose(position)
     if parts is not None and not parts.exact:
         return _xor_of_parts(parts, max_states)
-    return grundy_value(game, position, max_states=max_states)
+    return _grundy_value(game, position, max_states=max_states)
 
 
 def _xor_of_parts(parts: Decomposition, max_states: int) -> Value:
-    return nim_sum(*(grundy_value(p.game, p.position, max_states=max_states) for p in parts.parts))
+    return nim_sum(*(_grundy_value(p.game, p.position, max_states=max_states) for p in parts.parts))
 
 
 def finite_value(
-    game: Game[Any], position: Position, *, max_states: int = DEFAULT_MAX_STATES
+    game: Game[Any],
+    position: Position,
+    *,
+    max_states: int = DEFAULT_MAX_STATES,
+    reduction: bool = True,
 ) -> int:
-    """The reduced value of a position that must be finite (tables and sequences), else an
-    error saying which position is infinite."""
-    value = reduced_value(game, position, max_states=max_states)
+    """The value of a position that must be finite (tables and sequences), else an error
+    saying which position is infinite: its reduced value (`reduced_value`), or with
+    `reduction` false its Grundy value."""
+    find = reduced_value if reduction else _grundy_value
+    value = find(game, position, max_states=max_states)
     if isinstance(value, Infinite):
         raise SpecError(
             f"position {game.format(position)!r} of {game.spec} has the infinite value {value} "
@@ -296,11 +337,21 @@ def finite_value(
     return value
 
 
-def _value_fields(value: Value) -> dict[str, Any]:
-    """The JSON contract's fields for a value: ``grundy`` (null when infinite), ``infinite``,
-    ``escapes`` (the finite follower values of ∞(K), null when finite)."""
+def _without_reduction(fields: dict[str, object]) -> dict[str, object]:
+    """A value's JSON fields, with ``reduction_value`` only when a reduction gave the value."""
+    if fields.get("reduction_value") is None:
+        fields.pop("reduction_value", None)
+    return fields
+
+
+def _value_fields(value: Value, reduction: bool = False) -> dict[str, Any]:
+    """The JSON contract's fields for a value: ``grundy`` (null when infinite or found by a
+    reduction), ``infinite``, ``escapes`` (the finite follower values of ∞(K), null when
+    finite), and with `reduction` ``reduction_value`` (which keeps only the outcome)."""
     if isinstance(value, Infinite):
         return {"grundy": None, "infinite": True, "escapes": sorted(value.escapes)}
+    if reduction:
+        return {"grundy": None, "infinite": False, "escapes": None, "reduction_value": value}
     return {"grundy": value, "infinite": False, "escapes": None}
 
 
@@ -310,8 +361,8 @@ def _shown(value: Value) -> int | str:
 
 
 def solve(
-    game: Game[Any],
-    position: Position,
+    game: Game[Any] | str,
+    position: Position | str | int,
     *,
     method: Method = "auto",
     max_states: int = DEFAULT_MAX_STATES,
@@ -321,9 +372,11 @@ def solve(
 
     Parameters
     ----------
-    game : Game
-    position : Position
-        As returned by ``game.parse``.
+    game : Game or str
+        The rules, or their spec (``"nim"``, ``"kayles"``, ``"nim + wythoff"``).
+    position : Position, str or int
+        A position text as the command line takes it (``"3,4,5"``; an int is a heap size in a
+        heap game), or what ``game.parse`` returns.
     method : {"auto", "graph", "decompose"}
         ``graph`` builds the whole game graph (remoteness included); ``decompose`` uses the
         parts (no remoteness); ``auto`` builds the graph when it is small and decomposes
@@ -342,8 +395,17 @@ def solve(
     -------
     Solution
 
+    Raises
+    ------
+    ArgumentTypeError
+        When `game` or `position` is of a type that names no game or position.
+
     Examples
     --------
+    >>> solve("nim", "3,4,5").winning_moves
+    ['1,4,5']
+    >>> solve("kayles", 10).outcome
+    'N'
     >>> from explorer import load_game
     >>> nim = load_game("nim")
     >>> s = solve(nim, nim.parse("1,2,3"))
@@ -354,6 +416,8 @@ def solve(
     >>> solve(nim, nim.parse("1,1,1"), convention=Convention.MISERE).outcome
     'P'
     """
+    game = as_game(game)
+    position = as_position(game, position)
     if convention == MISERE:
         from explorer.analysis.misere import misere_solution  # which builds on this module
 
@@ -446,7 +510,7 @@ def _solve_decomposed(
         drawing = [
             s
             for s in dict.fromkeys(game.successors(position))
-            if outcome_of(grundy_value(game, s, max_states=max_states)) == "D"
+            if outcome_of(_grundy_value(game, s, max_states=max_states)) == "D"
         ]
     if parts is None:
         method, note = "known value", "from the game's value table or closed form"
@@ -456,7 +520,7 @@ def _solve_decomposed(
     return Solution(
         game=game.spec,
         position=game.format(position),
-        **_value_fields(value),
+        **_value_fields(value, reduction),
         outcome=outcome,
         remoteness=None,
         winning_moves=[game.format(m) for m in dict.fromkeys(moves)],
@@ -475,7 +539,7 @@ def _moves_to_value(
     return [
         s
         for s in dict.fromkeys(game.successors(position))
-        if grundy_value(game, s, max_states=max_states) == target
+        if _grundy_value(game, s, max_states=max_states) == target
     ]
 
 
@@ -489,7 +553,7 @@ def _moves_through_parts(parts: Decomposition, total: Value, max_states: int) ->
     if outcome_of(total) == "P":
         return []
     positions = [p.position for p in parts.parts]
-    values = [grundy_value(p.game, p.position, max_states=max_states) for p in parts.parts]
+    values = [_grundy_value(p.game, p.position, max_states=max_states) for p in parts.parts]
     infinite = [i for i, v in enumerate(values) if isinstance(v, Infinite)]
     moves = []
     if infinite:
@@ -518,7 +582,7 @@ def _drawing_moves_through_parts(parts: Decomposition, max_states: int) -> list[
     """The moves of a drawn sum that keep the draw: the new total (each part's value, one of
     them moved) is still D. Every move of every part is valued once (the sum is never built)."""
     positions = [p.position for p in parts.parts]
-    values = [grundy_value(p.game, p.position, max_states=max_states) for p in parts.parts]
+    values = [_grundy_value(p.game, p.position, max_states=max_states) for p in parts.parts]
     moves = []
     seen: set[tuple[Hashable, Hashable]] = set()
     for i, part in enumerate(parts.parts):
@@ -528,7 +592,7 @@ def _drawing_moves_through_parts(parts: Decomposition, max_states: int) -> list[
         seen.add(key)
         others = values[:i] + values[i + 1 :]
         for moved in dict.fromkeys(part.game.successors(part.position)):
-            moved_value = grundy_value(part.game, moved, max_states=max_states)
+            moved_value = _grundy_value(part.game, moved, max_states=max_states)
             if outcome_of(nim_sum(moved_value, *others)) == "D":
                 moves.append(parts.rebuild(positions[:i] + [moved] + positions[i + 1 :]))
     return moves
@@ -539,8 +603,8 @@ EXPLAIN_SUM_MOVES = 200
 
 
 def explain(
-    game: Game[Any],
-    position: Position,
+    game: Game[Any] | str,
+    position: Position | str | int,
     *,
     max_states: int = DEFAULT_MAX_STATES,
     method: Literal["auto", "graph"] = "auto",
@@ -552,8 +616,12 @@ def explain(
     explained by the mex of its moves too; with ``convention=MISERE``, its moves and their
     misère outcomes instead.
 
+    `game` and `position` are taken as by `solve`: objects, or a spec and a position text.
+
     Examples
     --------
+    >>> explain("kayles", 10).winning_moves
+    ['1,8', '2,7', '3,6', '4,4']
     >>> from explorer import load_game
     >>> sub = load_game("subtraction:1,2,3")
     >>> e = explain(sub, sub.parse("5"))
@@ -570,6 +638,8 @@ def explain(
     >>> explain(nim, nim.parse("2"), convention=Convention.MISERE).successors
     [('0', 'N'), ('1', 'P')]
     """
+    game = as_game(game)
+    position = as_position(game, position)
     if convention == MISERE:
         from explorer.analysis.misere import misere_explanation  # which builds on this module
 
@@ -580,16 +650,16 @@ def explain(
             (
                 p.game.spec,
                 p.game.format(p.position),
-                grundy_value(p.game, p.position, max_states=max_states),
+                _grundy_value(p.game, p.position, max_states=max_states),
             )
             for p in parts.parts
         ]
         total = nim_sum(*(v for _, _, v in values))
-        value_of = grundy_value if parts.exact else reduced_value
+        value_of = _grundy_value if parts.exact else reduced_value
         return Explanation(
             game=game.spec,
             position=game.format(position),
-            **_value_fields(total),
+            **_value_fields(total, not parts.exact),
             outcome=outcome_of(total),
             method="decomposition" if parts.exact else "reduction",
             successors=[
@@ -599,7 +669,7 @@ def explain(
             parts=[(spec, text, _shown(v)) for spec, text, v in values],
             note=parts.note,
         )
-    value_of = grundy_value if method == "auto" else graph_value
+    value_of = _grundy_value if method == "auto" else graph_value
     value = value_of(game, position, max_states=max_states)  # one graph, with every move
     stage, counter = GRAPH_MEMO.label(game.spec, position) or (None, None)
     successors = [
@@ -630,7 +700,7 @@ def _sum_moves(game: Game[Any], position: Position) -> list[Position]:
 
 
 def value_table(
-    game: Game[Any],
+    game: Game[Any] | str,
     rows: int,
     cols: int,
     *,
@@ -647,10 +717,11 @@ def value_table(
 
     Examples
     --------
-    >>> from explorer import load_game
-    >>> value_table(load_game("wythoff"), 2, 3)
+    >>> value_table("wythoff", 2, 3)
     [[0, 1, 2], [1, 2, 0]]
     """
+    game = as_game(game)
+    rows, cols = as_count(rows, "rows"), as_count(cols, "cols")
     need = 8 * rows * cols * 4  # the table, its list form and the bitsets, about
     if need > max_memory_mb * 2**20:
         raise GraphTooLargeError(
@@ -679,7 +750,8 @@ def value_table(
                 position = game.parse(f"{r},{c}")
             except ExplorerError:
                 continue
-            table[r][c] = finite_value(game, position, max_states=max_states)
+            # Grundy values, never a reduction's (queens' keeps only the outcome)
+            table[r][c] = finite_value(game, position, max_states=max_states, reduction=False)
     if all(v is None for row in table for v in row):
         raise SpecError(
             f"{game.spec} has no two-coordinate positions (tables are for wythoff, ferguson "

@@ -168,9 +168,11 @@ def sweep(
     *,
     max_variants: int = MAX_VARIANTS,
     max_memory_mb: int | None = None,
+    workers: int = 1,
 ) -> tuple[int, Iterator[SweepRow]]:
     """How many variants a pattern names, and each one's row, computed when asked for (only
-    the variant being computed is held in memory).
+    the variants being computed are held in memory). `workers` > 1 computes that many variants
+    at a time in worker processes (`concurrent.futures`); the rows come in the same order.
 
     Examples
     --------
@@ -180,7 +182,28 @@ def sweep(
      ('bash:4', 5, 'proved (window lemma)')]
     """
     count, specs = variants(pattern, max_variants)
-    return count, (sweep_row(spec, upto, max_memory_mb) for spec in specs)
+    if workers == 1:
+        return count, (sweep_row(spec, upto, max_memory_mb) for spec in specs)
+    return count, _in_processes(specs, upto, max_memory_mb, workers)
+
+
+def _in_processes(
+    specs: Iterator[str], upto: int, max_memory_mb: int | None, workers: int
+) -> Iterator[SweepRow]:
+    """The rows of `specs` in order, `workers` processes computing them, a few variants ahead
+    of the one yielded (a bounded window: the pattern may name 100,000 variants)."""
+    from collections import deque
+    from concurrent.futures import Future, ProcessPoolExecutor
+
+    ahead = 4 * workers
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        pending: deque[Future[SweepRow]] = deque()
+        for spec in specs:
+            pending.append(pool.submit(sweep_row, spec, upto, max_memory_mb))
+            if len(pending) >= ahead:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
 
 
 def sweep_row(spec: str, upto: int, max_memory_mb: int | None = None) -> SweepRow:

@@ -11,6 +11,7 @@ from explorer.cli.common import (
     AsciiIntRange,
     console,
     json_option,
+    plural,
     print_json,
     visible,
 )
@@ -87,7 +88,7 @@ def check_command(
                     f"  {problem.check}: {visible(problem.position)}: {visible(problem.detail)}"
                 )
         if not report.ok:
-            raise ExplorerError(f"{len(report.problems)} problems found in {game.spec}")
+            raise ExplorerError(f"{plural(len(report.problems), 'problem')} found in {game.spec}")
         if not as_json:
             console.print("ok: text round trip, deterministic moves, acyclicity, sums")
         return
@@ -109,7 +110,7 @@ def check_command(
             )
     if not claim.holds:
         raise ExplorerError(
-            f"the claim fails at {claim.failures:,} of {claim.positions:,} positions"
+            f"the claim fails at {claim.failures:,} of {plural(claim.positions, 'position')}"
         )
     if not as_json:
         console.print("holds")

@@ -4,9 +4,12 @@ progress bars, JSON output and the common options.
 The exit-code rule, applied once by `ExplorerGroup` for every command:
 
 * a usage error (an unknown option, a missing argument, a bad value: click's `UsageError`,
-  `BadParameter`, `ParamType.fail`) exits 2 with click's usage message;
+  `BadParameter`, `ParamType.fail`) exits 2 with click's usage message, and so does the
+  library's `UsageError` (options that do not fit the game), as one ``Error: ...`` line;
 * any other refusal (an `ExplorerError`: a bad spec, position, file or database) exits 1
   with exactly one ``Error: ...`` line on standard error;
+* output into a closed pipe (``explorer stats nim | head -1``) ends quietly with exit status
+  141, as a Unix tool ended by SIGPIPE does;
 * anything else is a bug and keeps its traceback.
 """
 
@@ -14,6 +17,8 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
+import sys
 import time
 import unicodedata
 from collections.abc import Callable, Iterator, MutableMapping
@@ -35,7 +40,7 @@ from rich.progress import (
 from rich.table import Table
 
 from explorer import notices
-from explorer.errors import ExplorerError
+from explorer.errors import ExplorerError, UsageError
 from explorer.limits import MAX_STORED_INT
 
 if TYPE_CHECKING:  # the games load with the commands that use them, not with every command
@@ -43,7 +48,16 @@ if TYPE_CHECKING:  # the games load with the commands that use them, not with ev
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-console = Console(highlight=False, soft_wrap=True, markup=False, emoji=False)
+
+class _Console(Console):
+    """rich's console, but a closed pipe ends the command as every other output does (see
+    `ExplorerGroup`), not by rich's own exit status 1."""
+
+    def on_broken_pipe(self) -> None:
+        raise BrokenPipeError
+
+
+console = _Console(highlight=False, soft_wrap=True, markup=False, emoji=False)
 
 #: Most states a command may be asked to build or hold in memory at once.
 MAX_STATES_IN_MEMORY = 100_000_000
@@ -85,15 +99,37 @@ class ExplorerGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         notices.notify = _notify  # a writer that waits for another says so
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
+            sys.stdout.flush()  # here, so that a reader gone away is met below, not at exit
+            return result
+        except BrokenPipeError:  # the reader stopped (| head): end quietly, as Unix tools do
+            _discard_stdout()
+            raise click.exceptions.Exit(SIGPIPE_EXIT) from None
         except KeyboardInterrupt:
             click.echo(f"\n{INTERRUPTED}", err=True)
             raise click.exceptions.Exit(130) from None
+        except UsageError as error:  # options that do not fit the game: exit 2, one line
+            raise click.UsageError(visible(str(error))) from None
         except ExplorerError as error:
             message = visible(str(error))
             if len(message) > LONGEST_ERROR:  # a message quoting a huge input keeps both ends
                 message = f"{message[: LONGEST_ERROR // 2]} ... {message[-LONGEST_ERROR // 4 :]}"
             raise click.ClickException(message) from None
+
+
+#: The exit status of a command whose reader went away: what a shell reports for a process
+#: that SIGPIPE ended (128 + 13), as for ``yes | head -1``.
+SIGPIPE_EXIT = 141
+
+
+def _discard_stdout() -> None:
+    """Point standard output at /dev/null, so that what is still buffered is not flushed into
+    the closed pipe at exit (which Python would report)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no file descriptor (a test's capture)
+        pass
 
 
 def _notify(text: str) -> None:
@@ -132,6 +168,17 @@ class LazyCommands(MutableMapping[str, click.Command]):
 
     def __len__(self) -> int:
         return len({**self._modules, **self._loaded})
+
+
+def plural(number: int, noun: str) -> str:
+    """A count and its noun, plural unless the count is one: ``1 problem``, ``2,048 states``.
+
+    Examples
+    --------
+    >>> plural(1, "problem"), plural(2048, "state")
+    ('1 problem', '2,048 states')
+    """
+    return f"{number:,} {noun}" + ("" if number == 1 else "s")
 
 
 def visible(text: object) -> str:
@@ -350,17 +397,30 @@ max_memory_option = click.option(
 )
 
 
+workers_option = click.option(
+    "--workers",
+    type=AsciiIntRange(min=1, max=os.cpu_count() or 1),
+    default=1,
+    show_default=True,
+    metavar="N",
+    help="Cores to use (at most this machine's); the results are the same as with one.",
+)
+
+
 @contextmanager
-def sequence_progress(enabled: bool) -> Iterator[Callable[[int, int], None]]:
-    """The progress bar of long value computations: heaps done, heaps per second and the
-    largest value so far."""
+def sequence_progress(
+    enabled: bool, total: int | None = None
+) -> Iterator[Callable[[int, int], None]]:
+    """The progress bar of long value computations: heaps done, values a second and the
+    largest value so far, with the time left when the `total` of heaps is known (from the
+    recent rate: the cost of a heap grows with n, so it is an estimate)."""
     fields = {"done": "{:>12,} heaps", "rate": "{:>9,.0f}/s", "largest": "largest {:,}"}
     began = time.perf_counter()
-    with progress_bar("values", fields, total=None, enabled=enabled) as bar:
+    with progress_bar("values", fields, total=total, enabled=enabled) as bar:
 
         def update(done: int, largest: int) -> None:
             spent = time.perf_counter() - began
-            bar(done=done, rate=done / spent if spent else 0.0, largest=largest)
+            bar(completed=done, done=done, rate=done / spent if spent else 0.0, largest=largest)
 
         yield update
 

@@ -15,7 +15,6 @@ from rich.table import Table
 
 from explorer.cli.common import (
     MAX_SIDE,
-    MAX_STORED_INT,
     AsciiIntRange,
     console,
     json_option,
@@ -30,11 +29,13 @@ from explorer.cli.common import (
     stored_option,
     upto_option,
     visible,
+    workers_option,
     working,
 )
 from explorer.games import families, load_game
 from explorer.games.convention import MISERE, Convention
 from explorer.generation.graph import DEFAULT_MAX_STATES
+from explorer.limits import MAX_STORED_INT
 from explorer.viz.palette import VERDICTS, outcome_text
 
 if TYPE_CHECKING:
@@ -143,6 +144,11 @@ def solve_command(
     console.print(f"position    {visible(result.position)}")
     if convention == MISERE:
         console.print("convention  misère (the player who moves last loses)")
+    elif result.reduction_value is not None:
+        console.print(
+            f"reduction   {result.reduction_value} (the reduction's value keeps the outcome, not "
+            "the Grundy value: --method graph computes that)"
+        )
     else:
         console.print(f"grundy      {result.value}")
     console.print(f"outcome     {outcome_text(result.outcome)}")
@@ -235,9 +241,11 @@ def explain_command(
 def _print_sum(result: Explanation) -> None:
     """A sum's parts with their values in binary columns, the XOR, and its moves by value."""
     console.print(f"{result.note}:" if result.parts else result.note)
+    reduced = result.reduction_value is not None
+    total = result.reduction_value if reduced else result.grundy
     finite = [v for _, _, v in result.parts if isinstance(v, int)]
-    binary = len(finite) == len(result.parts) and isinstance(result.grundy, int)
-    width = max([*finite, result.grundy or 0, 1]).bit_length() if binary else 0
+    binary = len(finite) == len(result.parts) and isinstance(total, int)
+    width = max([*finite, total or 0, 1]).bit_length() if binary else 0
     if result.parts:
         table = Table("part", "game", "grundy", *(["binary"] if binary else []))
         for game_spec, text, value in result.parts:
@@ -245,14 +253,20 @@ def _print_sum(result: Explanation) -> None:
             table.add_row(visible(text), visible(game_spec), str(value), *bits)
         if binary:
             table.add_section()
-            table.add_row("XOR", "", str(result.grundy), format(result.grundy, f"0{width}b"))
+            table.add_row("XOR", "", str(total), format(total or 0, f"0{width}b"))
         print_table(table)
     xor = " XOR ".join(str(v) for _, _, v in result.parts) or "0 (no parts)"
-    console.print(f"G = {xor} = {result.value}")
+    if reduced:
+        console.print(
+            f"reduction value = {xor} = {total} (0 exactly on P-positions; not the Grundy "
+            "value of the game as played)"
+        )
+    else:
+        console.print(f"G = {xor} = {result.value}")
     winning = [visible(text) for text in result.winning_moves]
     moves = len(result.successors)
     if moves and not (winning and moves == len(winning) and result.outcome == "N"):
-        _print_moves(result.successors, "grundy")
+        _print_moves(result.successors, "reduction value" if reduced else "grundy")
     if result.outcome == "P" and moves:
         console.print(
             "every move changes one part's value, so the XOR of the parts is no longer 0: "
@@ -302,7 +316,13 @@ def _print_moves(successors: Sequence[tuple[str, object]], column: str) -> None:
     help="Print every value, even of a long --until-periodic run.",
 )
 @misere_flag("Misère values G⁻ of one heap (the last mover loses; 0 exactly on P-positions).")
+@click.option(
+    "--genus",
+    is_flag=True,
+    help="The misère genus of each heap in Conway's notation (g^γ0γ1…, e.g. 4^146).",
+)
 @max_memory_option
+@workers_option
 @stored_option("Store the values in a database and continue from it")
 @json_option
 def sequence_command(
@@ -313,7 +333,9 @@ def sequence_command(
     rebuild: bool,
     all_values: bool,
     convention: Convention,
+    genus: bool,
     max_memory: int | None,
+    workers: int,
     url: str | None,
     as_json: bool,
 ) -> None:
@@ -329,12 +351,31 @@ def sequence_command(
       explorer sequence kayles --from 1000000000000 --upto 1000000000020 --json
       explorer sequence grundy --upto 1048576 --db explorer.db
       explorer sequence kayles --upto 40 --misere
+      explorer sequence grundy --upto 4194304 --workers 2
+      explorer sequence kayles --upto 40 --genus
 
     With --db the values are stored (the same database as builds): a larger --upto continues
     from them, a killed run resumes, and a stored sequence is read back without computing.
+
+    With --workers N the compiled kernel computes blocks of heaps on N threads: each heap's
+    pairs of values known before the block in parallel, then the few pairs inside the block
+    in order (the same values and checksum as one worker).
+
+    --genus gives each heap's genus g^γ0γ1…: g its normal value, γk = G⁻(heap + k copies of
+    *2), written up to where it alternates for ever (Conway's notation; computed on the
+    sums' game trees until γ repeats with period 2 twice, so it stays small: tens of heaps).
+
+    The summary rows follow the public octal-game tables (T. Czajka's), over the values
+    computed, G(0..N-1): the largest value and the first heap where it falls; the parity
+    mask m that makes the fewest positions rare (a position n is rare when popcount(G(n) & m)
+    is even; "+pos" when n's parity, XOR the parity of the tokens a split removes, counts as
+    one more bit of the value), the number of rare positions among the N, and the last one.
     """
     from explorer.analysis.sequences import stored_value_sequence, value_sequence
 
+    if genus:
+        _genus_sequence(spec, upto, as_json)
+        return
     if convention == MISERE:
         _misere_sequence(spec, upto, as_json)
         return
@@ -354,8 +395,9 @@ def sequence_command(
             upto,
             start=start,
             until_periodic=until_periodic,
-            progress=stack.enter_context(sequence_progress(not as_json)),
+            progress=stack.enter_context(sequence_progress(not as_json, upto + 1)),
             max_memory_mb=max_memory,
+            workers=workers,
         )
         kept = None
         if url is not None and not as_json:
@@ -369,7 +411,14 @@ def sequence_command(
             out.write((", " if offset else "") + ", ".join(map(str, part)))
         out.write("]}\n")
         return
-    out.write(f"{result.game}: G({result.start}..{result.upto})\n")
+    g = result.symbol
+    if g == "R":
+        out.write(
+            f"{result.game}: reduction values R({result.start}..{result.upto}) (0 exactly on "
+            "P-positions; they keep the outcome, not the Grundy value)\n"
+        )
+    else:
+        out.write(f"{result.game}: G({result.start}..{result.upto})\n")
     shown = len(result.values)
     if until_periodic and not all_values and shown > SUMMARY_VALUES:
         shown = SUMMARY_ROWS * 20
@@ -382,7 +431,7 @@ def sequence_command(
         out.write("".join(lines))
     if shown < len(result.values):
         out.write(
-            f"... G({result.start + shown}..{result.upto}) not shown: --values prints them, "
+            f"... {g}({result.start + shown}..{result.upto}) not shown: --values prints them, "
             "--json gives them\n"
         )
     if result.proven and result.computed <= result.upto:
@@ -390,9 +439,12 @@ def sequence_command(
             f"computed G(0..{result.computed - 1}) ({result.method}); the rest follow from the "
             "period\n"
         )
+    rows = result.rows_text()
+    if rows is not None:
+        out.write(rows + "\n")
     checksum = result.checksum
     if checksum is not None:
-        out.write(f"Fletcher-32 {checksum:08x} of G({result.start}..{result.upto})\n")
+        out.write(f"Fletcher-32 {checksum:08x} of {g}({result.start}..{result.upto})\n")
     if kept is not None:
         out.write(
             f"stored: G(0..{kept['values'] - 1}), Fletcher-32 {kept['checksum']} of them "
@@ -418,6 +470,25 @@ def _misere_sequence(spec: str, upto: int, as_json: bool) -> None:
         console.print("no period found in these values")
     else:
         console.print(f"period {result.period}, preperiod {result.preperiod}: observed, not proven")
+
+
+def _genus_sequence(spec: str, upto: int, as_json: bool) -> None:
+    from explorer.analysis.genus import genus_sequence
+
+    game = load_game(spec)
+    with sequence_progress(not as_json, upto + 1) as progress:
+        result = genus_sequence(game, upto, progress=progress)
+    if as_json:
+        print_json(result.to_dict())
+        return
+    console.print(
+        f"{visible(result.game)}: genus of heaps 0..{upto} (g^γ0γ1…, γk = G⁻(heap + k·*2))"
+    )
+    texts = [g.text() for g in result.genera]
+    for start in range(0, len(texts), 10):
+        row = " ".join(f"{t:<9}" for t in texts[start : start + 10])
+        console.print(f"{start:>6}: {row.rstrip()}")
+    console.print(result.summary())
 
 
 @click.command("table")

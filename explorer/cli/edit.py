@@ -18,8 +18,7 @@ from explorer.cli.common import (
 )
 from explorer.cli.storage import db_option
 from explorer.games import load_game
-from explorer.games.dag import DagGame
-from explorer.games.loopy import GraphGame
+from explorer.games.loopy import file_game
 
 if TYPE_CHECKING:  # the database layer is imported by the commands that use it
     from explorer.storage import EditReport
@@ -157,8 +156,7 @@ def import_command(file: str, url: str | None, as_json: bool) -> None:
     """
     from explorer.storage import open_database
 
-    family, colon, path = file.partition(":")
-    game = GraphGame(path) if colon and family == "graph" else DagGame(file.removeprefix("dag:"))
+    game = file_game(file)
     with open_database(url) as database:
         report = database.import_graph(game)
     if as_json:

@@ -9,7 +9,6 @@ import sys
 import click
 
 from explorer.cli.common import (
-    MAX_STORED_INT,
     AsciiIntRange,
     console,
     json_option,
@@ -19,8 +18,10 @@ from explorer.cli.common import (
     stored_option,
     upto_option,
     visible,
+    workers_option,
     working,
 )
+from explorer.limits import MAX_STORED_INT
 
 #: The columns of a sweep's table, CSV and JSON rows.
 SWEEP_COLUMNS = ("spec", "period", "preperiod", "saltus", "status", "largest")
@@ -103,6 +104,7 @@ def patterns_command(
     help="Most variants the pattern may name (default 100,000).",
 )
 @max_memory_option
+@workers_option
 @json_option
 def sweep_command(
     pattern: str,
@@ -110,6 +112,7 @@ def sweep_command(
     as_csv: bool,
     max_variants: int | None,
     max_memory: int | None,
+    workers: int,
     as_json: bool,
 ) -> None:
     """The period of every variant a PATTERN names, one row each, as they are computed.
@@ -123,13 +126,20 @@ def sweep_command(
       explorer sweep "octal:0.??" --upto 2000
       explorer sweep "subtraction:{1..6}" --csv
       explorer sweep bash:2..20 --json
+      explorer sweep "octal:0.???" --upto 5000 --workers 2
+
+    With --workers N, N variants are computed at a time, in worker processes.
     """
     from explorer.analysis.sweep import MAX_VARIANTS, sweep
 
     if as_csv and as_json:
         raise click.UsageError("choose one of --csv and --json")
     count, rows = sweep(
-        pattern, upto, max_variants=max_variants or MAX_VARIANTS, max_memory_mb=max_memory
+        pattern,
+        upto,
+        max_variants=max_variants or MAX_VARIANTS,
+        max_memory_mb=max_memory,
+        workers=workers,
     )
     out = sys.stdout  # click.get_text_stream is deprecated from click 8.5
     writer = csv.writer(out, lineterminator="\n") if as_csv else None

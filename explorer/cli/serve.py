@@ -65,7 +65,11 @@ def serve_command(url: str | None, port: int, host: str, open_browser: bool, as_
             err=True,
         )
     with open_database(url, read_only=True) as database:
-        serve(database, host=host, port=port, on_listening=listening)
+        try:
+            serve(database, host=host, port=port, on_listening=listening)
+        except KeyboardInterrupt:  # its own words: a server only read, so nothing resumes
+            click.echo(f"\nstopped serving {database.url} (read-only: nothing to resume)", err=True)
+            raise click.exceptions.Exit(130) from None
 
 
 COMMANDS = [serve_command]

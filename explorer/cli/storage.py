@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,11 +16,11 @@ from rich.table import Table
 from explorer.cli.common import (
     MAX_STATES_IN_MEMORY,
     MAX_STATES_STORED,
-    MAX_STORED_INT,
     AsciiIntRange,
     console,
     json_option,
     misere_flag,
+    plural,
     print_json,
     print_table,
     progress_bar,
@@ -30,6 +31,7 @@ from explorer.cli.common import (
 from explorer.cli.findings import print_findings, print_stored_findings
 from explorer.games import load_game, refuse_bad_position
 from explorer.games.convention import MISERE, Convention
+from explorer.limits import MAX_STORED_INT
 from explorer.solver.loopy import Infinite, format_value
 from explorer.viz.palette import game_title, outcome_text
 
@@ -60,20 +62,32 @@ def _shown_game(game: str, convention: str) -> str:
     return game_title(visible(game), convention)
 
 
-#: The build progress bar's fields (they fit in 80 columns with the bar and the elapsed time).
-BUILD_FIELDS = {"states": "{:>11,} states", "edges": "{:>11,} edges", "rate": "{:>7,.0f}/s"}
+#: The build progress bar's fields (they fit in 80 columns with the bar and the elapsed time):
+#: the work column shows the edges, or the tier steps of a build in tiers.
+BUILD_FIELDS = {"states": "{:>11,} states", "work": "{:>17}", "rate": "{:>7,.0f}/s"}
 
 
 @contextmanager
 def _progress(enabled: bool, total: int | None) -> Iterator[Callable[[BuildProgress], None]]:
-    """The build's progress bar, updated once per committed batch."""
+    """The build's progress bar, updated once per committed batch: states (and their rate,
+    across workers), and edges, or for a build in tiers the tier steps done out of those
+    known (each tier is expanded, then solved), which drive the bar and its time left."""
     with progress_bar("building", BUILD_FIELDS, total=total, enabled=enabled) as update:
 
         def on_batch(step: BuildProgress) -> None:
             rate = step.states_new / step.seconds if step.seconds else 0.0
-            update(
-                completed=step.states_new, states=step.states_new, edges=step.edges_new, rate=rate
-            )
+            if step.tiers_total:
+                work = f"{step.tiers_done:,}/{step.tiers_total:,} tiers"
+                update(
+                    completed=step.tiers_done,
+                    total=step.tiers_total,
+                    states=step.states_new,
+                    work=work,
+                    rate=rate,
+                )
+                return
+            work = f"{step.edges_new:,} edges"
+            update(completed=step.states_new, states=step.states_new, work=work, rate=rate)
 
         yield on_batch
 
@@ -140,6 +154,24 @@ def _print_build(
     help="Stop cleanly, as at --max-states, once the build uses this many MiB; the "
     "same command with a larger --memory continues later.",
 )
+@click.option(
+    "--workers",
+    type=AsciiIntRange(min=1, max=1024),
+    default=None,
+    help="Worker processes for a game with tiers (heap, octal, tb:, Grundy's game, Chomp, "
+    "Wythoff, Ferguson, queens, coins, staircase, their sums, Python games with a tier): "
+    "each tier's states are expanded on every worker; 1 builds in one process. A game "
+    "without tiers, or whose play may loop, and a build with --max-states or reusing "
+    "states another build stored, run in one process.  [default: the machine's cores]",
+)
+@click.option(
+    "--cluster",
+    metavar="ADDRESS",
+    default=None,
+    help="Build a game with tiers on a Dask cluster instead: the scheduler's address, "
+    "tcp://HOST:8786 (needs pip install '.[cluster]' and a PostgreSQL --db; see the README's "
+    '"Many machines").',
+)
 @misere_flag(
     "Misère play (the player who moves last loses): store the misère outcome, remoteness "
     "and G⁻ of every state, as a game of its own beside the normal-play build."
@@ -151,6 +183,8 @@ def build_command(
     url: str | None,
     max_states: int | None,
     memory: int,
+    workers: int | None,
+    cluster: str | None,
     convention: Convention,
     as_json: bool,
 ) -> None:
@@ -163,15 +197,29 @@ def build_command(
     grundy column; query, stats, export, verify, viz --db and serve read it with --misere.
 
     \b
+    A game with tiers (a number every move lowers: the tokens of a heap game, the cells of
+    Chomp) is built tier by tier on --workers processes, highest tier first, and solved
+    lowest first; it stores exactly what one process stores.
+
+    \b
     Examples:
       explorer build nim 3,4,5
       explorer build nim 3,4,5 --misere
+      explorer build subtraction:1,2 180,180,180 --workers 2
       explorer build kayles 40 --db postgresql://me@localhost/games --max-states 100000
+      explorer build nim 60,60,60 --db postgresql://me@db/games --cluster tcp://node1:8786
     """
     from explorer.storage import open_database
-    from explorer.storage.building import BuildOptions, refuse_misere_cycles, refuse_unbuildable
+    from explorer.storage.build_plans import refuse_unbuildable
+    from explorer.storage.building import BuildOptions, refuse_misere_cycles
+    from explorer.storage.tiered import default_workers
 
-    options = BuildOptions(max_states=max_states, memory=memory * 2**20, convention=convention)
+    options = BuildOptions(
+        max_states=max_states,
+        memory=memory * 2**20,
+        convention=convention,
+        workers=workers or default_workers(),
+    )
     # refuse a bad spec or position, or one too large to build, before opening a database
     game = load_game(spec)
     refuse_unbuildable(game, game.parse(position), memory=options.memory, max_states=max_states)
@@ -181,12 +229,39 @@ def build_command(
     limit = max_states or MAX_STATES_STORED
     counted = game.count_states(game.parse(position), limit)
     total = max_states if counted is None else min(counted, limit)
-    with open_database(url) as database, _progress(not as_json, total) as update:
-        report = database.game(spec, convention).build(position, options, progress=update)
+    if cluster is not None and workers is not None:
+        raise click.UsageError(
+            "--workers and --cluster exclude each other: a cluster's "
+            "workers are the processes started by dask worker"
+        )
+    with ExitStack() as stack:
+        executor, joined = None, None
+        if cluster is not None:
+            from explorer.storage import cluster as dask
+
+            dask.scheduler_address(cluster)  # refused before anything is opened, as is
+            dask.dask_client()  # a missing extra
+            dask.refuse_local_database(url)
+            database = stack.enter_context(open_database(url))
+            dask.refuse_untiered(database.engine, game, game.parse(position), options)
+            joined = stack.enter_context(dask.connect(cluster))
+            executor = joined.executor
+            options = replace(options, workers=max(2, joined.threads))
+        else:
+            database = stack.enter_context(open_database(url))
+        update = stack.enter_context(_progress(not as_json, total))
+        report = database.game(game, convention).build(
+            position, options, progress=update, executor=executor
+        )
     if as_json:
         print_json({"database": database.url, **report.to_dict()})
     else:
         _print_build(report, database, max_states, memory)
+        if joined is not None:
+            console.print(
+                f"  cluster  {joined.address}: {joined.workers:,} workers, "
+                f"{joined.threads:,} threads"
+            )
 
 
 def _state_table(
@@ -449,7 +524,9 @@ def stats_command(spec: str | None, url: str | None, convention: Convention, as_
     for value, count in result["by_depth"].items():
         by_depth.add_row(str(value), f"{count:,}")
     print_table(by_depth)
-    builds = Table("id", "position", "status", "new", "reused", "edges", "started", title="builds")
+    builds = Table(
+        "id", "position", "status", "new", "reused", "edges", "workers", "started", title="builds"
+    )
     for b in result["builds"]:
         builds.add_row(
             str(b["id"]),
@@ -458,10 +535,36 @@ def stats_command(spec: str | None, url: str | None, convention: Convention, as_
             f"{b['states_new']:,}",
             f"{b['states_reused']:,}",
             f"{b['edges_new']:,}",
+            str(b["workers"] or 1),
             b["started_at"][:19],
         )
     print_table(builds)
+    if "tiers" in result:
+        _print_tiers(result["tiers"])
     print_findings(result)
+
+
+def _print_tiers(tiers: list[dict[str, Any]]) -> None:
+    """A build in tiers: how many, the time they took, and the slowest ones."""
+    expand = sum(t["expand_seconds"] for t in tiers)
+    solve = sum(t["solve_seconds"] or 0.0 for t in tiers)
+    solved = sum(t["solve_seconds"] is not None for t in tiers)
+    console.print(
+        f"tiers           {len(tiers):,} ({solved:,} solved): {expand:,.1f} s expanding, "
+        f"{solve:,.1f} s solving"
+    )
+    slowest = sorted(tiers, key=lambda t: -t["expand_seconds"])[:5]
+    table = Table("tier", "states", "moves", "expand s", "solve s", title="slowest tiers")
+    for t in sorted(slowest, key=lambda t: -t["tier"]):
+        solve_text = "·" if t["solve_seconds"] is None else f"{t['solve_seconds']:.3f}"
+        table.add_row(
+            str(t["tier"]),
+            f"{t['states']:,}",
+            f"{t['edges']:,}",
+            f"{t['expand_seconds']:.3f}",
+            solve_text,
+        )
+    print_table(table)
 
 
 @click.command("export")
@@ -579,10 +682,6 @@ def _export_progress(enabled: bool) -> Iterator[Any]:
         yield update
 
 
-def _problems(count: int) -> str:
-    return f"{count:,} problem" + ("" if count == 1 else "s")
-
-
 @contextmanager
 def _verify_progress(enabled: bool) -> Iterator[Callable[[str, int, int], None]]:
     """A progress bar on standard error while `verify` reads each game."""
@@ -646,7 +745,7 @@ def verify_command(
         for problem in result.integrity_problems:
             console.print(f"    {problem}")
         for game in result.games:
-            verdict = "ok" if not game.problems else _problems(game.problems)
+            verdict = "ok" if not game.problems else plural(game.problems, "problem")
             console.print(
                 f"  {_shown_game(game.game, game.convention)}: {game.states:,} states, "
                 f"{game.edges:,} moves ({game.rules}): {verdict}"
@@ -662,7 +761,7 @@ def verify_command(
         total = result.problems + len(result.integrity_problems)
         shown = len(result.mismatches) + len(result.integrity_problems)
         click.echo(
-            f"Error: {_problems(total)} found in {visible(database.url)}"
+            f"Error: {plural(total, 'problem')} found in {visible(database.url)}"
             + (f" (the first {shown:,} listed)" if shown < total else ""),
             err=True,
         )

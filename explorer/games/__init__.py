@@ -76,7 +76,7 @@ def register_game(cls: G) -> G:
     2
     >>> del FAMILIES["countdown"]
     """
-    name = getattr(cls, "family", None)
+    name = cls.named_family() if issubclass(cls, Game) else getattr(cls, "family", None)
     if not isinstance(name, str) or FAMILY_NAME.fullmatch(name) is None or name == "sum":
         raise SpecError(
             f"bad family name {name!r} for {cls.__name__} (set family to lower-case letters, "
@@ -235,8 +235,11 @@ def refuse_bad_position(spec: str, position: str) -> None:
     ...     print(str(error)[:20])
     bad position 'x' for
     """
-    if "dag:" in spec or "graph:" in spec:
-        return
+    from explorer.games.specs import GameSpec
+
+    parsed = GameSpec.parse(spec)
+    if parsed.names_file or parsed.user_code:
+        return  # nor is a py: game's file run to read what is stored
     try:
         game = load_game(spec)
     except ExplorerError:

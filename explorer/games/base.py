@@ -97,19 +97,19 @@ class Game(ABC, Generic[P]):
     nothing: a closed form (`known_value`, `moves_to_value`), counts (`count_states`,
     `count_moves`), a sum (`decompose`, `summands`), canonical parts (`part_label`), a value
     table (`value_table`), a sequence (`sequence_position`, `as_heap_game`), a shortcut for
-    misère play (`nim_heaps`) and cycles (`may_cycle`). The analysis, generation and storage
-    layers ask for them instead of testing a game's class, so a new family opts in by defining
-    them.
+    misère play (`nim_heaps`), cycles (`may_cycle`) and tiers (`tier`, which lets a build run
+    on every core). The analysis, generation and storage layers ask for them instead of
+    testing a game's class, so a new family opts in by defining them.
 
     A game of your own (``explorer.Game``, loaded with ``py:FILE.py``) needs only `parse`,
     `format` and `successors`, and ``example = ("", "START")`` to name a start; its spec is
     its file's (see `spec`). Optional: `decompose` (a position as a sum of parts),
     `known_value` (a closed form), `count_states`, `count_moves`, `moves_to_value`,
-    `sequence_position` (the position of size n, for ``explorer sequence``), a class
-    attribute ``cycles = True`` (or `may_cycle`) for a game whose play may loop, and
-    ``max_moves`` (the most moves a position may have, a million by default). `explorer
-    check` tests such a class. ``explorer.game`` and ``explorer.heap_game`` make a game from
-    one function instead.
+    `sequence_position` (the position of size n, for ``explorer sequence``), `tier` (a
+    number every move lowers, for builds on several cores), a class attribute ``cycles =
+    True`` (or `may_cycle`) for a game whose play may loop, and ``max_moves`` (the most
+    moves a position may have, a million by default). `explorer check` tests such a class.
+    ``explorer.game`` and ``explorer.heap_game`` make a game from one function instead.
 
     Examples
     --------
@@ -125,7 +125,9 @@ class Game(ABC, Generic[P]):
     'P'
     """
 
-    family: ClassVar[str]
+    #: The family's name in specs; a subclass that names none is a game of your own (``py``),
+    #: named by its file (see `spec`).
+    family: ClassVar[str] = "py"
     parameters: ClassVar[str] = "none"
     position_syntax: ClassVar[str]
     example: ClassVar[tuple[str, str]]
@@ -137,12 +139,56 @@ class Game(ABC, Generic[P]):
         parameters (a family with parameters adds them, ``subtraction:1,3,4``); a subclass
         written outside explorer need not give one: it is named ``py:FILE:ClassName@FINGERPRINT``
         by its file."""
-        family = getattr(type(self), "family", None)
+        family = type(self).named_family()
         if family is not None:
-            return str(family)
+            return family
         from explorer.games.python import class_spec
 
         return class_spec(type(self))
+
+    # -- naming rules: class-level, they never run a user's file (see `explorer.games.specs`) --
+    #: Whether the family's parameters name a graph file (``dag:``, ``graph:``): the file is
+    #: imported, and from then on the stored graph is the game.
+    names_file: ClassVar[bool] = False
+    #: Whether the family's parameters name a user's Python file or module (``py:``).
+    user_code: ClassVar[bool] = False
+    #: Whether positions are the cells ``"r,c"`` of a table of values (see `value_table`),
+    #: which the web app draws as a heat map.
+    table_positions: ClassVar[bool] = False
+    #: Whether the family's spec alone says that play may loop (``graph:``); other games say
+    #: it once loaded (`may_cycle`).
+    loops: ClassVar[bool] = False
+
+    @classmethod
+    def canonical_piece(cls, piece: str, parameters: str | None) -> str:
+        """The spec a game of the family is stored under, from one piece of a spec as typed
+        (aliases resolved) and its parameters; the piece as typed when it does not load."""
+        try:
+            return cls.from_parameters(parameters).spec
+        except ExplorerError:
+            return piece
+
+    @classmethod
+    def older_piece(cls, piece: str, parameters: str | None) -> str:
+        """The piece as databases written before a change of spelling stored it (by default
+        as typed)."""
+        return piece
+
+    @classmethod
+    def shown_piece(cls, piece: str, parameters: str | None) -> str:
+        """A stored piece as shown and reported (by default as stored)."""
+        return piece
+
+    @classmethod
+    def named_family(cls) -> str | None:
+        """The family the class or a base below `Game` names, or None when none does (a game
+        of your own, whose `family` is ``py`` by default)."""
+        for base in cls.__mro__:
+            if base is Game:
+                break
+            if "family" in vars(base):
+                return str(vars(base)["family"])
+        return None
 
     @classmethod
     def from_parameters(cls, parameters: str | None) -> Self:
@@ -243,6 +289,22 @@ class Game(ABC, Generic[P]):
     def summands(self) -> tuple[Game[Any], ...] | None:
         """The games this one is the sum of, when it is a sum (a position is then the tuple
         of their positions, in that order); None otherwise."""
+        return None
+
+    def tier(self, position: P) -> int | None:
+        """A number that no move raises, or None when the game has none (the default).
+
+        Every move must lower it, or, in a game whose play may loop (`may_cycle`), keep it.
+        A build then cuts the graph into tiers (the positions of one number) and hands them
+        to worker processes: ``explorer build --workers N``; a game without tiers is built in
+        one process. Tokens for heap games, cells for Chomp, coordinate sums for Wythoff.
+
+        Examples
+        --------
+        >>> from explorer.games import load_game
+        >>> load_game("nim").tier((3, 4, 5)), load_game("chomp").tier((3, 2))
+        (12, 5)
+        """
         return None
 
     def may_cycle(self) -> bool:

@@ -57,6 +57,10 @@ class Chomp(Game[Rows]):
     def format(self, position: Rows) -> str:
         return ",".join(map(str, position))
 
+    def tier(self, position: Rows) -> int:
+        """The cells left: every move eats at least one."""
+        return sum(position)
+
     def successors(self, position: Rows) -> Iterator[Rows]:
         for a, length in enumerate(position):
             for b in range(length):

@@ -122,6 +122,11 @@ class CoinTurning(Game[Row]):
         for size in range(min(self.most, coin)):
             yield from combinations(range(1, coin), size)
 
+    def tier(self, position: Row) -> int:
+        """The row read as a binary number, coin n worth 2**n: a move turns the coin furthest
+        right from heads to tails, and only coins to its left besides."""
+        return sum(1 << coin for coin in position)
+
     def successors(self, position: Row) -> Iterator[Row]:
         showing = set(position)
         for coin in position:

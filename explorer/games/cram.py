@@ -269,6 +269,9 @@ class Cram(Game[Board]):
             "valued once per shape (turns and mirrors)",
         )
 
+    def tier(self, position: Board) -> int | None:
+        return position.empty.bit_count()  # a move fills two empty cells
+
     def part_label(self, position: Board) -> str | None:
         return cell_graph_label(position)
 

@@ -36,6 +36,29 @@ class DagGame(Game[str]):
     summary = "a token on a DAG read from a file, moved along an edge"
     #: Whether the file must be acyclic (`graph:` allows cycles and self-loops).
     acyclic: ClassVar[bool] = True
+    names_file = True
+
+    @classmethod
+    def canonical_piece(cls, piece: str, parameters: str | None) -> str:
+        """The file resolved to an absolute path, not read: it may have changed or gone since
+        it was imported (the same file typed from any folder names the same game)."""
+        if not parameters:
+            return piece
+        return f"{cls.family}:{os.path.realpath(parameters)}"
+
+    @classmethod
+    def older_piece(cls, piece: str, parameters: str | None) -> str:
+        """The path as typed (normalised): what databases written before resolved paths kept."""
+        return f"{cls.family}:{os.path.normpath(parameters)}" if parameters else piece
+
+    @classmethod
+    def shown_piece(cls, piece: str, parameters: str | None) -> str:
+        """The file relative to the working folder when it lies inside it."""
+        if parameters and os.path.isabs(parameters):
+            relative = os.path.relpath(parameters)
+            if relative != os.pardir and not relative.startswith(os.pardir + os.sep):
+                return f"{cls.family}:{relative}"
+        return piece
 
     def __init__(self, path: str) -> None:
         from explorer.formats.reading import collector_paused, read_graph_file

@@ -15,6 +15,7 @@ class Ferguson(Game[Pair]):
     """Ferguson's game; a position is the sorted pair of heaps, each at least 1."""
 
     family = "ferguson"
+    table_positions = True
     position_syntax = "two heaps n,m, each at least 1"
     example = ("ferguson", "4,5")
     summary = "Ferguson's game: empty one heap and split the other"
@@ -31,6 +32,10 @@ class Ferguson(Game[Pair]):
     def format(self, position: Pair) -> str:
         n, m = position
         return f"{n},{m}"
+
+    def tier(self, position: Pair) -> int:
+        """The tokens of both heaps: a move empties one heap (of at least 1)."""
+        return position[0] + position[1]
 
     def successors(self, position: Pair) -> Iterator[Pair]:
         n, m = position

@@ -353,6 +353,9 @@ class NodeKayles(GraphFamily):
     example = ("nodekayles", "a-b,b-c,c-d,d-a,e")
     summary = "Node-Kayles: take a vertex of a graph with its neighbours"
 
+    def tier(self, position: Graph) -> int | None:
+        return len(position.names)  # a move takes at least one vertex
+
     def graph_moves(self, graph: Graph) -> Iterator[Graph]:
         full = graph.full
         for v, neighbours in enumerate(graph.adjacency):
@@ -373,6 +376,9 @@ class ArcKayles(GraphFamily):
     example = ("arckayles", "P3+C4")
     summary = "Arc-Kayles: take an edge of a graph with both its ends"
     lone_vertices_move = False
+
+    def tier(self, position: Graph) -> int | None:
+        return sum(map(int.bit_count, position.adjacency)) // 2  # a move takes an edge or more
 
     def graph_moves(self, graph: Graph) -> Iterator[Graph]:
         full = graph.full

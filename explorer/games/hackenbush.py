@@ -82,6 +82,9 @@ class Hackenbush(Game[Edges]):
                 continue  # cutting either of two parallel edges leaves the same position
             yield grounded(list(position[:k] + position[k + 1 :]))
 
+    def tier(self, position: Edges) -> int | None:
+        return len(position)  # a move cuts an edge at least
+
     def _parts(self, position: Edges) -> list[Edges]:
         """The parts meeting only at the ground (each ground loop is one)."""
         root: dict[str, str] = {}

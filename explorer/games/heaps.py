@@ -133,6 +133,10 @@ def extend_split_table(table: np.ndarray, start: int, rules: SplitRules) -> None
         split_cache.pop(n - longest - 1, None)
 
 
+#: Heap games have tiers (`HeapGame.tier`) up to this many tokens in a heap.
+MAX_TIER_HEAP = 2**16
+
+
 class HeapGame(Game[Heaps]):
     """A game played on heaps where a move changes one heap into zero, one or more heaps."""
 
@@ -222,6 +226,46 @@ class HeapGame(Game[Heaps]):
         if self.splits or not self.takes_one:
             return None
         return young_diagrams(sorted(position, reverse=True), limit)
+
+    def tier(self, position: Heaps) -> int | None:
+        """The sum of the heaps' weights, a weight per heap size that every move lowers
+        (`heap_weights`): the tokens in Nim, subtraction, octal and most take-and-break games;
+        None beyond `MAX_TIER_HEAP` tokens in a heap (the weights would take long to find).
+
+        Examples
+        --------
+        >>> from explorer.games import load_game
+        >>> load_game("subtraction:1,2").tier((3, 4)), load_game("grundy").tier((3, 4))
+        (7, 3)
+        """
+        largest = max(position, default=0)
+        if largest > MAX_TIER_HEAP:
+            return None
+        weights = self.heap_weights(largest)
+        return sum(weights[h] for h in position)
+
+    def heap_weights(self, largest: int) -> list[int]:
+        """w(0..largest): w(h) = 1 + the most that the heaps one move leaves weigh together
+        (0 for a heap without a move), so every move lowers a position's total weight. It is
+        h in a game where a heap of h can always become one of h - 1 and never splits, and
+        found from `heap_moves` otherwise (once per heap size, kept); it depends on the rules
+        alone, so every process of a build finds the same tiers.
+
+        Examples
+        --------
+        >>> from explorer.games import load_game
+        >>> load_game("nim").heap_weights(4), load_game("grundy").heap_weights(6)
+        ([0, 1, 2, 3, 4], [0, 0, 0, 1, 2, 3, 4])
+        """
+        weights: list[int] = self.__dict__.setdefault("_heap_weights", [0])
+        if not self.splits and self.takes_one:
+            return list(range(largest + 1))
+        for heap in range(len(weights), largest + 1):
+            heaviest = -1
+            for result in self.heap_moves(heap):
+                heaviest = max(heaviest, sum(weights[h] for h in result if h))
+            weights.append(1 + heaviest if heaviest >= 0 else 0)
+        return weights
 
     def decompose(self, position: Heaps) -> Decomposition | None:
         note = "a position of several heaps is the sum of its single heaps"

@@ -33,9 +33,25 @@ class GraphGame(DagGame):
     example = ("graph:data/loopy.json", "f")
     summary = "a token on any digraph from a file (cycles and loops allowed: play may draw)"
     acyclic = False
+    loops = True
 
     def may_cycle(self) -> bool:
         return True
+
+
+def file_game(text: str) -> DagGame:
+    """The game of a graph file to import: ``graph:FILE`` (cycles allowed), else ``dag:FILE``
+    or a plain ``FILE`` (a DAG). The file is read and checked.
+
+    Examples
+    --------
+    >>> type(file_game("graph:data/loopy.json")).__name__, file_game("data/note003.json").spec
+    ('GraphGame', 'dag:data/note003.json')
+    """
+    family, colon, path = text.partition(":")
+    if colon and family == GraphGame.family:
+        return GraphGame(path)
+    return DagGame(text.removeprefix(f"{DagGame.family}:"))
 
 
 class WindUp(Game[Any]):

@@ -79,7 +79,7 @@ def format_positions(positions: Sequence[object]) -> list[str]:
         if min(map(len, rows), default=2) >= 2 and _INT.issuperset(
             map(type, chain.from_iterable(rows))
         ):
-            return list(map(",".join, map(map, repeat(str), rows)))  # type: ignore[arg-type]
+            return list(map(",".join, map(map, repeat(str), rows)))
     return list(map(format_position, positions))
 
 

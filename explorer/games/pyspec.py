@@ -22,7 +22,14 @@ from typing import Any
 from explorer.errors import GameCodeError, PositionError, SpecError
 from explorer.games.base import Game
 from explorer.games.position_text import format_position, parse_position
-from explorer.games.python import adopt, code_fingerprint
+from explorer.games.python import (
+    adopt,
+    call_rule,
+    code_fingerprint,
+    files_read_once,
+    read_rules_file,
+    way_out,
+)
 
 #: The entry-point group through which installed packages add game families.
 ENTRY_POINT_GROUP = "explorer.games"
@@ -131,8 +138,7 @@ def game_kinds(path: str) -> dict[str, str]:
     """The games of `game_names` and how each is marked: ``heap_game``, ``game``, ``Game``
     or ``HeapGame``."""
     try:
-        with open(path, "rb") as source:
-            tree = ast.parse(source.read(), filename=path)
+        tree = ast.parse(read_rules_file(path), filename=path)
     except (SyntaxError, ValueError, OSError):
         return {}
     kinds: dict[str, str] = {}
@@ -209,17 +215,15 @@ def _import_file(path: str, fingerprint: str) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:
-        spec.loader.exec_module(module)
-    except BaseException as error:
+        call_rule(spec.loader.exec_module, module)  # what it prints goes to standard error
+    except BaseException as error:  # anything but Ctrl-C (see `way_out`)
         sys.modules.pop(name, None)
-        if not isinstance(error, Exception):
-            raise
         raise _import_failure(error, path) from None
     _LOADED[key] = module
     return module
 
 
-def _import_failure(error: Exception, path: str) -> GameCodeError:
+def _import_failure(error: BaseException, path: str) -> GameCodeError:
     """One line for a file that does not import: where, and why."""
     if isinstance(error, SyntaxError):
         where = f"{_shown(error.filename or path)}, line {error.lineno}"
@@ -229,13 +233,10 @@ def _import_failure(error: Exception, path: str) -> GameCodeError:
         if os.path.realpath(frame.filename) == path:
             line = frame.lineno
     where = _shown(path) + ("" if line is None else f", line {line}")
-    detail = str(error).splitlines()[0] if str(error) else ""
-    return GameCodeError(
-        f"{where}: importing it raised {type(error).__name__}"
-        f"{': ' + detail if detail else ''} (fix the file, then run again)"
-    )
+    return GameCodeError(f"{where}: importing it {way_out(error)} (fix the file, then run again)")
 
 
+@files_read_once()
 def load_python_game(parameters: str | None) -> Game[Any]:
     """The game a ``py:`` spec names, its file run (only that file; a module's package too).
 
@@ -257,8 +258,8 @@ def load_python_game(parameters: str | None) -> Game[Any]:
         target: str | None = os.path.normpath(split_spec(parameters).target)
     else:
         try:
-            module = importlib.import_module(spec.target)
-        except Exception as error:
+            module = call_rule(importlib.import_module, spec.target)
+        except BaseException as error:
             raise _import_failure(error, path) from None
         target = spec.target
     names = [spec.name] if spec.name else game_names(path)
@@ -377,6 +378,21 @@ def shown_python_spec(piece: str) -> str:
     if not spec.is_file or not os.path.isabs(spec.target):
         return piece.strip()
     return PythonSpec(_shown(spec.target), spec.name, spec.fingerprint).text()
+
+
+def unpinned_python_spec(piece: str) -> str:
+    """A ``py:`` spec without its fingerprint: it names every build of its file's game.
+
+    Examples
+    --------
+    >>> unpinned_python_spec("py:/a/m.py:g@0123456789abcdef")
+    'py:/a/m.py:g'
+    """
+    try:
+        spec = split_spec(piece.strip()[3:])
+    except SpecError:
+        return piece.strip()
+    return PythonSpec(spec.target, spec.name).text()
 
 
 def python_specs_match(asked: str, stored: str) -> bool:

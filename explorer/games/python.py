@@ -9,16 +9,19 @@ import sys
 import traceback
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from itertools import islice
 from types import CodeType
-from typing import Any
+from typing import Any, NoReturn, TypeVar
 
-from explorer.errors import PositionError, RuleError
+from explorer.errors import GameCodeError, PositionError, RuleError
 from explorer.games.base import Decomposition, Game, Position
 from explorer.games.heaps import HeapGame, Heaps
 from explorer.games.position_text import format_position, format_positions, parse_position
 
 Rule = Callable[[Any], Iterable[Any]]
+T = TypeVar("T")
 
 #: Moves one position may have before its rule is taken for one that never ends (a rule's
 #: ``max_moves=`` raises it).
@@ -34,6 +37,103 @@ NO_FILE = "notebook"
 
 
 # -- where a rule lives, and its failures --------------------------------------------------------
+class ExitCalled(BaseException):
+    """Raised instead of ending the process when a user's rule calls ``os._exit``."""
+
+    def __init__(self, code: object) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+_PROCESS_EXIT = os._exit
+
+
+def _refused_exit(status: int) -> NoReturn:
+    raise ExitCalled(status)
+
+
+def call_rule(function: Callable[[Any], T], argument: Any) -> T:
+    """`function(argument)`, user code, run so that it cannot end the process or write into
+    explorer's output: ``os._exit`` raises `ExitCalled` instead (a build is then taken back
+    like any failure of the rule), and what it prints goes to standard error (standard output
+    holds explorer's answer, which ``--json`` keeps valid JSON). Nothing can stop a rule that
+    kills its own process (a signal, ``posix._exit``): that is a killed build, whose committed
+    batches are kept and resumed, as after ``kill -9``."""
+    out = sys.stdout
+    os._exit, sys.stdout = _refused_exit, sys.stderr
+    try:
+        return function(argument)
+    finally:
+        os._exit, sys.stdout = _PROCESS_EXIT, out
+
+
+def way_out(error: BaseException) -> str:
+    """How an exception left user code, in words, whatever it does (its ``str()`` may raise).
+
+    Raises
+    ------
+    KeyboardInterrupt
+        Raised again: Ctrl-C is the user's, not the rule's, and interrupts as anywhere else.
+    """
+    if isinstance(error, KeyboardInterrupt):
+        raise error
+    if isinstance(error, ExitCalled):
+        return f"called os._exit({error.code!r})"
+    if isinstance(error, SystemExit):
+        return f"called sys.exit({error.code!r})"
+    kind = type(error).__name__
+    try:
+        text = str(error)
+        detail = text.splitlines()[0] if text else ""
+    except BaseException as inner:  # noqa: BLE001 - a message that cannot be written is said so
+        if isinstance(inner, KeyboardInterrupt):
+            raise
+        detail = f"(its message cannot be written: str() raised {type(inner).__name__})"
+    return f"raised {kind}{': ' + detail if detail else ''}"
+
+
+#: The rules files read so far while a game loads (see `files_read_once`), by resolved path.
+_READ: ContextVar[dict[str, bytes] | None] = ContextVar("explorer_rules_read", default=None)
+
+
+@contextmanager
+def files_read_once() -> Iterator[None]:
+    """While it lasts, each rules file is read once: its fingerprint, its game's names and its
+    lines are all taken from the bytes of that read (the import reads it once more). Also a
+    decorator.
+
+    Examples
+    --------
+    >>> with files_read_once():
+    ...     read_rules_file("data/stones.py") is read_rules_file("data/stones.py")
+    True
+    """
+    token = _READ.set({})
+    try:
+        yield
+    finally:
+        _READ.reset(token)
+
+
+def read_rules_file(path: str) -> bytes:
+    """The bytes of a rules file (read once while `files_read_once` lasts).
+
+    Raises
+    ------
+    OSError
+        When the file cannot be read.
+    """
+    read = _READ.get()
+    key = os.path.realpath(path)
+    if read is not None and key in read:
+        return read[key]
+    with open(path, "rb") as source:
+        data = source.read()
+    if read is not None:
+        read[key] = data
+    return data
+
+
 def _shown_file(path: str) -> str:
     """A file relative to the working folder when inside it, else absolute."""
     relative = os.path.relpath(path) if os.path.isabs(path) else path
@@ -53,8 +153,7 @@ def code_fingerprint(path: str | None, code: CodeType | None = None) -> str:
 
     digest = hashlib.sha256()
     if path is not None and os.path.isfile(path):
-        with open(path, "rb") as source:
-            digest.update(source.read())
+        digest.update(read_rules_file(path))
     elif code is not None:
         digest.update(_code_bytes(code))
     return digest.hexdigest()[:16]
@@ -95,17 +194,14 @@ class RuleSource:
         return "<no file>" if self.path is None else _shown_file(self.path)
 
     def failure(self, error: BaseException, position: str) -> RuleError:
-        """The one-line error for an exception a rule raised at a position."""
+        """The one-line error for any way a rule left at a position (see `way_out`)."""
         line = self.line
         for frame in traceback.extract_tb(error.__traceback__):
             if self.path is not None and os.path.realpath(frame.filename) == self.path:
                 line = frame.lineno or line
-        kind = type(error).__name__
-        detail = str(error).splitlines()[0] if str(error) else ""
         return RuleError(
-            f"{self.shown}, line {line}: rule {self.name!r} raised {kind}"
-            f"{': ' + detail if detail else ''} at position {position!r} (fix the rule, then "
-            "run again)"
+            f"{self.shown}, line {line}: rule {self.name!r} {way_out(error)} at position "
+            f"{position!r} (fix the rule, then run again)"
         )
 
     def bad_move(self, problem: str, position: str) -> RuleError:
@@ -135,8 +231,7 @@ def _def_line(path: str | None, first: int) -> int:
     """The line of a function's ``def``, below its decorators (where its code starts)."""
     if path is None or not os.path.isfile(path):
         return first
-    with open(path, encoding="utf-8", errors="replace") as source:
-        lines = source.read().splitlines()
+    lines = read_rules_file(path).decode("utf-8", errors="replace").splitlines()
     for number in range(first, min(first + 50, len(lines) + 1)):
         if lines[number - 1].lstrip().startswith(("def ", "async def ")):
             return number
@@ -151,10 +246,15 @@ class _Checked:
         self.max_moves = max_moves
         self.calls = 0
 
+    def first_moves(self, call: tuple[Rule, Any]) -> list[Any]:
+        """The first moves a rule gives, one more than the cap (to see that it was passed)."""
+        rule, position = call
+        return list(islice(rule(position), self.max_moves + 1))
+
     def moves(self, rule: Rule, position: Any, text: Callable[[Any], str]) -> list[Any]:
         try:
-            moves = list(islice(rule(position), self.max_moves + 1))
-        except Exception as error:  # a user's bug: any exception at all
+            moves = call_rule(self.first_moves, (rule, position))
+        except BaseException as error:  # a user's bug, an exit: anything but Ctrl-C
             raise self.source.failure(error, _safe_text(text, position)) from None
         if len(moves) > self.max_moves:
             raise RuleError(
@@ -172,8 +272,8 @@ class _Checked:
     ) -> None:
         """Ask the rule once more, and refuse it if it answers differently."""
         try:
-            second = list(islice(rule(position), self.max_moves + 1))
-        except Exception as error:
+            second = call_rule(self.first_moves, (rule, position))
+        except BaseException as error:
             raise self.source.failure(error, _safe_text(text, position)) from None
         try:
             same = Counter(second) == Counter(moves)
@@ -183,7 +283,8 @@ class _Checked:
             raise RuleError(
                 f"{self.source.shown}, line {self.source.line}: rule {self.source.name!r} "
                 f"answered differently when asked twice at position "
-                f"{_safe_text(text, position)!r} ({len(moves)} moves, then {len(second)}; rules "
+                f"{_safe_text(text, position)!r} ({len(moves)} "
+                f"move{'' if len(moves) == 1 else 's'}, then {len(second)}; rules "
                 "must not depend on chance or on earlier calls)"
             )
 
@@ -192,7 +293,10 @@ def _safe_text(text: Callable[[Any], str], position: Any) -> str:
     try:
         return text(position)
     except Exception:
-        return repr(position)
+        try:
+            return repr(position)
+        except Exception:
+            return f"<a {type(position).__name__}>"
 
 
 # -- the three forms -----------------------------------------------------------------------------
@@ -200,10 +304,25 @@ class PythonGame(Game[Any]):
     """A game from a function giving a position's successors (see `game`)."""
 
     family = "py"
+    user_code = True
     parameters = "FILE.py, FILE.py:NAME or package.module:NAME"
     position_syntax = "ints, strings and tuples of them: 5, 3,5, (1,2),(3,)"
     summary = "your own game in Python (@explorer.game, @explorer.heap_game, a Game subclass)"
     example = ("py:data/stones.py", "10")
+
+    @classmethod
+    def canonical_piece(cls, piece: str, parameters: str | None) -> str:
+        """Named by its file, never run to be named: the resolved file (or the module), the
+        game's name and the fingerprint of the file as it is (see `canonical_python_spec`)."""
+        from explorer.games.pyspec import canonical_python_spec
+
+        return canonical_python_spec(piece)
+
+    @classmethod
+    def shown_piece(cls, piece: str, parameters: str | None) -> str:
+        from explorer.games.pyspec import shown_python_spec
+
+        return shown_python_spec(piece)
 
     def __init__(
         self,
@@ -215,12 +334,14 @@ class PythonGame(Game[Any]):
         acyclic: bool = True,
         max_moves: int = DEFAULT_MAX_MOVES,
         source: RuleSource | None = None,
+        tier: Callable[[Any], int] | None = None,
     ) -> None:
         self.rule = rule
         self.source = source or _source_of(rule)
         self.start = example
         self._parse = parse
         self._format = format
+        self._tier = tier
         self.cycles = not acyclic
         self.guard = _Checked(self.source, max_moves)
         self.__doc__ = getattr(rule, "__doc__", None)
@@ -233,14 +354,14 @@ class PythonGame(Game[Any]):
         if self._parse is None:
             return parse_position(text)
         try:
-            return self._parse(text)
+            position = call_rule(self._parse, text)
         except PositionError:
             raise
-        except Exception as error:
+        except BaseException as error:
             raise PositionError(
-                f"bad position {text!r} for {self.source.name}: the game's parse raised "
-                f"{type(error).__name__}: {error}"
+                f"bad position {text!r} for {self.source.name}: the game's parse {way_out(error)}"
             ) from None
+        return hashable_position(position, self.source, text)
 
     def format(self, position: Any) -> str:
         if self._format is None:
@@ -251,15 +372,22 @@ class PythonGame(Game[Any]):
                     f"{self.source.shown}, line {self.source.line}: rule {self.source.name!r} "
                     f"gave a successor that is not a position: {error}"
                 ) from None
-        return self._format(position)
+        try:
+            return call_rule(self._format, position)
+        except BaseException as error:
+            raise self.source.failure(error, _safe_text(repr, position)) from None
 
     def format_many(self, positions: Sequence[Any]) -> list[str]:
         if self._format is not None:
-            return list(map(self._format, positions))
+            return list(map(self.format, positions))
         try:
             return format_positions(positions)
         except TypeError:  # a successor not checked in full: `format` names it
             return list(map(self.format, positions))
+
+    def tier(self, position: Any) -> int | None:
+        """The game's `tier` function's number for `position` (None without one)."""
+        return None if self._tier is None else _tier_of(self._tier, position, self.source)
 
     def __call__(self, position: Any) -> list[Any]:
         """The successors of `position`, as a list (the rule called as it was written)."""
@@ -340,18 +468,48 @@ def _ints_and_tuples(moves: list[Any], hashed: bool) -> bool:
     return True
 
 
+def hashable_position(position: Any, source: RuleSource, text: str) -> Any:
+    """A position a game's own parse gave, refused when it cannot be hashed (a build numbers
+    positions by their hash)."""
+    try:
+        hash(position)
+    except Exception:
+        raise RuleError(
+            f"{source.shown}, line {source.line}: the parse of {source.name!r} gave "
+            f"{_safe_text(repr, position)} for {text!r}, a {type(position).__name__}, which is "
+            "not hashable (write positions as tuples, strings or ints)"
+        ) from None
+    return position
+
+
 def round_trip(game: Game[Any], move: Any, source: RuleSource, position: Any) -> None:
     """Refuse a move that its game's format and parse do not give back."""
     where = _safe_text(game.format, position)
     try:
         text = game.format(move)
         back = game.parse(text)
-    except Exception as error:
+    except RuleError:
+        raise
+    except BaseException as error:
         raise source.bad_move(
-            f"{move!r} cannot be written and read back ({type(error).__name__}: {error})", where
+            f"{_safe_text(repr, move)} cannot be written and read back ({way_out(error)})", where
         ) from None
     if back != move:
         raise source.bad_move(f"{move!r} is written {text!r}, which reads back as {back!r}", where)
+
+
+def _tier_of(function: Callable[[Any], Any], position: Any, source: RuleSource) -> int:
+    """A game's own tier function's number for `position`, refused unless an int."""
+    try:
+        tier = function(position)
+    except Exception as error:
+        raise source.failure(error, repr(position)) from None
+    if type(tier) is not int:
+        raise RuleError(
+            f"{source.shown}, line {source.line}: the tier of position {position!r} is "
+            f"{tier!r}, a {type(tier).__name__}, not an int (fix the tier, then run again)"
+        )
+    return tier
 
 
 class PythonHeapGame(HeapGame):
@@ -442,17 +600,18 @@ class ClassGame(Game[Any]):
 
     def parse(self, text: str) -> Any:
         try:
-            return self.inner.parse(text)
+            position = call_rule(self.inner.parse, text)
         except PositionError:
             raise
-        except Exception as error:
+        except BaseException as error:
             raise self.source.failure(error, text) from None
+        return hashable_position(position, self.source, text)
 
     def format(self, position: Any) -> str:
         try:
-            return self.inner.format(position)
-        except Exception as error:
-            raise self.source.failure(error, repr(position)) from None
+            return call_rule(self.inner.format, position)
+        except BaseException as error:
+            raise self.source.failure(error, _safe_text(repr, position)) from None
 
     def successors(self, position: Any) -> Iterator[Any]:
         moves = self.guard.moves(self.inner.successors, position, self.format)
@@ -467,7 +626,17 @@ class ClassGame(Game[Any]):
         return iter(moves)
 
     def decompose(self, position: Any) -> Decomposition | None:
-        return self.inner.decompose(position)
+        try:
+            return call_rule(self.inner.decompose, position)
+        except BaseException as error:
+            raise self.source.failure(error, self.format(position)) from None
+
+    def tier(self, position: Any) -> int | None:
+        """The class's own `tier` method's number, when it has one."""
+        method = getattr(self.inner, "tier", None)
+        if method is None or getattr(type(self.inner), "tier", None) is Game.tier:
+            return None
+        return _tier_of(method, position, self.source)
 
     def known_value(self, position: Any) -> int | None:
         return self.inner.known_value(position)
@@ -485,7 +654,8 @@ def heap_game(
     Each option is an int (one heap left; 0 for none) or a tuple of ints (several heaps).
     Positions are heaps written ``3,5``: a sum of single heaps, so sequences, tables and
     solving work as for the built-in heap games. Every heap an option leaves must be smaller
-    than n. A period found for such a rule is observed, not proven.
+    than n. A period found for such a rule is observed, not proven. What the rule prints
+    goes to standard error (explorer's own output, ``--json`` too, stays on standard output).
 
     Parameters
     ----------
@@ -525,12 +695,16 @@ def game(
     format: Callable[[Any], str] | None = None,
     acyclic: bool = True,
     max_moves: int = DEFAULT_MAX_MOVES,
+    tier: Callable[[Any], int] | None = None,
 ) -> Any:
     """Make a game from a function giving the positions one move away.
 
     Positions are ints, strings or tuples of them, written ``5``, ``3,5`` or ``(1,2),(3,)``
     and read back the same way; `parse` and `format` replace that for other positions (any
-    hashable value, with ``parse(format(p)) == p``).
+    hashable value, with ``parse(format(p)) == p``). What the rule prints goes to standard
+    error (explorer's own output, ``--json`` too, stays on standard output); a rule that raises
+    anything, or calls ``sys.exit`` or ``os._exit``, is one error naming the file, the line
+    and the position, and a build it stops is taken back whole.
 
     Parameters
     ----------
@@ -544,6 +718,10 @@ def game(
         False declares that play may go on for ever (values are then generalized, with draws).
     max_moves : int
         Moves a position may have before the rule is taken for one that never ends.
+    tier : callable, optional
+        ``tier(position)``: a number that every move lowers (or keeps, with
+        ``acyclic=False``), the stones left, say; builds then run on every core
+        (``explorer build --workers N``). Without it a build runs in one process.
 
     Returns
     -------
@@ -568,6 +746,7 @@ def game(
             format=format,
             acyclic=acyclic,
             max_moves=max_moves,
+            tier=tier,
         )
 
     return make if rule is None else make(rule)
@@ -593,7 +772,14 @@ def adopt(value: object, name: str, path: str | None, target: str | None) -> Gam
     ):
         if getattr(value, "__abstractmethods__", None):
             return None
-        value = value()
+        try:
+            value = call_rule(lambda cls: cls(), value)
+        except BaseException as error:
+            raise GameCodeError(
+                f"{name!r} in {(_shown_file(path) if path else target)!r} cannot be made: "
+                f"{name}() {way_out(error)} (a Game subclass is made with no arguments: give "
+                "its __init__ defaults)"
+            ) from None
     if isinstance(value, Game) and type(value).__module__.startswith("explorer."):
         return None
     if isinstance(value, Game):

@@ -147,6 +147,10 @@ class Queens(Game[Board]):
     def format(self, position: Board) -> str:
         return ";".join(f"{x},{y}" for x, y in position)
 
+    def tier(self, position: Board) -> int:
+        """The sum of every piece's coordinates: a move takes one piece left or down."""
+        return sum(x + y for x, y in position)
+
     def successors(self, position: Board) -> Iterator[Board]:
         if CORNER in position:
             return
@@ -197,6 +201,10 @@ class ReducedQueen(Game[Square]):
     def format(self, position: Square) -> str:
         x, y = position
         return f"{x},{y}"
+
+    def tier(self, position: Square) -> int:
+        """The sum of the coordinates (a move lowers it; a reflection keeps it)."""
+        return position[0] + position[1]
 
     def successors(self, position: Square) -> Iterator[Square]:
         if position == CORNER:

@@ -30,6 +30,10 @@ class Staircase(Game[Steps]):
     def format(self, position: Steps) -> str:
         return ",".join(map(str, position)) if position else "0"
 
+    def tier(self, position: Steps) -> int:
+        """Each coin weighs its step's number: a move takes coins one step down."""
+        return sum(step * coins for step, coins in enumerate(position, 1))
+
     def successors(self, position: Steps) -> Iterator[Steps]:
         for i, coins in enumerate(position):
             for k in range(1, coins + 1):

@@ -105,6 +105,16 @@ class SumGame(Game[tuple[Position, ...]]):
             for moved in game.successors(position[i]):
                 yield position[:i] + (moved,) + position[i + 1 :]
 
+    def tier(self, position: tuple[Position, ...]) -> int | None:
+        """The sum of the parts' tiers (a move lowers one part's), None when a part has none."""
+        total = 0
+        for game, part in zip(self.components, position, strict=True):
+            tier = game.tier(part)
+            if tier is None:
+                return None
+            total += tier
+        return total
+
     def summands(self) -> tuple[Game[Any], ...]:
         return self.components
 

@@ -15,6 +15,7 @@ class Wythoff(Game[Pair]):
     """Wythoff's game; a position is the pair of heaps, sorted (the game is symmetric)."""
 
     family = "wythoff"
+    table_positions = True
     position_syntax = "two heaps x,y"
     example = ("wythoff", "3,5")
     summary = "Wythoff's game: take from one heap, or equally from both"
@@ -31,6 +32,10 @@ class Wythoff(Game[Pair]):
     def format(self, position: Pair) -> str:
         x, y = position
         return f"{x},{y}"
+
+    def tier(self, position: Pair) -> int:
+        """The sum of the two coordinates: every move lowers one or both."""
+        return position[0] + position[1]
 
     def successors(self, position: Pair) -> Iterator[Pair]:
         x, y = position

@@ -120,7 +120,7 @@ class PositionIndex:
         try:
             for state, moves in zip(state_list, lists, strict=False):
                 if len(moves) > MAX_STATE_MOVES:
-                    raise _too_many_moves(game, positions[state])
+                    raise too_many_moves(game, positions[state])
                 # distinct successors in the order listed, a new one numbered where first seen
                 first = len(dst)
                 try:
@@ -150,11 +150,11 @@ def _counted(
     for position in positions:
         counted = count_moves(position)
         if counted is not None and counted > MAX_STATE_MOVES:
-            raise _too_many_moves(game, position)
+            raise too_many_moves(game, position)
         yield position
 
 
-def _too_many_moves(game: Game[Any], position: Position) -> GraphTooLargeError:
+def too_many_moves(game: Game[Any], position: Position) -> GraphTooLargeError:
     key = game.format(position)
     key = key if len(key) <= 60 else key[:50] + "..."
     return GraphTooLargeError(

@@ -10,6 +10,7 @@ from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from explorer.errors import GraphTooLargeError
+from explorer.games.arguments import as_game, as_position
 from explorer.games.base import Game, Position
 
 if TYPE_CHECKING:
@@ -22,8 +23,8 @@ EDGES_PER_STATE = 25
 
 
 def build_graph(
-    game: Game[Any],
-    position: Position,
+    game: Game[Any] | str,
+    position: Position | str | int,
     *,
     max_states: int = DEFAULT_MAX_STATES,
     max_edges: int | None = None,
@@ -35,10 +36,11 @@ def build_graph(
 
     Parameters
     ----------
-    game : Game
-        The rules.
-    position : Position
-        The start, as returned by ``game.parse``.
+    game : Game or str
+        The rules, or their spec.
+    position : Position, str or int
+        The start: a position text (a heap size in a heap game), or what ``game.parse``
+        returns.
     max_states, max_edges : int
         Size guards; going past either raises `GraphTooLargeError`. The edge guard defaults
         to `EDGES_PER_STATE` times the state guard.
@@ -51,15 +53,22 @@ def build_graph(
     ------
     GraphTooLargeError
         When the graph has more states or edges than allowed.
+    ArgumentTypeError
+        When `game` or `position` is of a type that names no game or position.
 
     Examples
     --------
+    >>> graph = build_graph("nim", "1,2")
+    >>> graph.number_of_nodes(), graph.number_of_edges()
+    (5, 7)
     >>> from explorer import load_game
     >>> nim = load_game("nim")
     >>> graph = build_graph(nim, nim.parse("1,2"))
     >>> sorted(nim.format(p) for p in graph)
     ['0', '1', '1,1', '1,2', '2']
     """
+    game = as_game(game)
+    position = as_position(game, position)
     if max_edges is None:
         max_edges = EDGES_PER_STATE * max_states
     counted = game.count_states(position, max_states)

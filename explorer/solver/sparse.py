@@ -35,6 +35,8 @@ FIRST_SPLIT = 256
 COMPILED_FROM = 30_000
 #: Positions a numpy step over the whole sequence takes at a time (flat memory).
 BLOCK = 1 << 16
+#: Most heaps the parallel kernel computes as one block (its threads share a block's heaps).
+BLOCK_HEAPS = 512
 
 Progress = Callable[[int, int], None]
 
@@ -97,7 +99,7 @@ def _extend_py(  # type: ignore[no-untyped-def]
     want = np.zeros(65538, dtype=np.uint8)
     halves = np.zeros(max(nsplit, 1), dtype=np.int64)
 
-    def claim(value, mark):  # type: ignore[no-untyped-def]
+    def claim(value: int, mark: np.int32) -> int:
         # one value shown reached: 1 when it was still wanted, else 0 (numba inlines it)
         if want[value]:
             want[value] = 0
@@ -218,6 +220,294 @@ def _extend_py(  # type: ignore[no-untyped-def]
     return stop, nrare, largest, pairs
 
 
+def _parallel_kernel() -> Any:
+    """The block kernel, its heaps spread over numba's threads (compiled on first use)."""
+    global _parallel, prange
+    if _parallel is None:
+        from numba import njit, prange
+
+        _parallel = njit(cache=True, nogil=True, parallel=True)(_extend_blocks_py)
+    return _parallel
+
+
+_parallel: Any = None  # numba's dispatcher of the block kernel, once compiled
+prange = range  # numba's parallel range once the block kernel is compiled (numba reads globals)
+
+
+def _extend_blocks_py(  # type: ignore[no-untyped-def]
+    values,
+    start,
+    stop,
+    leave_one,
+    take_all,
+    split_after,
+    unequal,
+    sparse,
+    common,
+    rare,
+    nrare,
+    width,
+    block,
+):
+    """Fill values[start:stop] a block of heaps at a time, as `_extend_py` does one by one;
+    returns the same (heaps done up to, rare count, largest value, pairs).
+
+    A block's heaps n0 <= n < n0 + block depend on values below n0 through every pair but the
+    few whose larger part lies in the block. Phase 1 (``prange``: the heaps spread over
+    numba's threads) marks, for each heap, every option made of known values: the rare pairs
+    and the verification scan (from the least known pair up, until each value below the
+    candidate is reached), or every pair without a sparse split. Phase 2 (in heap order) adds
+    the pairs whose larger part lies in the block, takes the candidate again and continues the
+    scan where phase 1 stopped when a larger candidate needs more values verified.
+
+    Every value is below `width` (a power of two) when the run starts, so every XOR of two is
+    below 2 * width; the run stops after the first heap whose value reaches `width`, and the
+    caller doubles it. The marks are per heap of the block: mark[j, v] = 1 when v is reached.
+    """
+    nsplit = split_after.shape[0]
+    span = 2 * width
+    mark = np.zeros((block, span + 1), dtype=np.uint8)
+    totals = np.zeros((block, max(nsplit, 1)), dtype=np.int64)
+    halves = np.zeros((block, max(nsplit, 1)), dtype=np.int64)
+    splits = np.zeros(block, dtype=np.int64)
+    resume = np.zeros(block, dtype=np.int64)
+    cands = np.zeros(block, dtype=np.int64)
+    needs = np.zeros(block, dtype=np.int64)
+    counted = np.zeros(block, dtype=np.int64)
+    largest = 0
+    pairs = 0
+    n0 = start
+    while n0 < stop:
+        size = min(block, stop - n0)
+        known = nrare  # the rare positions below n0
+        for j in prange(size):
+            n = n0 + j
+            stamp = 1
+            row = mark[j]
+            row[:] = 0
+            for i in range(take_all.shape[0]):
+                if take_all[i] == n:
+                    row[0] = stamp
+            for i in range(leave_one.shape[0]):
+                k = leave_one[i]
+                if k < n and n - k < n0:
+                    row[values[n - k]] = stamp
+            m = 0
+            has0 = False
+            has1 = False
+            amax = 0
+            for i in range(nsplit):
+                t = n - split_after[i]
+                if t < 2:
+                    continue
+                hi = (t - 1) >> 1 if unequal else t >> 1
+                if hi < 1:
+                    continue
+                totals[j, m] = t
+                halves[j, m] = hi
+                m += 1
+                amax = max(amax, hi)
+                if t & 1:
+                    has1 = True
+                else:
+                    has0 = True
+            splits[j] = m
+            count = 0
+            if not sparse:
+                for i in range(m):
+                    t = totals[j, i]
+                    for a in range(max(1, t - n0 + 1), halves[j, i] + 1):
+                        row[values[a] ^ values[t - a]] = stamp
+                        count += 1
+                counted[j] = count
+                continue
+            for i in range(m):
+                t = totals[j, i]
+                for r in range(known):
+                    a = rare[r]
+                    if a >= t:
+                        break
+                    if t - a >= n0 or (unequal and a + a == t):
+                        continue  # a pair of the block (phase 2), or no pair at all
+                    row[values[a] ^ values[t - a]] = stamp
+                    count += 1
+            need = 0
+            cand = 0
+            while cand < span:  # a common value below 2 * width is never reached
+                if row[cand] != stamp:
+                    if (not has0 or common[0, cand]) and (not has1 or common[1, cand]):
+                        break
+                    need += 1
+                cand += 1
+            a = 1
+            if m == 1:  # one split: the scan in its simplest form
+                t = totals[j, 0]
+                hi = halves[j, 0]
+                a = max(1, t - n0 + 1)
+                while need > 0 and a + 3 <= hi:  # four pairs a step: one branch mostly
+                    b = t - a
+                    v0 = values[a] ^ values[b]
+                    v1 = values[a + 1] ^ values[b - 1]
+                    v2 = values[a + 2] ^ values[b - 2]
+                    v3 = values[a + 3] ^ values[b - 3]
+                    a += 4
+                    if (
+                        (row[v0] != stamp)
+                        | (row[v1] != stamp)
+                        | (row[v2] != stamp)
+                        | (row[v3] != stamp)
+                    ):
+                        for v in (v0, v1, v2, v3):
+                            if row[v] != stamp:
+                                row[v] = stamp
+                                if v < cand:
+                                    need -= 1
+                while need > 0 and a <= hi:
+                    v = values[a] ^ values[t - a]
+                    if row[v] != stamp:
+                        row[v] = stamp
+                        if v < cand:
+                            need -= 1
+                    a += 1
+                count += a - 1
+            else:
+                while need > 0 and a <= amax:
+                    for i in range(m):
+                        t = totals[j, i]
+                        if a > halves[j, i] or t - a >= n0:
+                            continue
+                        v = values[a] ^ values[t - a]
+                        if row[v] != stamp:
+                            row[v] = stamp
+                            if v < cand:
+                                need -= 1
+                    count += m
+                    a += 1
+            resume[j] = a
+            cands[j] = cand
+            needs[j] = need
+            counted[j] = count
+        for j in range(size):
+            n = n0 + j
+            stamp = 1
+            row = mark[j]
+            m = splits[j]
+            count = 0
+            cand = cands[j]
+            need = needs[j]
+            moved = False  # whether a move of the block reached phase 1's candidate
+            for i in range(leave_one.shape[0]):
+                k = leave_one[i]
+                if k < n and n - k >= n0:
+                    v = values[n - k]
+                    if row[v] != stamp:
+                        row[v] = stamp
+                        if v < cand:
+                            need -= 1
+                        elif v == cand:
+                            moved = True
+            has0 = False
+            has1 = False
+            amax = 0
+            for i in range(m):
+                t = totals[j, i]
+                amax = max(amax, halves[j, i])
+                if t & 1:
+                    has1 = True
+                else:
+                    has0 = True
+                if not sparse:  # every pair whose larger part lies in the block
+                    for a in range(1, min(halves[j, i], t - n0) + 1):
+                        row[values[a] ^ values[t - a]] = stamp
+                        count += 1
+                    continue
+                # the rare pairs of the block: a small rare part, or a rare part in the block
+                for r in range(known):
+                    a = rare[r]
+                    if a > t - n0:
+                        break
+                    if not (unequal and a + a == t):
+                        v = values[a] ^ values[t - a]
+                        if row[v] != stamp:
+                            row[v] = stamp
+                            if v < cand:
+                                need -= 1
+                            elif v == cand:
+                                moved = True
+                        count += 1
+                for r in range(known, nrare):
+                    b = rare[r]
+                    if b < t and not (unequal and b + b == t):
+                        v = values[b] ^ values[t - b]
+                        if row[v] != stamp:
+                            row[v] = stamp
+                            if v < cand:
+                                need -= 1
+                            elif v == cand:
+                                moved = True
+                        count += 1
+            x = 0
+            if not sparse:
+                while row[x] == stamp:
+                    x += 1
+            else:
+                # phase 1's candidate stands unless a pair of the block reached it
+                if moved:
+                    cand += 1
+                    while cand < span:
+                        if row[cand] != stamp:
+                            if (not has0 or common[0, cand]) and (not has1 or common[1, cand]):
+                                break
+                            need += 1
+                        cand += 1
+                # the known pairs phase 1 did not scan, then the pairs of the block
+                a = resume[j]
+                while need > 0 and a <= amax:
+                    for i in range(m):
+                        t = totals[j, i]
+                        if a > halves[j, i] or t - a >= n0:
+                            continue
+                        v = values[a] ^ values[t - a]
+                        if row[v] != stamp:
+                            row[v] = stamp
+                            if v < cand:
+                                need -= 1
+                    count += m
+                    a += 1
+                a = 1
+                while need > 0 and a <= amax:
+                    for i in range(m):
+                        t = totals[j, i]
+                        if a > halves[j, i] or t - a < n0:
+                            continue
+                        v = values[a] ^ values[t - a]
+                        if row[v] != stamp:
+                            row[v] = stamp
+                            if v < cand:
+                                need -= 1
+                    count += m
+                    a += 1
+                if need == 0:
+                    x = cand
+                else:
+                    while x < cand and row[x] == stamp:
+                        x += 1
+            counted[j] += count
+            values[n] = x
+            pairs += counted[j]
+            if x > largest:
+                largest = x
+            if sparse and common[n & 1, x] == 0:
+                rare[nrare] = n
+                nrare += 1
+                if nrare == rare.shape[0]:
+                    return n + 1, nrare, largest, pairs
+            if x >= width or x >= 65535:  # past the marks, or the limit: the caller sees
+                return n + 1, nrare, largest, pairs
+        n0 += size
+    return stop, nrare, largest, pairs
+
+
 def _walsh_hadamard(counts: np.ndarray) -> np.ndarray:
     """The Walsh-Hadamard transform of a histogram whose length is a power of two."""
     h = counts.astype(np.int64)
@@ -230,39 +520,42 @@ def _walsh_hadamard(counts: np.ndarray) -> np.ndarray:
     return h
 
 
-def choose_mask(values: np.ndarray, upto: int, *, parity: bool) -> tuple[int, int]:
-    """The parity mask (bit 16: the position's parity) with the fewest rare positions among
-    1..upto-1, and that number. A position is common when popcount(extended value & mask) is
-    odd; the XOR of two common values is then never common.
+def choose_mask(
+    values: np.ndarray, upto: int, *, parity: bool, first: int = 1, offset: int = 0
+) -> tuple[int, int]:
+    """The parity mask (bit 16: the position's parity, XOR `offset`) with the fewest rare
+    positions among first..upto-1, and that number. A position is common when
+    popcount(extended value & mask) is odd; the XOR of two common values is then never common.
+    Of masks as good, the least is taken (ordered by value mask, then without the parity bit).
 
     Examples
     --------
     >>> choose_mask(np.array([0, 1, 2, 1, 2, 1, 2], dtype=np.uint16), 7, parity=False)
     (3, 0)
     """
-    bits = max(int(values[1:upto].max(initial=0)).bit_length(), 1)
+    bits = max(int(values[first:upto].max(initial=0)).bit_length(), 1)
     counts = np.zeros(1 << (bits + parity), dtype=np.int64)
-    for first, part in _blocks(values, upto):
+    for start, part in _blocks(values, upto, first):
         extended = part.astype(np.int64)
         if parity:
-            extended |= (np.arange(first, first + part.size, dtype=np.int64) & 1) << bits
+            positions = np.arange(start, start + part.size, dtype=np.int64) ^ offset
+            extended |= (positions & 1) << bits
         counts += np.bincount(extended, minlength=counts.size)
-    bits += parity
     transform = _walsh_hadamard(counts)
     # rare(m) = (positions + H(m)) / 2: the fewest rare positions where H is least
     transform[0] = np.iinfo(np.int64).max
-    best = int(np.argmin(transform))
-    rare = (max(upto - 1, 0) + int(transform[best])) // 2
-    if parity and best >> (bits - 1) & 1:
-        best = (best & ((1 << (bits - 1)) - 1)) | _PARITY_BIT
-    return best, rare
+    order = transform.reshape(1 + parity, 1 << bits).T.reshape(-1)  # value mask, then parity
+    at = int(np.argmin(order))
+    mask, with_parity = at >> parity, at & parity
+    rare = (max(upto - first, 0) + int(order[at])) // 2
+    return mask | (_PARITY_BIT if with_parity else 0), rare
 
 
-def _blocks(values: np.ndarray, upto: int) -> Iterator[tuple[int, np.ndarray]]:
-    """values[1:upto] a block at a time, with each block's first position: whole-sequence
+def _blocks(values: np.ndarray, upto: int, first: int = 1) -> Iterator[tuple[int, np.ndarray]]:
+    """values[first:upto] a block at a time, with each block's first position: whole-sequence
     temporaries of 64-bit integers would take 4x the 16-bit values."""
-    for first in range(1, upto, BLOCK):
-        yield first, values[first : min(first + BLOCK, upto)]
+    for start in range(first, upto, BLOCK):
+        yield start, values[start : min(start + BLOCK, upto)]
 
 
 def common_table(mask: int) -> np.ndarray:
@@ -305,6 +598,7 @@ def extend_values(
     progress: Progress | None = None,
     should_stop: Callable[[int], bool] | None = None,
     naive: bool = False,
+    workers: int = 1,
 ) -> SparseRun:
     """Compute values[done..upto] of a splitting game in place (values: uint16, length > upto).
 
@@ -312,6 +606,7 @@ def extend_values(
     rare positions outgrow their buffer. `progress(heaps_done, largest)` is called between chunks;
     `should_stop(heaps_done)` ends the run early (the values up to the returned ``done`` are
     final). `naive` computes every pair of every heap (the reference the tests compare with).
+    `workers` > 1 computes blocks of heaps on that many of numba's threads (the same values).
 
     Examples
     --------
@@ -321,7 +616,11 @@ def extend_values(
     >>> extend_values(rules, v, 0, 12).done, v.tolist()
     (13, [0, 1, 2, 3, 1, 4, 3, 2, 1, 4, 2, 6, 4])
     """
-    kernel = _kernel()
+    kernel = _kernel() if workers == 1 else _parallel_kernel()
+    if workers > 1:
+        from numba import set_num_threads
+
+        set_num_threads(workers)
     leave_one = np.array(rules.leave_one, dtype=np.int64)
     take_all = np.array(rules.take_all, dtype=np.int64)
     split_after = np.array(rules.split_after, dtype=np.int64)
@@ -342,6 +641,11 @@ def extend_values(
             revise_at = max(FIRST_SPLIT, 1 << n.bit_length())
         end = min(stop_at, revise_at, n + chunk)
         began = time.perf_counter()
+        if workers == 1:
+            tail: tuple[Any, ...] = (seen,)
+        else:  # every value so far below width, a block's marks in a few MiB
+            width = 1 << max(run.largest.bit_length(), 1)
+            tail = (width, max(16, min(BLOCK_HEAPS, (1 << 20) // (2 * width + 1))))
         reached, nrare, top, pairs = kernel(
             values,
             n,
@@ -354,7 +658,7 @@ def extend_values(
             common,
             rare,
             nrare,
-            seen,
+            *tail,
         )
         run.pairs += pairs
         run.done = reached
@@ -400,6 +704,65 @@ def _revise(
     rare[: rare_positions.size] = rare_positions
     run.method, run.mask = "sparse", mask
     return True, common, rare, int(rare_positions.size)
+
+
+@dataclass(frozen=True)
+class SummaryRows:
+    """The summary rows of a value sequence G(0..N-1), in the sense of the public octal-game
+    tables (T. Czajka's): the largest value and the first heap where it falls; the parity mask
+    that makes the fewest positions rare (a position is rare when popcount(G(n) & mask) is
+    even, the position's parity counting as one more bit where the game's splits allow it),
+    how many of the N positions are rare under it, and the last of them. No rare row for games
+    that do not split heaps."""
+
+    largest: int
+    at: int
+    mask: int | None = None
+    rare: int | None = None
+    last: int | None = None
+
+    @property
+    def mask_text(self) -> str | None:
+        """The mask as the tables write it: hex digits, ``+pos`` with the parity bit."""
+        if self.mask is None:
+            return None
+        text = f"{self.mask & (_PARITY_BIT - 1):x}"
+        return text + "+pos" if self.mask & _PARITY_BIT else text
+
+    def to_dict(self) -> dict[str, object]:
+        """``largest: {value, at}`` and ``rare: {mask, count, last}`` (None without splits)."""
+        rare = None
+        if self.mask is not None:
+            rare = {"mask": self.mask_text, "count": self.rare, "last": self.last}
+        return {"largest": {"value": self.largest, "at": self.at}, "rare": rare}
+
+
+def summary_rows(values: np.ndarray, rules: SplitRules | None) -> SummaryRows:
+    """The summary rows of G(0..len(values)-1) (see `SummaryRows`); with the position's parity
+    taken as n XOR the parity of the tokens a split removes, as the tables do.
+
+    Examples
+    --------
+    >>> from explorer import load_game
+    >>> kayles = load_game("kayles")
+    >>> summary_rows(kayles.heap_values(99), kayles.split_rules)
+    SummaryRows(largest=8, at=27, mask=15, rare=10, last=70)
+    """
+    count = len(values)
+    at = int(np.argmax(values)) if count else 0
+    largest = int(values[at]) if count else 0
+    if rules is None or not rules.split_after or largest > VALUE_LIMIT:
+        return SummaryRows(largest, at)
+    parity = _parity_split(rules)
+    offset = rules.split_after[0] & 1 if parity else 0
+    mask, rare = choose_mask(values, count, parity=parity, first=0, offset=offset)
+    common = common_table(mask)
+    last = 0
+    for start, part in _blocks(values, count, 0):
+        flags = common[((start + np.arange(part.size)) ^ offset) & 1, part] == 0
+        if flags.any():
+            last = start + int(np.flatnonzero(flags)[-1])
+    return SummaryRows(largest, at, mask, rare, last)
 
 
 def fletcher32(values: np.ndarray) -> int:
@@ -458,6 +821,7 @@ def heap_sequence(
     progress: Progress | None = None,
     checkpoint: Callable[[np.ndarray, int], None] | None = None,
     max_memory_mb: int | None = None,
+    workers: int = 1,
 ) -> HeapSequence:
     """G(0), ..., G(upto) of a heap game, or fewer when `until_periodic` and a period is proven.
 
@@ -465,6 +829,7 @@ def heap_sequence(
     compiled sparse-space kernel; the rest through the game's own table. `known` values (from
     the database) are taken as they are and the run continues after them; `checkpoint(values,
     done)` is called now and then with the values final so far, so a killed run can resume.
+    `workers` threads share the compiled kernel's heaps (the same values).
 
     Examples
     --------
@@ -519,7 +884,13 @@ def heap_sequence(
     method = "stored"
     while True:
         run = extend_values(
-            rules, values, done, size - 1, progress=progress, should_stop=should_stop
+            rules,
+            values,
+            done,
+            size - 1,
+            progress=progress,
+            should_stop=should_stop,
+            workers=workers,
         )
         done = run.done
         method = run.method

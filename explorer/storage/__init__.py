@@ -14,7 +14,8 @@ from explorer.errors import DatabaseError, DatabaseURLError, NotStoredError, Sch
 from explorer.lazy import lazy_members
 
 if TYPE_CHECKING:
-    from explorer.storage.building import BuildOptions, BuildProgress, BuildReport, build_position
+    from explorer.storage.build_writer import BuildProgress
+    from explorer.storage.building import BuildOptions, BuildReport, build_position
     from explorer.storage.database import Database, open_database
     from explorer.storage.edits import EditReport
     from explorer.storage.engine import DEFAULT_PATH, ENV_VAR, resolve_url
@@ -24,10 +25,8 @@ if TYPE_CHECKING:
 #: Where each name lives: its module loads when the name is first asked for, so that a command
 #: that only reads does not load the builder and the editor.
 _HOMES = {
-    **dict.fromkeys(
-        ("BuildOptions", "BuildProgress", "BuildReport", "build_position"),
-        "explorer.storage.building",
-    ),
+    **dict.fromkeys(("BuildOptions", "BuildReport", "build_position"), "explorer.storage.building"),
+    "BuildProgress": "explorer.storage.build_writer",
     **dict.fromkeys(("Database", "open_database"), "explorer.storage.database"),
     "QueryResult": "explorer.storage.game_rows",
     "StoredGame": "explorer.storage.stored_game",

@@ -89,7 +89,9 @@ def counts_of(src: np.ndarray, ids: np.ndarray) -> np.ndarray:
     if not ids.size or not src.size:
         return np.zeros(len(ids), dtype=np.int64)
     lo = int(ids.min())
-    return np.bincount(src - lo, minlength=int(ids.max()) - lo + 1)[ids - lo]
+    counts = np.bincount(src - lo, minlength=int(ids.max()) - lo + 1)
+    found: np.ndarray = counts[ids - lo]
+    return found
 
 
 class Waiting:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from types import TracebackType
+from typing import Generic, Protocol, TypeVar
 
 from sqlalchemy.engine import Engine
 
@@ -20,13 +21,28 @@ from explorer.storage.records import BuildCounts, drop_key_index, ensure_key_ind
 
 @dataclass(frozen=True)
 class BuildProgress:
-    """Where a running build is, reported after every committed batch."""
+    """Where a running build is, reported after every committed batch; a build in tiers
+    (`explorer.storage.tiered`) also gives its tier steps done (each tier is expanded, then
+    solved) out of those known so far, and its workers."""
 
     states_new: int
     edges_new: int
     values_computed: int
     frontier: int
     seconds: float
+    tiers_done: int = 0
+    tiers_total: int = 0
+    workers: int = 1
+
+
+class Reported(Protocol):
+    """What a writer thread writes: anything carrying the progress it reports once written."""
+
+    @property
+    def progress(self) -> BuildProgress: ...
+
+
+B = TypeVar("B", bound=Reported)
 
 
 @dataclass
@@ -68,7 +84,7 @@ def commit_batch(engine: Engine, game_id: int, build_id: int, batch: Batch, cach
             ensure_key_index(conn)
 
 
-class BatchWriter:
+class BatchWriter(Generic[B]):
     """One writer thread that commits batch k (through `commit`) while batch k + 1 is
     generated. Batch k + 1 is handed over only once batch k has committed, so the database
     never holds a batch whose predecessor failed, and `progress` reports committed batches
@@ -80,15 +96,15 @@ class BatchWriter:
 
     def __init__(
         self,
-        commit: Callable[[Batch], None],
+        commit: Callable[[B], None],
         progress: Callable[[BuildProgress], None] | None,
         started: float,
     ) -> None:
         self.commit, self.progress, self.started = commit, progress, started
         self.thread = ThreadPoolExecutor(1, thread_name_prefix="explorer-writer")
-        self.committing: tuple[Future[None], Batch] | None = None
+        self.committing: tuple[Future[None], B] | None = None
 
-    def __enter__(self) -> BatchWriter:
+    def __enter__(self) -> BatchWriter[B]:
         return self
 
     def __exit__(
@@ -99,7 +115,7 @@ class BatchWriter:
     ) -> None:
         self.thread.shutdown(wait=True)
 
-    def submit(self, batch: Batch) -> None:
+    def submit(self, batch: B) -> None:
         """Hand a batch to the writer thread once the one it is writing has committed."""
         self.finish()
         self.committing = self.thread.submit(self.commit, batch), batch

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from concurrent.futures import Executor
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -29,6 +30,7 @@ from explorer.errors import RuleError, SpecError
 from explorer.games import load_game, may_cycle
 from explorer.games.base import Game, Position
 from explorer.games.convention import MISERE, NORMAL, Convention
+from explorer.games.specs import GameSpec
 from explorer.generation.expansion import PositionIndex, position_index
 from explorer.generation.sorted_runs import find_sorted
 from explorer.solver import outcome
@@ -56,13 +58,11 @@ from explorer.storage.engine import reading, writing
 from explorer.storage.loopy import UPDATE_VALUES, LoopyValue, label_arrays, value_params
 from explorer.storage.records import (
     BuildCounts,
-    canonical_spec,
     ensure_key_index,
     find_game,
     insert_build,
     interrupt_running,
     refuse_running,
-    shown_spec,
     stored_game,
     update_build,
 )
@@ -99,6 +99,9 @@ class BuildOptions:
         Drop the unique key index once this many new states are written, and at least as
         many as the database held (the index is created again at the end: see
         `explorer.storage.build_plans.DEFER_KEY_INDEX_AT`); None keeps it throughout.
+    workers : int
+        Worker processes: more than one builds a game with tiers in tiers
+        (`explorer.storage.tiered`); 1, or a game without tiers, builds in this process.
 
     Examples
     --------
@@ -111,6 +114,7 @@ class BuildOptions:
     memory: int | None = DEFAULT_MEMORY_BYTES
     convention: Convention = NORMAL
     defer_key_index_at: int | None = DEFER_KEY_INDEX_AT
+    workers: int = 1
 
 
 @dataclass(frozen=True)
@@ -213,7 +217,7 @@ class GraphBuilder:
         # snapshot, so a build committing meanwhile is not half seen.
         self._refuse_too_large()
         with reading(self.engine) as conn:
-            stored = find_game(conn, canonical_spec(self.game.spec), self.convention)
+            stored = find_game(conn, GameSpec.parse(self.game.spec).canonical(), self.convention)
             self.game_id = NOT_STORED if stored is None else stored
             if stored is not None:
                 refuse_running(conn, stored, self.game.spec)
@@ -317,6 +321,8 @@ class GraphBuilder:
         status = "stopped" if self.frontier else "complete"
         labelled: LoopyValue | None = None
         stopped_by = stopped if status == "stopped" else None
+        if status == "complete" and not may_cycle(self.game):
+            self._refuse_undeclared_cycle(root)
         with writing(self.engine) as conn:
             if self.key_index.dropped:
                 ensure_key_index(conn)
@@ -337,6 +343,25 @@ class GraphBuilder:
             return self._report(status, None, None, None, stopped_by=stopped_by)
         remoteness = int(self.arrays.remote.data[root])
         return self._report(status, g, outcome(g), remoteness, stopped_by=stopped_by)
+
+    def _refuse_undeclared_cycle(self, root: int) -> None:
+        """Refuse a complete build whose start has no value in a game that says its play
+        always ends: the moves found have a cycle (the build is then taken back whole)."""
+        if int(self.arrays.grundy.data[root]) != UNKNOWN:
+            return
+        with self.engine.connect() as conn:
+            key = conn.execute(
+                sa.text(
+                    "SELECT key FROM states WHERE game_id = :g AND grundy IS NULL "
+                    "AND escapes IS NULL ORDER BY id DESC LIMIT 1"
+                ),
+                {"g": self.game_id},
+            ).scalar()
+        raise RuleError(
+            f"{GameSpec.parse(self.game.spec).reported()} says its play always ends, but its "
+            f"moves from {self.root_key!r} lead into a cycle (through {key!r}): say that play "
+            "may loop (@explorer.game(acyclic=False), or cycles = True in a Game subclass)"
+        )
 
     # -- setup ----------------------------------------------------------------------------
     def _start(self) -> None:
@@ -579,7 +604,7 @@ class GraphBuilder:
         stopped_by: str | None = None,
     ) -> BuildReport:
         return BuildReport(
-            game=shown_spec(canonical_spec(self.game.spec)),
+            game=GameSpec.parse(self.game.spec).reported(),
             position=self.root_key,
             build_id=self.build_id,
             status=status,
@@ -607,6 +632,7 @@ def build_position(
     options: BuildOptions | None = None,
     *,
     progress: Callable[[BuildProgress], None] | None = None,
+    executor: Executor | None = None,
 ) -> BuildReport:
     """Build the game graph of a position into a database, reusing whatever is stored.
 
@@ -626,6 +652,10 @@ def build_position(
         How to build (the defaults of `BuildOptions` when not given).
     progress : callable, optional
         Called with a `BuildProgress` after every committed batch.
+    executor : concurrent.futures.Executor, optional
+        Where a build in tiers (``options.workers`` > 1, a game with tiers) runs its tasks
+        (`explorer.generation.tiers.expand_tier`): a distributed engine's executor, say; by
+        default a process pool of ``options.workers`` processes.
 
     Returns
     -------
@@ -657,6 +687,11 @@ def build_position(
     root = game.parse(position)
     if options.convention == MISERE:
         refuse_misere_cycles(game)
+    from explorer.storage.tiered import TieredBuilder, tiers_apply
+
+    if tiers_apply(engine, game, root, options, options.convention):
+        refuse_unbuildable(game, root, memory=options.memory, max_states=None)
+        return TieredBuilder(engine, game, root, options, executor, progress).run()
     return GraphBuilder(engine, game, root, options, progress).run()
 
 

@@ -180,7 +180,7 @@ def interleaved(columns: Sequence[Sequence[object] | np.ndarray]) -> list[object
     flat = np.empty(width * len(columns[0]), dtype=object)
     for i, column in enumerate(columns):
         flat[i::width] = column.tolist() if isinstance(column, np.ndarray) else column
-    return flat.tolist()  # type: ignore[no-any-return]
+    return flat.tolist()
 
 
 def value_columns(
@@ -234,8 +234,9 @@ class BulkWriter:
         """Insert edges of one game prepared by `edge_payload`."""
         raise NotImplementedError
 
-    def update_values(self, values: ValueColumns) -> None:
-        """Set the values of stored states; also marks them expanded."""
+    def update_values(self, values: ValueColumns, depth: np.ndarray | None = None) -> None:
+        """Set the values of stored states (and their `depth`, one a state, when given); also
+        marks them expanded."""
         raise NotImplementedError
 
     def mark_expanded(self, game_id: int, runs: Sequence[tuple[int, int]]) -> None:
@@ -354,16 +355,26 @@ class SQLiteWriter(BulkWriter):
                 [(game_id, a, b) for a, b in payload],
             )
 
-    def update_values(self, values: ValueColumns) -> None:
+    def update_values(self, values: ValueColumns, depth: np.ndarray | None = None) -> None:
         # the build and the game written into the statement, the outcome found from the
         # value: four parameters a row rather than seven
         sql = (
             f"UPDATE states SET grundy = ?1, outcome = {outcome_sql('?1')}, "
             f"remoteness = ?2, height = ?3, value_build_id = {int(values.build_id)}, "
-            f"expanded = 1 WHERE game_id = {int(values.game_id)} AND id = ?4"
+            f"expanded = 1{', depth = ?5' if depth is not None else ''} "
+            f"WHERE game_id = {int(values.game_id)} AND id = ?4"
         )
+        depths = None if depth is None else depth.tolist()
+        at = 0
         for rows in values.rows():
-            self.connection.exec_driver_sql(sql, rows)
+            if depths is None:
+                self.connection.exec_driver_sql(sql, rows)
+                continue
+            part = depths[at : at + len(rows)]
+            at += len(rows)
+            self.connection.exec_driver_sql(
+                sql, [(*row, d) for row, d in zip(rows, part, strict=True)]
+            )
 
 
 #: PostgreSQL's binary COPY: the signature, flags and header extension, then the rows, then -1.
@@ -430,20 +441,25 @@ class PostgresWriter(BulkWriter):
             body = binary_copy([np.full(len(src), game_id), src, dst])
             self._copy_binary("edges", ("game_id", "src", "dst"), body)
 
-    def update_values(self, values: ValueColumns) -> None:
+    def update_values(self, values: ValueColumns, depth: np.ndarray | None = None) -> None:
         if not len(values):
             return
         self.connection.exec_driver_sql(
             "CREATE TEMP TABLE IF NOT EXISTS new_values (id integer, grundy integer, "
-            "remoteness integer, height integer) ON COMMIT DELETE ROWS"
+            "remoteness integer, height integer, depth integer) ON COMMIT DELETE ROWS"
         )
-        body = binary_copy([values.ids, values.grundy, values.remoteness, values.height])
-        self._copy_binary("new_values", ("id", "grundy", "remoteness", "height"), body)
+        columns = [values.ids, values.grundy, values.remoteness, values.height]
+        names = ["id", "grundy", "remoteness", "height"]
+        if depth is not None:
+            columns.append(depth)
+            names.append("depth")
+        self._copy_binary("new_values", names, binary_copy(columns))
         self.connection.exec_driver_sql(
             "UPDATE states AS s SET grundy = v.grundy, "
             f"outcome = {outcome_sql('v.grundy')}, "
             "remoteness = v.remoteness, height = v.height, value_build_id = %(build)s, "
-            "expanded = TRUE FROM new_values AS v WHERE s.game_id = %(game)s AND s.id = v.id",
+            f"expanded = TRUE{', depth = v.depth' if depth is not None else ''} "
+            "FROM new_values AS v WHERE s.game_id = %(game)s AND s.id = v.id",
             {"build": values.build_id, "game": values.game_id},
         )
         self.connection.exec_driver_sql("TRUNCATE new_values")

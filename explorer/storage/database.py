@@ -12,9 +12,9 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from explorer.games.convention import NORMAL, Convention
-from explorer.storage.engine import create_engine, translated
+from explorer.games.specs import GameSpec
+from explorer.storage.engine import checkpoint_away, create_engine, translated
 from explorer.storage.findings import stored_findings
-from explorer.storage.records import shown_spec
 from explorer.storage.sequences import stored_sequences
 from explorer.storage.stored_game import StoredGame
 
@@ -45,8 +45,10 @@ class Database:
         self.url = engine.url.render_as_string(hide_password=True)
 
     def close(self) -> None:
-        """Release every connection."""
+        """Release every connection; a SQLite file's ``-wal`` and ``-shm`` files go too when
+        no other program has it open (`checkpoint_away`), even after read-only use."""
         self.engine.dispose()
+        checkpoint_away(self.engine)
 
     def __enter__(self) -> Database:
         return self
@@ -71,6 +73,8 @@ class Database:
         ------
         SpecError
             For a convention other than ``normal`` and ``misere``.
+        ArgumentTypeError
+            When `game` is neither a spec nor a `Game`.
 
         Examples
         --------
@@ -79,6 +83,10 @@ class Database:
         open_database('sqlite://').game('kayles', 'misere')
         >>> db.close()
         """
+        if not isinstance(game, str):
+            from explorer.games.arguments import as_game  # loads numpy: only for a Game
+
+            game = as_game(game)
         return StoredGame(self, game, convention, rules=rules)
 
     @translated("read")
@@ -102,7 +110,7 @@ class Database:
             findings = stored_findings(conn)
         return [
             {
-                "game": shown_spec(r.spec),
+                "game": GameSpec.parse(r.spec).shown(),
                 "convention": r.convention,
                 "states": int(r.states),
                 "edges": int(r.edges),

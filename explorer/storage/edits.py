@@ -23,6 +23,7 @@ from sqlalchemy.engine import Engine
 from explorer.errors import EditError, NotStoredError
 from explorer.games.base import Game
 from explorer.games.dag import DagGame
+from explorer.games.specs import GameSpec
 from explorer.solver import outcome
 from explorer.solver.arrays import Adjacency, depths, solve_adjacency
 from explorer.solver.incremental import (
@@ -56,14 +57,12 @@ from explorer.storage.records import (
     BuildCounts,
     add_game,
     adopt_typed_game,
-    canonical_spec,
     edge_arrays,
     find_game,
     graph_fingerprint,
     insert_build,
     lookup_game,
     set_fingerprint,
-    shown_spec,
     update_build,
 )
 from explorer.version import __version__
@@ -409,7 +408,7 @@ def _stored(conn: sa.Connection, spec: str) -> tuple[int, str]:
     """The id and stored spec of the game a spec names."""
     found = lookup_game(conn, spec)
     if found is None:
-        shown = shown_spec(canonical_spec(spec))
+        shown = GameSpec.parse(spec).reported()
         raise NotStoredError(f"game {shown!r} is not stored (import or build it first)")
     return found
 
@@ -418,7 +417,7 @@ def _apply(
     conn: sa.Connection, game_id: int, spec: str, kind: str, edit: Edit, method: str
 ) -> tuple[EditResult, int | None]:
     store = StoredGraph(conn, game_id, kind, method)
-    loopy = spec.startswith("graph:")
+    loopy = GameSpec.parse(spec).loops
     result = apply_loopy_edit(store, edit) if loopy else apply_edit(store, edit)
     store.finish(edit, result)
     return result, store.build_id
@@ -462,9 +461,10 @@ def edit_game(engine: Engine, spec: str, edit: Edit) -> EditReport:
         raise EditError("the edit changes nothing (give states or moves to add or remove)")
     with writing(engine) as conn:
         game_id, stored = _stored(conn, spec)
-        method = f"{edit.describe()}; {LOOPY_METHOD if stored.startswith('graph:') else METHOD}"
-        spec = shown_spec(stored)
-        if not stored.startswith(("dag:", "graph:")):
+        parsed = GameSpec.parse(stored)
+        method = f"{edit.describe()}; {LOOPY_METHOD if parsed.loops else METHOD}"
+        spec = parsed.shown()
+        if not parsed.only_file:
             # its moves come from rules: an edited copy would disagree with them, and a later
             # build would reuse the disagreeing values
             raise EditError(
@@ -515,9 +515,9 @@ def import_graph(engine: Engine, source: str | DagGame) -> EditReport:
     edges = [(v, w) for v in vertices for w in game.successors(v)]
     src, dst = edge_arrays(vertices, edges)
     fingerprint = graph_fingerprint(vertices, src, dst)
-    spec = shown_spec(canonical_spec(game.spec))
+    spec = GameSpec.parse(game.spec).reported()
     with writing(engine) as conn:
-        game_id = find_game(conn, canonical_spec(game.spec))
+        game_id = find_game(conn, GameSpec.parse(game.spec).canonical())
         if game_id is None:
             game_id = adopt_typed_game(conn, game, fingerprint)
         if game_id is None:

@@ -13,10 +13,14 @@ import sqlalchemy as sa
 from explorer.errors import ExplorerError, NotStoredError, SpecError
 from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.games.pyspec import stored_rules
+from explorer.games.specs import GameSpec
 from explorer.storage.damage import checked_state
 from explorer.storage.engine import shown_location
 from explorer.storage.neighbourhood import chunks
-from explorer.storage.records import canonical_spec, lookup_game, shown_spec
+from explorer.storage.records import (
+    changed_python_builds,
+    lookup_game,
+)
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -54,11 +58,6 @@ def state_dict(row: Any) -> dict[str, object]:
 def _misere_flag(convention: Convention) -> str:
     """What a command line adds to name a game's misère build."""
     return " --misere" if convention == MISERE else ""
-
-
-def _import_argument(spec: str) -> str:
-    """What `explorer import` takes for a file game: the file (``dag:``) or the spec."""
-    return spec.removeprefix("dag:")
 
 
 class GameRows:
@@ -108,9 +107,23 @@ class GameRows:
     def __repr__(self) -> str:
         return f"{self.database!r}.game({self.spec!r}, {str(self.convention)!r})"
 
+    def _normal_play(self, what: str) -> None:
+        """Refuse an operation of the normal-play game on a misère handle (never crossed).
+
+        Raises
+        ------
+        SpecError
+            When the handle is of the game's misère build.
+        """
+        if self.convention != NORMAL:
+            raise SpecError(
+                f"{what} are of a game's normal-play build, not of its misère build: "
+                f"use db.game({self.spec!r})"
+            )
+
     # -- the game row -----------------------------------------------------------------------
     def _resolved(self, conn: sa.Connection) -> tuple[int, str]:
-        """The id of the game row, and the game's spec as shown (see `shown_spec`).
+        """The id of the game row, and the game's spec as shown (see `GameSpec.shown`).
 
         Raises
         ------
@@ -122,14 +135,14 @@ class GameRows:
             found = lookup_game(conn, self.spec, self.convention)
             if found is None:
                 raise self._not_stored(conn)
-            self._found = found[0], shown_spec(found[1])
+            self._found = found[0], GameSpec.parse(found[1]).shown()
         return self._found
 
     def _not_stored(self, conn: sa.Connection) -> NotStoredError:
         misere = self.convention == MISERE
         flag = _misere_flag(self.convention)
         where = shown_location(self.engine)
-        shown = shown_spec(canonical_spec(self.spec))
+        shown = GameSpec.parse(self.spec).reported()
         if lookup_game(conn, self.spec, NORMAL if misere else MISERE) is not None:
             other = "only its normal-play build" if misere else "only its misère build"
             add = "" if misere else " (add --misere)"
@@ -138,21 +151,25 @@ class GameRows:
                 f"{where!r}: {other} is{add} (build a position of it: explorer "
                 f"build {shown!r} POSITION{flag})"
             )
+        changed = changed_python_builds(conn, self.spec, self.convention)
+        if changed is not None:
+            return NotStoredError(f"{shown!r} is not stored in {where!r}: {changed}")
         hint = f"build a position first: explorer build {shown!r} POSITION{flag}"
-        family = shown.partition(":")[0]
-        if family in ("dag", "graph"):
-            name = os.path.basename(shown.partition(":")[2])
+        file = GameSpec.parse(shown).file_part
+        if file is not None:
+            name = os.path.basename(file.parameters or "")
             others = [
-                shown_spec(s)
+                GameSpec.parse(s).shown()
                 for (s,) in conn.execute(
-                    sa.text("SELECT spec FROM games WHERE family = :f ORDER BY id"), {"f": family}
+                    sa.text("SELECT spec FROM games WHERE family = :f ORDER BY id"),
+                    {"f": file.family},
                 )
                 if os.path.basename(s) == name
             ]
             hint = (
                 f"stored from files named {name!r}: {', '.join(others)}"
                 if others
-                else f"import it first: explorer import {_import_argument(shown)!r}"
+                else f"import it first: explorer import {file.import_argument()!r}"
             )
         which = "the misère game" if misere else "game"
         return NotStoredError(f"{which} {shown!r} is not stored in {where!r} ({hint})")

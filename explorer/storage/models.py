@@ -16,6 +16,7 @@ from sqlalchemy import (
     Boolean,
     CheckConstraint,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -113,6 +114,9 @@ class BuildTable(Base):
     #: was killed (see `explorer.storage.records.shown_status`).
     host: Mapped[str | None] = mapped_column(Text)
     pid: Mapped[int | None] = mapped_column(Integer)
+    #: Worker processes of a build in tiers (``explorer build --workers N``); NULL for a
+    #: build in one process.
+    workers: Mapped[int | None] = mapped_column(Integer)
 
 
 class StateTable(Base):
@@ -178,6 +182,24 @@ class EdgeTable(Base):
     game_id: Mapped[int] = mapped_column(Integer, primary_key=True)
     src: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     dst: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+
+
+class TierTable(Base):
+    """One tier of a game built in tiers (`explorer.storage.tiered`): its states, the moves
+    from them, and how long its expansion and its solving took (NULL until solved). A build
+    killed and run again reads here which tiers are done. ``tier`` is the number as text
+    (tiers may outgrow 64 bits: a row of coins read in binary)."""
+
+    __tablename__ = "tiers"
+
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), primary_key=True)
+    tier: Mapped[str] = mapped_column(Text, primary_key=True)
+    #: The build that expanded the tier.
+    build_id: Mapped[int] = mapped_column(Integer)
+    states: Mapped[int] = mapped_column(BigInteger)
+    edges: Mapped[int] = mapped_column(BigInteger)
+    expand_seconds: Mapped[float] = mapped_column(Float)
+    solve_seconds: Mapped[float | None] = mapped_column(Float)
 
 
 class StateCountTable(Base):

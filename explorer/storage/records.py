@@ -29,17 +29,11 @@ import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from explorer.errors import BuildRunningError, ExplorerError, NotStoredError
-from explorer.games import load_game
+from explorer.errors import BuildRunningError, NotStoredError
 from explorer.games.base import Game
 from explorer.games.convention import NORMAL, Convention
-from explorer.games.pyspec import (
-    canonical_python_spec,
-    is_python_spec,
-    python_specs_match,
-    shown_python_spec,
-)
-from explorer.games.sums import SEPARATOR, split_sum
+from explorer.games.pyspec import python_specs_match, rules_changed
+from explorer.games.specs import GameSpec
 from explorer.storage.models import KEY_INDEX, BuildTable, GameTable
 
 #: Worker threads SQLite may sort with while it creates the key index (``PRAGMA threads``).
@@ -57,80 +51,6 @@ def utc_now() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
-#: Families whose spec names a graph file (``graph:`` allows cycles).
-FILE_FAMILIES = ("dag", "graph")
-
-
-def _file_spec(piece: str) -> tuple[str, str] | None:
-    """The family and file a ``dag:FILE`` or ``graph:FILE`` spec names, as typed (None for
-    other specs)."""
-    name, colon, rest = piece.strip().partition(":")
-    family = name.strip().lower()
-    return (family, rest.strip()) if colon and family in FILE_FAMILIES and rest.strip() else None
-
-
-def canonical_spec(spec: str) -> str:
-    """The spec a game is stored under: its canonical spec, with every DAG file resolved to an
-    absolute path (not read: the file may have changed or gone since it was imported). A spec
-    that does not load is taken as typed.
-
-    Examples
-    --------
-    >>> canonical_spec("kayles + nim")
-    'octal:0.77 + nim'
-    >>> canonical_spec("dag:data/../data/note003.json") == "dag:" + os.path.abspath(
-    ...     "data/note003.json")
-    True
-    """
-    pieces = []
-    for piece in split_sum(spec):
-        found = _file_spec(piece)
-        if found is not None:
-            pieces.append(f"{found[0]}:{os.path.realpath(found[1])}")
-            continue
-        if is_python_spec(piece):  # named by its file, never run to be named
-            pieces.append(canonical_python_spec(piece))
-            continue
-        try:
-            pieces.append(load_game(piece).spec)
-        except ExplorerError:
-            pieces.append(piece.strip())
-    return f" {SEPARATOR} ".join(pieces)
-
-
-def _typed_spec(spec: str) -> str:
-    """A spec as databases written before resolved paths stored it: DAG paths as typed."""
-    pieces = []
-    for piece in split_sum(spec):
-        found = _file_spec(piece)
-        pieces.append(
-            piece.strip() if found is None else f"{found[0]}:{os.path.normpath(found[1])}"
-        )
-    return f" {SEPARATOR} ".join(pieces)
-
-
-def shown_spec(stored: str) -> str:
-    """A stored spec as shown and reported: DAG files inside the working folder relative to
-    it, others absolute; either way a spec that names the same game from here.
-
-    Examples
-    --------
-    >>> shown_spec("dag:" + os.path.abspath("data/note003.json"))
-    'dag:data/note003.json'
-    >>> shown_spec("dag:/nowhere/game.json")
-    'dag:/nowhere/game.json'
-    """
-    pieces = []
-    for piece in stored.split(f" {SEPARATOR} "):
-        found = _file_spec(piece)
-        if found is not None and os.path.isabs(found[1]):
-            relative = os.path.relpath(found[1])
-            if relative != os.pardir and not relative.startswith(os.pardir + os.sep):
-                piece = f"{found[0]}:{relative}"
-        pieces.append(shown_python_spec(piece) if is_python_spec(piece) else piece)
-    return f" {SEPARATOR} ".join(pieces)
-
-
 def find_game(conn: sa.Connection, spec: str, convention: Convention = NORMAL) -> int | None:
     """The id of the game stored under exactly this spec and convention, if any."""
     found = conn.scalar(
@@ -144,33 +64,65 @@ def lookup_game(
 ) -> tuple[int, str] | None:
     """The id and stored spec of the game a spec names in a convention, typed from any folder:
     by its canonical spec, else as a database written before resolved paths stored it."""
-    for candidate in dict.fromkeys((canonical_spec(spec), _typed_spec(spec), spec.strip())):
+    parsed = GameSpec.parse(spec)
+    canonical = parsed.canonical()
+    for candidate in dict.fromkeys((canonical, parsed.older(), spec.strip())):
         found = find_game(conn, candidate, convention)
         if found is not None:
             return found, candidate
-    if any(is_python_spec(piece) for piece in spec.split(SEPARATOR)):
-        return _lookup_python_game(conn, spec, convention)
+    if parsed.user_code:
+        return _lookup_python_game(conn, canonical, convention)
     return None
 
 
+def _python_games(conn: sa.Connection, convention: Convention) -> list[tuple[int, str]]:
+    """The stored games with a part written in Python, in storage order: id and spec."""
+    stored = conn.execute(
+        sa.select(GameTable.id, GameTable.spec)
+        .where(GameTable.convention == convention)
+        .order_by(GameTable.id)
+    ).all()
+    return [(int(i), s) for i, s in stored if GameSpec.parse(s).user_code]
+
+
 def _lookup_python_game(
-    conn: sa.Connection, spec: str, convention: Convention
+    conn: sa.Connection, canonical: str, convention: Convention
 ) -> tuple[int, str] | None:
     """A game with Python rules whose file is gone (or named without a fingerprint): the one
     stored game it can be; refused when it could be several."""
-    stored = conn.execute(
-        sa.select(GameTable.id, GameTable.spec).where(
-            GameTable.spec.like("%py:%"), GameTable.convention == convention
-        )
-    ).all()
-    found = [(int(i), s) for i, s in stored if python_specs_match(canonical_spec(spec), s)]
+    found = [(i, s) for i, s in _python_games(conn, convention) if python_specs_match(canonical, s)]
     if len(found) > 1:
-        listing = ", ".join(shown_spec(s) for _, s in found)
+        listing = ", ".join(GameSpec.parse(s).shown() for _, s in found)
         raise NotStoredError(
-            f"{shown_spec(canonical_spec(spec))!r} names {len(found)} stored games (its file "
+            f"{GameSpec.parse(canonical).shown()!r} names {len(found)} stored games (its file "
             f"changed between builds): name one with its fingerprint: {listing}"
         )
     return found[0] if found else None
+
+
+def changed_python_builds(
+    conn: sa.Connection, spec: str, convention: Convention = NORMAL
+) -> str | None:
+    """What to say when a spec with a ``py:`` piece is not stored but a build of the same
+    file and name is, under another fingerprint (the file changed since that build), or None.
+
+    Found from the stored specs and the file's text, never by running the file.
+    """
+    parsed = GameSpec.parse(spec)
+    if not parsed.user_code:
+        return None
+    asked = parsed.canonical()
+    unpinned = GameSpec.parse(asked).unpinned()
+    builds = [s for _, s in _python_games(conn, convention) if python_specs_match(unpinned, s)]
+    if not builds:
+        return None
+    notes = rules_changed(builds[-1], asked).removeprefix("; ").partition(": its moves")[0]
+    listing = ", ".join(repr(GameSpec.parse(s).shown()) for s in builds)
+    return (
+        f"{notes or 'its file changed since the build'}; the stored "
+        f"{'build reads' if len(builds) == 1 else 'builds read'} as {listing} (name it so, "
+        "or build again to store the rules as they are now)"
+    )
 
 
 def edge_arrays(
@@ -214,14 +166,14 @@ def add_game(
     spec for a sum, NULL for a game without parameters; ``fingerprint`` the graph of a DAG
     file as imported.
     """
-    spec = canonical_spec(game.spec)
-    parameters = spec if game.summands() is not None else spec.partition(":")[2]
+    parsed = GameSpec.of(game)
+    spec = parsed.canonical()
     game_id = conn.scalar(
         sa.insert(GameTable)
         .values(
             spec=spec,
             family=game.family,
-            parameters=parameters or None,
+            parameters=parsed.stored_parameters(spec),
             fingerprint=fingerprint,
             created_at=utc_now(),
             convention=convention,
@@ -234,7 +186,7 @@ def add_game(
 
 def stored_game(conn: sa.Connection, game: Game[Any], convention: Convention = NORMAL) -> int:
     """The id of a game's row in a convention, stored now if it was not."""
-    found = find_game(conn, canonical_spec(game.spec), convention)
+    found = find_game(conn, GameSpec.parse(game.spec).canonical(), convention)
     return add_game(conn, game, convention=convention) if found is None else found
 
 
@@ -245,7 +197,8 @@ def adopt_typed_game(conn: sa.Connection, game: Game[Any], fingerprint: str) -> 
     A game stored under the same typed path with another graph came from another file (typed
     the same way in another folder): it is left as it is, never confused with this one.
     """
-    typed = _typed_spec(game.spec)
+    parsed = GameSpec.of(game)
+    typed, spec = parsed.older(), parsed.canonical()
     found = conn.execute(
         sa.select(GameTable.id).where(
             GameTable.spec == typed,
@@ -253,13 +206,12 @@ def adopt_typed_game(conn: sa.Connection, game: Game[Any], fingerprint: str) -> 
             GameTable.convention == NORMAL,
         )
     ).scalar()
-    if found is None or typed == canonical_spec(game.spec):
+    if found is None or typed == spec:
         return None
-    spec = canonical_spec(game.spec)
     conn.execute(
         sa.update(GameTable)
         .where(GameTable.id == found)
-        .values(spec=spec, parameters=spec.partition(":")[2])
+        .values(spec=spec, parameters=parsed.stored_parameters(spec))
     )
     return int(found)
 
@@ -294,6 +246,7 @@ def insert_build(
     root: str | None = None,
     max_states: int | None = None,
     counts: BuildCounts = BuildCounts(),
+    workers: int | None = None,
 ) -> int:
     """Record an operation that writes states, edges or values; returns its build id.
 
@@ -316,6 +269,7 @@ def insert_build(
             method=method,
             host=socket.gethostname(),
             pid=os.getpid(),
+            workers=workers,
             **asdict(counts),
         )
         .returning(BuildTable.id)
@@ -439,8 +393,9 @@ def refuse_running(conn: sa.Connection, game_id: int, spec: str) -> None:
             and build.pid not in (None, os.getpid())
             and shown_status("running", build.host, build.pid) == "running"
         ):
+            shown = GameSpec.parse(spec).shown()
             raise BuildRunningError(
-                f"another build of {shown_spec(spec)!r} is running (build {build.id}, process "
+                f"another build of {shown!r} is running (build {build.id}, process "
                 f"{build.pid}, started {build.started_at:%Y-%m-%d %H:%M:%S} UTC); wait for it "
                 "to finish, or stop it, then run this build again"
             )

@@ -141,7 +141,12 @@ def save_sequence(
     checksum: int,
     method: str,
 ) -> None:
-    """Store G(0..computed-1) (values[:computed]), writing the chunks past what is stored."""
+    """Store G(0..computed-1) (values[:computed]), the only way a sequence is written.
+
+    The values below what is stored are taken to be the stored ones: the chunks from the one
+    holding the first new value (or the new last value, when fewer are kept) are rewritten, and
+    every chunk past `computed` is deleted.
+    """
     game_id = stored_game(conn, load_game(spec))
     row = conn.execute(
         sa.select(SequenceTable).where(SequenceTable.game_id == game_id)
@@ -162,16 +167,14 @@ def save_sequence(
         before = 0
     else:
         sequence_id = row.id
-        before = row.computed
-        if computed <= before:
-            conn.execute(
-                sa.update(SequenceTable).where(SequenceTable.id == sequence_id).values(**fields)
-            )
-            return
+        before = row.computed if isinstance(row.computed, int) else 0
         conn.execute(
             sa.update(SequenceTable).where(SequenceTable.id == sequence_id).values(**fields)
         )
-    first = before // CHUNK_VALUES
+    # the chunks from the first one that changes are rewritten, and those past the new count
+    # deleted: a save that keeps fewer values than a checkpoint stored (a proof that ends
+    # before the last checkpoint) leaves exactly its own values
+    first = min(before, computed) // CHUNK_VALUES
     last = (computed - 1) // CHUNK_VALUES
     conn.execute(
         sa.delete(SequenceChunkTable).where(

@@ -1,5 +1,6 @@
 """The patterns and the misère quotient stored for a game, as `StoredGame` reads and writes them
-(see `explorer.storage.findings`); both are kept on the game's normal-play row."""
+(see `explorer.storage.findings`); both are of the game's normal-play rules, kept on its
+normal-play row, and a misère handle refuses them."""
 
 from __future__ import annotations
 
@@ -47,6 +48,7 @@ class Findings(GameRows):
     @translated("read")
     def patterns(self) -> list[dict[str, Any]]:
         """The stored patterns of the game (see `load_patterns`); [] when there are none."""
+        self._normal_play("patterns")
         with self.engine.connect() as conn:
             game_id = self._row(conn)
             return [] if game_id is None else load_patterns(conn, game_id)
@@ -55,6 +57,7 @@ class Findings(GameRows):
     def save_patterns(self, found: Patterns, data: np.ndarray) -> list[Revision]:
         """Store the patterns of a run and revise those stored before (see `save_patterns`);
         one transaction."""
+        self._normal_play("patterns")
         with self.engine.connect() as conn:
             with conn.begin():
                 game_id = self._row(conn, create=True)
@@ -64,6 +67,7 @@ class Findings(GameRows):
     @translated("read")
     def quotient(self) -> MisereQuotient | None:
         """The stored misère quotient of the game, or None."""
+        self._normal_play("misère quotients")
         with self.engine.connect() as conn:
             game_id = self._row(conn)
             return None if game_id is None else load_quotient(conn, game_id)
@@ -71,6 +75,7 @@ class Findings(GameRows):
     @translated("write to")
     def save_quotient(self, quotient: MisereQuotient) -> None:
         """Store the game's misère quotient, replacing the one stored."""
+        self._normal_play("misère quotients")
         with self.engine.connect() as conn:
             with conn.begin():
                 game_id = self._row(conn, create=True)

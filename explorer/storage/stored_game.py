@@ -7,20 +7,21 @@ The game row is looked up once, on first use; every method then reads or writes 
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import Executor
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal
 
 import sqlalchemy as sa
 
-from explorer.errors import SpecError
 from explorer.games.convention import NORMAL
+from explorer.games.specs import GameSpec
 from explorer.storage.browsing import Browsing
 from explorer.storage.counts import read_counts
 from explorer.storage.damage import stored_key, stored_natural
 from explorer.storage.engine import release_page_cache, translated, writing
 from explorer.storage.findings import load_patterns, load_quotient
 from explorer.storage.game_rows import STATE_FIELDS, QueryResult, state_dict
-from explorer.storage.records import canonical_spec, shown_status
+from explorer.storage.records import shown_status
 from explorer.storage.sequences import (
     StoredSequence,
     delete_sequence,
@@ -32,7 +33,8 @@ from explorer.storage.subgraphs import Subgraphs
 
 if TYPE_CHECKING:  # building, editing and checking load in the methods that do them
     from explorer.solver.incremental import Edit
-    from explorer.storage.building import BuildOptions, BuildProgress, BuildReport
+    from explorer.storage.build_writer import BuildProgress
+    from explorer.storage.building import BuildOptions, BuildReport
     from explorer.storage.edits import EditReport
     from explorer.storage.verify import Verification
 
@@ -62,10 +64,12 @@ class StoredGame(Browsing, Subgraphs, Findings):
     @translated("write to")
     def build(
         self,
+        /,
         position: str,
         options: BuildOptions | None = None,
         *,
         progress: Callable[[BuildProgress], None] | None = None,
+        executor: Executor | None = None,
         **changes: Any,
     ) -> BuildReport:
         """Build the game graph of a position into the database (see `build_position`), with
@@ -74,7 +78,9 @@ class StoredGame(Browsing, Subgraphs, Findings):
 
         Stored states and values are reused; a build stopped by `max_states`, by the `memory`
         budget (bytes the process may use; None for none) or killed continues where it
-        stopped when run again. In the misère convention the game's misère build is made.
+        stopped when run again. With ``workers=N`` (N > 1) a game with tiers is built on N
+        worker processes, or on `executor` (a `concurrent.futures.Executor`) when given.
+        In the misère convention the game's misère build is made.
 
         Raises
         ------
@@ -86,7 +92,9 @@ class StoredGame(Browsing, Subgraphs, Findings):
 
         options = replace(options or BuildOptions(), convention=self.convention, **changes)
         rules = self.spec if self.given is None else self.given
-        return build_position(self.engine, rules, position, options, progress=progress)
+        return build_position(
+            self.engine, rules, position, options, progress=progress, executor=executor
+        )
 
     @translated("write to")
     def edit(self, edit: Edit) -> EditReport:
@@ -165,13 +173,6 @@ class StoredGame(Browsing, Subgraphs, Findings):
             convention=self.convention,
         )
 
-    def _normal_play(self, what: str) -> None:
-        if self.convention != NORMAL:
-            raise SpecError(
-                f"{what} are of a game's normal-play build, not of its misère build: "
-                f"use db.game({self.spec!r})"
-            )
-
     # -- single positions -------------------------------------------------------------------
     @translated("read")
     def state(self, position: str, *, moves: int = 100) -> QueryResult:
@@ -245,7 +246,8 @@ class StoredGame(Browsing, Subgraphs, Findings):
         True keeps the states of value ∞(K), False the finite ones. Returns ``{"game",
         "total", "offset", "limit", "states": [...]}`` where ``total`` counts every state
         matching the filters. Counting reads every state of the game; with ``count=False`` it
-        is skipped (``total`` is None) and ``"more"`` says whether states follow this page.
+        is skipped unless the stored counts give it (no filter, or one of `outcome`, `grundy`
+        and `depth`), else ``total`` is None and ``"more"`` says whether states follow.
         """
         where = ["game_id = :g"]
         params: dict[str, object] = {"n": limit, "o": offset}
@@ -269,6 +271,7 @@ class StoredGame(Browsing, Subgraphs, Findings):
                     sa.text(f"SELECT COUNT(*) FROM states WHERE {condition}"), params
                 ).scalar_one()
             else:
+                total = _counted_total(conn, params, infinite)
                 params["n"] = limit + 1
             rows = conn.execute(
                 sa.text(
@@ -278,7 +281,7 @@ class StoredGame(Browsing, Subgraphs, Findings):
                 params,
             )
             found = [state_dict(r) for r in rows]
-        more = len(found) > limit if total is None else offset + len(found) < total
+        more = len(found) > limit if not count else offset + len(found) < (total or 0)
         return QueryResult(
             game=spec,
             convention=self.convention,
@@ -292,8 +295,10 @@ class StoredGame(Browsing, Subgraphs, Findings):
     @translated("read")
     def stats(self) -> dict[str, Any]:
         """Counts by outcome, Grundy value and depth, extremes, and the build history of the
-        game (in a misère build, values G⁻ and misère outcomes); ``patterns`` and ``quotient``
-        when `save_patterns` or `save_quotient` stored them.
+        game (in a misère build, values G⁻ and misère outcomes), each build's ``workers``;
+        ``tiers`` (each tier's states, moves and seconds to expand and to solve) when a build
+        in tiers stored them, ``patterns`` and ``quotient`` when `save_patterns` or
+        `save_quotient` stored them.
 
         Examples
         --------
@@ -346,11 +351,26 @@ class StoredGame(Browsing, Subgraphs, Findings):
                     "values_computed": stored_natural(r.values_computed),
                     "host": r.host,
                     "pid": r.pid,
+                    "workers": r.workers,
                 }
                 for r in conn.execute(
                     sa.text("SELECT * FROM builds WHERE game_id = :g ORDER BY id"), params
                 )
             ]
+            tiers = sorted(
+                (
+                    {
+                        "tier": int(r.tier),
+                        "build_id": r.build_id,
+                        "states": r.states,
+                        "edges": r.edges,
+                        "expand_seconds": r.expand_seconds,
+                        "solve_seconds": r.solve_seconds,
+                    }
+                    for r in conn.execute(sa.text("SELECT * FROM tiers WHERE game_id = :g"), params)
+                ),
+                key=lambda t: -t["tier"],
+            )
             # what `explorer patterns --db` and `explorer quotient --db` stored (normal play)
             normal = self.convention == NORMAL
             patterns = load_patterns(conn, game_id) if normal else []
@@ -372,6 +392,7 @@ class StoredGame(Browsing, Subgraphs, Findings):
             "max_height": max(height, default=None),
             "builds": builds,
             # only when stored, so that the stats of other games read as before
+            **({"tiers": tiers} if tiers else {}),
             **({"patterns": patterns} if patterns else {}),
             **({"quotient": quotient.to_dict()} if quotient is not None else {}),
         }
@@ -396,7 +417,7 @@ class StoredGame(Browsing, Subgraphs, Findings):
         """
         self._normal_play("value sequences")
         with self.engine.connect() as conn:
-            stored = load_sequence(conn, canonical_spec(self.spec))
+            stored = load_sequence(conn, GameSpec.parse(self.spec).canonical())
             release_page_cache(conn)
             return stored
 
@@ -405,7 +426,7 @@ class StoredGame(Browsing, Subgraphs, Findings):
         """Delete the game's stored single-heap value sequence; whether there was one."""
         self._normal_play("value sequences")
         with writing(self.engine) as conn:  # waits for another writer, as every writer does
-            return delete_sequence(conn, canonical_spec(self.spec))
+            return delete_sequence(conn, GameSpec.parse(self.spec).canonical())
 
     @translated("write to")
     def save_sequence(
@@ -422,7 +443,7 @@ class StoredGame(Browsing, Subgraphs, Findings):
         with writing(self.engine) as conn:  # waits for another writer, as every writer does
             save_sequence(
                 conn,
-                canonical_spec(self.spec),
+                GameSpec.parse(self.spec).canonical(),
                 values,
                 computed,
                 period=period,
@@ -430,3 +451,18 @@ class StoredGame(Browsing, Subgraphs, Findings):
                 method=method,
             )
             release_page_cache(conn)
+
+
+def _counted_total(
+    conn: sa.Connection, params: dict[str, object], infinite: bool | None
+) -> int | None:
+    """The number of states a listing's filters match, from the game's stored counts (a few
+    rows, not every state): known with no filter or with one of outcome, grundy and depth."""
+    filters = [k for k in ("outcome", "grundy", "depth") if k in params]
+    if infinite is not None or len(filters) > 1:
+        return None
+    counts = read_counts(conn, int(params["g"]))  # type: ignore[call-overload]
+    if not filters:
+        return counts.get("states", {}).get("", 0)
+    kind = filters[0]
+    return counts.get(kind, {}).get(str(params[kind]), 0)

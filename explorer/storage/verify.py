@@ -25,14 +25,15 @@ from explorer.errors import ExplorerError, NotStoredError
 from explorer.games import load_game, may_cycle
 from explorer.games.base import Game as GameRules
 from explorer.games.convention import MISERE, NORMAL, Convention
-from explorer.games.pyspec import rules_changed
+from explorer.games.pyspec import rules_changed, stored_rules
+from explorer.games.specs import GameSpec
 from explorer.solver.loopy import Infinite
 from explorer.storage.bulk import read_int_columns
 from explorer.storage.checks import count_problems, depth_problems, loopy_move_problems
 from explorer.storage.engine import reason
 from explorer.storage.loopy import label_arrays, parse_escapes
 from explorer.storage.models import KEY_INDEX, GameTable, SequenceTable
-from explorer.storage.records import key_index_present, lookup_game
+from explorer.storage.records import changed_python_builds, key_index_present, lookup_game
 from explorer.storage.sequences import sequence_damage
 
 #: States read per step (with all their moves): bounds the memory a check needs.
@@ -268,14 +269,19 @@ def _check_game(
     check = GameCheck(spec, convention=convention)
     checker = _Checker(result, check, show)
     game: GameRules[Any] | None = None
-    if not spec.startswith("graph:"):  # its file may be gone: the stored edges are the game
+    parsed = GameSpec.parse(spec)
+    if not parsed.loops:  # a graph: file may be gone: the stored edges are the game
         try:
-            game = load_game(spec)
+            # without --rules a game's Python code is never run: a stand-in reads its positions
+            game = load_game(spec) if rules else stored_rules(spec)
         except ExplorerError as error:
             check.rules = f"moves not checked: the game does not load ({error})"
     # a game built from its rules: its states are found only by builds (no edits)
-    from_rules = game is not None and game.family != "dag"
-    loopy = spec.startswith("graph:") or (game is not None and may_cycle(game))
+    from_rules = game is not None and not parsed.only_file
+    loopy = parsed.loops or (game is not None and may_cycle(game))
+    if not rules and not loopy and parsed.user_code:
+        # whether its rules may cycle is in its code: its build says it by storing no heights
+        loopy = _stored_without_heights(conn, game_id)
     if loopy and not _unexpanded(conn, game_id):
         rules_game = game if rules else None
         _check_loopy_game(conn, checker, game_id, rules_game)
@@ -291,7 +297,7 @@ def _check_game(
         return check
     # a stopped build of a game with cycles: its level-by-level solve gave values only where
     # every successor had one (the mex), as in a game without cycles; nothing is labelled yet
-    if game is not None and game.family == "dag":
+    if game is not None and parsed.only_file:
         # a graph imported from a file is the truth itself, and edits change it on purpose
         check.rules = "moves not checked: an imported graph's moves are its stored edges"
         game = None
@@ -332,8 +338,38 @@ def _check_game(
         check.states += len(states)
         if progress is not None:
             progress(spec, check.states, total)
+    if not loopy and not _unexpanded(conn, game_id):
+        _check_all_solved(conn, checker, game_id)
     _check_stored_rows(conn, checker, game_id, from_rules, show)
     return check
+
+
+def _check_all_solved(conn: sa.Connection, checker: _Checker, game_id: int) -> None:
+    """In a game whose play ends, every state is solved once every state is expanded: a state
+    left without a value is on or above a cycle of its stored moves."""
+    unsolved = conn.execute(
+        sa.text("SELECT key FROM states WHERE game_id = :g AND grundy IS NULL ORDER BY id"),
+        {"g": game_id},
+    ).scalars()
+    for key in unsolved:
+        checker.fail(
+            key,
+            "value",
+            "no value although every state is expanded: its moves lead into a cycle, in a game "
+            "whose rules say play always ends",
+        )
+
+
+def _stored_without_heights(conn: sa.Connection, game_id: int) -> bool:
+    """Whether a game's solved states have no heights (a build of a game with cycles)."""
+    solved = "SELECT 1 FROM states WHERE game_id = :g AND outcome IS NOT NULL"
+    return (
+        conn.execute(sa.text(f"{solved} LIMIT 1"), {"g": game_id}).first() is not None
+        and conn.execute(
+            sa.text(f"{solved} AND height IS NOT NULL LIMIT 1"), {"g": game_id}
+        ).first()
+        is None
+    )
 
 
 def _unexpanded(conn: sa.Connection, game_id: int) -> bool:
@@ -501,7 +537,11 @@ def verify_database(
             games = [g for g in games if stored is not None and g.id == stored[0]]
             if not games:
                 which = "the misère game" if convention == MISERE else "game"
-                raise NotStoredError(f"{which} {spec!r} is not stored in {url!r}")
+                changed = changed_python_builds(conn, spec, convention)
+                raise NotStoredError(
+                    f"{which} {spec!r} is not stored in {url!r}"
+                    + ("" if changed is None else f": {changed}")
+                )
         for game_id, game_spec, game_convention in games:
             try:
                 result.games.append(

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Literal
 
 from explorer.errors import OutputFileError, SpecError
+from explorer.games.arguments import as_game, as_position
 from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.generation.graph import DEFAULT_MAX_STATES
 from explorer.lazy import lazy_members
@@ -92,10 +93,10 @@ __all__ = [
 
 
 def draw_game(
-    game: Game[Any],
-    position: Position,
+    game: Game[Any] | str,
+    position: Position | str | int,
     *,
-    around: Position | None = None,
+    around: Position | str | int | None = None,
     depth: int | None = None,
     budget: int | None = None,
     condensed: GroupBy | None = None,
@@ -113,19 +114,26 @@ def draw_game(
     `depth` moves, or with `condensed` its states grouped by ``"grundy"`` value or ``"depth"``. In a
     notebook the returned page shows inline; ``page.save("game.html")`` writes it.
 
+    `game` and `position` (and `around`) are taken as by `explorer.solve`: objects, or a spec
+    and a position text.
+
     Examples
     --------
-    >>> from explorer import load_game
-    >>> nim = load_game("nim")
-    >>> page = draw_game(nim, nim.parse("1,2,3"))
+    >>> page = draw_game("nim", "1,2,3")
     >>> page.nodes, page.edges, page.cut
     (14, 38, False)
+    >>> from explorer import load_game
+    >>> nim = load_game("nim")
     >>> draw_game(nim, nim.parse("1,2,3"), budget=5).note[:22]
     'The graph was cut: sho'
     """
     from explorer.viz.graphs import condensed_graph, game_graph
     from explorer.viz.page import draw_condensed, draw_graph
 
+    game = as_game(game)
+    position = as_position(game, position)
+    if around is not None:
+        around = as_position(game, around)
     if condensed is not None:
         if convention == MISERE:
             raise SpecError("--condensed groups normal-play values; draw misère play without it")

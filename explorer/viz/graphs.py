@@ -12,17 +12,21 @@ from typing import Any, Literal
 
 import networkx as nx
 
-from explorer.errors import CyclicGraphError, PositionError
+from explorer.errors import CyclicGraphError, GraphTooLargeError, PositionError
 from explorer.games.base import Game, Position
 from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.generation.graph import DEFAULT_MAX_STATES, build_graph
 from explorer.solver import layers as layers  # the layering the page draws, re-exported
 from explorer.solver import outcome, outcomes, solve_graph
-from explorer.solver.loopy import Infinite, solve_loopy
+from explorer.solver.loopy import Infinite, outcome_of, solve_loopy
 from explorer.solver.misere import misere_outcomes
 from explorer.viz import DEFAULT_BUDGET
 
 GroupBy = Literal["grundy", "depth"]
+
+#: A drawing solves the whole graph when it has at most this many states (so remoteness is
+#: exact); past it, a cut drawing explores only what it draws (`explored_graph`).
+WHOLE_GRAPH_STATES = 5_000
 
 
 def solved_graph(
@@ -245,7 +249,10 @@ def game_graph(
     ----------
     game : Game
     position : Position
-        The start; the whole graph from it is solved, so values are exact.
+        The start. A graph of up to `WHOLE_GRAPH_STATES` states is solved whole (values and
+        remoteness exact); a bigger one of a game that values its positions alone (by parts,
+        a value table or its sequence) is explored only as far as it is drawn
+        (`explored_graph`); any other is solved whole up to `max_states`.
     around : Position, optional
         Draw the neighbourhood of this position (default: `position`) ...
     depth : int, optional
@@ -272,7 +279,13 @@ def game_graph(
     >>> sorted(graph), graph.nodes["1,1"]["grundy"]
     (['1', '1,1', '1,2', '2', '2,2'], 0)
     """
-    graph = solved_graph(game, position, max_states=max_states, convention=convention)
+    if around is None and depth is None and convention == NORMAL and _valued_alone(game, position):
+        try:
+            graph = solved_graph(game, position, max_states=min(max_states, WHOLE_GRAPH_STATES))
+        except GraphTooLargeError:  # big: explore and value only what is drawn
+            return explored_graph(game, position, DEFAULT_BUDGET if budget is None else budget)
+    else:
+        graph = solved_graph(game, position, max_states=max_states, convention=convention)
     centre = position if around is None else around
     if centre not in graph:
         raise PositionError(
@@ -282,6 +295,83 @@ def game_graph(
     return cut(
         graph, centre, budget=budget, radius=depth, both_ways=depth is not None, label=game.format
     )
+
+
+def _valued_alone(game: Game[Any], position: Position) -> bool:
+    """Whether the game values `position` without its game graph: exact parts, or a known
+    value (a heap's sequence, a formula)."""
+    from explorer.analysis.solving import prepare_heaps
+
+    prepare_heaps(game, position)
+    if game.known_value(position) is not None:
+        return True
+    parts = game.decompose(position)
+    return parts is not None and parts.exact
+
+
+def explored_graph(game: Game[Any], position: Position, budget: int) -> nx.DiGraph:
+    """A drawable graph of the `budget` states nearest `position`, explored ring by ring and
+    each valued alone (`explorer.grundy_value`: parts, value tables, sequences), never the
+    whole game graph; remoteness is unknown (None). As `cut` keeps them: whole rings, then in
+    the ring that does not fit its P-positions first, then the states with a winning move.
+
+    The graph attribute ``states`` is the game's count of states when it has one (``count_states``),
+    else the states seen, with ``states_at_least`` True.
+
+    Examples
+    --------
+    >>> from explorer import load_game
+    >>> kayles = load_game("kayles")
+    >>> graph = explored_graph(kayles, (60,), 5)
+    >>> graph.graph["cut"], graph.number_of_nodes(), graph.nodes["60"]["grundy"]
+    (True, 5, 4)
+    """
+    from explorer.analysis.solving import grundy_value
+
+    distance: dict[Hashable, int] = {position: 0}
+    moves: dict[Hashable, list[Hashable]] = {}
+    ring = [position]
+    while ring and len(distance) <= budget:
+        following = []
+        for node in ring:
+            moves[node] = list(dict.fromkeys(game.successors(node)))
+            for target in moves[node]:
+                if target not in distance:
+                    distance[target] = distance[node] + 1
+                    following.append(target)
+        ring = following
+    values = {node: grundy_value(game, node) for node in distance}
+    graph = nx.DiGraph(game=game.spec, root=position, convention=NORMAL)
+    for node, value in values.items():
+        infinite = isinstance(value, Infinite)
+        graph.add_node(
+            node,
+            grundy=None if infinite else value,
+            outcome=outcome_of(value),
+            remoteness=None,
+            depth=distance[node],
+            escapes=sorted(value.escapes) if isinstance(value, Infinite) else None,
+        )
+    graph.add_edges_from((a, b) for a, targets in moves.items() for b in targets)
+    kept = _first_kept(graph, distance, budget)
+    for node in kept:  # the last ring's kept states: their moves, to count and to link
+        if node not in moves:
+            moves[node] = list(dict.fromkeys(game.successors(node)))
+            graph.add_edges_from((node, b) for b in moves[node] if b in distance)
+        graph.nodes[node]["moves"] = len(moves[node])
+    counted = game.count_states(position, 10**9)
+    drawn = cut(graph.subgraph(kept), position, budget=budget, label=game.format)
+    left_out = [n for n in distance if n not in set(kept)]
+    drawn.graph.update(
+        states=counted if counted is not None else len(distance),
+        states_at_least=counted is None and bool(ring),
+        cut=len(kept) < (counted if counted is not None else len(distance)) or bool(ring),
+        default_budget=budget == DEFAULT_BUDGET,
+        whole_within=max(distance[n] for n in kept) - (1 if left_out else 0),
+        p_left_out=sum(1 for n in left_out if graph.nodes[n]["outcome"] == "P"),
+        p_left_out_at_least=bool(ring),
+    )
+    return drawn
 
 
 def layout(

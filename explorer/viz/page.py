@@ -561,10 +561,17 @@ def _cut_note(drawn: int, states: int, meta: Mapping[str, Any]) -> str:
     hint = CUT_HINTS[meta.get("wording", "python")].format(large=LARGE_BUDGET)
     left = states - drawn
     p_left = meta.get("p_left_out", 0)
+    big = "A big graph" if meta.get("default_budget") else "The graph was cut"
+    if meta.get("states_at_least"):  # explored only as far as drawn, valued state by state
+        return (
+            f"{big}: showing {drawn:,} of more than {states:,} states ({shown}); the rest was "
+            f"not explored, and each state drawn was valued alone (its parts or its heap's "
+            f"value sequence), so remoteness is unknown. {hint}."
+        )
+    some = "at least " if meta.get("p_left_out_at_least") else ""
     return (
-        f"{'A big graph' if meta.get('default_budget') else 'The graph was cut'}: showing "
-        f"{drawn:,} of {states:,} states ({shown}); left out: {_count(left, 'state')}, "
-        f"{_count(p_left, 'P-position')} among them. {hint}."
+        f"{big}: showing {drawn:,} of {states:,} states ({shown}); left out: "
+        f"{_count(left, 'state')}, {some}{_count(p_left, 'P-position')} among them. {hint}."
     )
 
 

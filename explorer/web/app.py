@@ -281,6 +281,16 @@ class Pages:
             count=False,
         )
         spec = found["game"]
+        if page > 1 and not found["states"]:  # past the last page: no such page
+            return self.error(
+                404,
+                f"no page {page:,} of these states of {spec}: "
+                + (
+                    f"they fill {_pages(found['total']):,} page(s)"
+                    if found["total"] is not None
+                    else "it is past the last one"
+                ),
+            )
         filters = {
             "spec": spec,
             "convention": _in_links(convention),
@@ -298,6 +308,7 @@ class Pages:
             filters=filters,
             previous=link("/states", **filters, page=page - 1) if page > 1 else None,
             following=link("/states", **filters, page=page + 1) if found["more"] else None,
+            pages=None if found["total"] is None else _pages(found["total"]),
         )
 
     def play(self, request: Request) -> Response:
@@ -431,7 +442,7 @@ class Pages:
 
     def _table(self, game: Game[Any] | None, stats: Mapping[str, Any]) -> dict[str, Any] | None:
         """G(r, c) of the stored positions of a two-coordinate game, as heat-map cells."""
-        if game is None or game.family not in ("wythoff", "ferguson"):
+        if game is None or not game.table_positions:
             return None
         side = 0
         for build in stats["builds"]:
@@ -482,6 +493,11 @@ def _state(named: Named, key: str) -> Mapping[str, Any]:
         if named.rules is not None or key.strip() == key:
             raise
         return named.stored.state(key.strip(), moves=0)
+
+
+def _pages(total: int) -> int:
+    """The pages a listing of `total` states fills (at least one, even when empty)."""
+    return max(1, -(-total // PAGE_STATES))
 
 
 def _redirect(url: str) -> Response:

@@ -13,9 +13,9 @@ from explorer.errors import BadRequest, ExplorerError
 from explorer.games.base import natural_number
 from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.games.pyspec import stored_rules
-from explorer.games.sums import SEPARATOR
+from explorer.games.specs import GameSpec
 from explorer.limits import MAX_STORED_INT
-from explorer.storage.records import FILE_FAMILIES, canonical_spec, shown_spec, stored_specs
+from explorer.storage.records import stored_specs
 
 if TYPE_CHECKING:
     from explorer.games.base import Game
@@ -106,20 +106,6 @@ def convention_of(params: Mapping[str, str]) -> Convention:
     return MISERE if found == MISERE else NORMAL
 
 
-def names_file(spec: str) -> bool:
-    """Whether a spec (or a part of a sum) names a graph file (``dag:`` or ``graph:``).
-
-    Examples
-    --------
-    >>> names_file("nim + graph:big.json"), names_file("nim")
-    (True, False)
-    """
-    return any(
-        piece.partition(":")[0].strip().lower() in FILE_FAMILIES and ":" in piece
-        for piece in spec.split(SEPARATOR)
-    )
-
-
 @dataclass(frozen=True)
 class Named:
     """A stored game an address names: its handle, its spec as stored and as shown, and its
@@ -159,20 +145,20 @@ class Names:
             # a game stored by an older spelling
             found = self.database.game(typed, convention, rules=False)
             found.lookup([])  # finds the game's row, or raises NotStoredError
-            return Named(found, typed, shown_spec(typed), None)
-        rules = None if names_file(stored) else self._rules(stored)
+            return Named(found, typed, GameSpec.parse(typed).shown(), None)
+        rules = None if GameSpec.parse(stored).names_file else self._rules(stored)
         if rules is None:
             handle = self.database.game(stored, convention, rules=False)
         else:
             handle = self.database.game(rules, convention)
-        return Named(handle, stored, shown_spec(stored), rules)
+        return Named(handle, stored, GameSpec.parse(stored).shown(), rules)
 
     def _stored(self, typed: str, convention: Convention) -> str | None:
         specs = [s for s, c in stored_specs(self.database.engine) if c == convention]
         for stored in specs:
-            if typed in (stored, shown_spec(stored)):
+            if typed in (stored, GameSpec.parse(stored).shown()):
                 return stored
-        wanted = canonical_spec(typed)
+        wanted = GameSpec.parse(typed).canonical()
         return wanted if wanted in specs else None
 
     def _rules(self, stored: str) -> Game[Any] | None:

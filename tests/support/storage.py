@@ -80,6 +80,30 @@ def dump(url: str, spec: str, convention: str = "normal") -> dict[str, Any]:
     }
 
 
+def content(url: str, spec: str, convention: str = "normal") -> dict[str, Any]:
+    """A game's stored graph as an export sees it, ids aside: every state's key, values,
+    depth and expanded flag, and every move as two keys, sorted, with the game's counts."""
+    rows = dump(url, spec, convention)
+    key = {state[0]: state[1] for state in rows["states"]}
+    engine = sa.create_engine(resolve_url(url))
+    try:
+        with engine.connect() as conn:
+            counts = conn.execute(
+                sa.text(
+                    "SELECT c.kind, c.value, c.count FROM state_counts AS c "
+                    "JOIN games AS g ON g.id = c.game_id WHERE g.spec = :s AND g.convention = :c"
+                ),
+                {"s": spec, "c": convention},
+            ).all()
+    finally:
+        engine.dispose()
+    return {
+        "states": sorted(state[1:] for state in rows["states"]),
+        "edges": sorted((key[a], key[b]) for a, b in rows["edges"]),
+        "counts": sorted(tuple(c) for c in counts),
+    }
+
+
 def every_row(url: str) -> dict[str, list[tuple[Any, ...]]]:
     """Every row of every table, sorted: the database's whole content."""
     engine = sa.create_engine(resolve_url(url))

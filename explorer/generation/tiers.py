@@ -1,0 +1,159 @@
+"""Expanding a build's tiers in worker processes: the task a coordinator hands to an executor.
+
+A game with tiers (`explorer.games.base.Game.tier`: a number no move raises) is built tier by
+tier, highest first: once every higher tier is expanded, a tier holds every state it ever will,
+and its states can be expanded in any order, by any number of processes. The coordinator
+(`explorer.storage.tiered`) cuts each tier into slices of at most `SLICE_STATES` states and
+submits one `TierTask` a slice to a `concurrent.futures.Executor`: a local
+``ProcessPoolExecutor``, or a distributed engine's executor on a cluster.
+
+`expand_tier` is the whole contract. It is a pure function of its task (the game named by its
+spec, the states as their canonical keys), reads and writes nothing else, and its result is
+deterministic, so a task whose worker died is simply run again, anywhere. Tasks and results
+are small picklable values: keys, tier numbers and int32 numpy arrays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import repeat
+from typing import Any
+
+import numpy as np
+
+from explorer.errors import RuleError
+from explorer.games.base import Game
+from explorer.generation.expansion import MAX_STATE_MOVES, too_many_moves
+
+#: States one task expands at most: large enough that a task's overhead (pickling its keys,
+#: starting it) is small beside its work, small enough to spread a tier over the workers.
+SLICE_STATES = 20_000
+
+
+@dataclass(frozen=True)
+class TierTask:
+    """One slice of one tier to expand.
+
+    Attributes
+    ----------
+    spec : str
+        The game's canonical spec (`explorer.games.load_game` loads it in the worker).
+    tier : int
+        The tier of every state of the slice.
+    part : int
+        The slice's number in its tier (slices are taken in this order).
+    keys : tuple of str
+        The states, as ``game.format`` writes them.
+    loops : bool
+        Whether a move may keep the tier (a game whose play may loop); else every move must
+        lower it.
+    """
+
+    spec: str
+    tier: int
+    part: int
+    keys: tuple[str, ...]
+    loops: bool = False
+
+
+@dataclass(frozen=True)
+class TierExpansion:
+    """What a `TierTask` found: the moves of its states, and the distinct states they reach.
+
+    State i of the task has ``counts[i]`` moves, the next ``counts[i]`` entries of `targets`
+    (each state's moves in the order ``game.successors`` lists them, without repeats); a target
+    is an index into `keys`, the distinct states reached, in the order first reached, whose
+    tiers are `tiers`.
+    """
+
+    tier: int
+    part: int
+    counts: np.ndarray
+    targets: np.ndarray
+    keys: list[str]
+    tiers: list[int]
+
+    @property
+    def moves(self) -> int:
+        return len(self.targets)
+
+
+@lru_cache(maxsize=8)
+def worker_game(spec: str) -> Game[Any]:
+    """The game of a spec, loaded once per worker process."""
+    from explorer.games import load_game
+
+    return load_game(spec)
+
+
+def expand_tier(task: TierTask) -> TierExpansion:
+    """Expand the states of one slice of a tier (see the module's notes).
+
+    Raises
+    ------
+    RuleError
+        When a move raises the tier, keeps it in a game whose play may not loop, or reaches a
+        position without a tier: the game's `tier` is wrong.
+    GraphTooLargeError
+        When a state has more than `MAX_STATE_MOVES` moves.
+
+    Examples
+    --------
+    >>> found = expand_tier(TierTask("subtraction:1,2", 3, 0, ("1,2",)))
+    >>> found.counts.tolist(), found.targets.tolist(), found.keys, found.tiers
+    ([3], [0, 1, 2], ['2', '1,1', '1'], [2, 2, 1])
+    """
+    game = worker_game(task.spec)
+    positions = list(map(game.parse, task.keys))
+    index: dict[Any, int] = {}
+    number = index.setdefault
+    counts = np.zeros(len(positions), dtype=np.int32)
+    targets: list[int] = []
+    for i, moves in enumerate(game.successor_lists(positions, MAX_STATE_MOVES)):
+        if len(moves) > MAX_STATE_MOVES:
+            raise too_many_moves(game, positions[i])
+        distinct = dict.fromkeys(moves)
+        # a new position gets the next index, the dict's length as it grows (in C, by map)
+        targets.extend(map(number, distinct, map(len, repeat(index))))
+        counts[i] = len(distinct)
+    reached = list(index)
+    tiers = [game.tier(position) for position in reached]
+    _check_tiers(game, task, positions, counts, targets, reached, tiers)
+    return TierExpansion(
+        task.tier,
+        task.part,
+        counts,
+        np.array(targets, dtype=np.int32),
+        game.format_many(reached),
+        tiers,  # type: ignore[arg-type]  # checked: no None
+    )
+
+
+def _check_tiers(
+    game: Game[Any],
+    task: TierTask,
+    positions: list[Any],
+    counts: np.ndarray,
+    targets: list[int],
+    reached: list[Any],
+    tiers: list[int | None],
+) -> None:
+    """Refuse a move that raises the tier (or keeps it, when play may not loop)."""
+    top, loops = task.tier, task.loops
+    bad = [
+        at
+        for at, tier in enumerate(tiers)
+        if tier is None or tier > top or (tier == top and not loops)
+    ]
+    if not bad:
+        return
+    first = bad[0]
+    state = int(np.searchsorted(np.cumsum(counts), targets.index(first), side="right"))
+    kept = "keeps" if tiers[first] == top else "raises"
+    raise RuleError(
+        f"{game.spec}: the move {game.format(positions[state])} -> {game.format(reached[first])} "
+        f"{kept} the tier ({top} -> {tiers[first]}): a tier must be a number every move "
+        "lowers (or keeps, in a game whose play may loop); fix the game's tier, or build "
+        "with --workers 1"
+    )

@@ -1,0 +1,617 @@
+"""Building a game with tiers on several worker processes (``explorer build --workers N``).
+
+A game whose `explorer.games.base.Game.tier` gives a number no move raises is built in two
+sweeps over its tiers. Expansion goes from the highest tier down: once every higher tier is
+expanded, a tier holds all its states, so its slices go to the workers at once
+(`explorer.generation.tiers.expand_tier`, submitted to a `concurrent.futures.Executor`), and
+the coordinator numbers the states they reach, keeps each state's depth (fewest moves from
+the root) and writes the tier's new states and moves. Solving goes from the lowest tier up:
+every move of a tier ends in a lower, solved one, so one call of the solver's kernel gives the
+whole tier its values, written with the states' final depths.
+
+The coordinator alone writes (SQLite takes one writer) and keeps only compact arrays indexed by
+state id (depth, values, each tier's moves) and the keys of the tiers still to expand: no
+process holds every state's key. Workers hold one slice at a time. Each tier done is recorded
+in the ``tiers`` table in the transaction that writes it, so a build killed at any moment (the
+coordinator or a worker) and run again continues from the tiers done, and stores exactly the
+states, moves, values and depths that a build in one process stores (ids aside, which number
+states in another order).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from itertools import repeat
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+from explorer.games.base import Game, Position
+from explorer.games.convention import MISERE
+from explorer.games.specs import GameSpec
+from explorer.generation.tiers import SLICE_STATES, TierExpansion, TierTask, expand_tier
+from explorer.solver import outcome
+from explorer.solver.arrays import MISERE_TERMINAL, NORMAL_TERMINAL, level_values
+from explorer.storage.build_arrays import UNKNOWN, Growable
+from explorer.storage.build_writer import BatchWriter, BuildProgress
+from explorer.storage.bulk import NewStates, ValueColumns, read_int_columns, writer_for
+from explorer.storage.counts import recount
+from explorer.storage.engine import reading, writing
+from explorer.storage.records import (
+    BuildCounts,
+    find_game,
+    insert_build,
+    interrupt_running,
+    refuse_running,
+    stored_game,
+    update_build,
+)
+from explorer.version import __version__
+
+if TYPE_CHECKING:
+    from explorer.storage.building import BuildOptions, BuildReport
+
+#: A depth no state has yet (the fewest moves from the root are found as tiers expand).
+FAR = np.iinfo(np.int32).max
+#: A tier is cut into slices of at least this many states (a task's overhead, pickling its
+#: keys and starting it, is then small beside its work) ...
+MIN_SLICE_STATES = 1_000
+#: States a transaction writes at least (small tiers are written together).
+COMMIT_STATES = 50_000
+#: Times a tier's tasks are submitted again after the worker pool broke (a worker killed).
+RETRIES = 3
+
+
+def default_workers() -> int:
+    """The cores this process may use: the default of ``explorer build --workers``.
+
+    Examples
+    --------
+    >>> default_workers() >= 1
+    True
+    """
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def tiered_spec(game: Game[Any]) -> str | None:
+    """The spec a worker loads `game` by, or None when a worker cannot (a game made in a
+    notebook, say, or one whose spec loads another game).
+
+    Examples
+    --------
+    >>> from explorer import game
+    >>> from explorer.games import load_game
+    >>> tiered_spec(load_game("subtraction:1,2")), tiered_spec(game(lambda n: [n - 1] if n else []))
+    ('subtraction:1,2', None)
+    """
+    from explorer.games import load_game
+
+    try:
+        loaded = load_game(game.spec)
+    except Exception:
+        return None
+    return game.spec if loaded == game and type(loaded) is type(game) else None
+
+
+def tiers_apply(
+    engine: Engine, game: Game[Any], root: Position, options: BuildOptions, convention: str
+) -> bool:
+    """Whether a build goes in tiers: more than one worker asked, a game with tiers whose play
+    cannot loop, no --max-states, a game a worker can load by its spec, and either nothing of
+    it stored or an unfinished build in tiers to continue (a build reusing states stored by
+    another build, or with a solved root, runs in one process)."""
+    if options.workers <= 1 or options.max_states is not None or game.may_cycle():
+        return False
+    if game.tier(root) is None or tiered_spec(game) is None:
+        return False
+    with reading(engine) as conn:
+        game_id = find_game(conn, GameSpec.parse(game.spec).canonical(), convention)  # type: ignore[arg-type]
+        if game_id is None:
+            return True
+        stored = conn.execute(
+            sa.text("SELECT 1 FROM states WHERE game_id = :g LIMIT 1"), {"g": game_id}
+        ).first()
+        if stored is None:
+            return True
+        tiers = conn.execute(
+            sa.text("SELECT 1 FROM tiers WHERE game_id = :g LIMIT 1"), {"g": game_id}
+        ).first()
+        root_row = conn.execute(
+            sa.text("SELECT grundy FROM states WHERE game_id = :g AND key = :k"),
+            {"g": game_id, "k": game.format(root)},
+        ).first()
+    return tiers is not None and root_row is not None and root_row[0] is None
+
+
+class Pool:
+    """The executor a build submits tier tasks to: one given (a distributed engine's, which
+    runs a lost task again itself), or a local process pool this build owns and starts again
+    when a worker dies (its tasks are then submitted again: they are pure)."""
+
+    def __init__(self, workers: int, executor: Executor | None) -> None:
+        self.workers = workers
+        self.given = executor
+        self.executor = executor  # a local pool starts with the first tier of several tasks
+
+    def _start(self) -> Executor:
+        import multiprocessing
+
+        method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else None
+        return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context(method))
+
+    def run(self, tasks: list[TierTask]) -> Iterator[TierExpansion]:
+        """The tasks' results, in order (one task at a time in this process when only one)."""
+        if len(tasks) == 1 and self.given is None:
+            yield expand_tier(tasks[0])
+            return
+        for attempt in range(RETRIES + 1):
+            if self.executor is None:
+                self.executor = self._start()
+            executor = self.executor
+            futures: list[Future[TierExpansion]] = [
+                executor.submit(expand_tier, task) for task in tasks
+            ]
+            try:
+                results = [future.result() for future in futures]
+            except BrokenProcessPool:
+                if self.given is not None or attempt == RETRIES:
+                    raise
+                executor.shutdown(wait=False, cancel_futures=True)
+                self.executor = None
+                continue
+            yield from results
+            return
+
+    def close(self) -> None:
+        if self.given is None and self.executor is not None:
+            self.executor.shutdown(wait=True, cancel_futures=True)
+
+
+@dataclass
+class TierMoves:
+    """The moves of one expanded tier: its states in order, their move counts, the ends."""
+
+    ids: np.ndarray
+    counts: np.ndarray
+    targets: np.ndarray
+    seconds: float = 0.0
+
+
+@dataclass
+class Write:
+    """One transaction of a build in tiers (`BatchWriter` writes it on its thread)."""
+
+    progress: BuildProgress
+    new: NewStates | None = None
+    src: np.ndarray | None = None
+    dst: np.ndarray | None = None
+    expanded: list[tuple[str, int, int, float]] = field(default_factory=list)
+    values: ValueColumns | None = None
+    depth: np.ndarray | None = None
+    solved: list[tuple[str, float]] = field(default_factory=list)
+    counts: BuildCounts | None = None
+    last: bool = False
+
+
+class TieredBuilder:
+    """One build in tiers of a position of a game (see the module's notes)."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        game: Game[Any],
+        root: Position,
+        options: BuildOptions,
+        executor: Executor | None = None,
+        progress: Callable[[BuildProgress], None] | None = None,
+    ) -> None:
+        self.engine, self.game, self.root, self.options = engine, game, root, options
+        self.progress = progress
+        self.workers = options.workers
+        self.executor = executor
+        self.spec = tiered_spec(game) or game.spec
+        self.convention = options.convention
+        self.terminal = MISERE_TERMINAL if self.convention == MISERE else NORMAL_TERMINAL
+        self.root_key = game.format(root)
+        self.root_tier = game.tier(root)
+        self.known: dict[str, int] = {}  # keys of the states of tiers still to expand
+        self.waiting: dict[int, tuple[list[int], list[str]]] = {}
+        self.moves: dict[int, TierMoves] = {}  # tiers expanded, not yet solved
+        self.depth = Growable(np.int32, FAR)
+        self.grundy = Growable(np.int32, UNKNOWN)
+        self.remote = Growable(np.int32, UNKNOWN)
+        self.height = Growable(np.int32, UNKNOWN)
+        self.fresh: list[str] = []  # keys of the states numbered since the last write
+        self.next_id = 0
+        self.first_new = 0
+        self.edges_new = self.values_computed = 0
+        self.tiers_done = 0
+        self.started = time.perf_counter()
+
+    # -- the whole build ------------------------------------------------------------------
+    def run(self) -> BuildReport:
+        with reading(self.engine) as conn:
+            stored = find_game(conn, GameSpec.parse(self.game.spec).canonical(), self.convention)
+            if stored is not None:
+                refuse_running(conn, stored, self.game.spec)
+                self._resume(conn, stored)
+        self._start()
+        if not self.next_id:
+            self._discover([self.root_key], [self.root_tier])  # type: ignore[list-item]
+            self.depth.data[0] = 0
+        pool = Pool(self.workers, self.executor)
+        try:
+            with BatchWriter(self._commit, self.progress, self.started) as writer:
+                self._expand(pool, writer)
+                self._solve(writer)
+                writer.finish()
+        except BaseException as error:
+            self._stopped("interrupted" if isinstance(error, KeyboardInterrupt) else "failed")
+            raise
+        finally:
+            pool.close()
+        return self._report()
+
+    def _start(self) -> None:
+        with writing(self.engine) as conn:
+            self.game_id = stored_game(conn, self.game, self.convention)
+            interrupt_running(conn, self.game_id, self.game.spec)
+            rule = (
+                "misère G⁻: 1 without a move, else the mex over stored successors"
+                if self.convention == MISERE
+                else "mex over stored successors"
+            )
+            self.build_id = insert_build(
+                conn,
+                game_id=self.game_id,
+                kind="build",
+                root=self.root_key,
+                method=f"{rule}, in tiers on {self.workers} workers (explorer {__version__})",
+                workers=self.workers,
+            )
+
+    def _stopped(self, status: str) -> None:
+        try:
+            with writing(self.engine) as conn:
+                update_build(conn, self.build_id, status)
+        except Exception:  # the error that stopped the build is the one to show
+            pass
+
+    # -- numbering ------------------------------------------------------------------------
+    def _discover(self, keys: list[str], tiers: list[int]) -> np.ndarray:
+        """The ids of states reached (`keys`, of `tiers`), numbering the new ones in order."""
+        known = self.known
+        before = self.next_id
+        offset = before - len(known)
+        # a new key gets the next id, from the dict's length as it grows (in C, by map)
+        ids = np.fromiter(
+            map(known.setdefault, keys, map(offset.__add__, map(len, repeat(known)))),
+            dtype=np.int64,
+            count=len(keys),
+        )
+        self.next_id = offset + len(known)
+        if self.next_id > before:
+            for array in (self.depth, self.grundy, self.remote, self.height):
+                array.reserve(self.next_id)
+            waiting, fresh = self.waiting, self.fresh
+            for at in np.flatnonzero(ids >= before).tolist():
+                fresh.append(keys[at])
+                tier = tiers[at]
+                if tier not in waiting:
+                    waiting[tier] = ([], [])
+                state_ids, state_keys = waiting[tier]
+                state_ids.append(int(ids[at]))
+                state_keys.append(keys[at])
+        return ids
+
+    # -- expansion, highest tier first ----------------------------------------------------
+    def _expand(self, pool: Pool, writer: BatchWriter[Write]) -> None:
+        pending = Write(self._progress())
+        written_to = self.first_new  # states below this id have their rows written
+        while self.waiting:
+            tier = max(self.waiting)
+            began = time.perf_counter()
+            ids, keys = self.waiting.pop(tier)
+            tasks = self._tasks(tier, keys)
+            id_array = np.array(ids, dtype=np.int64)
+            all_counts, all_targets = [], []
+            at = 0
+            for found in pool.run(tasks):
+                size = len(found.counts)
+                src_ids = id_array[at : at + size]
+                at += size
+                dst = self._discover(found.keys, found.tiers)[found.targets]
+                counts = found.counts.astype(np.int64)
+                src_depth = np.repeat(self.depth.data[src_ids] + 1, counts)
+                np.minimum.at(self.depth.data, dst, src_depth.astype(np.int32))
+                all_counts.append(found.counts)
+                all_targets.append(dst.astype(np.int32))
+            for key in keys:
+                del self.known[key]
+            counts = np.concatenate(all_counts) if all_counts else np.zeros(0, np.int32)
+            targets = np.concatenate(all_targets) if all_targets else np.zeros(0, np.int32)
+            seconds = time.perf_counter() - began
+            self.moves[tier] = TierMoves(id_array, counts, targets, seconds)
+            self.edges_new += len(targets)
+            self.tiers_done += 1
+            # the tier's moves, and the states they found: rows of their own
+            src = np.repeat(id_array, counts.astype(np.int64))
+            pending.src = _joined(pending.src, src)
+            pending.dst = _joined(pending.dst, targets)
+            pending.expanded.append((str(tier), len(ids), len(targets), seconds))
+            new = self._new_states(written_to, self.next_id)
+            written_to = self.next_id
+            pending.new = new if pending.new is None else _more_states(pending.new, new)
+            if len(pending.new) + len(pending.src) // 4 >= COMMIT_STATES or not self.waiting:
+                pending.progress = self._progress()
+                pending.counts = self._counts()
+                writer.submit(pending)
+                pending = Write(self._progress())
+
+    def _tasks(self, tier: int, keys: list[str]) -> list[TierTask]:
+        """The tier's keys in slices: at least one a worker when it has many states."""
+        per = min(SLICE_STATES, max(MIN_SLICE_STATES, -(-len(keys) // self.workers)))
+        return [
+            TierTask(self.spec, tier, part, tuple(keys[first : first + per]))
+            for part, first in enumerate(range(0, len(keys), per))
+        ]
+
+    def _new_states(self, first: int, end: int) -> NewStates:
+        """The rows of the states numbered `first` to `end` - 1 (values unknown yet)."""
+        ids = np.arange(first, end, dtype=np.int64)
+        keys, self.fresh = self.fresh, []
+        assert len(keys) == end - first, "a new state's key was lost"
+        nothing = np.full(end - first, UNKNOWN, dtype=np.int64)
+        return NewStates(
+            self.game_id,
+            self.build_id,
+            ids,
+            keys,
+            self.depth.data[first:end].copy(),
+            np.zeros(end - first, dtype=bool),
+            nothing,
+            nothing,
+            nothing,
+        )
+
+    # -- solving, lowest tier first -------------------------------------------------------
+    def _solve(self, writer: BatchWriter[Write]) -> None:
+        pending = Write(self._progress())
+        solved: list[np.ndarray] = []
+        last_written = False
+        for tier in sorted(self.moves):
+            began = time.perf_counter()
+            moves = self.moves.pop(tier)
+            dst = moves.targets
+            g, r, h = level_values(
+                moves.counts.astype(np.int64),
+                self.grundy.data[dst].astype(np.int64),
+                self.remote.data[dst].astype(np.int64),
+                self.height.data[dst].astype(np.int64),
+                terminal=self.terminal,
+            )
+            self.grundy.data[moves.ids] = g
+            self.remote.data[moves.ids] = r
+            self.height.data[moves.ids] = h
+            self.values_computed += len(moves.ids)
+            self.tiers_done += 1
+            solved.append(moves.ids)
+            pending.solved.append((str(tier), time.perf_counter() - began))
+            if sum(map(len, solved)) >= COMMIT_STATES or not self.moves:
+                pending.last = last_written = not self.moves
+                self._values(pending, solved)
+                writer.submit(pending)
+                pending, solved = Write(self._progress()), []
+        if not last_written:  # nothing left to solve: the build ends with a recount
+            pending.last = True
+            self._values(pending, solved)
+            writer.submit(pending)
+
+    def _values(self, write: Write, solved: list[np.ndarray]) -> None:
+        ids = np.sort(np.concatenate(solved)) if solved else np.zeros(0, dtype=np.int64)
+        write.values = ValueColumns(
+            ids,
+            self.grundy.data[ids],
+            self.remote.data[ids],
+            self.height.data[ids],
+            self.build_id,
+            self.game_id,
+        )
+        write.depth = self.depth.data[ids].copy()
+        write.progress = self._progress()
+        write.counts = self._counts()
+
+    # -- writing --------------------------------------------------------------------------
+    def _commit(self, write: Write) -> None:
+        """Write one transaction (on the writer thread)."""
+        game_id = self.game_id
+        with writing(self.engine) as conn:
+            writer = writer_for(conn)
+            if write.new is not None and len(write.new):
+                writer.insert_new_states(write.new)
+            if write.src is not None and len(write.src):
+                writer.insert_edges(game_id, write.src, write.dst)  # type: ignore[arg-type]
+            if write.expanded:
+                conn.execute(
+                    sa.text(
+                        "INSERT INTO tiers (game_id, tier, build_id, states, edges, "
+                        "expand_seconds) VALUES (:g, :tier, :build, :states, :edges, :seconds)"
+                    ),
+                    [
+                        {
+                            "g": game_id,
+                            "tier": tier,
+                            "build": self.build_id,
+                            "states": states,
+                            "edges": edges,
+                            "seconds": seconds,
+                        }
+                        for tier, states, edges, seconds in write.expanded
+                    ],
+                )
+            if write.values is not None and len(write.values):
+                assert write.depth is not None
+                writer.update_values(write.values, depth=write.depth)
+            if write.solved:
+                conn.execute(
+                    sa.text(
+                        "UPDATE tiers SET solve_seconds = :seconds "
+                        "WHERE game_id = :g AND tier = :tier"
+                    ),
+                    [{"g": game_id, "tier": t, "seconds": s} for t, s in write.solved],
+                )
+            if write.last:
+                recount(conn, game_id)
+            update_build(conn, self.build_id, "complete" if write.last else "running", write.counts)
+
+    # -- resuming -------------------------------------------------------------------------
+    def _resume(self, conn: sa.Connection, game_id: int) -> None:
+        """Take up an unfinished build in tiers: the states stored, which tiers are expanded
+        and solved, the moves of those expanded and not solved, and the keys of the states
+        of the tiers still to expand."""
+        done = {
+            int(tier): bool(solved)
+            for tier, solved in conn.execute(
+                sa.text("SELECT tier, solve_seconds IS NOT NULL FROM tiers WHERE game_id = :g"),
+                {"g": game_id},
+            )
+        }
+        ids, depth, grundy, remote, height = read_int_columns(
+            conn,
+            "SELECT id, depth, grundy, remoteness, height FROM states WHERE game_id = :g "
+            "ORDER BY id",
+            {"g": game_id},
+            5,
+        )
+        if not ids.size:
+            return
+        size = int(ids[-1]) + 1
+        self.next_id = self.first_new = size
+        for array, column in (
+            (self.depth, depth),
+            (self.grundy, grundy),
+            (self.remote, remote),
+            (self.height, height),
+        ):
+            array.reserve(size)
+            array.data[ids] = column
+        # the tier of every unsolved state, from its key; the keys of unexpanded tiers kept
+        tier_of: dict[int, int] = {}
+        parse, tier_fn = self.game.parse, self.game.tier
+        rows = conn.execute(
+            sa.text("SELECT id, key FROM states WHERE game_id = :g AND grundy IS NULL ORDER BY id"),
+            {"g": game_id},
+        )
+        for state, key in rows:
+            tier = tier_fn(parse(key))
+            assert tier is not None
+            tier_of[state] = tier
+            if tier not in done:
+                self.known[key] = state
+                if tier not in self.waiting:
+                    self.waiting[tier] = ([], [])
+                self.waiting[tier][0].append(state)
+                self.waiting[tier][1].append(key)
+        self.tiers_done = len(done) + sum(done.values())
+        # the moves of the tiers expanded and not solved, grouped by tier in id order
+        src, dst = read_int_columns(
+            conn,
+            "SELECT src, dst FROM edges WHERE game_id = :g ORDER BY src, dst",
+            {"g": game_id},
+            2,
+        )
+        open_src = np.fromiter((s in tier_of for s in src.tolist()), dtype=bool, count=len(src))
+        src, dst = src[open_src], dst[open_src]
+        src_tier = np.array([tier_of[s] for s in src.tolist()], dtype=object)
+        by_tier: dict[int, list[int]] = {}
+        for state, tier in tier_of.items():
+            if done.get(tier) is False:
+                by_tier.setdefault(tier, []).append(state)
+        for tier in sorted(by_tier, reverse=True):
+            states = np.array(sorted(by_tier[tier]), dtype=np.int64)
+            mask = src_tier == tier
+            tier_src, tier_dst = src[mask], dst[mask]
+            counts = np.searchsorted(tier_src, states, "right") - np.searchsorted(
+                tier_src, states, "left"
+            )
+            # depths: every move of an expanded tier relaxes its end (tiers high to low)
+            moved = np.repeat(self.depth.data[states] + 1, counts).astype(np.int32)
+            np.minimum.at(self.depth.data, tier_dst, moved)
+            self.moves[tier] = TierMoves(states, counts.astype(np.int32), tier_dst.astype(np.int32))
+
+    # -- reporting ------------------------------------------------------------------------
+    def _counts(self) -> BuildCounts:
+        return BuildCounts(
+            states_new=self.next_id - self.first_new,
+            states_reused=0,
+            edges_new=self.edges_new,
+            values_computed=self.values_computed,
+        )
+
+    def _progress(self) -> BuildProgress:
+        known = self.tiers_done + len(self.waiting) * 2 + len(self.moves)
+        return BuildProgress(
+            self.next_id - self.first_new,
+            self.edges_new,
+            self.values_computed,
+            sum(len(ids) for ids, _ in self.waiting.values()),
+            0.0,
+            tiers_done=self.tiers_done,
+            tiers_total=known,
+            workers=self.workers,
+        )
+
+    def _report(self) -> BuildReport:
+        from explorer.storage.building import BuildReport
+
+        g = int(self.grundy.data[0]) if self.next_id else UNKNOWN
+        solved = g != UNKNOWN
+        with reading(self.engine) as conn:
+            stored = conn.execute(
+                sa.text("SELECT COUNT(*) FROM states WHERE game_id = :g"), {"g": self.game_id}
+            ).scalar_one()
+        return BuildReport(
+            game=GameSpec.parse(self.game.spec).reported(),
+            position=self.root_key,
+            build_id=self.build_id,
+            status="complete",
+            states_new=self.next_id - self.first_new,
+            states_reused=0,
+            edges_new=self.edges_new,
+            values_computed=self.values_computed,
+            frontier=0,
+            states_stored=int(stored),
+            grundy=g if solved else None,
+            outcome=outcome(g) if solved else None,
+            remoteness=int(self.remote.data[0]) if solved else None,
+            seconds=time.perf_counter() - self.started,
+            convention=self.convention,
+        )
+
+
+def _joined(first: np.ndarray | None, second: np.ndarray) -> np.ndarray:
+    return second if first is None else np.concatenate([first, second])
+
+
+def _more_states(first: NewStates, second: NewStates) -> NewStates:
+    return NewStates(
+        first.game_id,
+        first.build_id,
+        np.concatenate([first.ids, second.ids]),
+        first.keys + second.keys,
+        np.concatenate([first.depth, second.depth]),
+        np.concatenate([first.expanded, second.expanded]),
+        np.concatenate([first.grundy, second.grundy]),
+        np.concatenate([first.remoteness, second.remoteness]),
+        np.concatenate([first.height, second.height]),
+    )

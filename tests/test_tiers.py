@@ -1,0 +1,255 @@
+"""Builds in tiers: every family's tier is lowered by every move, and a build on several worker
+processes stores exactly what a build in one process stores (SQLite and PostgreSQL), also when
+the coordinator or a worker is killed."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import explorer
+from explorer.games import load_game
+from explorer.generation.tiers import TierTask, expand_tier
+from explorer.storage import open_database, tiered
+from tests.support.cli import run, run_json
+from tests.support.environment import REPO
+from tests.support.storage import content
+from tests.support.strategies import GAMES, chomp_rows, fraction_of_examples, heaps, pair
+
+
+def coins(rule: str) -> st.SearchStrategy[str]:
+    return st.lists(st.sampled_from("HT"), min_size=1, max_size=7).map("".join)
+
+
+def queens() -> st.SearchStrategy[str]:
+    return st.lists(pair(0, 5), min_size=1, max_size=3).map(";".join)
+
+
+#: Every family with a tier, and small positions of it.
+TIERED = [
+    *GAMES,
+    ("tb:4.0", heaps(max_heap=7)),
+    ("turning:mock", coins("mock")),
+    ("turning:ruler", coins("ruler")),
+    ("queens", queens()),
+    ("nim + wythoff", st.tuples(heaps(), pair()).map(" + ".join)),
+    ("grundy + chomp", st.tuples(heaps(), chomp_rows()).map(" + ".join)),
+    (f"py:{REPO / 'data' / 'stones.py'}", heaps(max_heap=8)),
+]
+
+
+@pytest.mark.parametrize(("spec", "positions"), TIERED, ids=[spec for spec, _ in TIERED])
+def test_every_move_lowers_the_tier(spec, positions):
+    game = load_game(spec)
+
+    @settings(max_examples=fraction_of_examples(0.5), deadline=None)
+    @given(positions)
+    def check(text):
+        position = game.parse(text)
+        tier = game.tier(position)
+        assert isinstance(tier, int) and tier >= 0
+        for move in game.successors(position):
+            assert game.tier(move) < tier, (text, game.format(move))
+
+    check()
+
+
+def test_heap_weights_are_the_tokens_where_every_move_takes_one():
+    for spec in ("nim", "subtraction:1,2", "kayles", "dawson", "octal:0.137", "tb:4.0"):
+        game = load_game(spec)
+        weights = game.heap_weights(20)
+        if spec in ("nim", "subtraction:1,2", "kayles"):
+            assert weights == list(range(21)), spec
+        # a heap's weight never exceeds its tokens: tiers are no coarser than needed
+        assert all(w <= h for h, w in enumerate(weights)), spec
+
+
+def test_python_games_take_their_tier_from_the_author():
+    @explorer.game(tier=lambda n: n)
+    def countdown(n):
+        return [n - k for k in (1, 2) if k <= n]
+
+    assert countdown.tier(7) == 7
+    untiered = explorer.game(lambda n: [n - 1] if n else [])
+    assert untiered.tier(3) is None
+
+    class Stones(explorer.Game):
+        def parse(self, text):
+            return int(text)
+
+        def format(self, position):
+            return str(position)
+
+        def successors(self, position):
+            return iter([position - 1] if position else [])
+
+        def tier(self, position):
+            return position
+
+    assert Stones().tier(4) == 4
+    stones = load_game(f"py:{REPO / 'data' / 'stones_class.py'}")
+    assert stones.tier(stones.parse("3,4")) is None  # its class has no tier method
+
+
+def test_a_game_without_tiers_has_none_and_a_loopy_sum_none_either():
+    assert load_game("dag:" + str(REPO / "data" / "note003.json")).tier("a") is None
+    assert load_game("nim + windup:5:1,3").tier(((3,), 2)) is None
+
+
+def test_a_task_is_pure_and_refuses_a_move_that_keeps_the_tier():
+    task = TierTask("subtraction:1,2", 7, 0, ("3,4", "2,5"))
+    first, again = expand_tier(task), expand_tier(task)
+    assert first.keys == again.keys and first.targets.tolist() == again.targets.tolist()
+    game = load_game("subtraction:1,2")
+    for i, key in enumerate(task.keys):
+        start = int(first.counts[:i].sum())
+        moves = [first.keys[t] for t in first.targets[start : start + first.counts[i]]]
+        expected = list(dict.fromkeys(game.format(m) for m in game.successors(game.parse(key))))
+        assert moves == expected
+    assert all(t < 7 for t in first.tiers)
+    with pytest.raises(explorer.errors.RuleError, match="keeps the tier"):
+        expand_tier(TierTask("subtraction:1,2", 6, 0, ("3,4",)))
+
+
+CASES = [
+    ("subtraction:1,2", "9,10,12"),
+    ("kayles", "5,9"),  # splits heaps
+    ("grundy", "17"),
+    ("chomp", "4x5"),
+    ("wythoff", "14,19"),
+    ("nim + wythoff", "2,3 + 4,6"),
+]
+
+
+@pytest.mark.parametrize(("spec", "position"), CASES, ids=[c[0] for c in CASES])
+def test_two_workers_store_what_one_process_stores(db_url, other_db_url, spec, position):
+    one = run_json("build", spec, position, "--db", other_db_url, "--workers", "1")
+    two = run_json("build", spec, position, "--db", db_url, "--workers", "2")
+    canonical = load_game(spec).spec
+    assert content(db_url, canonical) == content(other_db_url, canonical)
+    for key in ("grundy", "outcome", "remoteness", "states_new", "edges_new", "states_stored"):
+        assert one[key] == two[key], key
+    assert run_json("verify", "--db", db_url)["ok"]
+    stats = run_json("stats", canonical, "--db", db_url)
+    assert stats["builds"][-1]["workers"] == 2
+    assert sum(t["states"] for t in stats["tiers"]) == two["states_new"]
+
+
+def test_many_tasks_a_tier_on_a_process_pool_and_misere(tmp_path, monkeypatch):
+    """Slices of 50 states: every tier of any size goes to the pool in several tasks."""
+    monkeypatch.setattr(tiered, "MIN_SLICE_STATES", 50)
+    one, two = str(tmp_path / "one.db"), str(tmp_path / "two.db")
+    for convention in ("normal", "misere"):
+        with open_database(one) as db:
+            db.game("kayles", convention).build("6,7,9", workers=1)
+        with open_database(two) as db, ProcessPoolExecutor(2) as pool:
+            report = db.game("kayles", convention).build("6,7,9", workers=2, executor=pool)
+        assert report.status == "complete"
+        assert content(one, "octal:0.77", convention) == content(two, "octal:0.77", convention)
+
+
+def test_a_wrong_tier_is_one_error_line(tmp_path):
+    rules = tmp_path / "wrong.py"
+    rules.write_text(
+        "import explorer\n\n\n"
+        "@explorer.game(example='5', tier=lambda n: n % 3)\n"
+        "def wrong(n):\n"
+        "    return [n - 1] if n else []\n"
+    )
+    code, _, err = run("build", f"py:{rules}", "5", "--db", str(tmp_path / "g.db"))
+    assert code == 1 and err.count("\n") == 1 and "the tier" in err, err
+
+
+def test_a_game_without_tiers_builds_in_one_process(tmp_path):
+    spec = "dag:" + str(REPO / "data" / "note003.json")
+    report = run_json("build", spec, "a", "--db", str(tmp_path / "g.db"), "--workers", "2")
+    assert report["status"] == "complete"
+    stats = run_json("stats", spec, "--db", str(tmp_path / "g.db"))
+    assert stats["builds"][-1]["workers"] is None and "tiers" not in stats
+
+
+BUILDER = """
+import sys
+from explorer.storage import open_database
+from explorer.storage import tiered
+tiered.MIN_SLICE_STATES = 20
+tiered.COMMIT_STATES = 500
+with open_database(sys.argv[1]) as db:
+    report = lambda step: print(step.tiers_done, flush=True)
+    db.game(sys.argv[2]).build(sys.argv[3], workers=2, progress=report)
+print("done", flush=True)
+"""
+
+
+def start(url: str, spec: str, position: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.Popen(
+        [sys.executable, "-c", BUILDER, url, spec, position],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+
+
+def children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(stat[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.slow
+def test_killing_the_coordinator_or_a_worker_ends_in_the_same_content(db_url, other_db_url):
+    spec, position = "subtraction:1,2", "30,31,33"
+    run_json("build", spec, position, "--db", other_db_url, "--workers", "1")
+    # the coordinator, killed at three points: during expansion, later, during solving
+    for commits in (2, 8, 30):
+        process = start(db_url, spec, position)
+        assert process.stdout is not None
+        seen = 0
+        for line in process.stdout:
+            if line.strip() == "done":
+                break
+            seen += 1
+            if seen >= commits:
+                process.send_signal(signal.SIGKILL)
+                break
+        process.wait()
+    # a worker killed while the build runs: its tasks run again on a new pool
+    process = start(db_url, spec, position)
+    assert process.stdout is not None
+    killed = False
+    for line in process.stdout:
+        if line.strip() == "done":
+            break
+        workers = [w for c in children(process.pid) for w in children(c)]  # the forkserver's
+        if workers and not killed:
+            os.kill(workers[0], signal.SIGKILL)
+            killed = True
+    assert process.wait() == 0
+    assert run_json("verify", "--db", db_url)["ok"]
+    assert content(db_url, spec) == content(other_db_url, spec)
+    builds = run_json("stats", spec, "--db", db_url)["builds"]
+    assert builds[-1]["status"] == "complete"
+
+
+def test_progress_counts_tiers(tmp_path):
+    steps = []
+    with open_database(str(tmp_path / "g.db")) as db:
+        db.game("nim").build("3,4,5", workers=2, progress=steps.append)
+    assert steps[-1].tiers_done == steps[-1].tiers_total == 2 * 13  # tiers 0..12, both sweeps
+    assert all(s.workers == 2 for s in steps)
