@@ -74,7 +74,7 @@ def part_value(game: Game[Any], position: Position, table: PartTable | None = No
     --------
     >>> from explorer import load_game
     >>> kayles = load_game("nodekayles")
-    >>> part_value(kayles, kayles.parse("P7"))  # Dawson's chess: G(7) of 0.137
+    >>> part_value(kayles, kayles.parse("P9"))  # Dawson's chess: G(9) of 0.137
     3
     """
     table = PART_TABLE if table is None else table

@@ -52,7 +52,7 @@ class Hackenbush(Game[Edges]):
     --------
     >>> game = Hackenbush()
     >>> [game.format(p) for p in game.successors(game.parse("g-a,a-b,a-b"))]
-    ['-', 'a-b,g-a']
+    ['a-b,a-g', '-']
     """
 
     family = "hackenbush"
