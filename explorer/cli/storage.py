@@ -31,6 +31,7 @@ from explorer.cli.common import (
 from explorer.cli.findings import print_findings, print_stored_findings
 from explorer.games import load_game, refuse_bad_position
 from explorer.games.convention import MISERE, Convention
+from explorer.games.rules_files import files_read_once
 from explorer.limits import MAX_STORED_INT
 from explorer.solver.loopy import Infinite, format_value
 from explorer.viz.palette import game_title, outcome_text
@@ -177,6 +178,7 @@ def _print_build(
     "and G⁻ of every state, as a game of its own beside the normal-play build."
 )
 @json_option
+@files_read_once()  # the rules file of a py: game: read once by the load and the build
 def build_command(
     spec: str,
     position: str,
@@ -217,7 +219,6 @@ def build_command(
     options = BuildOptions(
         max_states=max_states,
         memory=memory * 2**20,
-        convention=convention,
         workers=workers or default_workers(),
     )
     # refuse a bad spec or position, or one too large to build, before opening a database
@@ -243,7 +244,7 @@ def build_command(
             dask.dask_client()  # a missing extra
             dask.refuse_local_database(url)
             database = stack.enter_context(open_database(url))
-            dask.refuse_untiered(database.engine, game, game.parse(position), options)
+            dask.refuse_untiered(database.engine, game, game.parse(position), options, convention)
             joined = stack.enter_context(dask.connect(cluster))
             executor = joined.executor
             options = replace(options, workers=max(2, joined.threads))

@@ -90,10 +90,16 @@ class StoredGame(Browsing, Subgraphs, Findings):
         """
         from explorer.storage.building import BuildOptions, build_position
 
-        options = replace(options or BuildOptions(), convention=self.convention, **changes)
+        options = replace(options or BuildOptions(), **changes)
         rules = self.spec if self.given is None else self.given
         return build_position(
-            self.engine, rules, position, options, progress=progress, executor=executor
+            self.engine,
+            rules,
+            position,
+            options,
+            convention=self.convention,
+            progress=progress,
+            executor=executor,
         )
 
     @translated("write to")
@@ -121,7 +127,7 @@ class StoredGame(Browsing, Subgraphs, Findings):
         from explorer.storage.edits import edit_game
 
         self._normal_play("edits")
-        return edit_game(self.engine, self.spec, edit)
+        return edit_game(self.engine, self.row(), edit)
 
     @translated("write to")
     def resolve(self) -> int:
@@ -140,7 +146,7 @@ class StoredGame(Browsing, Subgraphs, Findings):
         from explorer.storage.edits import solve_stored
 
         self._normal_play("re-solves")
-        return solve_stored(self.engine, self.spec)
+        return solve_stored(self.engine, self.row())
 
     def verify(
         self,
@@ -164,14 +170,7 @@ class StoredGame(Browsing, Subgraphs, Findings):
         """
         from explorer.storage.verify import verify_database
 
-        return verify_database(
-            self.engine,
-            self.spec,
-            rules=rules,
-            show=show,
-            progress=progress,
-            convention=self.convention,
-        )
+        return verify_database(self.engine, self.row(), rules=rules, show=show, progress=progress)
 
     # -- single positions -------------------------------------------------------------------
     @translated("read")

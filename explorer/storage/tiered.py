@@ -34,7 +34,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from explorer.games.base import Game, Position
-from explorer.games.convention import MISERE
+from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.games.specs import GameSpec
 from explorer.generation.tiers import SLICE_STATES, TierExpansion, TierTask, expand_tier
 from explorer.solver import outcome
@@ -104,7 +104,7 @@ def tiered_spec(game: Game[Any]) -> str | None:
 
 
 def tiers_apply(
-    engine: Engine, game: Game[Any], root: Position, options: BuildOptions, convention: str
+    engine: Engine, game: Game[Any], root: Position, options: BuildOptions, convention: Convention
 ) -> bool:
     """Whether a build goes in tiers: more than one worker asked, a game with tiers whose play
     cannot loop, no --max-states, a game a worker can load by its spec, and either nothing of
@@ -115,7 +115,7 @@ def tiers_apply(
     if game.tier(root) is None or tiered_spec(game) is None:
         return False
     with reading(engine) as conn:
-        game_id = find_game(conn, GameSpec.parse(game.spec).canonical(), convention)  # type: ignore[arg-type]
+        game_id = find_game(conn, GameSpec.parse(game.spec).canonical(), convention)
         if game_id is None:
             return True
         stored = conn.execute(
@@ -214,13 +214,14 @@ class TieredBuilder:
         options: BuildOptions,
         executor: Executor | None = None,
         progress: Callable[[BuildProgress], None] | None = None,
+        convention: Convention = NORMAL,
     ) -> None:
         self.engine, self.game, self.root, self.options = engine, game, root, options
         self.progress = progress
         self.workers = options.workers
         self.executor = executor
         self.spec = tiered_spec(game) or game.spec
-        self.convention = options.convention
+        self.convention = convention
         self.terminal = MISERE_TERMINAL if self.convention == MISERE else NORMAL_TERMINAL
         self.root_key = game.format(root)
         self.root_tier = game.tier(root)

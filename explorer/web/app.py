@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote_plus, urlencode
 
 from explorer.errors import BadRequest, DatabaseError, ExplorerError, NotStoredError
-from explorer.games.base import Game
 from explorer.games.convention import MISERE, Convention
 from explorer.limits import MAX_STORED_INT
 from explorer.solver import outcome
@@ -147,12 +146,13 @@ class Pages:
         if listed is not None:  # a row of another convention (a damaged one) cannot be named
             listed = [row for row in listed if row["convention"] in set(Convention)]
         games = []
-        for row in listed or []:  # start every game's count at once, then wait for them
-            convention = Convention(row["convention"])
-            self.counts.stats(row["game"], row["game"] in building, wait=0, convention=convention)
-        for row in listed or []:
-            convention = Convention(row["convention"])
-            stats = self.counts.stats(row["game"], row["game"] in building, convention=convention)
+        handles = [self.database.game(row["game"], row["convention"]) for row in listed or []]
+        for row, stored in zip(listed or [], handles, strict=True):
+            # start every game's count at once, then wait for them
+            self.counts.stats(stored, row["game"] in building, wait=0)
+        for row, stored in zip(listed or [], handles, strict=True):
+            convention = stored.convention
+            stats = self.counts.stats(stored, row["game"] in building)
             games.append(
                 {
                     **row,
@@ -173,9 +173,9 @@ class Pages:
     def game(self, request: Request) -> Response:
         convention = convention_of(request.query_params)
         named = self.names.game(spec_of(request.query_params), convention)
-        game, spec = named.rules, named.shown
+        spec = named.shown
         building = named.spec in self.database.building()
-        stats = self.counts.stats(named.spec, building, convention=convention)
+        stats = self.counts.stats(named.stored, building)
         title = game_title(spec, convention)
         if stats is None:
             return self.render(
@@ -191,9 +191,9 @@ class Pages:
             stats=stats,
             building=building,
             depths=bars(stats["by_depth"], lambda _: DEPTH_COLOUR, lambda d: f"depth {d}"),
-            sequence=None if convention == MISERE else self._sequence(game, stats),
-            table=None if convention == MISERE else self._table(game, stats),
-            found=None if convention == MISERE else findings(self.database.game(spec)),
+            sequence=None if convention == MISERE else self._sequence(named, stats),
+            table=None if convention == MISERE else self._table(named, stats),
+            found=None if convention == MISERE else findings(named.stored),
             reload=None,
             **game_charts(stats, convention),
         )
@@ -400,8 +400,9 @@ class Pages:
         return Response(body, media_type=kind, headers={"cache-control": "max-age=3600"})
 
     # -- sequence and table ---------------------------------------------------------------
-    def _sequence(self, game: Game[Any] | None, stats: Mapping[str, Any]) -> dict[str, Any] | None:
+    def _sequence(self, named: Named, stats: Mapping[str, Any]) -> dict[str, Any] | None:
         """G(n) of single heaps stored for a heap game, as points of a scatter plot."""
+        game = named.rules
         if game is None or game.as_heap_game() is None:
             return None
         largest = 0
@@ -411,9 +412,7 @@ class Pages:
             except (ExplorerError, TypeError):
                 continue
         largest = min(largest, SEQUENCE_HEAPS)
-        found = self.database.game(game).lookup(
-            [game.format(game.parse(str(n))) for n in range(largest + 1)]
-        )
+        found = named.stored.lookup([game.format(game.parse(str(n))) for n in range(largest + 1)])
         points = []
         for n in range(largest + 1):
             state = found.get(str(n))
@@ -440,8 +439,9 @@ class Pages:
             ],
         }
 
-    def _table(self, game: Game[Any] | None, stats: Mapping[str, Any]) -> dict[str, Any] | None:
+    def _table(self, named: Named, stats: Mapping[str, Any]) -> dict[str, Any] | None:
         """G(r, c) of the stored positions of a two-coordinate game, as heat-map cells."""
+        game = named.rules
         if game is None or not game.table_positions:
             return None
         side = 0
@@ -458,7 +458,7 @@ class Pages:
                     cells[r, c] = game.format(game.parse(f"{r},{c}"))
                 except ExplorerError:
                     continue
-        found = self.database.game(game).lookup(list(cells.values()))
+        found = named.stored.lookup(list(cells.values()))
         values = {rc: found[key]["grundy"] for rc, key in cells.items() if key in found}
         if not values:
             return None
