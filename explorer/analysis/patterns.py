@@ -110,6 +110,8 @@ class Pattern:
         if self.kind == "values":
             rare = f"; rare (only before the period): {_listed(f['rare'])}" if f["rare"] else ""
             return f"common values {_listed(f['common'])}{rare}"
+        if self.kind == "genus-period":
+            return f"the genus repeats with period {f['period']} from heap {f['preperiod']}"
         if self.kind == "sparse-space":
             return (
                 f"rare values (even parity of the bits {f['mask']:#b}): "
