@@ -16,6 +16,7 @@ from explorer.errors import ExplorerError
 from explorer.lazy import lazy_members
 
 if TYPE_CHECKING:
+    from explorer.analysis.genus import GenusSequence, genus_sequence
     from explorer.analysis.graph_answers import grundy_values, outcomes, remoteness, winning_moves
     from explorer.analysis.patterns import patterns
     from explorer.analysis.quotient import MisereQuotient, misere_quotient
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
         solve,
         value_table,
     )
+    from explorer.analysis.sweep import Sweep, sweep_variants
     from explorer.games import Convention, families, load_game
     from explorer.games.base import Game
     from explorer.games.graphs import graph_game
@@ -65,6 +67,10 @@ _HOMES = {
     "remoteness": "explorer.analysis.graph_answers",
     "winning_moves": "explorer.analysis.graph_answers",
     "MisereQuotient": "explorer.analysis.quotient",
+    "GenusSequence": "explorer.analysis.genus",
+    "genus_sequence": "explorer.analysis.genus",
+    "Sweep": "explorer.analysis.sweep",
+    "sweep_variants": "explorer.analysis.sweep",
     "misere_quotient": "explorer.analysis.quotient",
     "open_database": "explorer.storage",
     "draw_game": "explorer.viz",
@@ -79,8 +85,10 @@ __all__ = [
     "Explanation",
     "ExplorerError",
     "Game",
+    "GenusSequence",
     "MisereQuotient",
     "Solution",
+    "Sweep",
     "ValueSequence",
     "build_graph",
     "draw_game",
@@ -88,6 +96,7 @@ __all__ = [
     "families",
     "find_period",
     "game",
+    "genus_sequence",
     "graph_game",
     "grundy_value",
     "grundy_values",
@@ -100,6 +109,7 @@ __all__ = [
     "patterns",
     "remoteness",
     "solve",
+    "sweep_variants",
     "value_sequence",
     "value_table",
     "winning_moves",
