@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from explorer.analysis.sweep import Sweep, sweep_variants
     from explorer.games import Convention, families, load_game
     from explorer.games.base import Game
+    from explorer.games.graphs import graph_game
     from explorer.games.python import game, heap_game
     from explorer.generation.graph import build_graph
     from explorer.solver import mex
@@ -54,6 +55,7 @@ _HOMES = {
     "Game": "explorer.games.base",
     "game": "explorer.games.python",
     "heap_game": "explorer.games.python",
+    "graph_game": "explorer.games.graphs",
     "build_graph": "explorer.generation.graph",
     "patterns": "explorer.analysis.patterns",
     "ValueSequence": "explorer.analysis.sequences",
@@ -95,6 +97,7 @@ __all__ = [
     "find_period",
     "game",
     "genus_sequence",
+    "graph_game",
     "grundy_value",
     "grundy_values",
     "heap_game",

@@ -300,6 +300,10 @@ def _grundy_value(game: Game[Any], position: Position, *, max_states: int) -> Va
     parts = game.decompose(position)
     if parts is not None and parts.exact:
         return _xor_of_parts(parts, max_states)
+    if game.part_label(position) is not None:
+        from explorer.analysis.parts import part_value
+
+        return part_value(game, position)
     return graph_value(game, position, max_states=max_states)
 
 
@@ -435,7 +439,8 @@ def solve(
         elif solution.winning_moves:
             listed = f"; moves listed among the first {FAR_MOVES:,} of each far heap"
         return replace(solution, method=method_name, note=far + listed)
-    if parts is None and game.known_value(position) is None:
+    labelled = parts is None and game.part_label(position) is not None
+    if parts is None and not labelled and game.known_value(position) is None:
         method = "graph"  # no parts and no formula: the whole graph is the only way
     small_sum = parts is None or (parts.exact and len(parts.parts) <= AUTO_GRAPH_PARTS)
     if method == "graph" or (method == "auto" and small_sum):
@@ -450,7 +455,14 @@ def solve(
         except GraphTooLargeError:
             if not small:
                 raise
-    return _solve_decomposed(game, position, parts, max_states)
+    solution = _solve_decomposed(game, position, parts, max_states)
+    if labelled:
+        return replace(solution, method="parts", note=PART_NOTE)
+    return solution
+
+
+#: How a part valued by its canonical label is solved (`solve` says it in its note).
+PART_NOTE = "valued by its moves, each part left valued once per shape (canonical label)"
 
 
 def _solve_graph(
