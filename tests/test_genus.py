@@ -75,3 +75,19 @@ def test_sequence_genus_prints_conways_notation_and_json():
 def test_genus_of_a_game_that_is_not_a_heap_game_is_refused():
     result = CliRunner().invoke(main, ["sequence", "wythoff", "--genus"])
     assert result.exit_code != 0 and result.output.startswith("Error:")
+
+
+def test_patterns_reports_the_period_of_the_genus_sequence():
+    result = CliRunner().invoke(main, ["patterns", "subtraction:1,2", "--genus", "--json"])
+    assert result.exit_code == 0, result.output
+    (pattern,) = json.loads(result.output)["patterns"]
+    assert pattern == {
+        "kind": "genus-period",
+        "status": "observed",
+        "upto": 40,
+        "preperiod": 0,
+        "period": 3,
+    }
+    genera = genus_sequence(load_game("subtraction:1,2"), 40).genera
+    assert all(genera[n] == genera[n % 3] for n in range(41))
+    assert len({g.text() for g in genera[:3]}) == 3

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from explorer.analysis.patterns import OBSERVED, Pattern, Patterns
 from explorer.errors import MisereSequenceTooLargeError, SpecError
 from explorer.games.base import Game
 from explorer.games.heaps import HeapGame
@@ -32,6 +33,8 @@ from explorer.solver.periods import observed_period
 
 #: Form ids of the trees every game shares: no move, *1 = {0}, *2 = {0, *1}.
 _ZERO, _ONE, _TWO = 0, 1, 2
+#: Heaps whose genus `patterns --genus` reads by default.
+DEFAULT_GENUS_UPTO = 40
 #: Most positions of sums one genus sequence solves (about 200 bytes each).
 MAX_SUMS = 1_000_000
 #: Most copies of *2 tried before a genus is declared not to settle (none has needed 6 here).
@@ -85,6 +88,28 @@ class GenusSequence:
             "preperiod": self.preperiod,
             "proven": False,
         }
+
+    def __repr__(self) -> str:
+        """One line: the game, the heaps, the period if seen."""
+        return (
+            f"<GenusSequence of {self.game}, heaps 0..{len(self.genera) - 1:,}: {self.summary()}>"
+        )
+
+    def _repr_html_(self) -> str:
+        """The genus of each heap as a table for Jupyter."""
+        from explorer.viz.notebook import genus_view
+
+        return genus_view(self)
+
+    def patterns(self) -> Patterns:
+        """The genus sequence's period as a pattern (observed: no theorem bounds it), for
+        ``explorer patterns --genus``."""
+        upto = len(self.genera) - 1
+        found: tuple[Pattern, ...] = ()
+        if self.period is not None:
+            fields = {"preperiod": self.preperiod, "period": self.period}
+            found = (Pattern("genus-period", OBSERVED, upto, fields),)
+        return Patterns(self.game, upto, found)
 
     def summary(self) -> str:
         if self.period is None:

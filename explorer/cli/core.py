@@ -210,13 +210,14 @@ def explain_command(
     from explorer.analysis.solving import explain
 
     game = load_game(spec)
-    result = explain(
-        game,
-        game.parse(position),
-        max_states=max_states or DEFAULT_MAX_STATES,
-        method=method,  # type: ignore[arg-type]
-        convention=convention,
-    )
+    with working(f"explaining {visible(spec)}", enabled=not as_json):  # a spinner on terminals
+        result = explain(
+            game,
+            game.parse(position),
+            max_states=max_states or DEFAULT_MAX_STATES,
+            method=method,  # type: ignore[arg-type]
+            convention=convention,
+        )
     if as_json:
         print_json(result.to_dict())
         return
@@ -231,10 +232,13 @@ def explain_command(
         _print_moves(result.successors, "grundy")
         console.print(result.reason())
         winning = [visible(text) for text in result.winning_moves]
-        if len(result.successors) > EXPLAIN_ROWS and winning:
+        if winning:  # every N-position names its winning moves, listed above or not
             shown = ", ".join(winning[:EXPLAIN_WINNING])
             more = len(winning) - EXPLAIN_WINNING
-            console.print(f"winning moves: {shown}" + (f" and {more:,} more" if more > 0 else ""))
+            console.print(
+                f"winning move{'' if len(winning) == 1 else 's'}: {shown}"
+                + (f" and {more:,} more" if more > 0 else "")
+            )
     console.print(VERDICTS[result.outcome])
 
 
@@ -263,6 +267,8 @@ def _print_sum(result: Explanation) -> None:
         )
     else:
         console.print(f"G = {xor} = {result.value}")
+    if result.changes:
+        _print_changes(result, width)
     winning = [visible(text) for text in result.winning_moves]
     moves = len(result.successors)
     if moves and not (winning and moves == len(winning) and result.outcome == "N"):
@@ -274,6 +280,34 @@ def _print_sum(result: Explanation) -> None:
         )
     elif winning:
         console.print(f"winning move{'s' if len(winning) > 1 else ''}: " + ", ".join(winning))
+
+
+def _print_changes(result: Explanation, width: int) -> None:
+    """Bouton's arithmetic: the XOR's highest 1, and each part that changes to make it 0."""
+    total = result.grundy or 0
+    column = total.bit_length() - 1
+
+    def bits(value: int) -> str:
+        return format(value, f"0{width}b")
+
+    console.print(
+        f"to win, make the XOR 0: change one part to its value XOR {total} ({bits(total)}); "
+        f"a part with a 1 in the XOR's highest column (the {2**column:,}s) can always go down"
+    )
+    for change in result.changes:
+        value, target = change["value"], change["target"]
+        arithmetic = f"{bits(value)} XOR {bits(total)} = {bits(target)}"
+        moves = ", ".join(visible(m) for m in change["moves"][:EXPLAIN_WINNING])
+        if result.nim:
+            console.print(
+                f"  heap {visible(change['part'])}: {arithmetic}: take {value - target:,} from "
+                f"the heap of {value:,}, leaving {target:,} -> {moves}"
+            )
+        else:
+            console.print(
+                f"  part {visible(change['part'])} ({visible(change['game'])}, G {value}): "
+                f"{arithmetic}: move it to a position of value {target} -> {moves}"
+            )
 
 
 def _print_moves(successors: Sequence[tuple[str, object]], column: str) -> None:
