@@ -91,6 +91,12 @@ def test_install_and_development_say_what_a_newcomer_needs():
     assert "Python 3.11" in install and "git clone" in install and "venv" in install
     development = TEXT.split("## Development\n", 1)[1].split("\n## ", 1)[0]
     assert 'python -m pytest -m "not slow"' in development
+    # how long the tests take is said beside the command that runs them
+    after_tests = development.split("<!-- test-command -->", 1)[1]
+    assert re.search(r"about \d+ minutes", after_tests.split("\n\n")[1])
+    # the folder the install makes in the clone is not a change to commit
+    venv = re.search(r"python3 -m venv (\S+)", install).group(1)
+    assert f"{venv}/" in (README.parent / ".gitignore").read_text().splitlines()
     assert "ruff check . && ruff format --check . && mypy explorer" in development
     licence = TEXT.split("## Licence\n", 1)[1]
     assert "MIT" in licence and (README.parent / "LICENSE").is_file()

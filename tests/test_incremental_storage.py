@@ -17,6 +17,7 @@ from explorer.errors import CyclicGraphError
 from explorer.games.dag import DagGame
 from explorer.solver.incremental import Edit, EditError, StateValue
 from explorer.storage import Database, NotStoredError, open_database
+from explorer.storage.engine import shown_location
 from tests.support.cli import run
 from tests.support.environment import REPO
 from tests.support.graphs import from_scratch, write_graph
@@ -244,7 +245,11 @@ def test_a_state_a_stopped_build_left_unsolved_cannot_be_edited(database: Databa
 def test_an_edit_of_a_game_not_stored(database: Database) -> None:
     with pytest.raises(NotStoredError) as refused:
         database.game("chomp").edit(Edit(add_states=("x",)))
-    assert str(refused.value) == "game 'chomp' is not stored (import or build it first)"
+    # the one message of a handle: where, and how to store it
+    assert str(refused.value) == (
+        f"game 'chomp' is not stored in {shown_location(database.engine)!r} (build a position "
+        "first: explorer build 'chomp' POSITION)"
+    )
 
 
 # --- the CLI: messages, and the database file untouched by refusals ------------------------------
@@ -358,7 +363,11 @@ def test_an_edit_of_a_game_that_is_not_stored_changes_nothing(
     folder, db, _ = stored_file
     before = snapshot(folder)
     code, _, err = run("edit", "nim", "--add-state", "1", "--db", str(db))
-    assert (code, err) == (1, "Error: game 'nim' is not stored (import or build it first)\n")
+    assert (code, err) == (
+        1,
+        f"Error: game 'nim' is not stored in {str(db)!r} (build a position first: explorer "
+        "build 'nim' POSITION)\n",
+    )
     assert snapshot(folder) == before
 
 

@@ -22,7 +22,6 @@ from explorer.games.specs import GameSpec
 from explorer.solver.incremental import Edit
 from explorer.solver.loopy import Infinite, label_vertices, outcome_of
 from explorer.storage import Database
-from explorer.storage.verify import verify_database
 from tests.support.bruteforce import check_loopy_definition, plain_retrograde
 from tests.support.environment import DATA
 from tests.support.graphs import write_graph
@@ -311,7 +310,7 @@ def test_a_build_of_a_game_that_may_loop_stores_its_generalized_values(
         None if escapes is None else [int(x) for x in escapes.split(",") if x]
     )
     assert report.infinite == (escapes is not None)
-    assert verify_database(database.engine, GameSpec.parse(spec).canonical()).ok
+    assert database.game(spec).verify().ok
 
 
 def test_windup_built_has_the_published_values_and_a_stopped_build_resumes_to_them(

@@ -262,8 +262,11 @@ def test_misere_bad_input_is_one_error_line_and_changes_nothing(tmp_path, monkey
     )
     err = one_line_error(["stats", "kayles", "--misere", "--db", db])
     assert "explorer build 'octal:0.77' POSITION --misere" in err
-    err = one_line_error(["verify", "nim", "--misere", "--db", db])
-    assert err == f"Error: the misère game 'nim' is not stored in 'sqlite:///{db}'\n"
+    err = one_line_error(["verify", "nim", "--misere", "--db", db])  # as every command says it
+    assert err == (
+        f"Error: the misère game 'nim' is not stored in {db!r}: only its normal-play build "
+        "is (build a position of it: explorer build 'nim' POSITION --misere)\n"
+    )
     run_json("build", "nim", "1,2", "--misere", "--db", db)
     err = one_line_error(["query", "nim", "2,2", "--misere", "--db", db])
     assert "(build it first: explorer build 'nim' '2,2' --misere)" in err

@@ -119,3 +119,46 @@ def test_sequence_and_sweep_take_workers():
     assert rows[0] == rows[1] and rows[0].count("\n") == 9
     bad = CliRunner().invoke(main, ["sequence", "grundy", "--workers", "0"])
     assert bad.exit_code != 0 and "--workers" in bad.output
+
+
+KILLED_RUNNER = """
+import sys
+from explorer import load_game
+from explorer.analysis.sequences import stored_value_sequence
+from explorer.solver import sparse
+from explorer.storage import open_database
+sparse.CHECKPOINT_SECONDS = 0.2
+db = open_database(sys.argv[1])
+game = load_game("grundy")
+result = stored_value_sequence(db.game(game), game, int(sys.argv[2]), workers=2)
+print("done", result.checksum, flush=True)
+"""
+
+
+@pytest.mark.slow  # kill -9 of a long run on two workers
+def test_a_run_on_two_workers_killed_resumes_to_the_same_checksum(db_url):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.test_sequence_storage import sequence_json, stored_count
+
+    upto = 200_000
+    expected = fletcher32(kernel("grundy", upto, 1))
+    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    process = subprocess.Popen([sys.executable, "-c", KILLED_RUNNER, db_url, str(upto)], env=env)
+    deadline = time.monotonic() + 300
+    killed_at = 0
+    while time.monotonic() < deadline and process.poll() is None:
+        killed_at = stored_count(db_url) if "://" in db_url or os.path.exists(db_url) else 0
+        if killed_at > 40_000:
+            process.send_signal(signal.SIGKILL)
+            break
+        time.sleep(0.05)
+    process.wait()
+    assert process.returncode == -signal.SIGKILL, "the run finished before it could be killed"
+    resumed = sequence_json("grundy", "--upto", str(upto), "--db", db_url, "--workers", "2")
+    assert resumed["stored"] >= killed_at > 0  # continued from the stored values
+    assert resumed["checksum"] == f"{expected:08x}"

@@ -404,9 +404,10 @@ def test_counts_never_keep_a_page_waiting(tmp_path: Path):
         deadline = time.monotonic() + 30
         while counts._get("slow", False, slow, 0.2) != "counted":
             assert time.monotonic() < deadline
-        assert counts.stats("nim", False, wait=30)["states"] == db.game("nim").stats()["states"]  # type: ignore[index]
+        nim = db.game("nim")
+        assert counts.stats(nim, False, wait=30)["states"] == nim.stats()["states"]  # type: ignore[index]
         with pytest.raises(LookupError, match="not stored"):
-            counts.stats("wythoff", False, wait=30)
+            counts.stats(db.game("wythoff"), False, wait=30)
 
 
 def test_a_long_game_fits_in_the_address(server: Server):

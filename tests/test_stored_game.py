@@ -186,6 +186,7 @@ def test_a_misere_handle_never_returns_or_writes_normal_play_findings(db_url, tm
         "subgraph": lambda h: {n: d["grundy"] for n, d in h.subgraph().nodes(data=True)} == g_minus,
         "export": lambda h: h.export(tmp_path / "m.json").states == len(g_minus),
         "verify": lambda h: h.verify().ok,
+        "row": lambda h: (h.row().convention, h.row().spec) == (MISERE, "nim"),
     }
     public = {
         name

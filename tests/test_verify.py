@@ -156,7 +156,7 @@ def test_an_unknown_game_is_one_error_line(db_url):
     run("build", "nim", "1,2", "--db", db_url)
     code, out, err = run("verify", "kayles", "--db", db_url)
     assert code == 1 and out == ""
-    assert err.startswith("Error: game 'kayles' is not stored in ")
+    assert err.startswith("Error: game 'octal:0.77' is not stored in ")
 
 
 @pytest.mark.slow  # a database damaged page by page

@@ -343,7 +343,7 @@ def test_condense_takes_any_solved_graph():
 def test_graph_page_shows_inline_in_a_notebook(tmp_path):
     nim = load_game("nim")
     page = draw_game(nim, nim.parse("1,2"))
-    frame = page.interactive()._repr_html_()  # the page itself, on request
+    frame = page.interactive(standalone=True)._repr_html_()  # the page itself, on request
     srcdoc = re.fullmatch(
         r'<iframe srcdoc="([^"]*)" sandbox="allow-scripts" [^>]*></iframe>', frame
     ).group(1)

@@ -110,6 +110,8 @@ class Pattern:
         if self.kind == "values":
             rare = f"; rare (only before the period): {_listed(f['rare'])}" if f["rare"] else ""
             return f"common values {_listed(f['common'])}{rare}"
+        if self.kind == "genus-period":
+            return f"the genus repeats with period {f['period']} from heap {f['preperiod']}"
         if self.kind == "sparse-space":
             return (
                 f"rare values (even parity of the bits {f['mask']:#b}): "
@@ -137,6 +139,17 @@ class Patterns:
             "upto": self.upto,
             "patterns": [p.to_dict() for p in self.patterns],
         }
+
+    def __repr__(self) -> str:
+        """One line: the game, how far, which patterns."""
+        kinds = ", ".join(p.kind for p in self.patterns) or "none"
+        return f"<Patterns of {self.game} up to {self.upto:,}: {kinds}>"
+
+    def _repr_html_(self) -> str:
+        """The patterns as a table for Jupyter (`explorer.viz.notebook`)."""
+        from explorer.viz.notebook import patterns_view
+
+        return patterns_view(self)
 
     def find(self, kind: str) -> Pattern | None:
         """The pattern of that kind, if one was found."""

@@ -8,6 +8,8 @@ The exit-code rule, applied once by `ExplorerGroup` for every command:
   library's `UsageError` (options that do not fit the game), as one ``Error: ...`` line;
 * any other refusal (an `ExplorerError`: a bad spec, position, file or database) exits 1
   with exactly one ``Error: ...`` line on standard error;
+* output into a closed pipe (``explorer stats nim | head -1``) ends quietly with exit status
+  141, as a Unix tool ended by SIGPIPE does;
 * anything else is a bug and keeps its traceback.
 """
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import sys
 import time
 import unicodedata
 from collections.abc import Callable, Iterator, MutableMapping
@@ -45,7 +48,16 @@ if TYPE_CHECKING:  # the games load with the commands that use them, not with ev
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-console = Console(highlight=False, soft_wrap=True, markup=False, emoji=False)
+
+class _Console(Console):
+    """rich's console, but a closed pipe ends the command as every other output does (see
+    `ExplorerGroup`), not by rich's own exit status 1."""
+
+    def on_broken_pipe(self) -> None:
+        raise BrokenPipeError
+
+
+console = _Console(highlight=False, soft_wrap=True, markup=False, emoji=False)
 
 #: Most states a command may be asked to build or hold in memory at once.
 MAX_STATES_IN_MEMORY = 100_000_000
@@ -87,8 +99,13 @@ class ExplorerGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         notices.notify = _notify  # a writer that waits for another says so
         try:
-            return super().invoke(ctx)
-        except WorkLimitError as error:  # before ExplorerError: what was written is kept
+            result = super().invoke(ctx)
+            sys.stdout.flush()  # here, so that a reader gone away is met below, not at exit
+            return result
+        except BrokenPipeError:  # the reader stopped (| head): end quietly, as Unix tools do
+            _discard_stdout()
+            raise click.exceptions.Exit(SIGPIPE_EXIT) from None
+        except WorkLimitError as error:  # a stop, not an error: what was written is kept
             raise click.ClickException(visible(str(error))) from None
         except KeyboardInterrupt:
             click.echo(f"\n{INTERRUPTED}", err=True)
@@ -158,6 +175,21 @@ def max_seconds_option() -> click.Option:
 
 #: Commands without a work bound: a server runs until it is stopped.
 UNBOUNDED_COMMANDS = frozenset({"serve"})
+
+
+#: The exit status of a command whose reader went away: what a shell reports for a process
+#: that SIGPIPE ended (128 + 13), as for ``yes | head -1``.
+SIGPIPE_EXIT = 141
+
+
+def _discard_stdout() -> None:
+    """Point standard output at /dev/null, so that what is still buffered is not flushed into
+    the closed pipe at exit (which Python would report)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no file descriptor (a test's capture)
+        pass
 
 
 def _notify(text: str) -> None:
@@ -312,11 +344,12 @@ def progress_bar(
     fields: dict[str, str],
     *,
     total: int | None,
+    eta: bool | None = None,
     enabled: bool = True,
     errors: Console | None = None,
 ) -> Iterator[Callable[..., None]]:
     """A progress bar on standard error (only on a terminal, removed when done), with the time
-    left when the `total` is known.
+    left when the `total` is known (or, with `eta`, once an update gives it: ``total=``).
 
     `fields` maps a field name to its column's format (e.g. ``"{:>10,} states"``); the
     function yielded takes ``completed=`` and the fields as keywords. The columns fit in 80
@@ -331,7 +364,7 @@ def progress_bar(
         BarColumn(bar_width=10),
         *texts,
         _Elapsed(),
-        *([TimeRemainingColumn()] if total is not None else []),
+        *([TimeRemainingColumn()] if (total is not None if eta is None else eta) else []),
         enabled=enabled,
         errors=errors,
     )
@@ -367,7 +400,10 @@ def print_json(data: object) -> None:
     click.echo(json.dumps(data, ensure_ascii=False))
 
 
-json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+def json_option(shape: str) -> Callable[[F], F]:
+    """``--json``, whose help says the `shape` of what it prints (its keys), so that a script
+    knows what to read: ``json_option("one object: game, position, grundy")``."""
+    return click.option("--json", "as_json", is_flag=True, help=f"Print JSON for scripts: {shape}.")
 
 
 def graph_within_machine(
@@ -441,16 +477,19 @@ workers_option = click.option(
 
 
 @contextmanager
-def sequence_progress(enabled: bool) -> Iterator[Callable[[int, int], None]]:
-    """The progress bar of long value computations: heaps done, heaps per second and the
-    largest value so far."""
+def sequence_progress(
+    enabled: bool, total: int | None = None
+) -> Iterator[Callable[[int, int], None]]:
+    """The progress bar of long value computations: heaps done, values a second and the
+    largest value so far, with the time left when the `total` of heaps is known (from the
+    recent rate: the cost of a heap grows with n, so it is an estimate)."""
     fields = {"done": "{:>12,} heaps", "rate": "{:>9,.0f}/s", "largest": "largest {:,}"}
     began = time.perf_counter()
-    with progress_bar("values", fields, total=None, enabled=enabled) as bar:
+    with progress_bar("values", fields, total=total, enabled=enabled) as bar:
 
         def update(done: int, largest: int) -> None:
             spent = time.perf_counter() - began
-            bar(done=done, rate=done / spent if spent else 0.0, largest=largest)
+            bar(completed=done, done=done, rate=done / spent if spent else 0.0, largest=largest)
 
         yield update
 

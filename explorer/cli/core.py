@@ -52,7 +52,9 @@ EXPLAIN_WINNING = 20
 
 
 @click.command("games")
-@json_option
+@json_option(
+    "a list of objects, one per family: name, parameters, position, example, source, summary"
+)
 def games_command(as_json: bool) -> None:
     """List the game families, their parameters and position syntax.
 
@@ -98,7 +100,10 @@ def games_command(as_json: bool) -> None:
 @misere_option
 @max_states_option
 @max_memory_option
-@json_option
+@json_option(
+    "one object: game, position, grundy, infinite, escapes, outcome, remoteness, winning_moves,"
+    " drawing_moves, method, states, note, convention (and reduction_value for a reduction)"
+)
 def solve_command(
     spec: str,
     position: str,
@@ -183,7 +188,12 @@ def solve_command(
 )
 @misere_option
 @max_states_option
-@json_option
+@json_option(
+    "one object: game, position, grundy, infinite, escapes, outcome, method, successors "
+    "([position, value] pairs), parts ([game, position, value]), changes (each part, game, "
+    "value, target, moves), nim, note, stage, counter, convention (and reduction_value for a "
+    "reduction)"
+)
 def explain_command(
     spec: str,
     position: str,
@@ -210,13 +220,14 @@ def explain_command(
     from explorer.analysis.solving import explain
 
     game = load_game(spec)
-    result = explain(
-        game,
-        game.parse(position),
-        max_states=max_states or DEFAULT_MAX_STATES,
-        method=method,  # type: ignore[arg-type]
-        convention=convention,
-    )
+    with working(f"explaining {visible(spec)}", enabled=not as_json):  # a spinner on terminals
+        result = explain(
+            game,
+            game.parse(position),
+            max_states=max_states or DEFAULT_MAX_STATES,
+            method=method,  # type: ignore[arg-type]
+            convention=convention,
+        )
     if as_json:
         print_json(result.to_dict())
         return
@@ -231,10 +242,13 @@ def explain_command(
         _print_moves(result.successors, "grundy")
         console.print(result.reason())
         winning = [visible(text) for text in result.winning_moves]
-        if len(result.successors) > EXPLAIN_ROWS and winning:
+        if winning:  # every N-position names its winning moves, listed above or not
             shown = ", ".join(winning[:EXPLAIN_WINNING])
             more = len(winning) - EXPLAIN_WINNING
-            console.print(f"winning moves: {shown}" + (f" and {more:,} more" if more > 0 else ""))
+            console.print(
+                f"winning move{'' if len(winning) == 1 else 's'}: {shown}"
+                + (f" and {more:,} more" if more > 0 else "")
+            )
     console.print(VERDICTS[result.outcome])
 
 
@@ -263,6 +277,8 @@ def _print_sum(result: Explanation) -> None:
         )
     else:
         console.print(f"G = {xor} = {result.value}")
+    if result.changes:
+        _print_changes(result, width)
     winning = [visible(text) for text in result.winning_moves]
     moves = len(result.successors)
     if moves and not (winning and moves == len(winning) and result.outcome == "N"):
@@ -274,6 +290,34 @@ def _print_sum(result: Explanation) -> None:
         )
     elif winning:
         console.print(f"winning move{'s' if len(winning) > 1 else ''}: " + ", ".join(winning))
+
+
+def _print_changes(result: Explanation, width: int) -> None:
+    """Bouton's arithmetic: the XOR's highest 1, and each part that changes to make it 0."""
+    total = result.grundy or 0
+    column = total.bit_length() - 1
+
+    def bits(value: int) -> str:
+        return format(value, f"0{width}b")
+
+    console.print(
+        f"to win, make the XOR 0: change one part to its value XOR {total} ({bits(total)}); "
+        f"a part with a 1 in the XOR's highest column (the {2**column:,}s) can always go down"
+    )
+    for change in result.changes:
+        value, target = change["value"], change["target"]
+        arithmetic = f"{bits(value)} XOR {bits(total)} = {bits(target)}"
+        moves = ", ".join(visible(m) for m in change["moves"][:EXPLAIN_WINNING])
+        if result.nim:
+            console.print(
+                f"  heap {visible(change['part'])}: {arithmetic}: take {value - target:,} from "
+                f"the heap of {value:,}, leaving {target:,} -> {moves}"
+            )
+        else:
+            console.print(
+                f"  part {visible(change['part'])} ({visible(change['game'])}, G {value}): "
+                f"{arithmetic}: move it to a position of value {target} -> {moves}"
+            )
 
 
 def _print_moves(successors: Sequence[tuple[str, object]], column: str) -> None:
@@ -316,10 +360,18 @@ def _print_moves(successors: Sequence[tuple[str, object]], column: str) -> None:
     help="Print every value, even of a long --until-periodic run.",
 )
 @misere_flag("Misère values G⁻ of one heap (the last mover loses; 0 exactly on P-positions).")
+@click.option(
+    "--genus",
+    is_flag=True,
+    help="The misère genus of each heap in Conway's notation (g^γ0γ1…, e.g. 4^146).",
+)
 @max_memory_option
 @workers_option
 @stored_option("Store the values in a database and continue from it")
-@json_option
+@json_option(
+    "one object: game, start, upto, values, computed, period, preperiod, proven, largest, rare,"
+    " checksum, method, stored"
+)
 def sequence_command(
     spec: str,
     upto: int,
@@ -328,6 +380,7 @@ def sequence_command(
     rebuild: bool,
     all_values: bool,
     convention: Convention,
+    genus: bool,
     max_memory: int | None,
     workers: int,
     url: str | None,
@@ -346,6 +399,7 @@ def sequence_command(
       explorer sequence grundy --upto 1048576 --db explorer.db
       explorer sequence kayles --upto 40 --misere
       explorer sequence grundy --upto 4194304 --workers 2
+      explorer sequence kayles --upto 40 --genus
 
     With --db the values are stored (the same database as builds): a larger --upto continues
     from them, a killed run resumes, and a stored sequence is read back without computing.
@@ -353,6 +407,10 @@ def sequence_command(
     With --workers N the compiled kernel computes blocks of heaps on N threads: each heap's
     pairs of values known before the block in parallel, then the few pairs inside the block
     in order (the same values and checksum as one worker).
+
+    --genus gives each heap's genus g^γ0γ1…: g its normal value, γk = G⁻(heap + k copies of
+    *2), written up to where it alternates for ever (Conway's notation; computed on the
+    sums' game trees until γ repeats with period 2 twice, so it stays small: tens of heaps).
 
     The summary rows follow the public octal-game tables (T. Czajka's), over the values
     computed, G(0..N-1): the largest value and the first heap where it falls; the parity
@@ -362,6 +420,9 @@ def sequence_command(
     """
     from explorer.analysis.sequences import stored_value_sequence, value_sequence
 
+    if genus:
+        _genus_sequence(spec, upto, as_json)
+        return
     if convention == MISERE:
         _misere_sequence(spec, upto, as_json)
         return
@@ -381,7 +442,7 @@ def sequence_command(
             upto,
             start=start,
             until_periodic=until_periodic,
-            progress=stack.enter_context(sequence_progress(not as_json)),
+            progress=stack.enter_context(sequence_progress(not as_json, upto + 1)),
             max_memory_mb=max_memory,
             workers=workers,
         )
@@ -458,13 +519,32 @@ def _misere_sequence(spec: str, upto: int, as_json: bool) -> None:
         console.print(f"period {result.period}, preperiod {result.preperiod}: observed, not proven")
 
 
+def _genus_sequence(spec: str, upto: int, as_json: bool) -> None:
+    from explorer.analysis.genus import genus_sequence
+
+    game = load_game(spec)
+    with sequence_progress(not as_json, upto + 1) as progress:
+        result = genus_sequence(game, upto, progress=progress)
+    if as_json:
+        print_json(result.to_dict())
+        return
+    console.print(
+        f"{visible(result.game)}: genus of heaps 0..{upto} (g^γ0γ1…, γk = G⁻(heap + k·*2))"
+    )
+    texts = [g.text() for g in result.genera]
+    for start in range(0, len(texts), 10):
+        row = " ".join(f"{t:<9}" for t in texts[start : start + 10])
+        console.print(f"{start:>6}: {row.rstrip()}")
+    console.print(result.summary())
+
+
 @click.command("table")
 @click.argument("spec")
 @click.option("--rows", type=AsciiIntRange(min=1, max=MAX_SIDE), default=10, show_default=True)
 @click.option("--cols", type=AsciiIntRange(min=1, max=MAX_SIDE), default=10, show_default=True)
 @max_states_option
 @max_memory_option
-@json_option
+@json_option("one object: game, values (a list of rows, null where a cell is no position)")
 def table_command(
     spec: str, rows: int, cols: int, max_states: int | None, max_memory: int | None, as_json: bool
 ) -> None:

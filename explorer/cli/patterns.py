@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
@@ -23,6 +24,9 @@ from explorer.cli.common import (
 )
 from explorer.limits import MAX_STORED_INT
 
+if TYPE_CHECKING:
+    from explorer.analysis.patterns import Patterns, Revision
+
 #: The columns of a sweep's table, CSV and JSON rows.
 SWEEP_COLUMNS = ("spec", "period", "preperiod", "saltus", "status", "largest")
 
@@ -34,14 +38,24 @@ SWEEP_COLUMNS = ("spec", "period", "preperiod", "saltus", "status", "largest")
     "column (default 200).",
     default=None,
 )
+@click.option(
+    "--genus",
+    is_flag=True,
+    help="The period of the sequence of misère genera (heaps 0..UPTO, default 40) instead.",
+)
 @max_memory_option
 @stored_option(
     "Store the patterns beside the game in a database, checking those stored before "
     "(a longer run proves or refutes them)"
 )
-@json_option
+@json_option("one object: game, upto, patterns (each kind, status, fields, ...)")
 def patterns_command(
-    spec: str, upto: int | None, max_memory: int | None, url: str | None, as_json: bool
+    spec: str,
+    upto: int | None,
+    genus: bool,
+    max_memory: int | None,
+    url: str | None,
+    as_json: bool,
 ) -> None:
     """The patterns in the values of the game SPEC, each proved or observed.
 
@@ -56,6 +70,7 @@ def patterns_command(
     Examples:
       explorer patterns kayles
       explorer patterns subtraction:1,3,4 --upto 200 --json
+      explorer patterns subtraction:1,2 --genus
       explorer patterns wythoff --upto 300
       explorer patterns "nim + subtraction:1,2" --upto 40
       explorer patterns kayles --upto 2000 --db games.db
@@ -68,6 +83,15 @@ def patterns_command(
     from explorer.games import load_game
 
     game = load_game(spec)
+    if genus:
+        if url is not None:
+            raise click.UsageError("--genus patterns are not stored: drop --db")
+        from explorer.analysis.genus import DEFAULT_GENUS_UPTO, genus_sequence
+
+        with working("genus", enabled=not as_json):
+            found = genus_sequence(game, upto or DEFAULT_GENUS_UPTO).patterns()
+        _print_patterns(found, [], as_json=as_json, stored=False)
+        return
     with working("patterns", enabled=not as_json):
         found, data = analyse(game, upto, max_memory)
     revisions = []
@@ -76,10 +100,16 @@ def patterns_command(
 
         with open_database(url or None) as database:
             revisions = database.game(game).save_patterns(found, data)
+    _print_patterns(found, revisions, as_json=as_json, stored=url is not None)
+
+
+def _print_patterns(
+    found: Patterns, revisions: list[Revision], *, as_json: bool, stored: bool
+) -> None:
     if as_json:
         print_json(
             {**found.to_dict(), "stored": [r.to_dict() for r in revisions]}
-            if url is not None
+            if stored
             else found.to_dict()
         )
         return
@@ -105,7 +135,10 @@ def patterns_command(
 )
 @max_memory_option
 @workers_option
-@json_option
+@json_option(
+    "one object: pattern, upto, rows (each spec, upto, period, preperiod, saltus, status, "
+    "theorem, largest)"
+)
 def sweep_command(
     pattern: str,
     upto: int,

@@ -9,8 +9,6 @@ import sys
 import traceback
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
 from itertools import islice
 from types import CodeType
 from typing import Any, NoReturn, TypeVar
@@ -25,6 +23,7 @@ from explorer.errors import (
 from explorer.games.base import Decomposition, Game, Position
 from explorer.games.heaps import HeapGame, Heaps
 from explorer.games.position_text import format_position, format_positions, parse_position
+from explorer.games.rules_files import read_rules_file
 
 Rule = Callable[[Any], Iterable[Any]]
 T = TypeVar("T")
@@ -89,48 +88,6 @@ def way_out(error: BaseException) -> str:
             raise
         detail = f"(its message cannot be written: str() raised {type(inner).__name__})"
     return f"raised {kind}{': ' + detail if detail else ''}"
-
-
-#: The rules files read so far while a game loads (see `files_read_once`), by resolved path.
-_READ: ContextVar[dict[str, bytes] | None] = ContextVar("explorer_rules_read", default=None)
-
-
-@contextmanager
-def files_read_once() -> Iterator[None]:
-    """While it lasts, each rules file is read once: its fingerprint, its game's names and its
-    lines are all taken from the bytes of that read (the import reads it once more). Also a
-    decorator.
-
-    Examples
-    --------
-    >>> with files_read_once():
-    ...     read_rules_file("data/stones.py") is read_rules_file("data/stones.py")
-    True
-    """
-    token = _READ.set({})
-    try:
-        yield
-    finally:
-        _READ.reset(token)
-
-
-def read_rules_file(path: str) -> bytes:
-    """The bytes of a rules file (read once while `files_read_once` lasts).
-
-    Raises
-    ------
-    OSError
-        When the file cannot be read.
-    """
-    read = _READ.get()
-    key = os.path.realpath(path)
-    if read is not None and key in read:
-        return read[key]
-    with open(path, "rb") as source:
-        data = source.read()
-    if read is not None:
-        read[key] = data
-    return data
 
 
 def _shown_file(path: str) -> str:

@@ -30,6 +30,7 @@ from explorer.errors import RuleError, SpecError, WorkLimitError
 from explorer.games import load_game, may_cycle
 from explorer.games.base import Game, Position
 from explorer.games.convention import MISERE, NORMAL, Convention
+from explorer.games.rules_files import files_read_once
 from explorer.games.specs import GameSpec
 from explorer.generation.expansion import PositionIndex, position_index
 from explorer.generation.sorted_runs import find_sorted
@@ -92,9 +93,6 @@ class BuildOptions:
     memory : int or None
         Stop cleanly, as at `max_states`, once the process uses this many bytes (resident);
         None for no budget.
-    convention : Convention
-        ``MISERE`` builds the misère game (the player who moves last loses), stored beside the
-        normal-play one: states hold G⁻, misère outcomes and misère remoteness.
     defer_key_index_at : int or None
         Drop the unique key index once this many new states are written, and at least as
         many as the database held (the index is created again at the end: see
@@ -112,7 +110,6 @@ class BuildOptions:
     max_states: int | None = None
     batch_states: int = BATCH_STATES
     memory: int | None = DEFAULT_MEMORY_BYTES
-    convention: Convention = NORMAL
     defer_key_index_at: int | None = DEFER_KEY_INDEX_AT
     workers: int = 1
 
@@ -178,13 +175,14 @@ class GraphBuilder:
         root: Position,
         options: BuildOptions | None = None,
         progress: Callable[[BuildProgress], None] | None = None,
+        convention: Convention = NORMAL,
     ) -> None:
         self.engine = engine
         self.options = options = options or BuildOptions()
         self.progress = progress
         self.game = game
-        self.convention = options.convention
-        self.terminal = MISERE_TERMINAL if options.convention == MISERE else NORMAL_TERMINAL
+        self.convention = convention
+        self.terminal = MISERE_TERMINAL if convention == MISERE else NORMAL_TERMINAL
         self.root = root
         self.root_key = game.format(root)
         self.arrays = BuildArrays()
@@ -626,12 +624,14 @@ class GraphBuilder:
         )
 
 
+@files_read_once()
 def build_position(
     engine: Engine,
     spec: str | Game[Any],
     position: str,
     options: BuildOptions | None = None,
     *,
+    convention: Convention = NORMAL,
     progress: Callable[[BuildProgress], None] | None = None,
     executor: Executor | None = None,
 ) -> BuildReport:
@@ -651,6 +651,9 @@ def build_position(
         The position, as on the command line.
     options : BuildOptions, optional
         How to build (the defaults of `BuildOptions` when not given).
+    convention : Convention
+        ``MISERE`` builds the misère game (the player who moves last loses), stored beside the
+        normal-play one: states hold G⁻, misère outcomes and misère remoteness.
     progress : callable, optional
         Called with a `BuildProgress` after every committed batch.
     executor : concurrent.futures.Executor, optional
@@ -678,22 +681,21 @@ def build_position(
     ('complete', 15, 0)
     >>> build_position(engine, "subtraction:1,2", "5,4").states_reused
     15
-    >>> misere_options = BuildOptions(convention=MISERE)
-    >>> misere = build_position(engine, "subtraction:1,2", "4,4", misere_options)
+    >>> misere = build_position(engine, "subtraction:1,2", "4,4", convention=MISERE)
     >>> misere.states_new, misere.grundy, misere.outcome, misere.convention
     (15, 1, 'N', <Convention.MISERE: 'misere'>)
     """
     options = options or BuildOptions()
     game = load_game(spec) if isinstance(spec, str) else spec
     root = game.parse(position)
-    if options.convention == MISERE:
+    if convention == MISERE:
         refuse_misere_cycles(game)
     from explorer.storage.tiered import TieredBuilder, tiers_apply
 
-    if tiers_apply(engine, game, root, options, options.convention):
+    if tiers_apply(engine, game, root, options, convention):
         refuse_unbuildable(game, root, memory=options.memory, max_states=None)
-        return TieredBuilder(engine, game, root, options, executor, progress).run()
-    return GraphBuilder(engine, game, root, options, progress).run()
+        return TieredBuilder(engine, game, root, options, executor, progress, convention).run()
+    return GraphBuilder(engine, game, root, options, progress, convention).run()
 
 
 def refuse_misere_cycles(game: Game[Any]) -> None:

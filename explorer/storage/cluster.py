@@ -13,15 +13,17 @@ lives on one machine.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterator
-from concurrent.futures import Executor
+from concurrent.futures import CancelledError, Executor
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from explorer.errors import ClusterError
 from explorer.games.base import Game, Position
+from explorer.games.convention import NORMAL, Convention
 from explorer.storage.engine import resolve_url
 from explorer.version import __version__
 
@@ -136,11 +138,24 @@ def connect(address: str, timeout: float = CONNECT_SECONDS) -> Iterator[Cluster]
     ------
     ClusterError
         When Dask is not installed, the address is malformed, the scheduler does not answer,
-        no worker joins, or a worker lacks explorer or runs another version of it.
+        no worker joins, or a worker lacks explorer or runs another version of it; and when
+        the cluster fails under the build (what was built is kept, and the same build
+        continues).
     """
     address = scheduler_address(address)
+    client_class = dask_client()
+    # Dask logs a lost connection with its traceback: the error raised here says it in a line
+    for name in list(logging.root.manager.loggerDict):
+        if name.split(".")[0] in ("distributed", "tornado", "asyncio"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
+    from distributed import KilledWorker
+    from distributed.comm.core import CommClosedError
+
+    # what a build raises when the cluster fails under it: a task that killed every worker
+    # it ran on, the scheduler gone, the futures cancelled with it
+    lost = (KilledWorker, CommClosedError, CancelledError)
     try:
-        client = dask_client()(address, timeout=timeout, set_as_default=False)
+        client = client_class(address, timeout=timeout, set_as_default=False)
     except (OSError, TimeoutError) as error:
         raise ClusterError(
             f"cannot reach the Dask scheduler at {address} ({error}); start one there with: "
@@ -156,20 +171,30 @@ def connect(address: str, timeout: float = CONNECT_SECONDS) -> Iterator[Cluster]
             ) from None
         _check_workers(client, address)
         workers = client.scheduler_info(n_workers=-1)["workers"]
-        yield Cluster(
-            executor=client.get_executor(pure=False),
-            address=address,
-            workers=len(workers),
-            threads=sum(int(worker["nthreads"]) for worker in workers.values()),
-        )
+        try:
+            yield Cluster(
+                executor=client.get_executor(pure=False),
+                address=address,
+                workers=len(workers),
+                threads=sum(int(worker["nthreads"]) for worker in workers.values()),
+            )
+        except lost as error:
+            raise ClusterError(
+                f"the build lost the Dask cluster at {address} ({type(error).__name__}: "
+                f"{error}); what was built is kept: run the same command again to continue"
+            ) from None
     finally:
         client.close()
 
 
 def _check_workers(client: Any, address: str) -> None:
     """Refuse a worker that cannot import explorer, or runs another version of it."""
+    from distributed.comm.core import CommClosedError
+
     try:
         versions = client.run(worker_version)
+    except CommClosedError as error:
+        raise ClusterError(f"lost the Dask scheduler at {address} ({error})") from None
     except Exception as error:  # a worker without explorer cannot unpickle worker_version
         raise ClusterError(
             f"a worker of {address} cannot run explorer ({type(error).__name__}: {error}); "
@@ -184,11 +209,17 @@ def _check_workers(client: Any, address: str) -> None:
         )
 
 
-def refuse_untiered(engine: Engine, game: Game[Any], root: Position, options: BuildOptions) -> None:
+def refuse_untiered(
+    engine: Engine,
+    game: Game[Any],
+    root: Position,
+    options: BuildOptions,
+    convention: Convention = NORMAL,
+) -> None:
     """Refuse a cluster build that would not go in tiers, so would run in this process alone."""
     from explorer.storage.tiered import tiers_apply
 
-    if not tiers_apply(engine, game, root, replace(options, workers=2), options.convention):
+    if not tiers_apply(engine, game, root, replace(options, workers=2), convention):
         raise ClusterError(
             f"--cluster builds a game in tiers, and this build of {game.spec} cannot go in "
             "tiers (a game without tiers or whose play may loop, --max-states, or a build "

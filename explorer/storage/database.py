@@ -13,7 +13,7 @@ from sqlalchemy.engine import Engine
 
 from explorer.games.convention import NORMAL, Convention
 from explorer.games.specs import GameSpec
-from explorer.storage.engine import create_engine, translated
+from explorer.storage.engine import checkpoint_away, create_engine, translated
 from explorer.storage.findings import stored_findings
 from explorer.storage.sequences import stored_sequences
 from explorer.storage.stored_game import StoredGame
@@ -45,8 +45,10 @@ class Database:
         self.url = engine.url.render_as_string(hide_password=True)
 
     def close(self) -> None:
-        """Release every connection."""
+        """Release every connection; a SQLite file's ``-wal`` and ``-shm`` files go too when
+        no other program has it open (`checkpoint_away`), even after read-only use."""
         self.engine.dispose()
+        checkpoint_away(self.engine)
 
     def __enter__(self) -> Database:
         return self

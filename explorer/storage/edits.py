@@ -14,13 +14,13 @@ import time
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from itertools import repeat
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from explorer.errors import EditError, NotStoredError
+from explorer.errors import EditError
 from explorer.games.base import Game
 from explorer.games.dag import DagGame
 from explorer.games.specs import GameSpec
@@ -61,11 +61,13 @@ from explorer.storage.records import (
     find_game,
     graph_fingerprint,
     insert_build,
-    lookup_game,
     set_fingerprint,
     update_build,
 )
 from explorer.version import __version__
+
+if TYPE_CHECKING:
+    from explorer.storage.game_rows import GameRow
 
 #: Keys sent in one ``IN (...)`` list (well under SQLite's limit on bound parameters).
 CHUNK = 5_000
@@ -404,15 +406,6 @@ def _escapes(value: object) -> list[int] | None:
 # -- the entry points ------------------------------------------------------------------------
 
 
-def _stored(conn: sa.Connection, spec: str) -> tuple[int, str]:
-    """The id and stored spec of the game a spec names."""
-    found = lookup_game(conn, spec)
-    if found is None:
-        shown = GameSpec.parse(spec).reported()
-        raise NotStoredError(f"game {shown!r} is not stored (import or build it first)")
-    return found
-
-
 def _apply(
     conn: sa.Connection, game_id: int, spec: str, kind: str, edit: Edit, method: str
 ) -> tuple[EditResult, int | None]:
@@ -423,16 +416,16 @@ def _apply(
     return result, store.build_id
 
 
-def edit_game(engine: Engine, spec: str, edit: Edit) -> EditReport:
+def edit_game(engine: Engine, game: GameRow, edit: Edit) -> EditReport:
     """Apply an edit to a stored game and re-solve the values it changes, in one transaction.
 
     Parameters
     ----------
     engine : sqlalchemy.Engine
         An open database (`explorer.storage.open_database(...).engine`).
-    spec : str
-        The stored game's spec (``dag:FILE``), canonicalised if not stored as given. Games
-        defined by rules (``nim``) are refused: their graph follows from the rules.
+    game : GameRow
+        The stored game's row (see `StoredGame.row`), of a game on a graph file (``dag:``).
+        Games defined by rules (``nim``) are refused: their graph follows from the rules.
     edit : Edit
         States are position keys as stored.
 
@@ -442,8 +435,6 @@ def edit_game(engine: Engine, spec: str, edit: Edit) -> EditReport:
 
     Raises
     ------
-    NotStoredError
-        When the game is not stored.
     EditError, CyclicGraphError
         When the edit is refused (see `explorer.solver.incremental.apply_edit`); nothing is written.
 
@@ -451,17 +442,16 @@ def edit_game(engine: Engine, spec: str, edit: Edit) -> EditReport:
     --------
     >>> from explorer.storage import open_database
     >>> db = open_database("sqlite://")
-    >>> game = import_graph(db.engine, "data/note003.json").game
-    >>> report = edit_game(db.engine, game, Edit(remove_edges=(("b", "a"),)))
-    >>> report.reexamined, report.changed, db.game(game).state("b")["grundy"]
+    >>> game = db.game(import_graph(db.engine, "data/note003.json").game)
+    >>> report = edit_game(db.engine, game.row(), Edit(remove_edges=(("b", "a"),)))
+    >>> report.reexamined, report.changed, game.state("b")["grundy"]
     (1, 1, 1)
     """
     started = time.perf_counter()
     if not edit:
         raise EditError("the edit changes nothing (give states or moves to add or remove)")
     with writing(engine) as conn:
-        game_id, stored = _stored(conn, spec)
-        parsed = GameSpec.parse(stored)
+        game_id, parsed = game.id, GameSpec.parse(game.spec)
         method = f"{edit.describe()}; {LOOPY_METHOD if parsed.loops else METHOD}"
         spec = parsed.shown()
         if not parsed.only_file:
@@ -634,7 +624,7 @@ def _store_new(
     return build_id
 
 
-def solve_stored(engine: Engine, spec: str) -> int:
+def solve_stored(engine: Engine, game: GameRow) -> int:
     """Re-solve every state of a stored game from its stored edges (a full re-solve).
 
     Values and heights are written back; the build row is kind ``solve``. Returns the number
@@ -644,14 +634,15 @@ def solve_stored(engine: Engine, spec: str) -> int:
     --------
     >>> from explorer.storage import open_database
     >>> db = open_database("sqlite://")
-    >>> _ = db.game("nim").build("2,2")
-    >>> solve_stored(db.engine, "nim"), db.game("nim").state("2,2")["grundy"]
+    >>> nim = db.game("nim")
+    >>> _ = nim.build("2,2")
+    >>> solve_stored(db.engine, nim.row()), nim.state("2,2")["grundy"]
     (6, 0)
     """
     # read on a connection of its own: streaming reads leave it set to stream (server-side
     # cursors on PostgreSQL), which the writes below must not inherit
+    game_id = game.id
     with engine.connect() as conn:
-        game_id, _ = _stored(conn, spec)
         (ids,) = read_int_columns(
             conn, "SELECT id FROM states WHERE game_id = :g ORDER BY id", {"g": game_id}, 1
         )

@@ -19,7 +19,7 @@ import re
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar
 
@@ -410,6 +410,24 @@ def _create_sqlite_file(path: Path, shown: str) -> None:
         engine.dispose()
         for leftover in (temporary, *(Path(f"{temporary}{end}") for end in ("-wal", "-shm"))):
             leftover.unlink(missing_ok=True)
+
+
+def checkpoint_away(engine: Engine) -> None:
+    """After `engine` is disposed, fold a SQLite file's ``-wal`` into it and remove the
+    ``-wal`` and ``-shm`` files, as the last writer to close does: a read-only engine (``explorer
+    serve``) cannot, so a brief read-write connection, the last one, does it. Nothing happens
+    while another program still has the file open, nor where the file cannot be written."""
+    path = engine.url.database
+    if engine.url.get_backend_name() != "sqlite" or not path or path == ":memory:":
+        return
+    file = Path(path)
+    if not Path(f"{file}-wal").exists() or not _writable(file):
+        return
+    try:
+        with closing(sqlite3.connect(f"{file.resolve().as_uri()}?mode=rw", uri=True)) as conn:
+            conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+    except sqlite3.Error:  # busy or damaged: the files stay, as they would have
+        pass
 
 
 def _writable(path: Path) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 import sqlalchemy as sa
@@ -15,12 +16,10 @@ from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.games.pyspec import stored_rules
 from explorer.games.specs import GameSpec
 from explorer.storage.damage import checked_state
-from explorer.storage.engine import shown_location
+from explorer.storage.engine import shown_location, translated
 from explorer.storage.neighbourhood import chunks
-from explorer.storage.records import (
-    changed_python_builds,
-    lookup_game,
-)
+from explorer.storage.records import changed_python_builds, lookup_game, stored_game
+from explorer.storage.tables import edges, states
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -28,14 +27,20 @@ if TYPE_CHECKING:
     from explorer.games.base import Game
     from explorer.storage.database import Database
 
-#: The columns of a state row every read returns.
-STATE_FIELDS = (
-    "s.id, s.key, s.grundy, s.outcome, s.remoteness, s.depth, s.height, s.expanded, s.escapes"
-)
-#: States reached by moves: edges first, then each state by its key. SQLite plans a CROSS JOIN
-#: in the order written; without it, and without statistics, it may walk every state of the game
-#: in id order looking for the few a move reaches (seconds on a million states).
-EDGES_THEN_STATES = "edges AS e CROSS JOIN states AS s WHERE s.game_id = e.game_id"
+
+@dataclass(frozen=True)
+class GameRow:
+    """A stored game's row, as a handle resolved it: its id, its spec as stored, and the
+    convention of its build. What the writes of one game (edits, re-solves, checks) take."""
+
+    id: int
+    spec: str
+    convention: Convention
+
+    @property
+    def shown(self) -> str:
+        """The spec as shown and reported (see `GameSpec.shown`)."""
+        return GameSpec.parse(self.spec).shown()
 
 
 class QueryResult(dict[str, Any]):
@@ -102,7 +107,7 @@ class GameRows:
             self.spec = game
         else:
             self.spec, self._rules, self._rules_tried = game.spec, game, True
-        self._found: tuple[int, str] | None = None
+        self._row: GameRow | None = None
 
     def __repr__(self) -> str:
         return f"{self.database!r}.game({self.spec!r}, {str(self.convention)!r})"
@@ -122,21 +127,67 @@ class GameRows:
             )
 
     # -- the game row -----------------------------------------------------------------------
-    def _resolved(self, conn: sa.Connection) -> tuple[int, str]:
-        """The id of the game row, and the game's spec as shown (see `GameSpec.shown`).
+    def _found_row(self, conn: sa.Connection) -> GameRow | None:
+        """The game's row in the handle's convention, looked up until found, then kept; None
+        while the game is not stored."""
+        if self._row is None:
+            found = lookup_game(conn, self.spec, self.convention)
+            if found is not None:
+                self._row = GameRow(found[0], found[1], self.convention)
+        return self._row
+
+    def _row_in(self, conn: sa.Connection) -> GameRow:
+        """The game's row in the handle's convention (looked up once).
 
         Raises
         ------
         NotStoredError
             When the game is not stored in this convention; the message says what is stored
-            and how to store it.
+            and how to store it (the one message of every method of a handle).
         """
-        if self._found is None:
-            found = lookup_game(conn, self.spec, self.convention)
-            if found is None:
-                raise self._not_stored(conn)
-            self._found = found[0], GameSpec.parse(found[1]).shown()
-        return self._found
+        found = self._found_row(conn)
+        if found is None:
+            raise self._not_stored(conn)
+        return found
+
+    @translated("read")
+    def row(self) -> GameRow:
+        """The game's row in the handle's convention, looked up once: what the writes of one
+        game take (`explorer.storage.edits.edit_game`, `verify_database`, ...).
+
+        Raises
+        ------
+        NotStoredError
+            When the game is not stored in this convention.
+
+        Examples
+        --------
+        >>> from explorer.storage import open_database
+        >>> db = open_database("sqlite://")
+        >>> _ = db.game("kayles", "misere").build("3")
+        >>> db.game("kayles", "misere").row()
+        GameRow(id=1, spec='octal:0.77', convention=<Convention.MISERE: 'misere'>)
+        >>> db.close()
+        """
+        with self.engine.connect() as conn:
+            return self._row_in(conn)
+
+    def _created_row(self, conn: sa.Connection) -> int:
+        """The id of the game's row, stored now (in `conn`'s transaction) if it is not."""
+        found = self._found_row(conn)
+        if found is not None:
+            return found.id
+        return stored_game(conn, self._rules_to_store(), self.convention)
+
+    def _rules_to_store(self) -> Game[Any]:
+        from explorer.games import load_game
+
+        return self.given if self.given is not None else load_game(self.spec)
+
+    def _resolved(self, conn: sa.Connection) -> tuple[int, str]:
+        """The id of the game row, and the game's spec as shown (see `row`)."""
+        found = self._row_in(conn)
+        return found.id, found.shown
 
     def _not_stored(self, conn: sa.Connection) -> NotStoredError:
         misere = self.convention == MISERE
@@ -206,10 +257,7 @@ class GameRows:
         """
         key, problem = self._key(position)
         game_id, spec = self._resolved(conn)
-        row = conn.execute(
-            sa.text(f"SELECT {STATE_FIELDS} FROM states AS s WHERE game_id = :g AND key = :k"),
-            {"g": game_id, "k": key},
-        ).one_or_none()
+        row = conn.execute(states.BY_KEY, {"g": game_id, "k": key}).one_or_none()
         where = shown_location(self.engine)
         if row is None and problem is not None:
             raise NotStoredError(
@@ -226,13 +274,10 @@ class GameRows:
     @staticmethod
     def _rows_by_id(conn: sa.Connection, game_id: int, ids: Sequence[int]) -> list[Any]:
         """The state rows of `ids`, in the order given."""
-        statement = sa.text(
-            f"SELECT {STATE_FIELDS} FROM states AS s WHERE s.game_id = :g AND s.id IN :ids"
-        ).bindparams(sa.bindparam("ids", expanding=True))
         found: dict[int, Any] = {}
         for chunk in chunks(ids):
             found.update(
-                (row.id, row) for row in conn.execute(statement, {"g": game_id, "ids": chunk})
+                (row.id, row) for row in conn.execute(states.BY_IDS, {"g": game_id, "ids": chunk})
             )
         return [found[i] for i in ids]
 
@@ -248,17 +293,10 @@ class GameRows:
     ) -> dict[str, Any]:
         """One page of the states one move from (``out``) or to (``in``) a state, in the SQL
         `order` of the state rows ``s`` (by default by id)."""
-        near, far = ("src", "dst") if direction == "out" else ("dst", "src")
-        total = conn.execute(
-            sa.text(f"SELECT COUNT(*) FROM edges WHERE game_id = :g AND {near} = :s"),
-            {"g": game_id, "s": state},
-        ).scalar_one()
+        near, far = edges.ends(direction)
+        total = conn.execute(edges.count_at(near), {"g": game_id, "s": state}).scalar_one()
         rows = conn.execute(
-            sa.text(
-                f"SELECT {STATE_FIELDS} FROM {EDGES_THEN_STATES} AND s.id = e.{far} "
-                f"AND e.game_id = :g AND e.{near} = :s ORDER BY {order or f'e.{far}'} "
-                "LIMIT :n OFFSET :o"
-            ),
+            edges.linked_page(near, far, order),
             {"g": game_id, "s": state, "n": limit, "o": offset},
         )
         return {"total": total, "states": [state_dict(r) for r in rows]}

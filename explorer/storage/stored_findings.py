@@ -6,12 +6,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from explorer.games import load_game
-from explorer.games.convention import NORMAL
 from explorer.storage.engine import translated
 from explorer.storage.findings import load_patterns, load_quotient, save_patterns, save_quotient
 from explorer.storage.game_rows import GameRows
-from explorer.storage.records import lookup_game, stored_game
 
 if TYPE_CHECKING:
     import numpy as np
@@ -38,20 +35,13 @@ class Findings(GameRows):
     >>> db.close()
     """
 
-    def _row(self, conn: Any, *, create: bool = False) -> int | None:
-        if create:
-            game = self.given if self.given is not None else load_game(self.spec)
-            return stored_game(conn, game, NORMAL)
-        found = lookup_game(conn, self.spec, NORMAL)
-        return None if found is None else found[0]
-
     @translated("read")
     def patterns(self) -> list[dict[str, Any]]:
         """The stored patterns of the game (see `load_patterns`); [] when there are none."""
         self._normal_play("patterns")
         with self.engine.connect() as conn:
-            game_id = self._row(conn)
-            return [] if game_id is None else load_patterns(conn, game_id)
+            row = self._found_row(conn)
+            return [] if row is None else load_patterns(conn, row.id)
 
     @translated("write to")
     def save_patterns(self, found: Patterns, data: np.ndarray) -> list[Revision]:
@@ -60,8 +50,7 @@ class Findings(GameRows):
         self._normal_play("patterns")
         with self.engine.connect() as conn:
             with conn.begin():
-                game_id = self._row(conn, create=True)
-                assert game_id is not None
+                game_id = self._created_row(conn)
                 return save_patterns(conn, game_id, found, data)
 
     @translated("read")
@@ -69,8 +58,8 @@ class Findings(GameRows):
         """The stored misère quotient of the game, or None."""
         self._normal_play("misère quotients")
         with self.engine.connect() as conn:
-            game_id = self._row(conn)
-            return None if game_id is None else load_quotient(conn, game_id)
+            row = self._found_row(conn)
+            return None if row is None else load_quotient(conn, row.id)
 
     @translated("write to")
     def save_quotient(self, quotient: MisereQuotient) -> None:
@@ -78,6 +67,5 @@ class Findings(GameRows):
         self._normal_play("misère quotients")
         with self.engine.connect() as conn:
             with conn.begin():
-                game_id = self._row(conn, create=True)
-                assert game_id is not None
+                game_id = self._created_row(conn)
                 save_quotient(conn, game_id, quotient)

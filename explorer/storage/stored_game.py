@@ -20,7 +20,7 @@ from explorer.storage.counts import read_counts
 from explorer.storage.damage import stored_key, stored_natural
 from explorer.storage.engine import release_page_cache, translated, writing
 from explorer.storage.findings import load_patterns, load_quotient
-from explorer.storage.game_rows import STATE_FIELDS, QueryResult, state_dict
+from explorer.storage.game_rows import QueryResult, state_dict
 from explorer.storage.records import shown_status
 from explorer.storage.sequences import (
     StoredSequence,
@@ -30,6 +30,8 @@ from explorer.storage.sequences import (
 )
 from explorer.storage.stored_findings import Findings
 from explorer.storage.subgraphs import Subgraphs
+from explorer.storage.tables import edges
+from explorer.storage.tables import states as states_table
 
 if TYPE_CHECKING:  # building, editing and checking load in the methods that do them
     from explorer.solver.incremental import Edit
@@ -90,10 +92,16 @@ class StoredGame(Browsing, Subgraphs, Findings):
         """
         from explorer.storage.building import BuildOptions, build_position
 
-        options = replace(options or BuildOptions(), convention=self.convention, **changes)
+        options = replace(options or BuildOptions(), **changes)
         rules = self.spec if self.given is None else self.given
         return build_position(
-            self.engine, rules, position, options, progress=progress, executor=executor
+            self.engine,
+            rules,
+            position,
+            options,
+            convention=self.convention,
+            progress=progress,
+            executor=executor,
         )
 
     @translated("write to")
@@ -121,7 +129,7 @@ class StoredGame(Browsing, Subgraphs, Findings):
         from explorer.storage.edits import edit_game
 
         self._normal_play("edits")
-        return edit_game(self.engine, self.spec, edit)
+        return edit_game(self.engine, self.row(), edit)
 
     @translated("write to")
     def resolve(self) -> int:
@@ -140,7 +148,7 @@ class StoredGame(Browsing, Subgraphs, Findings):
         from explorer.storage.edits import solve_stored
 
         self._normal_play("re-solves")
-        return solve_stored(self.engine, self.spec)
+        return solve_stored(self.engine, self.row())
 
     def verify(
         self,
@@ -164,14 +172,7 @@ class StoredGame(Browsing, Subgraphs, Findings):
         """
         from explorer.storage.verify import verify_database
 
-        return verify_database(
-            self.engine,
-            self.spec,
-            rules=rules,
-            show=show,
-            progress=progress,
-            convention=self.convention,
-        )
+        return verify_database(self.engine, self.row(), rules=rules, show=show, progress=progress)
 
     # -- single positions -------------------------------------------------------------------
     @translated("read")
@@ -196,8 +197,7 @@ class StoredGame(Browsing, Subgraphs, Findings):
                 s["position"] for s in successors["states"] if s["outcome"] == "P"
             ]
             result["predecessors"] = conn.execute(
-                sa.text("SELECT COUNT(*) FROM edges WHERE game_id = :g AND dst = :s"),
-                {"g": game_id, "s": row.id},
+                edges.count_at("dst"), {"g": game_id, "s": row.id}
             ).scalar_one()
         return result
 
@@ -246,7 +246,8 @@ class StoredGame(Browsing, Subgraphs, Findings):
         True keeps the states of value ∞(K), False the finite ones. Returns ``{"game",
         "total", "offset", "limit", "states": [...]}`` where ``total`` counts every state
         matching the filters. Counting reads every state of the game; with ``count=False`` it
-        is skipped (``total`` is None) and ``"more"`` says whether states follow this page.
+        is skipped unless the stored counts give it (no filter, or one of `outcome`, `grundy`
+        and `depth`), else ``total`` is None and ``"more"`` says whether states follow.
         """
         where = ["game_id = :g"]
         params: dict[str, object] = {"n": limit, "o": offset}
@@ -266,20 +267,13 @@ class StoredGame(Browsing, Subgraphs, Findings):
             params["g"], spec = self._resolved(conn)
             total = None
             if count:
-                total = conn.execute(
-                    sa.text(f"SELECT COUNT(*) FROM states WHERE {condition}"), params
-                ).scalar_one()
+                total = conn.execute(states_table.count_where(condition), params).scalar_one()
             else:
+                total = _counted_total(conn, params, infinite)
                 params["n"] = limit + 1
-            rows = conn.execute(
-                sa.text(
-                    f"SELECT {STATE_FIELDS} FROM states AS s WHERE {condition} "
-                    "ORDER BY id LIMIT :n OFFSET :o"
-                ),
-                params,
-            )
+            rows = conn.execute(states_table.page_where(condition), params)
             found = [state_dict(r) for r in rows]
-        more = len(found) > limit if total is None else offset + len(found) < total
+        more = len(found) > limit if not count else offset + len(found) < (total or 0)
         return QueryResult(
             game=spec,
             convention=self.convention,
@@ -449,3 +443,18 @@ class StoredGame(Browsing, Subgraphs, Findings):
                 method=method,
             )
             release_page_cache(conn)
+
+
+def _counted_total(
+    conn: sa.Connection, params: dict[str, object], infinite: bool | None
+) -> int | None:
+    """The number of states a listing's filters match, from the game's stored counts (a few
+    rows, not every state): known with no filter or with one of outcome, grundy and depth."""
+    filters = [k for k in ("outcome", "grundy", "depth") if k in params]
+    if infinite is not None or len(filters) > 1:
+        return None
+    counts = read_counts(conn, int(params["g"]))  # type: ignore[call-overload]
+    if not filters:
+        return counts.get("states", {}).get("", 0)
+    kind = filters[0]
+    return counts.get(kind, {}).get(str(params[kind]), 0)

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from explorer.errors import ExplorerError, NotStoredError
+from explorer.errors import ExplorerError
 from explorer.games import load_game, may_cycle
 from explorer.games.base import Game as GameRules
 from explorer.games.convention import MISERE, NORMAL, Convention
@@ -30,11 +30,15 @@ from explorer.games.specs import GameSpec
 from explorer.solver.loopy import Infinite
 from explorer.storage.bulk import read_int_columns
 from explorer.storage.checks import count_problems, depth_problems, loopy_move_problems
+from explorer.storage.counts import read_counts
 from explorer.storage.engine import reason
 from explorer.storage.loopy import label_arrays, parse_escapes
 from explorer.storage.models import KEY_INDEX, GameTable, SequenceTable
-from explorer.storage.records import changed_python_builds, key_index_present, lookup_game
+from explorer.storage.records import key_index_present
 from explorer.storage.sequences import sequence_damage
+
+if TYPE_CHECKING:
+    from explorer.storage.game_rows import GameRow
 
 #: States read per step (with all their moves): bounds the memory a check needs.
 CHUNK_STATES = 20_000
@@ -308,9 +312,14 @@ def _check_game(
         check.rules += rules_changed(spec, game.spec)
     if not rules:
         game = None
-    total = conn.execute(
-        sa.text("SELECT COUNT(*) FROM states WHERE game_id = :g"), {"g": game_id}
-    ).scalar_one()
+    # the stored count gives the total at once (counting the rows took seconds on big games)
+    total = read_counts(conn, game_id).get("states", {}).get("")
+    if total is None:
+        total = conn.execute(
+            sa.text("SELECT COUNT(*) FROM states WHERE game_id = :g"), {"g": game_id}
+        ).scalar_one()
+    if progress is not None:
+        progress(spec, 0, total)
     for low, high in _ranges(conn, game_id, chunk):
         params = {"g": game_id, "lo": low, "hi": high}
         states = conn.execute(
@@ -453,13 +462,12 @@ def _shown(
 
 def verify_database(
     engine: Engine,
-    spec: str | None = None,
+    game: GameRow | None = None,
     *,
     rules: bool = True,
     show: int = 20,
     chunk: int = CHUNK_STATES,
     progress: Callable[[str, int, int], None] | None = None,
-    convention: Convention = NORMAL,
 ) -> Verification:
     """Check a stored database: values, outcomes, remoteness and heights, moves, file integrity.
 
@@ -473,8 +481,9 @@ def verify_database(
     ----------
     engine : sqlalchemy.engine.Engine
         An open database (`explorer.storage.open_database(...).engine`).
-    spec : str, optional
-        The game to check; every stored game (in each convention) when None.
+    game : GameRow, optional
+        The row of the game to check (see `StoredGame.row`), in its convention (a misère
+        build by the misère rule); every stored game, in each convention, when None.
     rules : bool
         Regenerate moves from the rules (the slow part: one ``successors`` call per state).
     show : int
@@ -482,18 +491,13 @@ def verify_database(
     chunk : int
         States read per step.
     progress : callable, optional
-        Called as ``progress(game, states_checked, states_stored)`` after every step.
-    convention : Convention
-        With `spec` and ``MISERE``, check the game's misère build (by the misère rule) instead.
+        Called as ``progress(game, states_checked, states_stored)`` before a game's first
+        step and after every step (``states_stored`` from the game's stored counts), and as
+        ``progress(stage, 0, 0)`` before a stage with no count (the file's integrity check).
 
     Returns
     -------
     Verification
-
-    Raises
-    ------
-    NotStoredError
-        When `spec` names a game that is not stored.
 
     Examples
     --------
@@ -510,6 +514,8 @@ def verify_database(
     result = Verification(url, "ok" if sqlite else "skipped (PostgreSQL has no integrity_check)")
     with engine.connect() as conn:
         if sqlite:
+            if progress is not None:  # a stage with no count: said by name while it runs
+                progress("the file's integrity", 0, 0)
             try:
                 found = conn.exec_driver_sql(f"PRAGMA integrity_check({INTEGRITY_ROWS})").all()
                 problems = [str(r[0]) for r in found if r[0] != "ok"]
@@ -531,17 +537,8 @@ def verify_database(
         except sa.exc.DatabaseError as error:
             result.integrity_problems.append(f"cannot read the games: {reason(error)}")
             return result
-        if spec is not None:
-            # a file game is stored under its resolved path, typed from any folder
-            stored = lookup_game(conn, spec, convention)
-            games = [g for g in games if stored is not None and g.id == stored[0]]
-            if not games:
-                which = "the misère game" if convention == MISERE else "game"
-                changed = changed_python_builds(conn, spec, convention)
-                raise NotStoredError(
-                    f"{which} {spec!r} is not stored in {url!r}"
-                    + ("" if changed is None else f": {changed}")
-                )
+        if game is not None:
+            games = [g for g in games if g.id == game.id]
         for game_id, game_spec, game_convention in games:
             try:
                 result.games.append(

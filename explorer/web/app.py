@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote_plus, urlencode
 
 from explorer.errors import BadRequest, DatabaseError, ExplorerError, NotStoredError
-from explorer.games.base import Game
 from explorer.games.convention import MISERE, Convention
 from explorer.limits import MAX_STORED_INT
 from explorer.solver import outcome
@@ -147,12 +146,13 @@ class Pages:
         if listed is not None:  # a row of another convention (a damaged one) cannot be named
             listed = [row for row in listed if row["convention"] in set(Convention)]
         games = []
-        for row in listed or []:  # start every game's count at once, then wait for them
-            convention = Convention(row["convention"])
-            self.counts.stats(row["game"], row["game"] in building, wait=0, convention=convention)
-        for row in listed or []:
-            convention = Convention(row["convention"])
-            stats = self.counts.stats(row["game"], row["game"] in building, convention=convention)
+        handles = [self.database.game(row["game"], row["convention"]) for row in listed or []]
+        for row, stored in zip(listed or [], handles, strict=True):
+            # start every game's count at once, then wait for them
+            self.counts.stats(stored, row["game"] in building, wait=0)
+        for row, stored in zip(listed or [], handles, strict=True):
+            convention = stored.convention
+            stats = self.counts.stats(stored, row["game"] in building)
             games.append(
                 {
                     **row,
@@ -173,9 +173,9 @@ class Pages:
     def game(self, request: Request) -> Response:
         convention = convention_of(request.query_params)
         named = self.names.game(spec_of(request.query_params), convention)
-        game, spec = named.rules, named.shown
+        spec = named.shown
         building = named.spec in self.database.building()
-        stats = self.counts.stats(named.spec, building, convention=convention)
+        stats = self.counts.stats(named.stored, building)
         title = game_title(spec, convention)
         if stats is None:
             return self.render(
@@ -191,9 +191,9 @@ class Pages:
             stats=stats,
             building=building,
             depths=bars(stats["by_depth"], lambda _: DEPTH_COLOUR, lambda d: f"depth {d}"),
-            sequence=None if convention == MISERE else self._sequence(game, stats),
-            table=None if convention == MISERE else self._table(game, stats),
-            found=None if convention == MISERE else findings(self.database.game(spec)),
+            sequence=None if convention == MISERE else self._sequence(named, stats),
+            table=None if convention == MISERE else self._table(named, stats),
+            found=None if convention == MISERE else findings(named.stored),
             reload=None,
             **game_charts(stats, convention),
         )
@@ -281,6 +281,16 @@ class Pages:
             count=False,
         )
         spec = found["game"]
+        if page > 1 and not found["states"]:  # past the last page: no such page
+            return self.error(
+                404,
+                f"no page {page:,} of these states of {spec}: "
+                + (
+                    f"they fill {_pages(found['total']):,} page(s)"
+                    if found["total"] is not None
+                    else "it is past the last one"
+                ),
+            )
         filters = {
             "spec": spec,
             "convention": _in_links(convention),
@@ -298,6 +308,7 @@ class Pages:
             filters=filters,
             previous=link("/states", **filters, page=page - 1) if page > 1 else None,
             following=link("/states", **filters, page=page + 1) if found["more"] else None,
+            pages=None if found["total"] is None else _pages(found["total"]),
         )
 
     def play(self, request: Request) -> Response:
@@ -389,8 +400,9 @@ class Pages:
         return Response(body, media_type=kind, headers={"cache-control": "max-age=3600"})
 
     # -- sequence and table ---------------------------------------------------------------
-    def _sequence(self, game: Game[Any] | None, stats: Mapping[str, Any]) -> dict[str, Any] | None:
+    def _sequence(self, named: Named, stats: Mapping[str, Any]) -> dict[str, Any] | None:
         """G(n) of single heaps stored for a heap game, as points of a scatter plot."""
+        game = named.rules
         if game is None or game.as_heap_game() is None:
             return None
         largest = 0
@@ -400,9 +412,7 @@ class Pages:
             except (ExplorerError, TypeError):
                 continue
         largest = min(largest, SEQUENCE_HEAPS)
-        found = self.database.game(game).lookup(
-            [game.format(game.parse(str(n))) for n in range(largest + 1)]
-        )
+        found = named.stored.lookup([game.format(game.parse(str(n))) for n in range(largest + 1)])
         points = []
         for n in range(largest + 1):
             state = found.get(str(n))
@@ -429,8 +439,9 @@ class Pages:
             ],
         }
 
-    def _table(self, game: Game[Any] | None, stats: Mapping[str, Any]) -> dict[str, Any] | None:
+    def _table(self, named: Named, stats: Mapping[str, Any]) -> dict[str, Any] | None:
         """G(r, c) of the stored positions of a two-coordinate game, as heat-map cells."""
+        game = named.rules
         if game is None or not game.table_positions:
             return None
         side = 0
@@ -447,7 +458,7 @@ class Pages:
                     cells[r, c] = game.format(game.parse(f"{r},{c}"))
                 except ExplorerError:
                     continue
-        found = self.database.game(game).lookup(list(cells.values()))
+        found = named.stored.lookup(list(cells.values()))
         values = {rc: found[key]["grundy"] for rc, key in cells.items() if key in found}
         if not values:
             return None
@@ -482,6 +493,11 @@ def _state(named: Named, key: str) -> Mapping[str, Any]:
         if named.rules is not None or key.strip() == key:
             raise
         return named.stored.state(key.strip(), moves=0)
+
+
+def _pages(total: int) -> int:
+    """The pages a listing of `total` states fills (at least one, even when empty)."""
+    return max(1, -(-total // PAGE_STATES))
 
 
 def _redirect(url: str) -> Response:

@@ -9,10 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from explorer.games.convention import NORMAL, Convention
-
 if TYPE_CHECKING:
-    from explorer.storage import Database
+    from explorer.storage import Database, StoredGame
 
 #: Seconds the counts of a game stay cached while one of its builds runs.
 BUILDING_TTL = 5.0
@@ -42,7 +40,7 @@ class Counts:
     >>> from explorer.storage import open_database
     >>> db = open_database("sqlite://")
     >>> _ = db.game("nim").build("1,2")
-    >>> Counts(db).stats("nim", building=False, wait=30)["states"]
+    >>> Counts(db).stats(db.game("nim"), building=False, wait=30)["states"]
     5
     >>> db.close()
     """
@@ -55,19 +53,11 @@ class Counts:
         self.failed: dict[str, BaseException] = {}
 
     def stats(
-        self,
-        spec: str,
-        building: bool,
-        wait: float = COUNT_WAIT,
-        *,
-        convention: Convention = NORMAL,
+        self, stored: StoredGame, building: bool, wait: float = COUNT_WAIT
     ) -> dict[str, Any] | None:
-        """`StoredGame.stats` of a game in a convention, or None while it is being counted."""
+        """`StoredGame.stats` of a stored game, or None while it is being counted."""
         found: dict[str, Any] | None = self._get(
-            f"stats {convention} {spec}",
-            building,
-            self.database.game(spec, convention).stats,
-            wait,
+            f"stats {stored.convention} {stored.spec}", building, stored.stats, wait
         )
         return found
 

@@ -7,7 +7,8 @@ database, and prints CPU seconds (not wall time: this machine is shared) per par
 - the workers' (tier expansion), summed over the worker processes;
 - the coordinator's (``explorer build``: numbering states, solving, writing);
 - PostgreSQL's ingest: the build's own state and edge rows copied again, by binary COPY, into
-  tables made LIKE ``states`` and ``edges`` (their indexes included), timed.
+  tables made LIKE ``states`` and ``edges`` (their indexes included): wall time, and the
+  server backend's CPU seconds (read from /proc when the server is on this machine).
 
 A projection for M machines of C cores is then min(M*C*worker rate, coordinator rate,
 COPY rate), in states a second. Needs the cluster extra and a PostgreSQL server:
@@ -83,7 +84,7 @@ def main() -> None:
         coordinator = used.ru_utime + used.ru_stime
         report = json.loads(done.stdout)
         states, edges = report["states_new"], report["edges_new"]
-        copy_seconds = _copy_again(server.set(database=name, drivername="postgresql"))
+        copy_seconds, copy_cpu = _copy_again(server.set(database=name, drivername="postgresql"))
         load = os.getloadavg()[0]
         print(f"{args.spec} {args.position}: {states:,} states, {edges:,} edges, load {load:.1f}")
         print(f"  wall         {wall:8.2f} s on {args.workers} workers")
@@ -91,6 +92,7 @@ def main() -> None:
             ("workers CPU", workers),
             ("coordinator", coordinator),
             ("COPY again", copy_seconds),
+            ("COPY server", copy_cpu),
         ]:
             print(f"  {part:<12} {seconds:8.2f} s -> {states / seconds:12,.0f} states/s")
     finally:
@@ -101,7 +103,7 @@ def main() -> None:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
 
 
-def _copy_again(url: object) -> float:
+def _copy_again(url: object) -> tuple[float, float]:
     """Seconds PostgreSQL takes to ingest the build's states and edges again by binary COPY."""
     with psycopg.connect(url.render_as_string(hide_password=False)) as conn:  # type: ignore[attr-defined]
         bodies = {}
@@ -110,13 +112,23 @@ def _copy_again(url: object) -> float:
                 bodies[table] = b"".join(bytes(chunk) for chunk in copy)
             conn.execute(f"CREATE TABLE again_{table} (LIKE {table} INCLUDING ALL)")
         conn.commit()
-        start = time.perf_counter()
+        backend = conn.execute("SELECT pg_backend_pid()").fetchone()[0]  # type: ignore[index]
+        start, cpu = time.perf_counter(), _server_cpu(backend)
         for table, body in bodies.items():
             with conn.cursor().copy(f"COPY again_{table} FROM STDIN (FORMAT BINARY)") as copy:
                 for at in range(0, len(body), 1 << 20):
                     copy.write(body[at : at + (1 << 20)])
         conn.commit()
-        return time.perf_counter() - start
+        return time.perf_counter() - start, _server_cpu(backend) - cpu
+
+
+def _server_cpu(pid: int) -> float:
+    """CPU seconds of a PostgreSQL backend on this machine (from /proc), or NaN elsewhere."""
+    try:
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 if __name__ == "__main__":

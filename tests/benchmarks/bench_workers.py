@@ -1,0 +1,84 @@
+"""Benchmark ``--workers``: one worker against N, as paired whole processes, alternating.
+
+Run: ``python tests/benchmarks/bench_workers.py [--spec grundy] [--upto 4194303] [--workers 2]
+[--rounds 3]``. Each round runs ``explorer sequence SPEC --upto N --until-periodic`` once with
+one worker and once with N (in alternating order), each under ``/usr/bin/time``: wall time,
+CPU time (user + system, every thread) and peak memory of the whole process, the Fletcher-32
+it prints (the two must agree) and the 1-minute load average before the run. It ends with the
+median of the wall-time ratios (one worker's over N's). On a machine shared with other work
+the wall times drift with the load: read the CPU times and the load beside them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+
+def run(spec: str, upto: int, workers: int) -> tuple[float, float, int, str, float]:
+    """Wall seconds, CPU seconds, peak KiB, the checksum printed, the load before the run."""
+    load = os.getloadavg()[0]
+    with tempfile.NamedTemporaryFile("r") as times:
+        command = [
+            "/usr/bin/time",
+            "-o",
+            times.name,
+            "-f",
+            "%e %U %S %M",
+            sys.executable,
+            "-m",
+            "explorer",
+            "sequence",
+            spec,
+            "--upto",
+            str(upto),
+            "--until-periodic",
+            "--workers",
+            str(workers),
+        ]
+        out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+        wall, user, system, peak = times.read().split()[-4:]
+    found = re.search(r"Fletcher-32 ([0-9a-f]{8})", out)
+    checksum = found.group(1) if found else "-"
+    return float(wall), float(user) + float(system), int(peak), checksum, load
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--spec", default="grundy")
+    parser.add_argument("--upto", type=int, default=(1 << 22) - 1)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    run(args.spec, 1000, args.workers)  # compile both kernels into numba's cache first
+    run(args.spec, 40_000, 1)
+    ratios = []
+    print(f"{args.spec} to {args.upto:,}: workers, wall s, CPU s, peak MiB, Fletcher-32, load")
+    for round_ in range(args.rounds):
+        order = [1, args.workers] if round_ % 2 == 0 else [args.workers, 1]
+        walls: dict[int, float] = {}
+        sums: set[str] = set()
+        for workers in order:
+            wall, cpu, peak, checksum, load = run(args.spec, args.upto, workers)
+            walls[workers] = wall
+            sums.add(checksum)
+            print(
+                f"  {workers} {wall:8.2f} {cpu:8.2f} {peak / 1024:8.0f} {checksum} {load:5.2f}",
+                flush=True,
+            )
+        if len(sums) != 1:
+            raise SystemExit(f"the checksums differ: {sorted(sums)}")
+        ratios.append(walls[1] / walls[args.workers])
+    print(
+        f"wall ratio 1 / {args.workers} workers: median {statistics.median(ratios):.2f} of", end=""
+    )
+    print(" " + ", ".join(f"{r:.2f}" for r in ratios))
+
+
+if __name__ == "__main__":
+    main()
