@@ -364,7 +364,7 @@ class TieredBuilder:
             counts = np.concatenate(all_counts) if all_counts else np.zeros(0, np.int32)
             targets = np.concatenate(all_targets) if all_targets else np.zeros(0, np.int32)
             seconds = time.perf_counter() - began
-            self.moves[tier] = TierMoves(id_array, counts, targets, seconds)
+            self.moves[tier] = TierMoves(id_array.astype(np.int32), counts, targets, seconds)
             self.edges_new += len(targets)
             self.tiers_done += 1
             # the tier's moves and the states they found, written with the next tiers' in
