@@ -29,6 +29,8 @@ class PartTable:
     hits: int = 0
     #: Label look-ups in all.
     lookups: int = 0
+    #: Look-ups and hits per family since the last `take_counts`.
+    counted: dict[str, list[int]] = field(default_factory=dict)
 
     def family(self, family: str) -> dict[str, int]:
         """The values of one family's labels (a live dict)."""
@@ -47,6 +49,18 @@ class PartTable:
         new, self.new = self.new, {}
         return new
 
+    def count(self, family: str, lookups: int, hits: int) -> None:
+        self.lookups += lookups
+        self.hits += hits
+        counts = self.counted.setdefault(family, [0, 0])
+        counts[0] += lookups
+        counts[1] += hits
+
+    def take_counts(self) -> dict[str, list[int]]:
+        """Look-ups and hits per family since the last call."""
+        counted, self.counted = self.counted, {}
+        return counted
+
     def reset_counters(self) -> None:
         self.computed = self.hits = self.lookups = 0
 
@@ -58,6 +72,20 @@ class PartTable:
 
 #: The process's part values (storage fills it from a database and saves what is new).
 PART_TABLE = PartTable()
+
+
+def part_families(game: Game[Any]) -> list[str]:
+    """The part families of a game and of a sum's components: those whose parts have labels
+    (a game offers `Game.part_label`)."""
+    games, found = [game], []
+    while games:
+        current = games.pop()
+        summands = current.summands()
+        if summands is not None:
+            games.extend(summands)
+        elif type(current).part_label is not Game.part_label:
+            found.append(current.part_family())
+    return sorted(set(found))
 
 
 def parts_of(game: Game[Any], position: Position) -> list[Position]:
@@ -83,10 +111,10 @@ def part_value(game: Game[Any], position: Position, table: PartTable | None = No
     label = game.part_label(position)
     if label is None:
         raise ValueError(f"{game.spec} gives no part label for {game.format(position)!r}")
-    table.lookups += 1
     if label in values:
-        table.hits += 1
+        table.count(family, 1, 1)
         return values[label]
+    lookups, hits = 1, 0
     # each frame: a part, its label, and its moves as tuples of labels once expanded
     stack: list[tuple[Position, str]] = [(position, label)]
     expanded: dict[str, list[tuple[str, ...]]] = {}
@@ -105,9 +133,9 @@ def part_value(game: Game[Any], position: Position, table: PartTable | None = No
                 for piece in parts_of(game, successor):
                     piece_label = game.part_label(piece)
                     assert piece_label is not None
-                    table.lookups += 1
+                    lookups += 1
                     if piece_label in values:
-                        table.hits += 1
+                        hits += 1
                     else:
                         missing.append((piece, piece_label))
                     labels.append(piece_label)
@@ -128,4 +156,5 @@ def part_value(game: Game[Any], position: Position, table: PartTable | None = No
         table.add(family, name, value)
         table.computed += 1
         stack.pop()
+    table.count(family, lookups, hits)
     return values[label]
