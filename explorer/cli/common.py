@@ -279,11 +279,12 @@ def progress_bar(
     fields: dict[str, str],
     *,
     total: int | None,
+    eta: bool | None = None,
     enabled: bool = True,
     errors: Console | None = None,
 ) -> Iterator[Callable[..., None]]:
     """A progress bar on standard error (only on a terminal, removed when done), with the time
-    left when the `total` is known.
+    left when the `total` is known (or, with `eta`, once an update gives it: ``total=``).
 
     `fields` maps a field name to its column's format (e.g. ``"{:>10,} states"``); the
     function yielded takes ``completed=`` and the fields as keywords. The columns fit in 80
@@ -298,7 +299,7 @@ def progress_bar(
         BarColumn(bar_width=10),
         *texts,
         _Elapsed(),
-        *([TimeRemainingColumn()] if total is not None else []),
+        *([TimeRemainingColumn()] if (total is not None if eta is None else eta) else []),
         enabled=enabled,
         errors=errors,
     )

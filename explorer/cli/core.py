@@ -219,13 +219,14 @@ def explain_command(
     from explorer.analysis.solving import explain
 
     game = load_game(spec)
-    result = explain(
-        game,
-        game.parse(position),
-        max_states=max_states or DEFAULT_MAX_STATES,
-        method=method,  # type: ignore[arg-type]
-        convention=convention,
-    )
+    with working(f"explaining {visible(spec)}", enabled=not as_json):  # a spinner on terminals
+        result = explain(
+            game,
+            game.parse(position),
+            max_states=max_states or DEFAULT_MAX_STATES,
+            method=method,  # type: ignore[arg-type]
+            convention=convention,
+        )
     if as_json:
         print_json(result.to_dict())
         return

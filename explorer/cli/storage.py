@@ -694,12 +694,15 @@ def _export_progress(enabled: bool) -> Iterator[Any]:
 
 @contextmanager
 def _verify_progress(enabled: bool) -> Iterator[Callable[[str, int, int], None]]:
-    """A progress bar on standard error while `verify` reads each game."""
-    fields = {"game": "{}", "done": "{:>11,} states"}
-    with progress_bar("verifying", fields, total=None, enabled=enabled) as update:
+    """A progress bar on standard error while `verify` reads each game: its states checked of
+    those stored, and the time left; a stage with no count (the file's integrity check) shows
+    by name, with a spinner."""
+    fields = {"game": "{}", "done": "{:>11,}", "of": "of {} states"}
+    with progress_bar("verifying", fields, total=None, eta=True, enabled=enabled) as update:
 
         def on_step(game: str, done: int, total: int) -> None:
-            update(completed=done, total=total, game=visible(game), done=done)
+            of = f"{total:,}" if total else "?"
+            update(completed=done, total=total or None, game=visible(game), done=done, of=of)
 
         yield on_step
 

@@ -161,17 +161,18 @@ def viz_command(
     else:
         game = load_game(spec)
         shown = game.spec
-        page = draw_game(
-            game,
-            game.parse(position),
-            around=None if around is None else game.parse(around),
-            depth=depth,
-            budget=budget,
-            condensed=condensed,  # type: ignore[arg-type]
-            max_states=max_states or DEFAULT_MAX_STATES,
-            convention=convention,
-            wording="cli",
-        )
+        with working(f"drawing {visible(spec)}", enabled=not as_json):  # a spinner on terminals
+            page = draw_game(
+                game,
+                game.parse(position),
+                around=None if around is None else game.parse(around),
+                depth=depth,
+                budget=budget,
+                condensed=condensed,  # type: ignore[arg-type]
+                max_states=max_states or DEFAULT_MAX_STATES,
+                convention=convention,
+                wording="cli",
+            )
     path = page.save(output)
     _report(page, path, as_json, game=shown, position=position)
 
