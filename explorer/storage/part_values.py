@@ -34,7 +34,19 @@ def load_part_values(conn: sa.Connection, table: PartTable, families: Iterable[s
 
 def save_part_values(conn: sa.Connection, table: PartTable) -> int:
     """Store the values `table` added since it was last saved; how many it offered (rows
-    another process stored first are left as they are)."""
+    another process stored first are left as they are).
+
+    Examples
+    --------
+    >>> from explorer.storage import open_database
+    >>> table = PartTable()
+    >>> table.add("cram", "3.5.6", 1)
+    >>> with open_database("sqlite://") as db, db.engine.begin() as conn:
+    ...     offered = save_part_values(conn, table), save_part_values(conn, table)
+    ...     copy = PartTable()
+    ...     offered, load_part_values(conn, copy, ["cram"]), copy.values
+    ((1, 0), 1, {'cram': {'3.5.6': 1}})
+    """
     new = table.take_new()
     rows = [
         {"f": family, "l": label, "v": value}
