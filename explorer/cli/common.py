@@ -335,7 +335,10 @@ def print_json(data: object) -> None:
     click.echo(json.dumps(data, ensure_ascii=False))
 
 
-json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+def json_option(shape: str) -> Callable[[F], F]:
+    """``--json``, whose help says the `shape` of what it prints (its keys), so that a script
+    knows what to read: ``json_option("one object: game, position, grundy")``."""
+    return click.option("--json", "as_json", is_flag=True, help=f"Print JSON for scripts: {shape}.")
 
 
 def graph_within_machine(
