@@ -18,11 +18,9 @@ from explorer.games.base import Game, Position
 
 @dataclass
 class PartTable:
-    """Values of parts, keyed by family then label; with what was added since the last
-    `take_new` (what a database has not stored yet) and counters of work done."""
+    """Values of parts, keyed by family then label, and counters of work done."""
 
     values: dict[str, dict[str, int]] = field(default_factory=dict)
-    new: dict[str, dict[str, int]] = field(default_factory=dict)
     #: Parts valued by walking their moves (each label once).
     computed: int = 0
     #: Label look-ups answered by the table.
@@ -38,16 +36,6 @@ class PartTable:
 
     def add(self, family: str, label: str, value: int) -> None:
         self.family(family)[label] = value
-        self.new.setdefault(family, {})[label] = value
-
-    def load(self, family: str, rows: dict[str, int]) -> None:
-        """Values read from storage (not new)."""
-        self.family(family).update(rows)
-
-    def take_new(self) -> dict[str, dict[str, int]]:
-        """The values added since the last call, forgotten as new."""
-        new, self.new = self.new, {}
-        return new
 
     def count(self, family: str, lookups: int, hits: int) -> None:
         self.lookups += lookups
@@ -66,7 +54,7 @@ class PartTable:
 
     def clear(self) -> None:
         self.values.clear()
-        self.new.clear()
+        self.counted.clear()
         self.reset_counters()
 
 

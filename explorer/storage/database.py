@@ -69,8 +69,9 @@ class Database:
     def shared_parts(self, game: Game[Any]) -> Iterator[int]:
         """Within the block, the process's part table (`explorer.analysis.parts`) holds
         the values this database stores for the game's part families (of a sum's
-        components too), and after it, even after an error, what the block valued is
-        stored. Yields how many values were read; a game without part labels reads none.
+        components too), and after it, even after an error, the values the process knows
+        beyond those are stored. Yields how many values were read; a game without part
+        labels reads none.
 
         Examples
         --------
@@ -95,10 +96,10 @@ class Database:
         with translated_errors(self.engine, "read"), self.engine.connect() as conn:
             read = load_part_values(conn, PART_TABLE, families)
         try:
-            yield read
+            yield sum(map(len, read.values()))
         finally:
             with translated_errors(self.engine, "write to"), self.engine.begin() as conn:
-                save_part_values(conn, PART_TABLE)
+                save_part_values(conn, PART_TABLE, read)
 
     @translated("read")
     def part_values(self) -> list[dict[str, int | str]]:

@@ -2,9 +2,9 @@
 Cram, ...), keyed by family and canonical label, shared by every game, position and run.
 
 `load_part_values` fills the process's part table (`explorer.analysis.parts.PART_TABLE`)
-before a computation; `save_part_values` adds what it valued after, with ``ON CONFLICT DO
-NOTHING`` so that processes filling the table at once lose nothing (a label's value is the
-same whoever computes it).
+before a computation; `save_part_values` adds what the process knows beyond it after, with
+``ON CONFLICT DO NOTHING`` so that processes filling the table at once lose nothing (a
+label's value is the same whoever computes it).
 """
 
 from __future__ import annotations
@@ -19,22 +19,25 @@ from explorer.analysis.parts import PartTable
 BATCH = 5_000
 
 
-def load_part_values(conn: sa.Connection, table: PartTable, families: Iterable[str]) -> int:
-    """Read the stored values of `families` into `table`; how many rows were read."""
-    read = 0
+def load_part_values(
+    conn: sa.Connection, table: PartTable, families: Iterable[str]
+) -> dict[str, set[str]]:
+    """Read the stored values of `families` into `table`; the labels read, by family."""
+    read = {}
     for family in families:
         rows = conn.execute(
             sa.text("SELECT label, value FROM part_values WHERE family = :f"), {"f": family}
         )
         values = {label: int(value) for label, value in rows}
-        table.load(family, values)
-        read += len(values)
+        table.family(family).update(values)
+        read[family] = set(values)
     return read
 
 
-def save_part_values(conn: sa.Connection, table: PartTable) -> int:
-    """Store the values `table` added since it was last saved; how many it offered (rows
-    another process stored first are left as they are).
+def save_part_values(conn: sa.Connection, table: PartTable, stored: dict[str, set[str]]) -> int:
+    """Store the values `table` holds for the families of `stored` beyond the labels stored
+    there (what `load_part_values` read), with the table's look-ups and hits; how many rows
+    were offered (rows another process stored first are left as they are).
 
     Examples
     --------
@@ -42,16 +45,16 @@ def save_part_values(conn: sa.Connection, table: PartTable) -> int:
     >>> table = PartTable()
     >>> table.add("cram", "3.5.6", 1)
     >>> with open_database("sqlite://") as db, db.engine.begin() as conn:
-    ...     offered = save_part_values(conn, table), save_part_values(conn, table)
+    ...     offered = save_part_values(conn, table, {"cram": set()})
     ...     copy = PartTable()
     ...     offered, load_part_values(conn, copy, ["cram"]), copy.values
-    ((1, 0), 1, {'cram': {'3.5.6': 1}})
+    (1, {'cram': {'3.5.6'}}, {'cram': {'3.5.6': 1}})
     """
-    new = table.take_new()
     rows = [
         {"f": family, "l": label, "v": value}
-        for family, values in new.items()
-        for label, value in values.items()
+        for family, known in stored.items()
+        for label, value in table.family(family).items()
+        if label not in known
     ]
     statement = sa.text(
         "INSERT INTO part_values (family, label, value) VALUES (:f, :l, :v) "
