@@ -270,12 +270,12 @@ def test_cut_page_draws_the_budget_and_says_so(open_page):
 def test_a_big_games_default_page_opens_readable(open_page):
     # the 2,000 states Kayles 30 drew by default opened at a zoom of 0.02: labels under a pixel
     kayles = load_game("kayles")
-    loaded = open_page(draw_game(kayles, kayles.parse("30")))
+    loaded = open_page(draw_game(kayles, kayles.parse("28")))
     loaded.check_clean()
     assert loaded.count("network.body.nodeIndices.length") <= 50
     assert 14 * loaded.count("network.getScale()") >= 7  # labels at least 7 px high
     note = loaded.page.inner_text(".explorer-note")
-    assert note.startswith("A big graph: showing 50 of 6,842 states")
+    assert note.startswith("A big graph: showing 50 of 4,565 states")
 
 
 def test_neighbourhood_page_in_the_browser(open_page):
