@@ -224,8 +224,14 @@ def _parallel_kernel() -> Any:
     """The block kernel, its heaps spread over numba's threads (compiled on first use)."""
     global _parallel, prange
     if _parallel is None:
-        from numba import njit, prange
+        import os
 
+        from numba import config, njit, prange
+
+        if "NUMBA_THREADING_LAYER" not in os.environ:
+            # numba's own pool: its threads sleep at the end of a block, where OpenMP's spin
+            # (4 to 5 times the CPU time on a loaded machine, measured) and wait for a core
+            config.THREADING_LAYER = "workqueue"
         _parallel = njit(cache=True, nogil=True, parallel=True)(_extend_blocks_py)
     return _parallel
 
