@@ -16,6 +16,7 @@ from explorer.errors import ExplorerError
 from explorer.lazy import lazy_members
 
 if TYPE_CHECKING:
+    from explorer.analysis.genus import GenusSequence, genus_sequence
     from explorer.analysis.graph_answers import grundy_values, outcomes, remoteness, winning_moves
     from explorer.analysis.patterns import patterns
     from explorer.analysis.quotient import MisereQuotient, misere_quotient
@@ -28,8 +29,10 @@ if TYPE_CHECKING:
         solve,
         value_table,
     )
+    from explorer.analysis.sweep import Sweep, sweep_variants
     from explorer.games import Convention, families, load_game
     from explorer.games.base import Game
+    from explorer.games.graphs import graph_game
     from explorer.games.python import game, heap_game
     from explorer.generation.graph import build_graph
     from explorer.solver import mex
@@ -52,6 +55,7 @@ _HOMES = {
     "Game": "explorer.games.base",
     "game": "explorer.games.python",
     "heap_game": "explorer.games.python",
+    "graph_game": "explorer.games.graphs",
     "build_graph": "explorer.generation.graph",
     "patterns": "explorer.analysis.patterns",
     "ValueSequence": "explorer.analysis.sequences",
@@ -63,6 +67,10 @@ _HOMES = {
     "remoteness": "explorer.analysis.graph_answers",
     "winning_moves": "explorer.analysis.graph_answers",
     "MisereQuotient": "explorer.analysis.quotient",
+    "GenusSequence": "explorer.analysis.genus",
+    "genus_sequence": "explorer.analysis.genus",
+    "Sweep": "explorer.analysis.sweep",
+    "sweep_variants": "explorer.analysis.sweep",
     "misere_quotient": "explorer.analysis.quotient",
     "open_database": "explorer.storage",
     "draw_game": "explorer.viz",
@@ -77,8 +85,10 @@ __all__ = [
     "Explanation",
     "ExplorerError",
     "Game",
+    "GenusSequence",
     "MisereQuotient",
     "Solution",
+    "Sweep",
     "ValueSequence",
     "build_graph",
     "draw_game",
@@ -86,6 +96,8 @@ __all__ = [
     "families",
     "find_period",
     "game",
+    "genus_sequence",
+    "graph_game",
     "grundy_value",
     "grundy_values",
     "heap_game",
@@ -97,6 +109,7 @@ __all__ = [
     "patterns",
     "remoteness",
     "solve",
+    "sweep_variants",
     "value_sequence",
     "value_table",
     "winning_moves",

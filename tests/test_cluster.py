@@ -58,10 +58,11 @@ def loopback(command: str, port: int) -> list[str]:
     return shlex.split(command.replace("$(nproc)", str(WORKERS)))
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def scheduler() -> Iterator[str]:
     """A Dask scheduler and WORKERS worker processes on loopback, started by the README's
-    commands (the dashboards on free ports); stopped after the test."""
+    commands (the dashboards on free ports), for the module's tests; a worker killed is
+    started again by its nanny."""
     try:
         import distributed
     except ImportError:
@@ -131,30 +132,30 @@ def test_a_cluster_build_with_a_worker_killed_stores_what_one_process_stores(
     build[build.index("--db") + 1] = pg_url
     build[2:4] = [SPEC, POSITION]
     assert build[:2] == ["explorer", "build"]
-    coordinator = subprocess.Popen(
-        [sys.executable, "-m", "explorer", *build[1:]],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=tmp_path,
-    )
-    try:
-        # kill -9 a worker process while it runs one of the build's tasks
-        with distributed.Client(scheduler, timeout=PATIENCE, set_as_default=False) as client:
+    with distributed.Client(scheduler, timeout=PATIENCE, set_as_default=False) as client:
+        pids = client.run(os.getpid)  # each worker's process, by address
+        coordinator = subprocess.Popen(
+            [sys.executable, "-m", "explorer", *build[1:]],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=tmp_path,
+        )
+        try:
+            # kill -9 a worker process while it runs one of the build's tasks
             deadline = time.monotonic() + PATIENCE
             busy: list[str] = []
             while not busy and coordinator.poll() is None and time.monotonic() < deadline:
                 busy = [worker for worker, tasks in client.processing().items() if tasks]
-                time.sleep(0.05)
+                time.sleep(0.02)
             assert busy, "no task of the build was seen running on a worker"
-            victim = client.run(os.getpid, workers=busy[:1])[busy[0]]
-            os.kill(victim, signal.SIGKILL)
+            os.kill(pids[busy[0]], signal.SIGKILL)
             assert coordinator.poll() is None, "the build ended before a worker was killed"
-        out, err = coordinator.communicate(timeout=PATIENCE)
-    finally:
-        if coordinator.poll() is None:
-            coordinator.kill()
-            coordinator.wait()
+            out, err = coordinator.communicate(timeout=PATIENCE)
+        finally:
+            if coordinator.poll() is None:
+                coordinator.kill()
+                coordinator.wait()
     assert coordinator.returncode == 0, err
     assert f"{WORKERS} workers" in out  # the build ran on the cluster
     assert "complete" in out.splitlines()[0]
@@ -202,3 +203,20 @@ def test_without_the_extra_the_error_names_the_install_command(monkeypatch):
         "Error: --cluster needs Dask distributed, which is not installed: install it with "
         "pip install 'explorer[cluster]' (in a checkout: pip install '.[cluster]')\n"
     )
+
+
+@pytest.mark.slow
+@pytest.mark.postgres
+def test_a_worker_running_another_explorer_is_refused(scheduler, pg_url, monkeypatch):
+    from explorer.storage import cluster
+
+    monkeypatch.setattr(cluster, "__version__", "0.0.1")  # the workers run the real one
+    result = CliRunner().invoke(
+        main, ["build", SPEC, POSITION, "--db", pg_url, "--cluster", scheduler]
+    )
+    assert result.exit_code == 1
+    assert re.fullmatch(
+        rf"Error: the worker tcp://\S+ of {scheduler} runs explorer \S+, this is 0\.0\.1: "
+        "install the same version on every machine\n",
+        result.output,
+    ), result.output

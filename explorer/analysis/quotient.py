@@ -61,6 +61,19 @@ class MisereQuotient:
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
 
+    def __repr__(self) -> str:
+        """One line: the game, the heaps, the presentation and the sizes."""
+        return (
+            f"<MisereQuotient of {self.game}, heaps 0..{self.max_heap:,}: {self.presentation}, "
+            f"|Q| = {self.size}, |P| = {self.p_size}>"
+        )
+
+    def _repr_html_(self) -> str:
+        """Its presentation, P, Φ and products as tables for Jupyter."""
+        from explorer.viz.notebook import quotient_view
+
+        return quotient_view(self)
+
     def element_of(self, heaps: Iterable[int]) -> int:
         """The product of the heaps' elements (Φ of the sum).
 

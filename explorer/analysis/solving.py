@@ -127,6 +127,11 @@ class Explanation(_Valued):
     #: With method ``reduction``: the XOR of the parts of the reduction, 0 exactly on
     #: P-positions but not the game's Grundy value (`grundy` is then None).
     reduction_value: int | None = None
+    #: Of an N-position that is a sum of finite values: each part whose value changes to make
+    #: the XOR 0 (Bouton's arithmetic): ``{"part", "game", "value", "target", "moves"}`` (the
+    #: winning moves of the sum that change it), and whether the parts are heaps of Nim.
+    changes: list[dict[str, Any]] = field(default_factory=list)
+    nim: bool = False
 
     @property
     def winning_moves(self) -> list[str]:
@@ -295,6 +300,10 @@ def _grundy_value(game: Game[Any], position: Position, *, max_states: int) -> Va
     parts = game.decompose(position)
     if parts is not None and parts.exact:
         return _xor_of_parts(parts, max_states)
+    if game.part_label(position) is not None:
+        from explorer.analysis.parts import part_value
+
+        return part_value(game, position)
     return graph_value(game, position, max_states=max_states)
 
 
@@ -430,7 +439,8 @@ def solve(
         elif solution.winning_moves:
             listed = f"; moves listed among the first {FAR_MOVES:,} of each far heap"
         return replace(solution, method=method_name, note=far + listed)
-    if parts is None and game.known_value(position) is None:
+    labelled = parts is None and game.part_label(position) is not None
+    if parts is None and not labelled and game.known_value(position) is None:
         method = "graph"  # no parts and no formula: the whole graph is the only way
     small_sum = parts is None or (parts.exact and len(parts.parts) <= AUTO_GRAPH_PARTS)
     if method == "graph" or (method == "auto" and small_sum):
@@ -445,7 +455,14 @@ def solve(
         except GraphTooLargeError:
             if not small:
                 raise
-    return _solve_decomposed(game, position, parts, max_states)
+    solution = _solve_decomposed(game, position, parts, max_states)
+    if labelled:
+        return replace(solution, method="parts", note=PART_NOTE)
+    return solution
+
+
+#: How a part valued by its canonical label is solved (`solve` says it in its note).
+PART_NOTE = "valued by its moves, each part left valued once per shape (canonical label)"
 
 
 def _solve_graph(
@@ -553,17 +570,34 @@ def _moves_through_parts(parts: Decomposition, total: Value, max_states: int) ->
             moves.append(parts.rebuild(positions[:j] + [moved] + positions[j + 1 :]))
         return moves
     assert isinstance(total, int)
+    finite = cast(list[int], values)
+    return [
+        move for _, _, found in _part_changes(parts, finite, total, max_states) for move in found
+    ]
+
+
+def _part_changes(
+    parts: Decomposition, values: list[int], total: int, max_states: int
+) -> list[tuple[int, int, list[Position]]]:
+    """Bouton's arithmetic for a sum of finite values `values` whose XOR `total` is not 0:
+    each part i that can move to the value values[i] XOR total (the XOR is then 0), that
+    value, and the winning moves of the sum it gives (equal parts listed once)."""
+    positions = [p.position for p in parts.parts]
+    changes = []
     seen: set[tuple[Hashable, Hashable]] = set()
     for i, part in enumerate(parts.parts):
         key = (part.game.spec, part.position)
         if key in seen:  # equal parts have the same moves
             continue
         seen.add(key)
-        part_value = values[i]
-        assert isinstance(part_value, int)
-        for moved in _moves_to_value(part.game, part.position, part_value ^ total, max_states):
-            moves.append(parts.rebuild(positions[:i] + [moved] + positions[i + 1 :]))
-    return moves
+        target = values[i] ^ total
+        found = [
+            parts.rebuild(positions[:i] + [moved] + positions[i + 1 :])
+            for moved in _moves_to_value(part.game, part.position, target, max_states)
+        ]
+        if found:
+            changes.append((i, target, found))
+    return changes
 
 
 def _drawing_moves_through_parts(parts: Decomposition, max_states: int) -> list[Position]:
@@ -623,6 +657,8 @@ def explain(
     >>> e = explain(nim, nim.parse("3,4,5"))
     >>> e.parts, e.grundy, e.winning_moves
     ([('nim', '3', 3), ('nim', '4', 4), ('nim', '5', 5)], 2, ['1,4,5'])
+    >>> e.changes  # Bouton: the heap of 3 (011) becomes 3 XOR 2 = 1 (001)
+    [{'part': '3', 'game': 'nim', 'value': 3, 'target': 1, 'moves': ['1,4,5']}]
     >>> explain(nim, nim.parse("2"), convention=Convention.MISERE).successors
     [('0', 'N'), ('1', 'P')]
     """
@@ -644,6 +680,19 @@ def explain(
         ]
         total = nim_sum(*(v for _, _, v in values))
         value_of = _grundy_value if parts.exact else reduced_value
+        finite = [v for _, _, v in values if isinstance(v, int)]
+        changes = []
+        if isinstance(total, int) and total and len(finite) == len(values):
+            changes = [
+                {
+                    "part": values[i][1],
+                    "game": values[i][0],
+                    "value": finite[i],
+                    "target": target,
+                    "moves": [game.format(m) for m in found],
+                }
+                for i, target, found in _part_changes(parts, finite, total, max_states)
+            ]
         return Explanation(
             game=game.spec,
             position=game.format(position),
@@ -656,6 +705,8 @@ def explain(
             ],
             parts=[(spec, text, _shown(v)) for spec, text, v in values],
             note=parts.note,
+            changes=changes,
+            nim=game.nim_heaps(position) is not None,
         )
     value_of = _grundy_value if method == "auto" else graph_value
     value = value_of(game, position, max_states=max_states)  # one graph, with every move

@@ -162,6 +162,50 @@ def _product(pieces: list[Choices]) -> Iterator[list[str]]:
             return
 
 
+@dataclass(frozen=True)
+class Sweep:
+    """Every variant of a sweep, computed (`sweep_variants`)."""
+
+    pattern: str
+    upto: int
+    rows: list[SweepRow]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "pattern": self.pattern,
+            "upto": self.upto,
+            "rows": [r.to_dict() for r in self.rows],
+        }
+
+    def __repr__(self) -> str:
+        return f"<Sweep {self.pattern} up to {self.upto:,}: {len(self.rows):,} variants>"
+
+    def _repr_html_(self) -> str:
+        """The variants as a table for Jupyter."""
+        from explorer.viz.notebook import sweep_view
+
+        return sweep_view(self)
+
+
+def sweep_variants(
+    pattern: str,
+    upto: int,
+    *,
+    max_variants: int = MAX_VARIANTS,
+    max_memory_mb: int | None = None,
+) -> Sweep:
+    """Every variant of a family `pattern` names, each one's period and status, as one table.
+
+    Examples
+    --------
+    >>> table = sweep_variants("bash:2..3", 50)
+    >>> [(r.spec, r.period) for r in table.rows]
+    [('bash:2', 3), ('bash:3', 4)]
+    """
+    _, rows = sweep(pattern, upto, max_variants=max_variants, max_memory_mb=max_memory_mb)
+    return Sweep(pattern, upto, list(rows))
+
+
 def sweep(
     pattern: str,
     upto: int,

@@ -14,6 +14,7 @@ from explorer.cli.common import (
     plural,
     print_json,
     visible,
+    working,
 )
 from explorer.errors import ExplorerError
 
@@ -35,7 +36,12 @@ from explorer.errors import ExplorerError
     default=None,
     help="Most positions explored from the start (default 20,000).",
 )
-@json_option
+@json_option(
+    "one object; the game's check: game, start, positions, moves, complete, acyclic, "
+    "decompositions, problems (each check, position, detail), ok; a claim's (--p, --value): "
+    "game, claim, kind, positions, failures, counterexamples (each position, value, claim, "
+    "winning_move), holds"
+)
 def check_command(
     spec: str,
     position: str | None,
@@ -72,7 +78,8 @@ def check_command(
     if p_claim is None and value_claim is None:
         if upto is not None:
             raise click.UsageError("--upto is for a claim (--p or --value)")
-        report = check_game(game, position, max_states=limit)
+        with working(f"checking {visible(game.spec)}", enabled=not as_json):
+            report = check_game(game, position, max_states=limit)
         if as_json:
             print_json(report.to_dict())
         else:
@@ -95,7 +102,8 @@ def check_command(
     kind: Literal["p", "value"] = "p" if p_claim is not None else "value"
     expression = p_claim if p_claim is not None else value_claim
     assert expression is not None
-    claim = check_claim(game, expression, kind, position=position, upto=upto, max_states=limit)
+    with working(f"checking the claim on {visible(game.spec)}", enabled=not as_json):
+        claim = check_claim(game, expression, kind, position=position, upto=upto, max_states=limit)
     if as_json:
         print_json(claim.to_dict())
     else:

@@ -52,7 +52,9 @@ EXPLAIN_WINNING = 20
 
 
 @click.command("games")
-@json_option
+@json_option(
+    "a list of objects, one per family: name, parameters, position, example, source, summary"
+)
 def games_command(as_json: bool) -> None:
     """List the game families, their parameters and position syntax.
 
@@ -98,7 +100,11 @@ def games_command(as_json: bool) -> None:
 @misere_option
 @max_states_option
 @max_memory_option
-@json_option
+@stored_option("Read and add to the part values a database stores (games on graphs and boards)")
+@json_option(
+    "one object: game, position, grundy, infinite, escapes, outcome, remoteness, winning_moves,"
+    " drawing_moves, method, states, note, convention (and reduction_value for a reduction)"
+)
 def solve_command(
     spec: str,
     position: str,
@@ -106,6 +112,7 @@ def solve_command(
     convention: Convention,
     max_states: int | None,
     max_memory: int | None,
+    url: str | None,
     as_json: bool,
 ) -> None:
     """Grundy value, outcome, remoteness and winning moves of a POSITION of the game SPEC.
@@ -120,6 +127,7 @@ def solve_command(
       explorer solve "windup:5:1,3 + nim" "2 + 1"
       explorer solve nim 1,1,1 --misere
       explorer solve kayles 1000000000000
+      explorer solve nodekayles 5x5 --db graphs.db
     """
     from explorer.analysis.solving import solve
 
@@ -129,7 +137,13 @@ def solve_command(
             heaps = part.as_heap_game()
             if heaps is not None:
                 heaps.max_memory_mb = max_memory
-    with working(f"solving {visible(spec)}", enabled=not as_json):  # a spinner on terminals
+    with ExitStack() as stack:
+        if url is not None:  # the part values a database keeps, read first, added to after
+            from explorer.storage import open_database
+
+            database = stack.enter_context(open_database(url or None))
+            stack.enter_context(database.shared_parts(game))
+        stack.enter_context(working(f"solving {visible(spec)}", enabled=not as_json))
         result = solve(
             game,
             game.parse(position),
@@ -183,7 +197,12 @@ def solve_command(
 )
 @misere_option
 @max_states_option
-@json_option
+@json_option(
+    "one object: game, position, grundy, infinite, escapes, outcome, method, successors "
+    "([position, value] pairs), parts ([game, position, value]), changes (each part, game, "
+    "value, target, moves), nim, note, stage, counter, convention (and reduction_value for a "
+    "reduction)"
+)
 def explain_command(
     spec: str,
     position: str,
@@ -210,13 +229,14 @@ def explain_command(
     from explorer.analysis.solving import explain
 
     game = load_game(spec)
-    result = explain(
-        game,
-        game.parse(position),
-        max_states=max_states or DEFAULT_MAX_STATES,
-        method=method,  # type: ignore[arg-type]
-        convention=convention,
-    )
+    with working(f"explaining {visible(spec)}", enabled=not as_json):  # a spinner on terminals
+        result = explain(
+            game,
+            game.parse(position),
+            max_states=max_states or DEFAULT_MAX_STATES,
+            method=method,  # type: ignore[arg-type]
+            convention=convention,
+        )
     if as_json:
         print_json(result.to_dict())
         return
@@ -231,10 +251,13 @@ def explain_command(
         _print_moves(result.successors, "grundy")
         console.print(result.reason())
         winning = [visible(text) for text in result.winning_moves]
-        if len(result.successors) > EXPLAIN_ROWS and winning:
+        if winning:  # every N-position names its winning moves, listed above or not
             shown = ", ".join(winning[:EXPLAIN_WINNING])
             more = len(winning) - EXPLAIN_WINNING
-            console.print(f"winning moves: {shown}" + (f" and {more:,} more" if more > 0 else ""))
+            console.print(
+                f"winning move{'' if len(winning) == 1 else 's'}: {shown}"
+                + (f" and {more:,} more" if more > 0 else "")
+            )
     console.print(VERDICTS[result.outcome])
 
 
@@ -263,6 +286,8 @@ def _print_sum(result: Explanation) -> None:
         )
     else:
         console.print(f"G = {xor} = {result.value}")
+    if result.changes:
+        _print_changes(result, width)
     winning = [visible(text) for text in result.winning_moves]
     moves = len(result.successors)
     if moves and not (winning and moves == len(winning) and result.outcome == "N"):
@@ -274,6 +299,34 @@ def _print_sum(result: Explanation) -> None:
         )
     elif winning:
         console.print(f"winning move{'s' if len(winning) > 1 else ''}: " + ", ".join(winning))
+
+
+def _print_changes(result: Explanation, width: int) -> None:
+    """Bouton's arithmetic: the XOR's highest 1, and each part that changes to make it 0."""
+    total = result.grundy or 0
+    column = total.bit_length() - 1
+
+    def bits(value: int) -> str:
+        return format(value, f"0{width}b")
+
+    console.print(
+        f"to win, make the XOR 0: change one part to its value XOR {total} ({bits(total)}); "
+        f"a part with a 1 in the XOR's highest column (the {2**column:,}s) can always go down"
+    )
+    for change in result.changes:
+        value, target = change["value"], change["target"]
+        arithmetic = f"{bits(value)} XOR {bits(total)} = {bits(target)}"
+        moves = ", ".join(visible(m) for m in change["moves"][:EXPLAIN_WINNING])
+        if result.nim:
+            console.print(
+                f"  heap {visible(change['part'])}: {arithmetic}: take {value - target:,} from "
+                f"the heap of {value:,}, leaving {target:,} -> {moves}"
+            )
+        else:
+            console.print(
+                f"  part {visible(change['part'])} ({visible(change['game'])}, G {value}): "
+                f"{arithmetic}: move it to a position of value {target} -> {moves}"
+            )
 
 
 def _print_moves(successors: Sequence[tuple[str, object]], column: str) -> None:
@@ -324,7 +377,10 @@ def _print_moves(successors: Sequence[tuple[str, object]], column: str) -> None:
 @max_memory_option
 @workers_option
 @stored_option("Store the values in a database and continue from it")
-@json_option
+@json_option(
+    "one object: game, start, upto, values, computed, period, preperiod, proven, largest, rare,"
+    " checksum, method, stored"
+)
 def sequence_command(
     spec: str,
     upto: int,
@@ -386,6 +442,7 @@ def sequence_command(
             from explorer.storage import open_database
 
             database = stack.enter_context(open_database(url or None))
+            stack.enter_context(database.shared_parts(game))
             stored = database.game(game)
             if rebuild:
                 stored.delete_sequence()
@@ -497,7 +554,7 @@ def _genus_sequence(spec: str, upto: int, as_json: bool) -> None:
 @click.option("--cols", type=AsciiIntRange(min=1, max=MAX_SIDE), default=10, show_default=True)
 @max_states_option
 @max_memory_option
-@json_option
+@json_option("one object: game, values (a list of rows, null where a cell is no position)")
 def table_command(
     spec: str, rows: int, cols: int, max_states: int | None, max_memory: int | None, as_json: bool
 ) -> None:

@@ -15,6 +15,7 @@ from explorer.cli.common import (
     json_option,
     print_json,
     print_table,
+    progress_bar,
     stored_option,
 )
 from explorer.games import load_game
@@ -58,7 +59,10 @@ MAX_HEAP = 1_000_000
     "Store the quotient in a database; one stored for at least --max-heap heaps is read "
     "back without computing"
 )
-@json_option
+@json_option(
+    "one object: game, max_heap, size, p_size, tame, elements, table, p, phi, generators, "
+    "relations, presentation, changed_at, sizes, period, preperiod, period_proven, proof_heap"
+)
 def quotient_command(
     spec: str, max_heap: int, max_size: int, max_states: int, url: str | None, as_json: bool
 ) -> None:
@@ -99,7 +103,15 @@ def quotient_command(
             stored = stack.enter_context(open_database(url or None)).game(game)
             quotient = stored.quotient()
         if quotient is None or quotient.max_heap < max_heap:
-            quotient = misere_quotient(game, max_heap, max_size=max_size, max_states=max_states)
+            fields = {"heap": "heap {:>7,}"}
+            with progress_bar("quotient", fields, total=max_heap, enabled=not as_json) as bar:
+
+                def added(heap: int, last: int) -> None:
+                    bar(completed=heap, heap=heap)
+
+                quotient = misere_quotient(
+                    game, max_heap, max_size=max_size, max_states=max_states, progress=added
+                )
             if stored is not None:
                 stored.save_quotient(quotient)
         elif not as_json:

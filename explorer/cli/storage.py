@@ -177,7 +177,11 @@ def _print_build(
     "Misère play (the player who moves last loses): store the misère outcome, remoteness "
     "and G⁻ of every state, as a game of its own beside the normal-play build."
 )
-@json_option
+@json_option(
+    "one object: database, game, position, convention, build_id, status, stopped_by, "
+    "states_new, states_reused, states_stored, edges_new, values_computed, frontier, grundy, "
+    "infinite, escapes, outcome, remoteness, seconds"
+)
 @files_read_once()  # the rules file of a py: game: read once by the load and the build
 def build_command(
     spec: str,
@@ -251,6 +255,7 @@ def build_command(
         else:
             database = stack.enter_context(open_database(url))
         update = stack.enter_context(_progress(not as_json, total))
+        stack.enter_context(database.shared_parts(game))
         report = database.game(game, convention).build(
             position, options, progress=update, executor=executor
         )
@@ -343,7 +348,11 @@ def _page_note(total: int, offset: int, shown: int) -> str:
     help="States to skip (the page start).",
 )
 @stored_misere_option
-@json_option
+@json_option(
+    "one object; a position's: game, position, convention, grundy, infinite, escapes, outcome, "
+    "remoteness, depth, height, expanded, moves, predecessors, winning_moves, successors; a "
+    "listing's: game, convention, total, offset, limit, more, states"
+)
 def query_command(
     spec: str,
     position: str | None,
@@ -448,7 +457,11 @@ def _print_state(state: dict[str, Any]) -> None:
 @click.argument("spec", required=False)
 @db_option
 @stored_misere_option
-@json_option
+@json_option(
+    "one object: game, convention, states, edges, expanded, solved, unsolved, by_outcome, "
+    "by_grundy, by_depth, max_grundy, max_depth, max_remoteness, max_height, builds, tiers (and"
+    " patterns, quotient when stored); without SPEC, a list of such objects"
+)
 def stats_command(spec: str | None, url: str | None, convention: Convention, as_json: bool) -> None:
     """Counts by outcome, Grundy value and depth, and the build history of a stored game.
 
@@ -467,6 +480,7 @@ def stats_command(spec: str | None, url: str | None, convention: Convention, as_
         raise click.UsageError("--misere names a game's misère build: give its SPEC")
     with open_database(url, create=False) as database:
         result: Any = database.game(spec, convention).stats() if spec else database.games()
+        parts = database.part_values() if spec is None and not as_json else []
     if as_json:
         print_json(result)
         return
@@ -498,6 +512,13 @@ def stats_command(spec: str | None, url: str | None, convention: Convention, as_
                 )
             print_table(sequences)
         print_stored_findings({row["game"]: row["findings"] for row in result if "findings" in row})
+        if parts:
+            shared = Table("family", "parts stored", "look-ups", "hit rate", title="part table")
+            for row in parts:
+                looked = int(row["lookups"])
+                rate = f"{int(row['hits']) / looked:.1%}" if looked else "-"
+                shared.add_row(str(row["family"]), f"{row['parts']:,}", f"{looked:,}", rate)
+            print_table(shared)
         return
     misere = result["convention"] == "misere"
     console.print(f"game            {visible(result['game'])}")
@@ -607,7 +628,7 @@ def _print_tiers(tiers: list[dict[str, Any]]) -> None:
 )
 @db_option
 @stored_misere_option
-@json_option
+@json_option("one object: game, convention, states, edges, stored_states, files")
 def export_command(
     spec: str,
     output: Path,
@@ -685,12 +706,15 @@ def _export_progress(enabled: bool) -> Iterator[Any]:
 
 @contextmanager
 def _verify_progress(enabled: bool) -> Iterator[Callable[[str, int, int], None]]:
-    """A progress bar on standard error while `verify` reads each game."""
-    fields = {"game": "{}", "done": "{:>11,} states"}
-    with progress_bar("verifying", fields, total=None, enabled=enabled) as update:
+    """A progress bar on standard error while `verify` reads each game: its states checked of
+    those stored, and the time left; a stage with no count (the file's integrity check) shows
+    by name, with a spinner."""
+    fields = {"game": "{}", "done": "{:>11,}", "of": "of {} states"}
+    with progress_bar("verifying", fields, total=None, eta=True, enabled=enabled) as update:
 
         def on_step(game: str, done: int, total: int) -> None:
-            update(completed=done, total=total, game=visible(game), done=done)
+            of = f"{total:,}" if total else "?"
+            update(completed=done, total=total or None, game=visible(game), done=done, of=of)
 
         yield on_step
 
@@ -712,7 +736,9 @@ def _verify_progress(enabled: bool) -> Iterator[Callable[[str, int, int], None]]
     help="Mismatches to list (all are counted).",
 )
 @stored_misere_option
-@json_option
+@json_option(
+    "one object: database, integrity, integrity_problems, games, kinds, mismatches, problems, ok"
+)
 def verify_command(
     spec: str | None, url: str | None, rules: bool, show: int, convention: Convention, as_json: bool
 ) -> None:

@@ -14,8 +14,11 @@ from explorer.games.base import Decomposition, Game, Part, Position
 from explorer.games.chomp import Chomp
 from explorer.games.coins import CoinTurning
 from explorer.games.convention import MISERE, NORMAL, Convention
+from explorer.games.cram import Cram
 from explorer.games.dag import DagGame
 from explorer.games.ferguson import Ferguson
+from explorer.games.graphs import ArcKayles, NodeKayles
+from explorer.games.hackenbush import Hackenbush
 from explorer.games.heaps import (
     Bash,
     HeapGame,
@@ -120,6 +123,10 @@ for _family in (
     DagGame,
     GraphGame,
     WindUp,
+    NodeKayles,
+    ArcKayles,
+    Cram,
+    Hackenbush,
 ):
     register_game(_family)
 

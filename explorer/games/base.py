@@ -95,11 +95,11 @@ class Game(ABC, Generic[P]):
 
     The other methods are capabilities a family may offer, each with a default that offers
     nothing: a closed form (`known_value`, `moves_to_value`), counts (`count_states`,
-    `count_moves`), a sum (`decompose`, `summands`), a value table (`value_table`), a sequence
-    (`sequence_position`, `as_heap_game`), a shortcut for misère play (`nim_heaps`), cycles
-    (`may_cycle`) and tiers (`tier`, which lets a build run on every core). The analysis,
-    generation and storage layers ask for them instead of testing a game's class, so a new
-    family opts in by defining them.
+    `count_moves`), a sum (`decompose`, `summands`), canonical parts (`part_label`), a value
+    table (`value_table`), a sequence (`sequence_position`, `as_heap_game`), a shortcut for
+    misère play (`nim_heaps`), cycles (`may_cycle`) and tiers (`tier`, which lets a build run
+    on every core). The analysis, generation and storage layers ask for them instead of
+    testing a game's class, so a new family opts in by defining them.
 
     A game of your own (``explorer.Game``, loaded with ``py:FILE.py``) needs only `parse`,
     `format` and `successors`, and ``example = ("", "START")`` to name a start; its spec is
@@ -228,6 +228,17 @@ class Game(ABC, Generic[P]):
     def decompose(self, position: P) -> Decomposition | None:
         """Split a position into a sum of parts, or None when it is not a sum."""
         return None
+
+    def part_label(self, position: P) -> str | None:
+        """The canonical label of a part (a position that does not split): equal labels
+        mean equal values, so `explorer.analysis.parts` values each label once and a part
+        table stores it; None when the game has no labels (the default)."""
+        return None
+
+    def part_family(self) -> str:
+        """The name a part table files this game's labels under: games whose parts are
+        valued alike share it (``nodekayles`` and its sequence form ``nodekayles:P``)."""
+        return self.spec
 
     def known_value(self, position: P) -> int | None:
         """The Grundy value from a closed form or a table, or None to solve the graph."""

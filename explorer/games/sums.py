@@ -66,12 +66,34 @@ class SumGame(Game[tuple[Position, ...]]):
 
     def parse(self, text: str) -> tuple[Position, ...]:
         pieces = text.split(SEPARATOR)
-        if len(pieces) != len(self.components):
+        if len(pieces) == len(self.components):
+            return tuple(g.parse(piece) for g, piece in zip(self.components, pieces, strict=True))
+        # a component's own position may hold '+' (graphs joined, ``P3+C4``): the first way
+        # to share the pieces out in order, each component parsing its run of them
+        grouped = self._grouped(pieces)
+        if grouped is None:
             raise PositionError(
                 f"bad position {text!r} for {self.spec}: {len(pieces)} part(s) for "
                 f"{len(self.components)} games (join one position per game with '+')"
             )
-        return tuple(g.parse(piece) for g, piece in zip(self.components, pieces, strict=True))
+        return grouped
+
+    def _grouped(self, pieces: list[str]) -> tuple[Position, ...] | None:
+        """The components' positions from runs of `pieces`, or None when no way parses."""
+        # ways[i]: parsed positions of the first k components that used pieces[:i]
+        ways: dict[int, tuple[Position, ...]] = {0: ()}
+        for game in self.components:
+            later: dict[int, tuple[Position, ...]] = {}
+            for start, done in ways.items():
+                for end in range(start + 1, len(pieces) + 1):
+                    if end in later:
+                        continue
+                    try:
+                        later[end] = (*done, game.parse(SEPARATOR.join(pieces[start:end])))
+                    except PositionError:
+                        continue
+            ways = later
+        return ways.get(len(pieces))
 
     def format(self, position: tuple[Position, ...]) -> str:
         return f" {SEPARATOR} ".join(

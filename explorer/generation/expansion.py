@@ -208,11 +208,20 @@ class HeapIndex:
     ) -> HeapIndex | None:
         """A heap index for these positions when the game allows one, else None; its lookup
         table takes at most `table_bytes` (None: `MAX_DENSE` codes)."""
-        heaps = game.as_heap_game()
-        if heaps is None or not positions:
+        if game.as_heap_game() is None or not positions:
             return None
         width = max(1, max(len(p) for p in positions))
         base = 1 + max((max(p) for p in positions if p), default=0)
+        return cls.of_shape(game, width, base, table_bytes)
+
+    @classmethod
+    def of_shape(
+        cls, game: Game[Any], width: int, base: int, table_bytes: int | None = None
+    ) -> HeapIndex | None:
+        """A heap index for rows of `width` heaps below `base` when the game allows one."""
+        heaps = game.as_heap_game()
+        if heaps is None:
+            return None
         if (
             width > MAX_VECTOR_HEAPS
             or base > MAX_TABLE_HEAP
@@ -295,6 +304,12 @@ class HeapIndex:
         self._append(rows)
         id_array = np.asarray(ids, dtype=np.int64)
         self._index(self._codes(rows[id_array]), id_array)
+
+    def load_rows(self, rows: np.ndarray) -> None:
+        """Take states 0, 1, ... as rows of heaps (sorted ascending, zeros first)."""
+        self.size = 0
+        self._append(rows)
+        self._index(self._codes(rows), np.arange(len(rows), dtype=np.int64))
 
     def find(self, position: Heaps) -> int | None:
         if len(position) > self.width or (position and max(position) >= self.base):

@@ -24,7 +24,8 @@ import numpy as np
 
 from explorer.errors import RuleError
 from explorer.games.base import Game
-from explorer.generation.expansion import MAX_STATE_MOVES, too_many_moves
+from explorer.games.heaps import HeapGame
+from explorer.generation.expansion import MAX_STATE_MOVES, HeapIndex, too_many_moves
 
 #: States one task expands at most: large enough that a task's overhead (pickling its keys,
 #: starting it) is small beside its work, small enough to spread a tier over the workers.
@@ -105,6 +106,9 @@ def expand_tier(task: TierTask) -> TierExpansion:
     ([3], [0, 1, 2], ['2', '1,1', '1'], [2, 2, 1])
     """
     game = worker_game(task.spec)
+    found = _expand_heaps(game, task)
+    if found is not None:
+        return found
     positions = list(map(game.parse, task.keys))
     index: dict[Any, int] = {}
     number = index.setdefault
@@ -128,6 +132,73 @@ def expand_tier(task: TierTask) -> TierExpansion:
         game.format_many(reached),
         tiers,  # type: ignore[arg-type]  # checked: no None
     )
+
+
+def _expand_heaps(game: Game[Any], task: TierTask) -> TierExpansion | None:
+    """`expand_tier` with numpy, for a heap game whose moves never split a heap (rows of heaps
+    read from the keys at once, expanded by `HeapIndex`, the index of one-process builds);
+    None for other games, and when a move does not lower the tier (the general way then
+    names it)."""
+    heaps = game.as_heap_game()
+    if heaps is None or heaps.splits or not task.keys:
+        return None
+    if type(heaps).format is not HeapGame.format or type(heaps).parse is not HeapGame.parse:
+        return None  # keys written otherwise than "3,4,5"
+    rows = _heap_rows(task.keys)
+    if rows is None:
+        return None
+    size, width = rows.shape
+    # codes kept in sorted runs, not a lookup table: a slice touches a page of the table per
+    # state it reaches, megabytes a task for a few thousand states
+    index = HeapIndex.of_shape(game, width, 1 + int(rows.max()), table_bytes=0)
+    if index is None:
+        return None
+    index.load_rows(rows)
+    step = index.expand(np.arange(size, dtype=np.int64), None, 0, NOTHING_REACHED)
+    if step.done < size or (len(step.dst) and int(step.dst.min()) < size):
+        return None  # a move within the slice: its tier is kept
+    rows = index.rows[size : index.size]
+    weights = np.array(heaps.heap_weights(index.base - 1), dtype=np.int64)
+    tiers = weights[rows].sum(axis=1)
+    if len(tiers) and int(tiers.max()) >= task.tier:
+        return None
+    counts = np.bincount(step.src, minlength=size).astype(np.int32)
+    return TierExpansion(
+        task.tier,
+        task.part,
+        counts,
+        (step.dst - size).astype(np.int32),
+        index.keys(range(size, index.size)),
+        tiers.tolist(),
+    )
+
+
+def _heap_rows(keys: tuple[str, ...]) -> np.ndarray | None:
+    """Canonical heap keys (``"3,4,5"``, ``"0"``) as rows of heaps, zeros first, read by one
+    split of their joined text; None when a key is not such a text."""
+    try:
+        flat = np.array(",".join(keys).split(","), dtype=np.int64)
+    except ValueError:
+        return None
+    lengths = np.array([key.count(",") + 1 for key in keys], dtype=np.int64)
+    width = int(lengths.max())
+    rows = np.zeros((len(keys), width), dtype=np.int64)
+    # each key's heaps fill the right end of its row (sorted ascending, zeros first)
+    ends = np.cumsum(lengths)
+    row_of = np.repeat(np.arange(len(keys)), lengths)
+    column = (
+        np.arange(len(flat))
+        - np.repeat(ends - lengths, lengths)
+        + np.repeat(width - lengths, lengths)
+    )
+    rows[row_of, column] = flat
+    if (flat < 0).any() or (np.diff(rows, axis=1) < 0).any():
+        return None
+    return rows
+
+
+#: No state of a task is stored before it (what `HeapIndex.expand` asks of a build).
+NOTHING_REACHED = np.zeros(0, dtype=bool)
 
 
 def _check_tiers(

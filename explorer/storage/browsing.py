@@ -10,8 +10,9 @@ import sqlalchemy as sa
 
 from explorer.storage.damage import stored_key
 from explorer.storage.engine import translated
-from explorer.storage.game_rows import EDGES_THEN_STATES, STATE_FIELDS, GameRows, state_dict
+from explorer.storage.game_rows import GameRows, state_dict
 from explorer.storage.neighbourhood import chunks
+from explorer.storage.tables import edges, states
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -77,7 +78,7 @@ class Browsing(GameRows):
         with self.engine.connect() as conn:
             game_id, _ = self._resolved(conn)
             return {
-                row.key: state_dict(row) for row in _rows_by_key(conn, game_id, keys, STATE_FIELDS)
+                row.key: state_dict(row) for row in _rows_by_key(conn, game_id, keys, states.FIELDS)
             }
 
     @translated("read")
@@ -106,8 +107,7 @@ class Browsing(GameRows):
                 if (
                     i
                     and not conn.execute(
-                        sa.text("SELECT 1 FROM edges WHERE game_id = :g AND src = :a AND dst = :b"),
-                        {"g": game_id, "a": ids[keys[i - 1]], "b": ids[key]},
+                        edges.MOVE, {"g": game_id, "a": ids[keys[i - 1]], "b": ids[key]}
                     ).first()
                 ):
                     return i
@@ -141,24 +141,15 @@ class Browsing(GameRows):
             frontier, cut = [root.id], False
             for _ in range(depth):
                 found: list[int] = []
-                for near, far in (("src", "dst"), ("dst", "src")):
+                for near, far in (edges.ends("out"), edges.ends("in")):
                     wanted = limit - len(rows)
                     if wanted <= 0:
                         cut = cut or bool(frontier)
                         break
                     step = conn.execute(
-                        sa.text(
-                            f"SELECT DISTINCT {STATE_FIELDS} FROM {EDGES_THEN_STATES} "
-                            f"AND s.id = e.{far} AND e.game_id = :g AND e.{near} IN :ids "
-                            f"AND e.{far} NOT IN :seen "
-                            "LIMIT :n"
-                        ).bindparams(
-                            sa.bindparam("ids", expanding=True),
-                            sa.bindparam("seen", expanding=True),
-                        ),
+                        edges.step(near, far),
                         {"g": game_id, "ids": frontier, "seen": list(rows), "n": wanted + 1},
                     ).all()
-                    # no ORDER BY: it would read every neighbour of a hub before the LIMIT
                     if len(step) > wanted:
                         cut, step = True, step[:wanted]
                     for row in step:
@@ -168,22 +159,11 @@ class Browsing(GameRows):
                 if not frontier:
                     break
             ids = list(rows)
-            edges = conn.execute(
-                sa.text(
-                    "SELECT src, dst FROM edges WHERE game_id = :g AND src IN :ids AND dst IN :ids"
-                ).bindparams(sa.bindparam("ids", expanding=True)),
-                {"g": game_id, "ids": ids},
-            ).all()
+            among = conn.execute(edges.AMONG, {"g": game_id, "ids": ids}).all()
             moves: dict[int, int] = dict(
-                conn.execute(
-                    sa.text(
-                        "SELECT src, COUNT(*) FROM edges WHERE game_id = :g AND src IN :ids "
-                        "GROUP BY src"
-                    ).bindparams(sa.bindparam("ids", expanding=True)),
-                    {"g": game_id, "ids": ids},
-                ).all()
+                conn.execute(edges.MOVES_FROM, {"g": game_id, "ids": ids}).all()
             )
-        graph = self._graph(spec, root.key, list(rows.values()), edges)
+        graph = self._graph(spec, root.key, list(rows.values()), among)
         for row in rows.values():
             node = graph.nodes[stored_key(row.key)]
             node["moves"] = moves.get(row.id, 0) if node["expanded"] else None
@@ -196,8 +176,6 @@ def _rows_by_key(
 ) -> Iterator[Any]:
     """The `fields` of the stored states ``s`` among `keys`, each key asked for once and
     `LOOKUP_CHUNK` keys a query; keys not stored have no row."""
-    query = sa.text(
-        f"SELECT {fields} FROM states AS s WHERE s.game_id = :g AND s.key IN :keys"
-    ).bindparams(sa.bindparam("keys", expanding=True))
+    query = states.by_keys(fields)
     for chunk in chunks(list(dict.fromkeys(keys)), LOOKUP_CHUNK):
         yield from conn.execute(query, {"g": game_id, "keys": chunk})

@@ -15,6 +15,8 @@ from explorer.formats.writing import write_graph
 from explorer.games.convention import NORMAL, Convention
 from explorer.storage.bulk import partitions
 from explorer.storage.neighbourhood import chunks, edges_among
+from explorer.storage.tables import edges as edge_sql
+from explorer.storage.tables import states as state_sql
 
 #: Called as ``progress(what, done, total)`` with what = "states" or "moves".
 Progress = Callable[[str, int, int], None]
@@ -43,32 +45,15 @@ def whole_graph(
     """Streams of the first `limit` states and the moves among them, with their counts: the
     root, nodes, edges, states stored, states and moves streamed."""
     params: dict[str, object] = {"g": game_id}
-    stored = conn.execute(
-        sa.text("SELECT COUNT(*) FROM states WHERE game_id = :g"), params
-    ).scalar_one()
-    root = conn.execute(
-        sa.text("SELECT key FROM states WHERE game_id = :g ORDER BY id LIMIT 1"), params
-    ).scalar()
-    within = ""
-    if limit is not None and limit < stored:
+    stored = conn.execute(state_sql.COUNT, params).scalar_one()
+    root = conn.execute(state_sql.FIRST_KEY, params).scalar()
+    within = limit is not None and limit < stored
+    if within:
         params["cut"] = conn.execute(
-            sa.text("SELECT id FROM states WHERE game_id = :g ORDER BY id LIMIT 1 OFFSET :n"),
-            {**params, "n": limit - 1},
+            state_sql.NTH_ID, {**params, "n": (limit or 0) - 1}
         ).scalar_one()
-        within = " AND e.src <= :cut AND e.dst <= :cut"
-    moves = conn.execute(
-        sa.text(f"SELECT COUNT(*) FROM edges AS e WHERE e.game_id = :g{within}"), params
-    ).scalar_one()
-    nodes_sql = (
-        "SELECT key, grundy, outcome, remoteness, depth, height, expanded FROM states "
-        "WHERE game_id = :g" + (" AND id <= :cut" if within else "") + " ORDER BY id"
-    )
-    edges_sql = (
-        "SELECT a.key, b.key FROM edges AS e "
-        "JOIN states AS a ON a.game_id = e.game_id AND a.id = e.src "
-        "JOIN states AS b ON b.game_id = e.game_id AND b.id = e.dst "
-        f"WHERE e.game_id = :g{within} ORDER BY e.src, e.dst"
-    )
+    moves = conn.execute(edge_sql.count_upto(within), params).scalar_one()
+    nodes_sql, edges_sql = state_sql.exported(within), edge_sql.exported(within)
 
     def stream(sql: str) -> Batches:
         for partition in partitions(conn, sql, params):

@@ -19,21 +19,13 @@ from explorer.storage.damage import checked_state
 from explorer.storage.engine import shown_location, translated
 from explorer.storage.neighbourhood import chunks
 from explorer.storage.records import changed_python_builds, lookup_game, stored_game
+from explorer.storage.tables import edges, states
 
 if TYPE_CHECKING:
     import networkx as nx
 
     from explorer.games.base import Game
     from explorer.storage.database import Database
-
-#: The columns of a state row every read returns.
-STATE_FIELDS = (
-    "s.id, s.key, s.grundy, s.outcome, s.remoteness, s.depth, s.height, s.expanded, s.escapes"
-)
-#: States reached by moves: edges first, then each state by its key. SQLite plans a CROSS JOIN
-#: in the order written; without it, and without statistics, it may walk every state of the game
-#: in id order looking for the few a move reaches (seconds on a million states).
-EDGES_THEN_STATES = "edges AS e CROSS JOIN states AS s WHERE s.game_id = e.game_id"
 
 
 @dataclass(frozen=True)
@@ -265,10 +257,7 @@ class GameRows:
         """
         key, problem = self._key(position)
         game_id, spec = self._resolved(conn)
-        row = conn.execute(
-            sa.text(f"SELECT {STATE_FIELDS} FROM states AS s WHERE game_id = :g AND key = :k"),
-            {"g": game_id, "k": key},
-        ).one_or_none()
+        row = conn.execute(states.BY_KEY, {"g": game_id, "k": key}).one_or_none()
         where = shown_location(self.engine)
         if row is None and problem is not None:
             raise NotStoredError(
@@ -285,13 +274,10 @@ class GameRows:
     @staticmethod
     def _rows_by_id(conn: sa.Connection, game_id: int, ids: Sequence[int]) -> list[Any]:
         """The state rows of `ids`, in the order given."""
-        statement = sa.text(
-            f"SELECT {STATE_FIELDS} FROM states AS s WHERE s.game_id = :g AND s.id IN :ids"
-        ).bindparams(sa.bindparam("ids", expanding=True))
         found: dict[int, Any] = {}
         for chunk in chunks(ids):
             found.update(
-                (row.id, row) for row in conn.execute(statement, {"g": game_id, "ids": chunk})
+                (row.id, row) for row in conn.execute(states.BY_IDS, {"g": game_id, "ids": chunk})
             )
         return [found[i] for i in ids]
 
@@ -307,17 +293,10 @@ class GameRows:
     ) -> dict[str, Any]:
         """One page of the states one move from (``out``) or to (``in``) a state, in the SQL
         `order` of the state rows ``s`` (by default by id)."""
-        near, far = ("src", "dst") if direction == "out" else ("dst", "src")
-        total = conn.execute(
-            sa.text(f"SELECT COUNT(*) FROM edges WHERE game_id = :g AND {near} = :s"),
-            {"g": game_id, "s": state},
-        ).scalar_one()
+        near, far = edges.ends(direction)
+        total = conn.execute(edges.count_at(near), {"g": game_id, "s": state}).scalar_one()
         rows = conn.execute(
-            sa.text(
-                f"SELECT {STATE_FIELDS} FROM {EDGES_THEN_STATES} AND s.id = e.{far} "
-                f"AND e.game_id = :g AND e.{near} = :s ORDER BY {order or f'e.{far}'} "
-                "LIMIT :n OFFSET :o"
-            ),
+            edges.linked_page(near, far, order),
             {"g": game_id, "s": state, "n": limit, "o": offset},
         )
         return {"total": total, "states": [state_dict(r) for r in rows]}

@@ -14,6 +14,7 @@ from typing import Literal, TypeVar
 import sqlalchemy as sa
 
 from explorer.errors import GraphTooLargeError
+from explorer.storage.tables import edges
 
 Direction = Literal["out", "in", "both"]
 
@@ -21,7 +22,7 @@ Direction = Literal["out", "in", "both"]
 CHUNK = 10_000
 
 #: (column matched, column returned) for each way a move is followed.
-_FOLLOW = {
+_FOLLOW: dict[str, list[tuple[edges.End, edges.End]]] = {
     "out": [("src", "dst")],
     "in": [("dst", "src")],
     "both": [("src", "dst"), ("dst", "src")],
@@ -38,11 +39,9 @@ def chunks(ids: Sequence[T], size: int = CHUNK) -> Iterator[list[T]]:
 
 
 def _linked(
-    conn: sa.Connection, game_id: int, ids: Sequence[int], near: str, far: str
+    conn: sa.Connection, game_id: int, ids: Sequence[int], near: edges.End, far: edges.End
 ) -> Iterator[int]:
-    statement = sa.text(
-        f"SELECT {far} FROM edges WHERE game_id = :g AND {near} IN :ids"
-    ).bindparams(sa.bindparam("ids", expanding=True))
+    statement = edges.linked_ids(near, far)
     for chunk in chunks(ids):
         for (other,) in conn.execute(statement, {"g": game_id, "ids": chunk}):
             yield other
@@ -95,10 +94,7 @@ def neighbourhood_ids(
 def edges_among(conn: sa.Connection, game_id: int, ids: Sequence[int]) -> Iterator[tuple[int, int]]:
     """Every stored move between two of `ids`, as (src, dst)."""
     members = set(ids)
-    statement = sa.text(
-        "SELECT src, dst FROM edges WHERE game_id = :g AND src IN :ids ORDER BY src, dst"
-    ).bindparams(sa.bindparam("ids", expanding=True))
     for chunk in chunks(sorted(members)):
-        for src, dst in conn.execute(statement, {"g": game_id, "ids": chunk}):
+        for src, dst in conn.execute(edges.FROM_IDS, {"g": game_id, "ids": chunk}):
             if dst in members:
                 yield src, dst

@@ -20,7 +20,7 @@ from explorer.storage.counts import read_counts
 from explorer.storage.damage import stored_key, stored_natural
 from explorer.storage.engine import release_page_cache, translated, writing
 from explorer.storage.findings import load_patterns, load_quotient
-from explorer.storage.game_rows import STATE_FIELDS, QueryResult, state_dict
+from explorer.storage.game_rows import QueryResult, state_dict
 from explorer.storage.records import shown_status
 from explorer.storage.sequences import (
     StoredSequence,
@@ -30,6 +30,8 @@ from explorer.storage.sequences import (
 )
 from explorer.storage.stored_findings import Findings
 from explorer.storage.subgraphs import Subgraphs
+from explorer.storage.tables import edges
+from explorer.storage.tables import states as states_table
 
 if TYPE_CHECKING:  # building, editing and checking load in the methods that do them
     from explorer.solver.incremental import Edit
@@ -195,8 +197,7 @@ class StoredGame(Browsing, Subgraphs, Findings):
                 s["position"] for s in successors["states"] if s["outcome"] == "P"
             ]
             result["predecessors"] = conn.execute(
-                sa.text("SELECT COUNT(*) FROM edges WHERE game_id = :g AND dst = :s"),
-                {"g": game_id, "s": row.id},
+                edges.count_at("dst"), {"g": game_id, "s": row.id}
             ).scalar_one()
         return result
 
@@ -266,19 +267,11 @@ class StoredGame(Browsing, Subgraphs, Findings):
             params["g"], spec = self._resolved(conn)
             total = None
             if count:
-                total = conn.execute(
-                    sa.text(f"SELECT COUNT(*) FROM states WHERE {condition}"), params
-                ).scalar_one()
+                total = conn.execute(states_table.count_where(condition), params).scalar_one()
             else:
                 total = _counted_total(conn, params, infinite)
                 params["n"] = limit + 1
-            rows = conn.execute(
-                sa.text(
-                    f"SELECT {STATE_FIELDS} FROM states AS s WHERE {condition} "
-                    "ORDER BY id LIMIT :n OFFSET :o"
-                ),
-                params,
-            )
+            rows = conn.execute(states_table.page_where(condition), params)
             found = [state_dict(r) for r in rows]
         more = len(found) > limit if not count else offset + len(found) < (total or 0)
         return QueryResult(

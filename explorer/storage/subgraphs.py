@@ -6,11 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import sqlalchemy as sa
-
 from explorer.storage.engine import translated
-from explorer.storage.game_rows import STATE_FIELDS, GameRows
+from explorer.storage.game_rows import GameRows
 from explorer.storage.neighbourhood import Direction, edges_among, neighbourhood_ids
+from explorer.storage.tables import edges, states
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -77,8 +76,8 @@ class Subgraphs(GameRows):
             )
             ids = [state for state, _ in near]
             rows = self._rows_by_id(conn, game_id, ids)
-            edges = list(edges_among(conn, game_id, ids))
-        return self._graph(spec, root.key, rows, edges)
+            moves = list(edges_among(conn, game_id, ids))
+        return self._graph(spec, root.key, rows, moves)
 
     @translated("read")
     def subgraph(self, limit: int = MAX_GRAPH_STATES) -> nx.DiGraph:
@@ -88,25 +87,12 @@ class Subgraphs(GameRows):
         `limit` at least the number of states it is the whole stored graph. Node attributes
         are those of `neighbourhood`.
         """
-        top = "WITH top AS (SELECT id FROM states WHERE game_id = :g ORDER BY id LIMIT :n) "
         with self.engine.connect() as conn:
             game_id, spec = self._resolved(conn)
             params = {"g": game_id, "n": limit}
-            rows = conn.execute(
-                sa.text(
-                    top + f"SELECT {STATE_FIELDS} FROM top JOIN states AS s "
-                    "ON s.game_id = :g AND s.id = top.id ORDER BY s.id"
-                ),
-                params,
-            ).all()
-            edges = conn.execute(
-                sa.text(
-                    top + "SELECT e.src, e.dst FROM edges AS e JOIN top AS a ON a.id = e.src "
-                    "JOIN top AS b ON b.id = e.dst WHERE e.game_id = :g"
-                ),
-                params,
-            ).all()
-        return self._graph(spec, rows[0].key if rows else None, rows, edges)
+            rows = conn.execute(states.TOP, params).all()
+            among = conn.execute(edges.AMONG_TOP, params).all()
+        return self._graph(spec, rows[0].key if rows else None, rows, among)
 
     @translated("read")
     def export(
@@ -172,7 +158,7 @@ class Subgraphs(GameRows):
         with self.engine.connect() as conn:
             if around is None:
                 game_id, spec = self._resolved(conn)
-                root, nodes, edges, stored, states, moves = whole_graph(conn, game_id, limit)
+                root, nodes, links, stored, streamed, moves = whole_graph(conn, game_id, limit)
             else:
                 game_id, spec, start = self._located(conn, around)
                 root = start.key
@@ -185,12 +171,12 @@ class Subgraphs(GameRows):
                     max_states=MAX_EXPORT_NEIGHBOURHOOD if limit is None else limit,
                     what=f"the neighbourhood of {root!r}",
                 )
-                nodes, edges, moves = near_graph(
+                nodes, links, moves = near_graph(
                     conn,
                     game_id,
                     [i for i, _ in near],
                     lambda ids: self._rows_by_id(conn, game_id, ids),
                 )
-                stored = states = len(near)
-            streams = (nodes, edges, stored, states, moves)
+                stored = streamed = len(near)
+            streams = (nodes, links, stored, streamed, moves)
             return write_export(path, chosen, spec, root, streams, self.convention, progress)

@@ -40,12 +40,15 @@ from explorer.generation.tiers import SLICE_STATES, TierExpansion, TierTask, exp
 from explorer.solver import outcome
 from explorer.solver.arrays import MISERE_TERMINAL, NORMAL_TERMINAL, level_values
 from explorer.storage.build_arrays import UNKNOWN, Growable
+from explorer.storage.build_plans import KeyIndexPlan, resident_bytes, sqlite_cache_kib
 from explorer.storage.build_writer import BatchWriter, BuildProgress
 from explorer.storage.bulk import NewStates, ValueColumns, read_int_columns, writer_for
-from explorer.storage.counts import recount
+from explorer.storage.counts import add_counts, histogram, solved_counts, stored_states
 from explorer.storage.engine import reading, writing
 from explorer.storage.records import (
     BuildCounts,
+    drop_key_index,
+    ensure_key_index,
     find_game,
     insert_build,
     interrupt_running,
@@ -62,7 +65,7 @@ if TYPE_CHECKING:
 FAR = np.iinfo(np.int32).max
 #: A tier is cut into slices of at least this many states (a task's overhead, pickling its
 #: keys and starting it, is then small beside its work) ...
-MIN_SLICE_STATES = 1_000
+MIN_SLICE_STATES = 256
 #: States a transaction writes at least (small tiers are written together).
 COMMIT_STATES = 50_000
 #: Times a tier's tasks are submitted again after the worker pool broke (a worker killed).
@@ -146,8 +149,13 @@ class Pool:
     def _start(self) -> Executor:
         import multiprocessing
 
-        method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else None
-        return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context(method))
+        if "forkserver" not in multiprocessing.get_all_start_methods():
+            return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context())
+        # workers forked from a server that has imported the task's modules: they share
+        # those pages, and start at once
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["explorer.generation.tiers"])
+        return ProcessPoolExecutor(self.workers, mp_context=context)
 
     def run(self, tasks: list[TierTask]) -> Iterator[TierExpansion]:
         """The tasks' results, in order (one task at a time in this process when only one)."""
@@ -201,6 +209,10 @@ class Write:
     solved: list[tuple[str, float]] = field(default_factory=list)
     counts: BuildCounts | None = None
     last: bool = False
+    #: Drop the unique key index before writing (see `KeyIndexPlan`).
+    drop_key_index: bool = False
+    #: What the rows add to the game's counts (see `explorer.storage.counts`).
+    tallies: list[tuple[str, str, int]] = field(default_factory=list)
 
 
 class TieredBuilder:
@@ -237,6 +249,8 @@ class TieredBuilder:
         self.first_new = 0
         self.edges_new = self.values_computed = 0
         self.tiers_done = 0
+        self.key_index = KeyIndexPlan(options.defer_key_index_at)
+        self.stopped_by: str | None = None  # "memory" when the budget stopped the build
         self.started = time.perf_counter()
 
     # -- the whole build ------------------------------------------------------------------
@@ -246,6 +260,7 @@ class TieredBuilder:
             if stored is not None:
                 refuse_running(conn, stored, self.game.spec)
                 self._resume(conn, stored)
+            self.key_index.stored_before = stored_states(conn)
         self._start()
         if not self.next_id:
             self._discover([self.root_key], [self.root_tier])  # type: ignore[list-item]
@@ -254,8 +269,11 @@ class TieredBuilder:
         try:
             with BatchWriter(self._commit, self.progress, self.started) as writer:
                 self._expand(pool, writer)
-                self._solve(writer)
+                if self.stopped_by is None:
+                    self._solve(writer)
                 writer.finish()
+            if self.stopped_by is not None:
+                self._stopped("stopped", self._counts())
         except BaseException as error:
             self._stopped("interrupted" if isinstance(error, KeyboardInterrupt) else "failed")
             raise
@@ -281,10 +299,12 @@ class TieredBuilder:
                 workers=self.workers,
             )
 
-    def _stopped(self, status: str) -> None:
+    def _stopped(self, status: str, counts: BuildCounts | None = None) -> None:
         try:
             with writing(self.engine) as conn:
-                update_build(conn, self.build_id, status)
+                if self.key_index.dropped:
+                    ensure_key_index(conn)
+                update_build(conn, self.build_id, status, counts)
         except Exception:  # the error that stopped the build is the one to show
             pass
 
@@ -319,6 +339,8 @@ class TieredBuilder:
     def _expand(self, pool: Pool, writer: BatchWriter[Write]) -> None:
         pending = Write(self._progress())
         written_to = self.first_new  # states below this id have their rows written
+        sources: list[np.ndarray] = []
+        ends: list[np.ndarray] = []
         while self.waiting:
             tier = max(self.waiting)
             began = time.perf_counter()
@@ -342,22 +364,30 @@ class TieredBuilder:
             counts = np.concatenate(all_counts) if all_counts else np.zeros(0, np.int32)
             targets = np.concatenate(all_targets) if all_targets else np.zeros(0, np.int32)
             seconds = time.perf_counter() - began
-            self.moves[tier] = TierMoves(id_array, counts, targets, seconds)
+            self.moves[tier] = TierMoves(id_array.astype(np.int32), counts, targets, seconds)
             self.edges_new += len(targets)
             self.tiers_done += 1
-            # the tier's moves, and the states they found: rows of their own
-            src = np.repeat(id_array, counts.astype(np.int64))
-            pending.src = _joined(pending.src, src)
-            pending.dst = _joined(pending.dst, targets)
+            # the tier's moves and the states they found, written with the next tiers' in
+            # transactions of `COMMIT_STATES` states or more
+            sources.append(np.repeat(id_array, counts.astype(np.int64)))
+            ends.append(targets)
             pending.expanded.append((str(tier), len(ids), len(targets), seconds))
-            new = self._new_states(written_to, self.next_id)
-            written_to = self.next_id
-            pending.new = new if pending.new is None else _more_states(pending.new, new)
-            if len(pending.new) + len(pending.src) // 4 >= COMMIT_STATES or not self.waiting:
+            moves = sum(map(len, ends))
+            if self.next_id - written_to + moves // 4 >= COMMIT_STATES or not self.waiting:
+                pending.new = self._new_states(written_to, self.next_id)
+                pending.src, pending.dst = np.concatenate(sources), np.concatenate(ends)
+                pending.tallies = [("states", "", len(pending.new)), ("edges", "", moves)]
+                written_to, sources, ends = self.next_id, [], []
                 pending.progress = self._progress()
                 pending.counts = self._counts()
+                pending.drop_key_index = self.key_index.drop_now(self.next_id - self.first_new)
                 writer.submit(pending)
                 pending = Write(self._progress())
+                memory = self.options.memory
+                if memory is not None and self.waiting and resident_bytes() > memory:
+                    # every tier expanded so far is being written: the same command goes on
+                    self.stopped_by = "memory"
+                    return
 
     def _tasks(self, tier: int, keys: list[str]) -> list[TierTask]:
         """The tier's keys in slices: at least one a worker when it has many states."""
@@ -413,7 +443,7 @@ class TieredBuilder:
                 self._values(pending, solved)
                 writer.submit(pending)
                 pending, solved = Write(self._progress()), []
-        if not last_written:  # nothing left to solve: the build ends with a recount
+        if not last_written:  # nothing left to solve: the build ends all the same
             pending.last = True
             self._values(pending, solved)
             writer.submit(pending)
@@ -429,6 +459,12 @@ class TieredBuilder:
             self.game_id,
         )
         write.depth = self.depth.data[ids].copy()
+        # a state's depth is final, and counted, once it is solved
+        write.tallies = [
+            ("expanded", "", len(ids)),
+            *histogram("depth", write.depth),
+            *solved_counts(write.values.grundy, write.values.remoteness, write.values.height),
+        ]
         write.progress = self._progress()
         write.counts = self._counts()
 
@@ -437,6 +473,11 @@ class TieredBuilder:
         """Write one transaction (on the writer thread)."""
         game_id = self.game_id
         with writing(self.engine) as conn:
+            if conn.dialect.name == "sqlite":
+                cache_kib = sqlite_cache_kib(self.options.memory, self.next_id)
+                conn.exec_driver_sql(f"PRAGMA cache_size = -{cache_kib}")
+            if write.drop_key_index:
+                drop_key_index(conn)
             writer = writer_for(conn)
             if write.new is not None and len(write.new):
                 writer.insert_new_states(write.new)
@@ -471,8 +512,9 @@ class TieredBuilder:
                     ),
                     [{"g": game_id, "tier": t, "seconds": s} for t, s in write.solved],
                 )
-            if write.last:
-                recount(conn, game_id)
+            add_counts(conn, game_id, write.tallies)
+            if write.last and self.key_index.dropped:
+                ensure_key_index(conn)
             update_build(conn, self.build_id, "complete" if write.last else "running", write.counts)
 
     # -- resuming -------------------------------------------------------------------------
@@ -585,12 +627,13 @@ class TieredBuilder:
             game=GameSpec.parse(self.game.spec).reported(),
             position=self.root_key,
             build_id=self.build_id,
-            status="complete",
+            status="complete" if self.stopped_by is None else "stopped",
+            stopped_by=self.stopped_by,
             states_new=self.next_id - self.first_new,
             states_reused=0,
             edges_new=self.edges_new,
             values_computed=self.values_computed,
-            frontier=0,
+            frontier=sum(len(ids) for ids, _ in self.waiting.values()),
             states_stored=int(stored),
             grundy=g if solved else None,
             outcome=outcome(g) if solved else None,
@@ -598,21 +641,3 @@ class TieredBuilder:
             seconds=time.perf_counter() - self.started,
             convention=self.convention,
         )
-
-
-def _joined(first: np.ndarray | None, second: np.ndarray) -> np.ndarray:
-    return second if first is None else np.concatenate([first, second])
-
-
-def _more_states(first: NewStates, second: NewStates) -> NewStates:
-    return NewStates(
-        first.game_id,
-        first.build_id,
-        np.concatenate([first.ids, second.ids]),
-        first.keys + second.keys,
-        np.concatenate([first.depth, second.depth]),
-        np.concatenate([first.expanded, second.expanded]),
-        np.concatenate([first.grundy, second.grundy]),
-        np.concatenate([first.remoteness, second.remoteness]),
-        np.concatenate([first.height, second.height]),
-    )

@@ -30,6 +30,7 @@ from explorer.games.specs import GameSpec
 from explorer.solver.loopy import Infinite
 from explorer.storage.bulk import read_int_columns
 from explorer.storage.checks import count_problems, depth_problems, loopy_move_problems
+from explorer.storage.counts import read_counts
 from explorer.storage.engine import reason
 from explorer.storage.loopy import label_arrays, parse_escapes
 from explorer.storage.models import KEY_INDEX, GameTable, SequenceTable
@@ -311,9 +312,14 @@ def _check_game(
         check.rules += rules_changed(spec, game.spec)
     if not rules:
         game = None
-    total = conn.execute(
-        sa.text("SELECT COUNT(*) FROM states WHERE game_id = :g"), {"g": game_id}
-    ).scalar_one()
+    # the stored count gives the total at once (counting the rows took seconds on big games)
+    total = read_counts(conn, game_id).get("states", {}).get("")
+    if total is None:
+        total = conn.execute(
+            sa.text("SELECT COUNT(*) FROM states WHERE game_id = :g"), {"g": game_id}
+        ).scalar_one()
+    if progress is not None:
+        progress(spec, 0, total)
     for low, high in _ranges(conn, game_id, chunk):
         params = {"g": game_id, "lo": low, "hi": high}
         states = conn.execute(
@@ -485,7 +491,9 @@ def verify_database(
     chunk : int
         States read per step.
     progress : callable, optional
-        Called as ``progress(game, states_checked, states_stored)`` after every step.
+        Called as ``progress(game, states_checked, states_stored)`` before a game's first
+        step and after every step (``states_stored`` from the game's stored counts), and as
+        ``progress(stage, 0, 0)`` before a stage with no count (the file's integrity check).
 
     Returns
     -------
@@ -506,6 +514,8 @@ def verify_database(
     result = Verification(url, "ok" if sqlite else "skipped (PostgreSQL has no integrity_check)")
     with engine.connect() as conn:
         if sqlite:
+            if progress is not None:  # a stage with no count: said by name while it runs
+                progress("the file's integrity", 0, 0)
             try:
                 found = conn.exec_driver_sql(f"PRAGMA integrity_check({INTEGRITY_ROWS})").all()
                 problems = [str(r[0]) for r in found if r[0] != "ok"]

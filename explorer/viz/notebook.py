@@ -11,8 +11,10 @@ level still go one way.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import math
+import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -21,8 +23,12 @@ from explorer.viz import templating
 from explorer.viz.palette import MOVE_COLOUR, game_title, outcome_text
 
 if TYPE_CHECKING:
+    from explorer.analysis.genus import GenusSequence
+    from explorer.analysis.patterns import Patterns
+    from explorer.analysis.quotient import MisereQuotient
     from explorer.analysis.sequences import ValueSequence
     from explorer.analysis.solving import Explanation, Solution
+    from explorer.analysis.sweep import Sweep
     from explorer.storage import BuildReport, EditReport, QueryResult
     from explorer.viz.page import GraphPage
 
@@ -41,22 +47,47 @@ STATE_COLUMNS = ("position", "grundy", "outcome", "remoteness", "depth")
 _pictures = itertools.count(1)
 
 
+class _Kernel:
+    """What this Python process (a notebook's kernel) has shown already."""
+
+    #: Whether an interactive page's output holds the drawing library, which the later ones
+    #: share (reading it from that output) instead of each carrying its 0.5 MB.
+    library_shown = False
+
+
 @dataclass(frozen=True)
 class InteractivePage:
     """A page for a notebook in a sandboxed frame, which keeps its scripts from the notebook.
 
-    As heavy as the page (the frame holds all of it): `explorer.viz.GraphPage.interactive`
-    returns one on request, the light picture is the default view.
+    The first one a kernel shows carries the drawing library (vis-network, 0.5 MB) in a data
+    block of its output; the later ones carry only their own page (a few tens of kB) and a
+    line of script that puts the library back into it from that block. With `standalone`, the
+    output holds the whole page, library included, and needs no other output.
+    `explorer.viz.GraphPage.interactive` returns one on request; the light picture is the
+    default view.
     """
 
     html: str
+    standalone: bool = False
 
     def __repr__(self) -> str:
         """One line, never the page."""
         return f"<InteractivePage: {len(self.html) / 1e3:,.0f} kB of HTML in a sandboxed frame>"
 
     def _repr_html_(self) -> str:
-        return templating.render("frame.html", page=self.html)
+        library = templating.vis_network()
+        if self.standalone or library not in self.html:
+            return templating.render("frame.html", page=self.html)
+        before, after = self.html.split(library, 1)
+        first, _Kernel.library_shown = not _Kernel.library_shown, True
+        digest = hashlib.sha256(library.encode()).hexdigest()[:16]
+        return templating.render(
+            "interactive.html",
+            frame=f"explorer-frame-{uuid.uuid4().hex}",
+            library_id=f"explorer-vis-network-{digest}",
+            library=templating.trusted(library) if first else None,
+            parts=templating.trusted(templating.script_json([before, after])),
+        )
 
 
 def page_view(page: GraphPage) -> str:
@@ -334,3 +365,82 @@ def _states(caption: str, states: list[dict[str, Any]], note: str) -> str:
 
 def _more(count: int, what: str, option: str) -> str:
     return f"{count:,} more {what} not shown (ask with {option})." if count > 0 else ""
+
+
+def _grid(
+    caption: str, columns: Iterable[str], rows: Iterable[Iterable[Any]], note: str = ""
+) -> str:
+    return templating.render(
+        "notebook-grid.html",
+        caption=caption,
+        columns=list(columns),
+        rows=[list(row) for row in rows],
+        note=note,
+    )
+
+
+def patterns_view(found: Patterns) -> str:
+    """Each pattern found, what it says, and whether a theorem proved it."""
+    if not found.patterns:
+        return _table(f"{found.game} up to {found.upto:,}", [("patterns", "none found")])
+    return _grid(
+        f"{found.game}: patterns up to {found.upto:,}",
+        ("pattern", "what it says", "status"),
+        ((p.kind, p.text(), p.status_text()) for p in found.patterns),
+    )
+
+
+def quotient_view(quotient: MisereQuotient) -> str:
+    """A misère quotient: its presentation and sizes, P, Φ by heap, and its multiplication."""
+    names = quotient.elements
+    period = (
+        f"period {quotient.period} from heap {quotient.preperiod}"
+        + (" (proven)" if quotient.period_proven else " (observed)")
+        if quotient.period is not None
+        else "none seen"
+    )
+    summary = _table(
+        f"{quotient.game}: misère quotient of heaps 0..{quotient.max_heap:,}",
+        [
+            ("presentation", quotient.presentation),
+            ("|Q|, |P|", f"{quotient.size}, {quotient.p_size}"),
+            ("Q", names),
+            ("P", [names[x] for x in quotient.p]),
+            ("period of Φ", period),
+        ],
+    )
+    phi = _grid(
+        "Φ: each heap's element",
+        ("heap", *range(min(len(quotient.phi), LISTED_VALUES // 10))),
+        [("Φ", *(names[x] for x in quotient.phi[: LISTED_VALUES // 10]))],
+    )
+    if quotient.size > LISTED_MOVES:
+        return summary + phi
+    products = _grid(
+        "products in Q",
+        ("×", *names),
+        ((names[i], *(names[x] for x in row)) for i, row in enumerate(quotient.table)),
+    )
+    return summary + phi + products
+
+
+def sweep_view(sweep: Sweep) -> str:
+    """Each variant of a sweep: its period, preperiod, saltus, status and largest value."""
+    return _grid(
+        f"{sweep.pattern}: {len(sweep.rows):,} variants up to {sweep.upto:,}",
+        ("variant", "period", "preperiod", "saltus", "status", "largest value"),
+        ((r.spec, r.period, r.preperiod, r.saltus, r.status_text(), r.largest) for r in sweep.rows),
+    )
+
+
+def genus_view(sequence: GenusSequence) -> str:
+    """The genus of each heap, in Conway's notation, and the period of the genera if seen."""
+    return _grid(
+        f"{sequence.game}: genus of heaps 0..{len(sequence.genera) - 1:,}",
+        ("heap", "genus", "G", "G⁻"),
+        (
+            (n, g.text(), g.normal, g.misere[0] if g.misere else None)
+            for n, g in enumerate(sequence.genera[:LISTED_VALUES])
+        ),
+        sequence.summary(),
+    )

@@ -217,11 +217,13 @@ class GraphPage:
 
         return page_view(self)
 
-    def interactive(self) -> InteractivePage:
-        """The page itself for a notebook, in a sandboxed frame (as heavy as the page)."""
+    def interactive(self, *, standalone: bool = False) -> InteractivePage:
+        """The page itself for a notebook, in a sandboxed frame. The first one a kernel shows
+        carries the drawing library, which the later ones share (their outputs hold only their
+        own drawing); a `standalone` one holds everything itself (as heavy as the page)."""
         from explorer.viz.notebook import InteractivePage
 
-        return InteractivePage(self.html)
+        return InteractivePage(self.html, standalone)
 
 
 def _short(text: str) -> str:

@@ -1,0 +1,148 @@
+"""Values of parts by their canonical labels: one value per shape, shared by every position.
+
+A game that labels its parts (`Game.part_label`: Node-Kayles, Arc-Kayles, Cram, Hackenbush,
+``explorer.graph_game``) is valued here: a part's value is the mex over its moves of the XOR
+of the values of the parts each move leaves, with a memo keyed by (family, label). The walk is
+iterative (an explicit stack) and never builds a game graph, let alone a product of parts.
+The memo (`PART_TABLE`) lives for the process; storage loads it from and saves it to a
+database's part table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from explorer.games.base import Game, Position
+
+
+@dataclass
+class PartTable:
+    """Values of parts, keyed by family then label, and counters of work done."""
+
+    values: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: Parts valued by walking their moves (each label once).
+    computed: int = 0
+    #: Label look-ups answered by the table.
+    hits: int = 0
+    #: Label look-ups in all.
+    lookups: int = 0
+    #: Look-ups and hits per family since the last `take_counts`.
+    counted: dict[str, list[int]] = field(default_factory=dict)
+
+    def family(self, family: str) -> dict[str, int]:
+        """The values of one family's labels (a live dict)."""
+        return self.values.setdefault(family, {})
+
+    def add(self, family: str, label: str, value: int) -> None:
+        self.family(family)[label] = value
+
+    def count(self, family: str, lookups: int, hits: int) -> None:
+        self.lookups += lookups
+        self.hits += hits
+        counts = self.counted.setdefault(family, [0, 0])
+        counts[0] += lookups
+        counts[1] += hits
+
+    def take_counts(self) -> dict[str, list[int]]:
+        """Look-ups and hits per family since the last call."""
+        counted, self.counted = self.counted, {}
+        return counted
+
+    def reset_counters(self) -> None:
+        self.computed = self.hits = self.lookups = 0
+
+    def clear(self) -> None:
+        self.values.clear()
+        self.counted.clear()
+        self.reset_counters()
+
+
+#: The process's part values (storage fills it from a database and saves what is new).
+PART_TABLE = PartTable()
+
+
+def part_families(game: Game[Any]) -> list[str]:
+    """The part families of a game and of a sum's components: those whose parts have labels
+    (a game offers `Game.part_label`)."""
+    games, found = [game], []
+    while games:
+        current = games.pop()
+        summands = current.summands()
+        if summands is not None:
+            games.extend(summands)
+        elif type(current).part_label is not Game.part_label:
+            found.append(current.part_family())
+    return sorted(set(found))
+
+
+def parts_of(game: Game[Any], position: Position) -> list[Position]:
+    """The parts of a position: those of its decomposition, or the position itself."""
+    split = game.decompose(position)
+    return [position] if split is None else [part.position for part in split.parts]
+
+
+def part_value(game: Game[Any], position: Position, table: PartTable | None = None) -> int:
+    """The Grundy value of a part of a game with part labels, from the table or by walking
+    its moves (each new label once, iteratively).
+
+    Examples
+    --------
+    >>> from explorer import load_game
+    >>> kayles = load_game("nodekayles")
+    >>> part_value(kayles, kayles.parse("P9"))  # Dawson's chess: G(9) of 0.137
+    3
+    """
+    table = PART_TABLE if table is None else table
+    family = game.part_family()
+    values = table.family(family)
+    label = game.part_label(position)
+    if label is None:
+        raise ValueError(f"{game.spec} gives no part label for {game.format(position)!r}")
+    if label in values:
+        table.count(family, 1, 1)
+        return values[label]
+    lookups, hits = 1, 0
+    # each frame: a part, its label, and its moves as tuples of labels once expanded
+    stack: list[tuple[Position, str]] = [(position, label)]
+    expanded: dict[str, list[tuple[str, ...]]] = {}
+    moves: list[tuple[str, ...]] | None
+    while stack:
+        part, name = stack[-1]
+        if name in values:
+            stack.pop()
+            continue
+        moves = expanded.get(name)
+        if moves is None:
+            moves = []
+            missing = []
+            for successor in dict.fromkeys(game.successors(part)):
+                labels: list[str] = []
+                for piece in parts_of(game, successor):
+                    piece_label = game.part_label(piece)
+                    assert piece_label is not None
+                    lookups += 1
+                    if piece_label in values:
+                        hits += 1
+                    else:
+                        missing.append((piece, piece_label))
+                    labels.append(piece_label)
+                moves.append(tuple(labels))
+            if missing:
+                expanded[name] = moves
+                stack.extend(missing)
+                continue
+        else:
+            del expanded[name]
+        reached = 0
+        for move in moves:
+            total = 0
+            for piece_label in move:
+                total ^= values[piece_label]
+            reached |= 1 << total
+        value = (~reached & (reached + 1)).bit_length() - 1
+        table.add(family, name, value)
+        table.computed += 1
+        stack.pop()
+    table.count(family, lookups, hits)
+    return values[label]

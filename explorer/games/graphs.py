@@ -1,0 +1,457 @@
+"""Games played on a simple graph: Node-Kayles, Arc-Kayles, and ``explorer.graph_game``.
+
+A position is a graph, written as an edge list or as named graphs joined by ``+``; it splits
+into its connected parts, and each part has a canonical label (`explorer.games.labels`), so
+isomorphic parts are valued once.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from explorer.errors import PositionError, SpecError
+from explorer.games.base import Decomposition, Game, Part
+from explorer.games.labels import graph_label
+
+#: A vertex name in an edge list: letters, digits, ``_`` and ``.``.
+NAME = re.compile(r"[A-Za-z0-9_.]+")
+#: The text of the graph with no vertex.
+EMPTY = "-"
+#: Most vertices a named graph or a file may bring (positions are solved part by part, but
+#: a part is a bit mask of its vertices).
+MAX_VERTICES = 1_000
+#: What a graph position looks like, for error messages.
+GRAPH_SYNTAX = (
+    "an edge list like a-b,b-c,d (a lone name is an isolated vertex), named graphs Pn, Cn, "
+    "Kn, Km_n, Sn, Wn or RxC joined by +, a graph file (.json, .txt, .csv, .graphml), "
+    f"or {EMPTY!r} for no vertex"
+)
+
+
+def natural_key(name: str) -> tuple[int, int, str]:
+    """Order vertex names with numbers first, by value, then the others as text."""
+    return (0, int(name), "") if name.isdigit() else (1, 0, name)
+
+
+@dataclass(frozen=True)
+class Graph:
+    """A simple undirected graph as a position: `names` in natural order and, for each
+    vertex, the bit mask of its neighbours (bit j is ``names[j]``). Immutable and hashable;
+    `adjacency` alone is the shape, which parts of the same shape share."""
+
+    names: tuple[str, ...]
+    adjacency: tuple[int, ...]
+
+    @classmethod
+    def from_edges(cls, vertices: Sequence[str], edges: Sequence[tuple[str, str]]) -> Graph:
+        """The graph on `vertices` (and the ends of `edges`) with those edges; a loop or a
+        repeated edge is refused by the caller."""
+        names = tuple(sorted({*vertices, *(v for e in edges for v in e)}, key=natural_key))
+        index = {name: i for i, name in enumerate(names)}
+        adjacency = [0] * len(names)
+        for u, v in edges:
+            adjacency[index[u]] |= 1 << index[v]
+            adjacency[index[v]] |= 1 << index[u]
+        return cls(names, tuple(adjacency))
+
+    @property
+    def full(self) -> int:
+        """The mask of every vertex."""
+        return (1 << len(self.names)) - 1
+
+    def edges(self) -> Iterator[tuple[int, int]]:
+        """Each edge once, as (i, j) with i < j."""
+        for i, mask in enumerate(self.adjacency):
+            mask >>= i + 1
+            j = i + 1
+            while mask:
+                if mask & 1:
+                    yield i, j
+                mask >>= 1
+                j += 1
+
+    def induced(self, keep: int) -> Graph:
+        """The subgraph on the vertices of mask `keep`, numbered in the same order."""
+        if keep == self.full:
+            return self
+        if not keep:
+            return Graph((), ())
+        start = (keep & -keep).bit_length() - 1
+        if keep >> start & (keep >> start) + 1 == 0:  # one run of vertices: shift them down
+            end = keep.bit_length()
+            return Graph(
+                self.names[start:end], tuple((m & keep) >> start for m in self.adjacency[start:end])
+            )
+        kept = [i for i in range(len(self.names)) if keep >> i & 1]
+        new = {old: new for new, old in enumerate(kept)}
+        adjacency = []
+        for old in kept:
+            mask, neighbours = self.adjacency[old] & keep, 0
+            while mask:
+                low = mask & -mask
+                neighbours |= 1 << new[low.bit_length() - 1]
+                mask ^= low
+            adjacency.append(neighbours)
+        return Graph(tuple(self.names[i] for i in kept), tuple(adjacency))
+
+    def components(self, keep: int | None = None) -> list[int]:
+        """The masks of the connected components of the vertices in `keep` (all by default),
+        in order of their lowest vertex."""
+        left = self.full if keep is None else keep
+        found = []
+        while left:
+            grown = component = left & -left
+            while grown:
+                low = grown & -grown
+                grown ^= low
+                new = self.adjacency[low.bit_length() - 1] & left & ~component
+                component |= new
+                grown |= new
+            found.append(component)
+            left &= ~component
+        return found
+
+
+def format_graph(graph: Graph) -> str:
+    """The canonical text: edges ``u-v`` (u before v), then isolated vertices, or ``-``."""
+    names = graph.names
+    items = [f"{names[i]}-{names[j]}" for i, j in graph.edges()]
+    items += [name for name, mask in zip(names, graph.adjacency, strict=True) if not mask]
+    return ",".join(items) if items else EMPTY
+
+
+NAMED = re.compile(r"([PCKSW])(\d+)|K(\d+)_(\d+)|(\d+)x(\d+)")
+
+
+def _named_edges(match: re.Match[str], text: str) -> tuple[int, list[tuple[int, int]]]:
+    """The vertex count and edges (over 0..n-1) of a named graph."""
+    kind, size, m, n, rows, cols = match.groups()
+    if kind is not None:
+        k = int(size)
+        count = {"P": k, "C": k, "K": k, "S": k + 1, "W": k + 1}[kind]
+    elif m is not None:
+        count = int(m) + int(n)
+    else:
+        count = int(rows) * int(cols)
+    if count > MAX_VERTICES:
+        raise PositionError(f"graph {text!r} has {count:,} vertices, over {MAX_VERTICES:,}")
+    if kind == "P":
+        return count, [(i, i + 1) for i in range(count - 1)]
+    if kind == "C":  # C1 and C2 are the simple graphs a cycle of 1 or 2 gives: K1, K2
+        return count, sorted(
+            {
+                (min(i, (i + 1) % count), max(i, (i + 1) % count))
+                for i in range(count)
+                if count > 1 and (i + 1) % count != i
+            }
+        )
+    if kind == "K":
+        return count, [(i, j) for i in range(count) for j in range(i + 1, count)]
+    if kind == "S":
+        return count, [(0, i) for i in range(1, count)]
+    if kind == "W":
+        rim, _ = _named_edges(NAMED.fullmatch(f"C{count - 1}"), text)  # type: ignore[arg-type]
+        return count, [(0, i) for i in range(1, count)] + [(1 + a, 1 + b) for a, b in _]
+    if m is not None:
+        a = int(m)
+        return count, [(i, a + j) for i in range(a) for j in range(int(n))]
+    r, c = int(rows), int(cols)
+    cells = [(i * c + j, i * c + j + 1) for i in range(r) for j in range(c - 1)]
+    return count, cells + [(i * c + j, (i + 1) * c + j) for i in range(r - 1) for j in range(c)]
+
+
+def _file_edges(path: str, text: str) -> tuple[list[str], list[tuple[str, str]]]:
+    from explorer.formats.reading import read_graph_file
+
+    vertices, edges = read_graph_file(path, acyclic=False)
+    for name in vertices:
+        if NAME.fullmatch(name) is None:
+            raise PositionError(
+                f"graph file {text!r}: vertex {name!r} is not a name of letters, digits, "
+                "'_' and '.'"
+            )
+    if len(vertices) > MAX_VERTICES:
+        raise PositionError(f"graph file {text!r} has {len(vertices):,} vertices, over {1000:,}")
+    return vertices, [(u, v) for u, v in edges]
+
+
+def parse_edge_terms(
+    text: str, game: str, *, loops: bool = False
+) -> tuple[list[str], list[tuple[str, str]]]:
+    """The vertices and edges (repeats kept) of a graph text: edge lists, named graphs and
+    files joined by ``+``; named graphs are numbered with integers no other term uses."""
+    stripped = text.strip()
+    if stripped == EMPTY:
+        return [], []
+    if not stripped:
+        raise PositionError(f"empty position for {game} (expected {GRAPH_SYNTAX})")
+    vertices: list[str] = []
+    edges: list[tuple[str, str]] = []
+    named: list[tuple[int, list[tuple[int, int]]]] = []
+    for term in (t.strip() for t in stripped.split("+")):
+        match = NAMED.fullmatch(term)
+        if match is not None:
+            named.append(_named_edges(match, text))
+        elif os.path.isfile(term) and not NAME.fullmatch(term):
+            more_vertices, more_edges = _file_edges(term, text)
+            vertices += more_vertices
+            edges += more_edges
+        else:
+            for item in (i.strip() for i in term.split(",")):
+                ends = item.split("-")
+                if len(ends) > 2 or not all(NAME.fullmatch(e) for e in ends):
+                    raise PositionError(
+                        f"bad position {text!r} for {game}: {item!r} is not a vertex or an "
+                        f"edge u-v (expected {GRAPH_SYNTAX})"
+                    )
+                if len(ends) == 2:
+                    edges.append((ends[0], ends[1]))
+                else:
+                    vertices.append(ends[0])
+    if not loops:
+        for u, v in edges:
+            if u == v:
+                raise PositionError(f"bad position {text!r} for {game}: loop {u}-{v}")
+    used = {*vertices, *(v for e in edges for v in e)}
+    fresh = 0
+    for count, named_edges in named:
+        numbers: list[str] = []
+        while len(numbers) < count:
+            if str(fresh) not in used:
+                numbers.append(str(fresh))
+            fresh += 1
+        vertices += numbers
+        edges += [(numbers[a], numbers[b]) for a, b in named_edges]
+    if len({*vertices, *(v for e in edges for v in e)}) > MAX_VERTICES:
+        raise PositionError(f"graph {text[:40]!r} has over {MAX_VERTICES:,} vertices")
+    return vertices, edges
+
+
+def parse_graph(text: str, game: str) -> Graph:
+    """A simple graph from its text (`GRAPH_SYNTAX`); a loop or a repeated edge is an error."""
+    vertices, edges = parse_edge_terms(text, game)
+    seen: set[frozenset[str]] = set()
+    for u, v in edges:
+        if frozenset((u, v)) in seen:
+            raise PositionError(
+                f"bad position {text!r} for {game}: edge {u}-{v} twice (graphs are simple)"
+            )
+        seen.add(frozenset((u, v)))
+    return Graph.from_edges(vertices, edges)
+
+
+def _rebuild(graph: Graph, parts: Sequence[Graph], rest: int) -> Graph:
+    """The whole graph from its (moved) parts and the vertices of `rest` no part holds."""
+    vertices = [graph.names[i] for i in range(len(graph.names)) if rest >> i & 1]
+    edges: list[tuple[str, str]] = []
+    for part in parts:
+        vertices += part.names
+        edges += [(part.names[i], part.names[j]) for i, j in part.edges()]
+    return Graph.from_edges(vertices, edges)
+
+
+class GraphFamily(Game[Graph]):
+    """A game on a simple graph whose moves stay inside one connected part: a position is
+    the sum of its parts, and each part is valued by its canonical label (shared by every
+    isomorphic part). Subclasses give `graph_moves` (the graphs one move leaves, as vertex
+    masks kept, or whole graphs) and whether isolated vertices count (`lone_vertices_move`)."""
+
+    parameters = "optional sequence form: P, C, S, W or K (the value sequence on Pn, Cn, ...)"
+    position_syntax = GRAPH_SYNTAX
+    #: The sequence forms this family offers (the graph of size n for each).
+    forms: ClassVar[str] = "PCSWK"
+    #: Whether an isolated vertex has a move (Node-Kayles) or is worth nothing (Arc-Kayles).
+    lone_vertices_move: ClassVar[bool] = True
+
+    def __init__(self, form: str | None = None) -> None:
+        self.form = form
+
+    @classmethod
+    def from_parameters(cls, parameters: str | None) -> GraphFamily:
+        if parameters is None or parameters == "":
+            return cls()
+        form = parameters.strip().upper()
+        if len(form) != 1 or form not in cls.forms:
+            raise SpecError(
+                f"bad sequence form {parameters!r} for {cls.family} (expected one of "
+                f"{', '.join(cls.forms)}: the values on Pn, Cn, ...)"
+            )
+        return cls(form)
+
+    @property
+    def spec(self) -> str:
+        return self.family if self.form is None else f"{self.family}:{self.form}"
+
+    def parse(self, text: str) -> Graph:
+        return parse_graph(text, self.spec)
+
+    def format(self, position: Graph) -> str:
+        return format_graph(position)
+
+    def graph_moves(self, graph: Graph) -> Iterator[Graph]:
+        """The graphs one move leaves."""
+        raise NotImplementedError
+
+    def successors(self, position: Graph) -> Iterator[Graph]:
+        return self.graph_moves(position)
+
+    def parts(self, graph: Graph) -> list[Graph]:
+        """The connected parts that carry a value (in order of their lowest vertex)."""
+        masks = graph.components()
+        if not self.lone_vertices_move:
+            masks = [m for m in masks if m & (m - 1)]
+        return [graph.induced(m) for m in masks]
+
+    def decompose(self, position: Graph) -> Decomposition | None:
+        parts = self.parts(position)
+        if len(parts) == 1 and parts[0] is position:
+            return None
+
+        def rebuild(moved: Sequence[Graph]) -> Graph:
+            index = {name: i for i, name in enumerate(position.names)}
+            rest = position.full
+            for part in parts:
+                for name in part.names:
+                    rest &= ~(1 << index[name])
+            return _rebuild(position, moved, rest)
+
+        return Decomposition(
+            parts=tuple(Part(self, p) for p in parts),
+            rebuild=rebuild,
+            note=f"{len(parts)} connected part{'s' if len(parts) != 1 else ''}, each valued "
+            "once per shape (canonical label)",
+        )
+
+    def part_family(self) -> str:
+        family = getattr(type(self), "family", None)
+        return self.spec if family is None else str(family)
+
+    def part_label(self, position: Graph) -> str | None:
+        return graph_label(position.adjacency)
+
+    def sequence_position(self, n: int) -> Graph | None:
+        if self.form is None:
+            return None
+        return self.parse(f"{self.form}{n}")
+
+
+class NodeKayles(GraphFamily):
+    """Node-Kayles: a move takes a vertex with its neighbours.
+
+    Examples
+    --------
+    >>> game = NodeKayles()
+    >>> [game.format(g) for g in game.successors(game.parse("P3"))]
+    ['2', '-', '0']
+    """
+
+    family = "nodekayles"
+    example = ("nodekayles", "a-b,b-c,c-d,d-a,e")
+    summary = "Node-Kayles: take a vertex of a graph with its neighbours"
+
+    def tier(self, position: Graph) -> int | None:
+        return len(position.names)  # a move takes at least one vertex
+
+    def graph_moves(self, graph: Graph) -> Iterator[Graph]:
+        full = graph.full
+        for v, neighbours in enumerate(graph.adjacency):
+            yield graph.induced(full & ~(neighbours | 1 << v))
+
+
+class ArcKayles(GraphFamily):
+    """Arc-Kayles: a move takes an edge with both its ends.
+
+    Examples
+    --------
+    >>> game = ArcKayles()
+    >>> [game.format(g) for g in game.successors(game.parse("P4"))]
+    ['2-3', '0,3', '0-1']
+    """
+
+    family = "arckayles"
+    example = ("arckayles", "P3+C4")
+    summary = "Arc-Kayles: take an edge of a graph with both its ends"
+    lone_vertices_move = False
+
+    def tier(self, position: Graph) -> int | None:
+        return sum(map(int.bit_count, position.adjacency)) // 2  # a move takes an edge or more
+
+    def graph_moves(self, graph: Graph) -> Iterator[Graph]:
+        full = graph.full
+        for i, j in graph.edges():
+            yield graph.induced(full & ~(1 << i | 1 << j))
+
+
+def graph_game(
+    options: Callable[[Any], Sequence[Any]] | None = None, *, name: str | None = None
+) -> Any:
+    """Make a game on graphs from one function: a networkx ``Graph`` to its options (the
+    graphs one move leaves). The game is played part by part: a position's connected parts
+    are played side by side (the function sees one connected graph at a time), and each part
+    is valued once per shape, by its canonical label.
+
+    Usable as ``@graph_game`` or ``@graph_game(name="...")``; positions are written as for
+    ``nodekayles`` (edge lists, named graphs, graph files).
+
+    Examples
+    --------
+    >>> import explorer
+    >>> @explorer.graph_game
+    ... def node_kayles(graph):
+    ...     return [graph.subgraph(set(graph) - {v, *graph[v]}) for v in graph]
+    >>> explorer.solve(node_kayles, node_kayles.parse("P5")).grundy
+    3
+    """
+
+    def wrap(function: Callable[[Any], Sequence[Any]]) -> Game[Graph]:
+        return _UserGraphGame(function, name or function.__name__)
+
+    return wrap if options is None else wrap(options)
+
+
+class _UserGraphGame(GraphFamily):
+    """A game on graphs from a user's function (`graph_game`)."""
+
+    position_syntax = GRAPH_SYNTAX
+    example = ("", "P4")
+    forms = "PCSWK"
+
+    def __init__(self, function: Callable[[Any], Sequence[Any]], name: str) -> None:
+        from explorer.games.python import _source_of
+
+        super().__init__()
+        self.function = function
+        self.name = name
+        self.source = _source_of(function, name)
+
+    @property
+    def spec(self) -> str:
+        return self.source.spec
+
+    def graph_moves(self, graph: Graph) -> Iterator[Graph]:
+        import networkx as nx
+
+        whole = nx.Graph()
+        whole.add_nodes_from(graph.names)
+        whole.add_edges_from((graph.names[i], graph.names[j]) for i, j in graph.edges())
+        # the game on a disconnected graph is the sum of the games on its parts
+        parts = graph.components()
+        for k, mask in enumerate(parts):
+            part = whole.subgraph(
+                [graph.names[i] for i in range(len(graph.names)) if mask >> i & 1]
+            )
+            others = [m for m2, m in enumerate(parts) if m2 != k]
+            kept = [graph.induced(m) for m in others]
+            for option in self.function(part):
+                if not isinstance(option, nx.Graph) or option.is_directed():
+                    raise PositionError(
+                        f"{self.name} returned {option!r} for {format_graph(graph)!r} "
+                        "(expected undirected networkx graphs)"
+                    )
+                names = [str(v) for v in option.nodes]
+                moved = Graph.from_edges(names, [(str(u), str(v)) for u, v in option.edges])
+                yield _rebuild(graph, [*kept, moved], 0)

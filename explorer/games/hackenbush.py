@@ -1,0 +1,132 @@
+"""Green Hackenbush: a move deletes an edge, and what no longer reaches the ground falls.
+
+A position is a multigraph with the ground vertex ``g`` (parallel edges and loops allowed).
+It splits into the parts that meet only at the ground, each labelled canonically (the graph
+with each edge subdivided, so parallel edges and loops keep their count, the ground marked).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import TypeAlias
+
+from explorer.errors import PositionError
+from explorer.games.base import Decomposition, Game, Part
+from explorer.games.graphs import EMPTY, natural_key, parse_edge_terms
+from explorer.games.labels import graph_label
+
+GROUND = "g"
+#: A position: its edges (u, v) with u before v in natural order, sorted, repeats kept.
+Edges: TypeAlias = tuple[tuple[str, str], ...]
+HACKENBUSH_SYNTAX = (
+    f"an edge list with the ground {GROUND!r}, like g-a,a-b,a-b,b-b (parallel edges and "
+    f"loops allowed; edges not connected to the ground fall), or {EMPTY!r} for none"
+)
+
+
+def _edge(u: str, v: str) -> tuple[str, str]:
+    return (u, v) if natural_key(u) <= natural_key(v) else (v, u)
+
+
+def grounded(edges: list[tuple[str, str]]) -> Edges:
+    """The edges still connected to the ground, in canonical order."""
+    touching: dict[str, list[str]] = {}
+    for u, v in edges:
+        touching.setdefault(u, []).append(v)
+        touching.setdefault(v, []).append(u)
+    reached = {GROUND}
+    todo = [GROUND]
+    while todo:
+        for w in touching.get(todo.pop(), ()):
+            if w not in reached:
+                reached.add(w)
+                todo.append(w)
+    kept = [_edge(u, v) for u, v in edges if u in reached]
+    return tuple(sorted(kept, key=lambda e: (natural_key(e[0]), natural_key(e[1]))))
+
+
+class Hackenbush(Game[Edges]):
+    """Green Hackenbush.
+
+    Examples
+    --------
+    >>> game = Hackenbush()
+    >>> [game.format(p) for p in game.successors(game.parse("g-a,a-b,a-b"))]
+    ['a-b,a-g', '-']
+    """
+
+    family = "hackenbush"
+    position_syntax = HACKENBUSH_SYNTAX
+    example = ("hackenbush", "g-a,a-b,b-g,b-c,c-c")
+    summary = "Green Hackenbush: cut an edge; what leaves the ground falls"
+
+    def parse(self, text: str) -> Edges:
+        vertices, edges = parse_edge_terms(text, self.spec, loops=True)
+        if vertices:
+            raise PositionError(
+                f"bad position {text!r} for hackenbush: lone vertex {vertices[0]!r} (expected "
+                f"{HACKENBUSH_SYNTAX})"
+            )
+        if edges and GROUND not in {v for e in edges for v in e}:
+            raise PositionError(
+                f"bad position {text!r} for hackenbush: no edge meets the ground {GROUND!r}"
+            )
+        return grounded(edges)
+
+    def format(self, position: Edges) -> str:
+        return ",".join(f"{u}-{v}" for u, v in position) if position else EMPTY
+
+    def successors(self, position: Edges) -> Iterator[Edges]:
+        for k in range(len(position)):
+            if k and position[k] == position[k - 1]:
+                continue  # cutting either of two parallel edges leaves the same position
+            yield grounded(list(position[:k] + position[k + 1 :]))
+
+    def tier(self, position: Edges) -> int | None:
+        return len(position)  # a move cuts an edge at least
+
+    def _parts(self, position: Edges) -> list[Edges]:
+        """The parts meeting only at the ground (each ground loop is one)."""
+        root: dict[str, str] = {}
+
+        def find(v: str) -> str:
+            while root.setdefault(v, v) != v:
+                v = root[v]
+            return v
+
+        for u, v in position:
+            if GROUND not in (u, v):
+                root[find(u)] = find(v)
+        groups: dict[object, list[tuple[str, str]]] = {}
+        for k, (u, v) in enumerate(position):
+            inner = v if u == GROUND else u
+            key: object = k if inner == GROUND else find(inner)
+            groups.setdefault(key, []).append((u, v))
+        return [tuple(edges) for edges in groups.values()]
+
+    def decompose(self, position: Edges) -> Decomposition | None:
+        parts = self._parts(position)
+        if len(parts) == 1:
+            return None
+
+        def rebuild(moved: Sequence[Edges]) -> Edges:
+            return grounded([e for part in moved for e in part])
+
+        return Decomposition(
+            parts=tuple(Part(self, p) for p in parts),
+            rebuild=rebuild,
+            note=f"{len(parts)} parts meeting at the ground, each valued once per shape",
+        )
+
+    def part_label(self, position: Edges) -> str | None:
+        names = sorted({v for e in position for v in e} | {GROUND}, key=natural_key)
+        index = {name: i for i, name in enumerate(names)}
+        # every edge becomes a vertex of colour 2 joined to its ends (one end for a loop)
+        adjacency = [0] * (len(names) + len(position))
+        for k, (u, v) in enumerate(position):
+            middle = len(names) + k
+            for end in {index[u], index[v]}:
+                adjacency[middle] |= 1 << end
+                adjacency[end] |= 1 << middle
+        colours = [1 if name == GROUND else 0 for name in names] + [2] * len(position)
+        return graph_label(tuple(adjacency), tuple(colours))

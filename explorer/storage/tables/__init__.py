@@ -1,0 +1,19 @@
+"""The SQL of each table in one module (``states``, ``edges``): named statements, their columns
+taken from the models (`explorer.storage.models`), that the reads and writes of one stored game
+call instead of writing SQL of their own. Dialect differences stay behind the writer classes
+(`explorer.storage.bulk`).
+
+Examples
+--------
+>>> from explorer.storage import open_database
+>>> from explorer.storage.tables import edges, states
+>>> db = open_database("sqlite://")
+>>> nim = db.game("nim")
+>>> _ = nim.build("1,2")
+>>> with db.engine.connect() as conn:
+...     g = nim.row().id
+...     root = conn.execute(states.BY_KEY, {"g": g, "k": "1,2"}).one()
+...     conn.execute(edges.count_at("src"), {"g": g, "s": root.id}).scalar_one()
+3
+>>> db.close()
+"""

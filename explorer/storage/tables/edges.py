@@ -1,0 +1,114 @@
+"""The statements on the ``edges`` table that read one game's moves (see
+`explorer.storage.tables`): ``src`` moves to ``dst``; ``near`` names the column a walk
+matches and ``far`` the one it follows (``src``/``dst`` forwards, ``dst``/``src`` back).
+
+Examples
+--------
+>>> ends("out"), ends("in")
+(('src', 'dst'), ('dst', 'src'))
+>>> str(count_at("dst"))
+'SELECT COUNT(*) FROM edges WHERE game_id = :g AND dst = :s'
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import sqlalchemy as sa
+
+from explorer.storage.models import EdgeTable
+from explorer.storage.tables.states import FIELDS, TOP_IDS
+
+End = Literal["src", "dst"]
+assert {"src", "dst"} <= set(EdgeTable.__table__.columns.keys())
+
+#: States reached by moves: edges first, then each state by its key. SQLite plans a CROSS JOIN
+#: in the order written; without it, and without statistics, it may walk every state of the game
+#: in id order looking for the few a move reaches (seconds on a million states).
+EDGES_THEN_STATES = "edges AS e CROSS JOIN states AS s WHERE s.game_id = e.game_id"
+
+
+def ends(direction: Literal["out", "in"]) -> tuple[End, End]:
+    """The (near, far) ends of the moves followed out of a state or into it."""
+    return ("src", "dst") if direction == "out" else ("dst", "src")
+
+
+#: Whether there is a move ``:a`` -> ``:b`` in game ``:g``.
+MOVE = sa.text("SELECT 1 FROM edges WHERE game_id = :g AND src = :a AND dst = :b")
+
+
+def count_at(near: End) -> sa.TextClause:
+    """How many moves of game ``:g`` have state ``:s`` as their `near` end."""
+    return sa.text(f"SELECT COUNT(*) FROM edges WHERE game_id = :g AND {near} = :s")
+
+
+def linked_page(near: End, far: End, order: str | None = None) -> sa.TextClause:
+    """One page (``:n`` from ``:o``) of the states at the `far` end of the moves whose `near`
+    end is state ``:s`` of game ``:g``, in the SQL `order` of the state rows ``s`` (by
+    default the `far` ids)."""
+    return sa.text(
+        f"SELECT {FIELDS} FROM {EDGES_THEN_STATES} AND s.id = e.{far} "
+        f"AND e.game_id = :g AND e.{near} = :s ORDER BY {order or f'e.{far}'} "
+        "LIMIT :n OFFSET :o"
+    )
+
+
+def linked_ids(near: End, far: End) -> sa.TextClause:
+    """The `far` ends of the moves of game ``:g`` whose `near` end is among ``:ids``."""
+    return sa.text(f"SELECT {far} FROM edges WHERE game_id = :g AND {near} IN :ids").bindparams(
+        sa.bindparam("ids", expanding=True)
+    )
+
+
+def step(near: End, far: End) -> sa.TextClause:
+    """At most ``:n`` distinct states one move from the states ``:ids`` (`near` ends) of game
+    ``:g``, leaving out those in ``:seen``. No ORDER BY: it would read every neighbour of a
+    hub before the LIMIT."""
+    return sa.text(
+        f"SELECT DISTINCT {FIELDS} FROM {EDGES_THEN_STATES} "
+        f"AND s.id = e.{far} AND e.game_id = :g AND e.{near} IN :ids "
+        f"AND e.{far} NOT IN :seen "
+        "LIMIT :n"
+    ).bindparams(sa.bindparam("ids", expanding=True), sa.bindparam("seen", expanding=True))
+
+
+#: The moves (src, dst) among the states ``:ids`` of game ``:g``.
+AMONG = sa.text(
+    "SELECT src, dst FROM edges WHERE game_id = :g AND src IN :ids AND dst IN :ids"
+).bindparams(sa.bindparam("ids", expanding=True))
+
+#: How many moves each of the states ``:ids`` of game ``:g`` has: (src, count).
+MOVES_FROM = sa.text(
+    "SELECT src, COUNT(*) FROM edges WHERE game_id = :g AND src IN :ids GROUP BY src"
+).bindparams(sa.bindparam("ids", expanding=True))
+
+#: The moves from the states ``:ids`` of game ``:g``, by (src, dst).
+FROM_IDS = sa.text(
+    "SELECT src, dst FROM edges WHERE game_id = :g AND src IN :ids ORDER BY src, dst"
+).bindparams(sa.bindparam("ids", expanding=True))
+
+#: The moves among the states of `explorer.storage.tables.states.TOP_IDS`: (src, dst).
+AMONG_TOP = sa.text(
+    TOP_IDS + "SELECT e.src, e.dst FROM edges AS e JOIN top AS a ON a.id = e.src "
+    "JOIN top AS b ON b.id = e.dst WHERE e.game_id = :g"
+)
+
+
+def count_upto(upto: bool) -> sa.TextClause:
+    """How many moves game ``:g`` has (between states of ids up to ``:cut`` when `upto`)."""
+    return sa.text(f"SELECT COUNT(*) FROM edges AS e WHERE e.game_id = :g{_upto(upto)}")
+
+
+def exported(upto: bool) -> str:
+    """The moves of game ``:g`` as pairs of keys, by (src, dst) (between states of ids up to
+    ``:cut`` when `upto`): a query to stream (see `explorer.storage.bulk.partitions`)."""
+    return (
+        "SELECT a.key, b.key FROM edges AS e "
+        "JOIN states AS a ON a.game_id = e.game_id AND a.id = e.src "
+        "JOIN states AS b ON b.game_id = e.game_id AND b.id = e.dst "
+        f"WHERE e.game_id = :g{_upto(upto)} ORDER BY e.src, e.dst"
+    )
+
+
+def _upto(upto: bool) -> str:
+    return " AND e.src <= :cut AND e.dst <= :cut" if upto else ""

@@ -1,0 +1,165 @@
+"""Benchmark: ``explorer build --workers 2`` against ``--workers 1``, whole processes, paired and
+alternating, on a fresh SQLite file each (or PostgreSQL with ``--db URL``).
+
+Each run is the command a user types, timed from outside: wall time, CPU time of the whole
+process tree (the coordinator and its worker processes, which it waits for: ``getrusage`` of
+children, as ``/usr/bin/time`` reports them) and the peak resident memory of the whole tree,
+sampled from /proc every 20 ms (``/usr/bin/time -v`` reports one process's peak only). The load
+average is printed beside each pair: the machine is shared, so ratios within a pair matter.
+
+    python tests/benchmarks/bench_build_workers.py                  # 1M states, 3 pairs
+    python tests/benchmarks/bench_build_workers.py --size 10m       # 10M states
+    python tests/benchmarks/bench_build_workers.py --quick          # 40k states, a smoke run
+    /usr/bin/time -v explorer build subtraction:1,2 180,180,180 --db /tmp/w.db --workers 2
+
+The game is the subtraction game S = {1, 2} on three heaps: 180,180,180 has 1,004,731 states,
+389,389,389 has 9,939,200. Goals (issue 31): 2 workers at least 1.7x faster than 1; peak of the
+whole tree at most 200 B a state.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+HZ = os.sysconf("SC_CLK_TCK")
+SIZES = {"quick": "60,60,60", "1m": "180,180,180", "10m": "389,389,389"}
+
+
+def tree_memory(root: int, cpu: dict[int, float]) -> tuple[int, int]:
+    """Resident bytes of a process and all its descendants, now: the sum of their resident
+    sets (pages shared between them counted once in each) and of their proportional sets
+    (each shared page split between its sharers: what the tree takes from the machine).
+    Each process's CPU seconds so far go into `cpu` (workers of a process pool are children of
+    its fork server, which ``getrusage`` of children misses)."""
+    parents: dict[int, int] = {}
+    rss: dict[int, int] = {}
+    ticks: dict[int, float] = {}
+    page = os.sysconf("SC_PAGE_SIZE")
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", encoding="ascii") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents[int(entry.name)] = int(fields[1])
+        rss[int(entry.name)] = int(fields[21]) * page
+        ticks[int(entry.name)] = (int(fields[11]) + int(fields[12])) / HZ
+    tree, frontier = {root}, [root]
+    while frontier:
+        parent = frontier.pop()
+        for pid, ppid in parents.items():
+            if ppid == parent and pid not in tree:
+                tree.add(pid)
+                frontier.append(pid)
+    for pid in tree:
+        cpu[pid] = max(cpu.get(pid, 0.0), ticks.get(pid, 0.0))
+    pss = 0
+    for pid in tree:
+        try:
+            with open(f"/proc/{pid}/smaps_rollup", encoding="ascii") as rollup:
+                for line in rollup:
+                    if line.startswith("Pss:"):
+                        pss += int(line.split()[1]) * 1024
+        except OSError:
+            continue
+    return sum(rss.get(pid, 0) for pid in tree), pss
+
+
+def run(position: str, workers: int, db: str) -> dict[str, float]:
+    """One build as a whole process: wall and CPU seconds, peak bytes of the process tree."""
+    command = [
+        sys.executable,
+        "-m",
+        "explorer",
+        "build",
+        "subtraction:1,2",
+        position,
+        "--db",
+        db,
+        "--workers",
+        str(workers),
+        "--json",
+    ]
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, env=env, text=True)
+    peak = [0, 0]
+    cpu_seen: dict[int, float] = {}
+
+    def sample() -> None:
+        while process.poll() is None:
+            rss, pss = tree_memory(process.pid, cpu_seen)
+            peak[0], peak[1] = max(peak[0], rss), max(peak[1], pss)
+            time.sleep(0.02)
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    out, _ = process.communicate()
+    wall = time.perf_counter() - started
+    sampler.join()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if process.returncode:
+        raise SystemExit(f"the build failed: {' '.join(command)}")
+    report = json.loads(out)
+    reaped = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    # the build and what it waited for, or every process of the tree as last sampled
+    cpu = max(reaped, sum(cpu_seen.values()))
+    states = report["states_new"]
+    return {"wall": wall, "cpu": cpu, "rss": peak[0], "pss": peak[1], "states": states}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--size", choices=sorted(SIZES), default="1m")
+    parser.add_argument("--quick", action="store_true", help="the smallest size, one pair")
+    parser.add_argument("--pairs", type=int, default=3)
+    parser.add_argument("--db", help="a PostgreSQL URL (a fresh schema is not made: empty it)")
+    args = parser.parse_args()
+    size = "quick" if args.quick else args.size
+    position = SIZES[size]
+    pairs = 1 if args.quick else args.pairs
+    print(f"subtraction:1,2 {position}, {pairs} pairs, alternating --workers 1 and 2")
+    rows = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for pair in range(pairs):
+            load = os.getloadavg()[0]
+            found = {}
+            order = (1, 2) if pair % 2 == 0 else (2, 1)
+            for workers in order:
+                db = args.db or str(Path(scratch) / f"w{workers}-{pair}.db")
+                found[workers] = run(position, workers, db)
+                if not args.db:
+                    Path(db).unlink()
+            one, two = found[1], found[2]
+            rows.append((one, two))
+            print(f"pair {pair + 1} (load {load:.1f} before it)")
+            for workers in (1, 2):
+                run_ = found[workers]
+                print(
+                    f"  --workers {workers}: {run_['wall']:6.1f} s wall, {run_['cpu']:6.1f} s CPU, "
+                    f"tree peak {run_['rss'] / run_['states']:.0f} B/state resident "
+                    f"({run_['pss'] / run_['states']:.0f} B/state proportional)"
+                )
+            print(
+                f"  ratio 1/2: wall {one['wall'] / two['wall']:.2f}x, "
+                f"CPU {one['cpu'] / two['cpu']:.2f}x"
+            )
+    ratios = sorted(one["wall"] / two["wall"] for one, two in rows)
+    print(f"median wall ratio (1 worker / 2 workers): {ratios[len(ratios) // 2]:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
