@@ -78,6 +78,22 @@ class LimitError(ExplorerError, OverflowError):
     """A computation would pass a guard on its size (values to plot, parts of a sum, ...)."""
 
 
+# -- stops, not errors: like KeyboardInterrupt they are no `Exception`, so that no handler of
+# errors takes them for its own; they end the command where they are raised.
+class ExitCalled(BaseException):
+    """Raised instead of ending the process when a user's rule calls ``os._exit``."""
+
+    def __init__(self, code: object) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+class WorkLimitError(BaseException):
+    """A command ran past its work bound (``--max-seconds``). Like Ctrl-C (and so, like
+    `KeyboardInterrupt`, not an `Exception` that a handler of errors could take for its own):
+    what a build or a stored sequence already wrote is kept and resumed."""
+
+
 class QuotientTooLargeError(ExplorerError, OverflowError):
     """A misère quotient grew past its size guard (elements, or positions and checked pairs);
     callers may fall back to the game graph."""

@@ -13,3 +13,8 @@ QUOTIENT_MAX_SIZE = 1_024
 #: Most positions and (element, option set) pairs a quotient's computation may hold
 #: (``--max-states``).
 QUOTIENT_MAX_STATES = 500_000
+
+#: Seconds a command may run before it stops with an error naming ``--max-seconds`` (0: no
+#: bound). Every command but ``serve`` takes the option; a build or a stored sequence stopped
+#: by it keeps what it wrote and continues from there when run again.
+DEFAULT_MAX_SECONDS = 600

@@ -58,10 +58,11 @@ def loopback(command: str, port: int) -> list[str]:
     return shlex.split(command.replace("$(nproc)", str(WORKERS)))
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def scheduler() -> Iterator[str]:
     """A Dask scheduler and WORKERS worker processes on loopback, started by the README's
-    commands (the dashboards on free ports); stopped after the test."""
+    commands (the dashboards on free ports), for the module's tests; a worker killed is
+    started again by its nanny."""
     try:
         import distributed
     except ImportError:
@@ -202,3 +203,20 @@ def test_without_the_extra_the_error_names_the_install_command(monkeypatch):
         "Error: --cluster needs Dask distributed, which is not installed: install it with "
         "pip install 'explorer[cluster]' (in a checkout: pip install '.[cluster]')\n"
     )
+
+
+@pytest.mark.slow
+@pytest.mark.postgres
+def test_a_worker_running_another_explorer_is_refused(scheduler, pg_url, monkeypatch):
+    from explorer.storage import cluster
+
+    monkeypatch.setattr(cluster, "__version__", "0.0.1")  # the workers run the real one
+    result = CliRunner().invoke(
+        main, ["build", SPEC, POSITION, "--db", pg_url, "--cluster", scheduler]
+    )
+    assert result.exit_code == 1
+    assert re.fullmatch(
+        rf"Error: the worker tcp://\S+ of {scheduler} runs explorer \S+, this is 0\.0\.1: "
+        "install the same version on every machine\n",
+        result.output,
+    ), result.output

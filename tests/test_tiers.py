@@ -253,3 +253,20 @@ def test_progress_counts_tiers(tmp_path):
         db.game("nim").build("3,4,5", workers=2, progress=steps.append)
     assert steps[-1].tiers_done == steps[-1].tiers_total == 2 * 13  # tiers 0..12, both sweeps
     assert all(s.workers == 2 for s in steps)
+
+
+def test_the_memory_budget_stops_a_build_in_tiers_and_the_same_build_goes_on(tmp_path, monkeypatch):
+    monkeypatch.setattr(tiered, "COMMIT_STATES", 50)
+    one, two = str(tmp_path / "one.db"), str(tmp_path / "two.db")
+    with open_database(one) as db:
+        db.game("kayles").build("6,7,9", workers=1)
+    with open_database(two) as db:
+        stopped = db.game("kayles").build("6,7,9", workers=2, memory=1)
+        assert (stopped.status, stopped.stopped_by) == ("stopped", "memory")
+        assert stopped.frontier > 0 and stopped.grundy is None
+        done = db.game("kayles").build("6,7,9", workers=2)
+        assert done.status == "complete" and done.states_new > 0
+    assert content(one, "octal:0.77") == content(two, "octal:0.77")
+    assert run_json("verify", "--db", two)["ok"]
+    statuses = [b["status"] for b in run_json("stats", "kayles", "--db", two)["builds"]]
+    assert statuses == ["stopped", "complete"]

@@ -270,12 +270,12 @@ def test_cut_page_draws_the_budget_and_says_so(open_page):
 def test_a_big_games_default_page_opens_readable(open_page):
     # the 2,000 states Kayles 30 drew by default opened at a zoom of 0.02: labels under a pixel
     kayles = load_game("kayles")
-    loaded = open_page(draw_game(kayles, kayles.parse("30")))
+    loaded = open_page(draw_game(kayles, kayles.parse("28")))
     loaded.check_clean()
     assert loaded.count("network.body.nodeIndices.length") <= 50
     assert 14 * loaded.count("network.getScale()") >= 7  # labels at least 7 px high
     note = loaded.page.inner_text(".explorer-note")
-    assert note.startswith("A big graph: showing 50 of 6,842 states")
+    assert note.startswith("A big graph: showing 50 of 4,565 states")
 
 
 def test_neighbourhood_page_in_the_browser(open_page):
@@ -409,10 +409,38 @@ def test_page_draws_inside_a_notebook_iframe(browser):
         page = context.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
-        page.set_content(f"<html><body>{drawn.interactive()._repr_html_()}</body></html>")
+        page.set_content(
+            f"<html><body>{drawn.interactive(standalone=True)._repr_html_()}</body></html>"
+        )
         frame = page.frames[1]
         frame.wait_for_function("typeof window.explorerFirstDraw === 'number'", timeout=30_000)
         assert frame.evaluate("network.body.nodeIndices.length") == drawn.nodes == 5
         assert errors == []
+    finally:
+        context.close()
+
+
+def test_shared_pages_draw_after_the_first_in_one_document(browser):
+    """The first interactive page of a kernel carries the library, the next ones share it
+    (tests/test_notebook_shared.py checks it in a real notebook)."""
+    from explorer.viz.notebook import _Kernel
+
+    saved, _Kernel.library_shown = _Kernel.library_shown, False
+    try:
+        first = draw_game("nim", "1,2").interactive()._repr_html_()
+        second = draw_game("nim", "2,2").interactive()._repr_html_()
+    finally:
+        _Kernel.library_shown = saved
+    assert len(second) < 100_000 < len(first)
+    context = browser.new_context(bypass_csp=True)  # Playwright's waits evaluate strings
+    try:
+        page = context.new_page()
+        page.set_content(f"<html><body>{first}{second}</body></html>")
+        nodes = []
+        for i, frame in enumerate(page.frames[1:]):
+            page.locator("iframe").nth(i).scroll_into_view_if_needed()
+            frame.wait_for_function("typeof window.explorerFirstDraw === 'number'", timeout=30_000)
+            nodes.append(frame.evaluate("network.body.nodeIndices.length"))
+        assert nodes == [5, 6]
     finally:
         context.close()

@@ -116,6 +116,9 @@ def _solve_quotient(game: HeapGame, position: Heaps, *, refuse: bool) -> Solutio
     from explorer.analysis.quotient import misere_quotient, quotient_outcome, quotient_winning_moves
     from explorer.errors import QuotientTooLargeError
 
+    top = max(position, default=0)
+    if top > QUOTIENT_MAX_HEAP:  # past the graph's reach: from a period of Φ, if proven
+        return _solve_far_quotient(game, position, refuse=refuse)
     # no graph is begun with more moves at its start than its limit of states
     moves = sum(1 for h in set(position) for _ in game.heap_moves(h))
     if not refuse and moves <= AUTO_GRAPH_STATES:
@@ -125,13 +128,7 @@ def _solve_quotient(game: HeapGame, position: Heaps, *, refuse: bool) -> Solutio
             )
         except GraphTooLargeError:
             pass
-    top = max(position, default=0)
     try:
-        if top > QUOTIENT_MAX_HEAP:
-            raise QuotientTooLargeError(
-                f"heap {top:,} is past the largest a misère quotient is computed to "
-                f"({QUOTIENT_MAX_HEAP:,})"
-            )
         quotient = misere_quotient(
             game, top, max_size=QUOTIENT_MAX_SIZE, max_states=QUOTIENT_MAX_STATES
         )
@@ -151,6 +148,46 @@ def _solve_quotient(game: HeapGame, position: Heaps, *, refuse: bool) -> Solutio
         method="quotient",
         note=f"misère quotient of heaps up to {top}: {quotient.presentation}, |Q| = "
         f"{quotient.size}, |P| = {quotient.p_size}; the heaps multiply to {product}",
+        convention=MISERE,
+    )
+
+
+def _solve_far_quotient(game: HeapGame, position: Heaps, *, refuse: bool) -> Solution | None:
+    """A sum with a heap past `QUOTIENT_MAX_HEAP`, from the misère quotient of the heaps up to
+    it when the period of Φ is proven there (an octal game): a far heap has the element of the
+    heap a whole number of periods below it. None (or, with `refuse`, an error) otherwise."""
+    from explorer.analysis.quotient import misere_quotient, quotient_outcome
+    from explorer.errors import QuotientTooLargeError
+
+    top = max(position)
+    try:
+        quotient = misere_quotient(
+            game, QUOTIENT_MAX_HEAP, max_size=QUOTIENT_MAX_SIZE, max_states=QUOTIENT_MAX_STATES
+        )
+    except (QuotientTooLargeError, SpecError):
+        quotient = None
+    if quotient is None or not quotient.period_proven:
+        reason = (
+            f"heap {top:,} is past the largest a misère quotient is computed to "
+            f"({QUOTIENT_MAX_HEAP:,}), and no period of its heaps' elements is proven there"
+        )
+        if refuse or game.octal_removal() is not None:  # no graph could answer either
+            raise GraphTooLargeError(f"{reason}; a game graph of heap {top:,} is too large")
+        return None
+    pre, period = int(quotient.preperiod or 0), int(quotient.period or 1)
+    near = [h if h <= QUOTIENT_MAX_HEAP else pre + (h - pre) % period for h in position]
+    product = quotient.elements[quotient.element_of(near)]
+    return Solution(
+        game=game.spec,
+        position=game.format(position),
+        grundy=None,
+        outcome=quotient_outcome(quotient, near),
+        remoteness=None,
+        winning_moves=[],
+        method="quotient",
+        note=f"misère quotient {quotient.presentation} (|Q| = {quotient.size}), its heaps' "
+        f"elements proven periodic with period {period} from heap {pre}: the heaps multiply "
+        f"to {product} (winning moves are listed for heaps up to {QUOTIENT_MAX_HEAP:,})",
         convention=MISERE,
     )
 

@@ -36,7 +36,12 @@ from explorer.errors import ExplorerError
     default=None,
     help="Most positions explored from the start (default 20,000).",
 )
-@json_option
+@json_option(
+    "one object; the game's check: game, start, positions, moves, complete, acyclic, "
+    "decompositions, problems (each check, position, detail), ok; a claim's (--p, --value): "
+    "game, claim, kind, positions, failures, counterexamples (each position, value, claim, "
+    "winning_move), holds"
+)
 def check_command(
     spec: str,
     position: str | None,

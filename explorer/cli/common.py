@@ -40,8 +40,8 @@ from rich.progress import (
 from rich.table import Table
 
 from explorer import notices
-from explorer.errors import ExplorerError, UsageError
-from explorer.limits import MAX_STORED_INT
+from explorer.errors import ExplorerError, UsageError, WorkLimitError
+from explorer.limits import DEFAULT_MAX_SECONDS, MAX_STORED_INT
 
 if TYPE_CHECKING:  # the games load with the commands that use them, not with every command
     from explorer.games.convention import Convention
@@ -105,6 +105,8 @@ class ExplorerGroup(click.Group):
         except BrokenPipeError:  # the reader stopped (| head): end quietly, as Unix tools do
             _discard_stdout()
             raise click.exceptions.Exit(SIGPIPE_EXIT) from None
+        except WorkLimitError as error:  # a stop, not an error: what was written is kept
+            raise click.ClickException(visible(str(error))) from None
         except KeyboardInterrupt:
             click.echo(f"\n{INTERRUPTED}", err=True)
             raise click.exceptions.Exit(130) from None
@@ -115,6 +117,64 @@ class ExplorerGroup(click.Group):
             if len(message) > LONGEST_ERROR:  # a message quoting a huge input keeps both ends
                 message = f"{message[: LONGEST_ERROR // 2]} ... {message[-LONGEST_ERROR // 4 :]}"
             raise click.ClickException(message) from None
+        finally:
+            end_work_bound()
+
+
+# -- the work bound ----------------------------------------------------------------------------
+#: The command whose work bound is running, and the handler of SIGALRM before it started.
+_BOUND: dict[str, Any] = {}
+
+
+def _work_bound(ctx: click.Context, param: click.Parameter, value: int | None) -> None:
+    """Start the command's work bound (`DEFAULT_MAX_SECONDS`, or ``--max-seconds``; 0 for
+    none): past it, SIGALRM raises `WorkLimitError` wherever the command is."""
+    import signal
+    import threading
+
+    seconds = DEFAULT_MAX_SECONDS if value is None else value
+    end_work_bound()
+    if not seconds or threading.current_thread() is not threading.main_thread():
+        return
+    command = f"explorer {ctx.info_name}"
+
+    def stop(signum: int, frame: Any) -> None:
+        end_work_bound()
+        raise WorkLimitError(
+            f"{command} ran past its work bound of {seconds:,} s and stopped (raise it with "
+            "--max-seconds N, or --max-seconds 0 for none; a build or a stored sequence keeps "
+            "what it wrote and continues from there)"
+        )
+
+    _BOUND["previous"] = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+
+
+def end_work_bound() -> None:
+    """Stop the running work bound, if any, and give SIGALRM its handler back."""
+    import signal
+
+    if "previous" in _BOUND:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, _BOUND.pop("previous"))
+
+
+def max_seconds_option() -> click.Option:
+    """``--max-seconds``, which every command but ``serve`` takes (see `_work_bound`)."""
+    return click.Option(
+        ["--max-seconds"],
+        type=AsciiIntRange(min=0, max=10**9),
+        default=None,
+        expose_value=False,
+        callback=_work_bound,
+        metavar="S",
+        help=f"Stop with an error after S seconds of work (default {DEFAULT_MAX_SECONDS:,}; "
+        "0: no bound).",
+    )
+
+
+#: Commands without a work bound: a server runs until it is stopped.
+UNBOUNDED_COMMANDS = frozenset({"serve"})
 
 
 #: The exit status of a command whose reader went away: what a shell reports for a process
@@ -150,7 +210,12 @@ class LazyCommands(MutableMapping[str, click.Command]):
     def __getitem__(self, name: str) -> click.Command:
         if name not in self._loaded:
             module = importlib.import_module(self._modules[name])  # KeyError: no such command
-            self._loaded[name] = next(c for c in module.COMMANDS if c.name == name)
+            command = next(c for c in module.COMMANDS if c.name == name)
+            if name not in UNBOUNDED_COMMANDS and not any(
+                p.name == "max_seconds" for p in command.params
+            ):
+                command.params.append(max_seconds_option())
+            self._loaded[name] = command
         return self._loaded[name]
 
     def __setitem__(self, name: str, command: click.Command) -> None:
@@ -335,7 +400,10 @@ def print_json(data: object) -> None:
     click.echo(json.dumps(data, ensure_ascii=False))
 
 
-json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+def json_option(shape: str) -> Callable[[F], F]:
+    """``--json``, whose help says the `shape` of what it prints (its keys), so that a script
+    knows what to read: ``json_option("one object: game, position, grundy")``."""
+    return click.option("--json", "as_json", is_flag=True, help=f"Print JSON for scripts: {shape}.")
 
 
 def graph_within_machine(

@@ -52,7 +52,9 @@ EXPLAIN_WINNING = 20
 
 
 @click.command("games")
-@json_option
+@json_option(
+    "a list of objects, one per family: name, parameters, position, example, source, summary"
+)
 def games_command(as_json: bool) -> None:
     """List the game families, their parameters and position syntax.
 
@@ -98,7 +100,10 @@ def games_command(as_json: bool) -> None:
 @misere_option
 @max_states_option
 @max_memory_option
-@json_option
+@json_option(
+    "one object: game, position, grundy, infinite, escapes, outcome, remoteness, winning_moves,"
+    " drawing_moves, method, states, note, convention (and reduction_value for a reduction)"
+)
 def solve_command(
     spec: str,
     position: str,
@@ -183,7 +188,12 @@ def solve_command(
 )
 @misere_option
 @max_states_option
-@json_option
+@json_option(
+    "one object: game, position, grundy, infinite, escapes, outcome, method, successors "
+    "([position, value] pairs), parts ([game, position, value]), changes (each part, game, "
+    "value, target, moves), nim, note, stage, counter, convention (and reduction_value for a "
+    "reduction)"
+)
 def explain_command(
     spec: str,
     position: str,
@@ -358,7 +368,10 @@ def _print_moves(successors: Sequence[tuple[str, object]], column: str) -> None:
 @max_memory_option
 @workers_option
 @stored_option("Store the values in a database and continue from it")
-@json_option
+@json_option(
+    "one object: game, start, upto, values, computed, period, preperiod, proven, largest, rare,"
+    " checksum, method, stored"
+)
 def sequence_command(
     spec: str,
     upto: int,
@@ -531,7 +544,7 @@ def _genus_sequence(spec: str, upto: int, as_json: bool) -> None:
 @click.option("--cols", type=AsciiIntRange(min=1, max=MAX_SIDE), default=10, show_default=True)
 @max_states_option
 @max_memory_option
-@json_option
+@json_option("one object: game, values (a list of rows, null where a cell is no position)")
 def table_command(
     spec: str, rows: int, cols: int, max_states: int | None, max_memory: int | None, as_json: bool
 ) -> None:

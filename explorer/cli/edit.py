@@ -46,7 +46,7 @@ DEFAULT_UPTO = 100
     multiple=True,
     help="Compare this position instead of a range (repeat for several).",
 )
-@json_option
+@json_option("one object: game_a, game_b, compared, differ, outcome_differ, differences")
 def diff_command(
     spec_a: str, spec_b: str, upto: int | None, positions: tuple[str, ...], as_json: bool
 ) -> None:
@@ -138,7 +138,11 @@ def _print_edit(report: EditReport) -> None:
 @click.command("import")
 @click.argument("file")
 @db_option
-@json_option
+@json_option(
+    "one object: game, build_id, kind, description, states, edges, states_added, "
+    "states_removed, edges_added, edges_removed, values, changed, reexamined, reordered, "
+    "seconds"
+)
 def import_command(file: str, url: str | None, as_json: bool) -> None:
     """Store the DAG in FILE as the game dag:FILE, solved; a stored one gets only the difference.
 
@@ -192,7 +196,11 @@ def import_command(file: str, url: str | None, as_json: bool) -> None:
     help="Remove the move FROM -> TO.",
 )
 @db_option
-@json_option
+@json_option(
+    "one object: game, build_id, kind, description, states, edges, states_added, "
+    "states_removed, edges_added, edges_removed, values, changed, reexamined, reordered, "
+    "seconds"
+)
 def edit_command(
     spec: str,
     add_states: tuple[str, ...],

@@ -48,7 +48,7 @@ SWEEP_COLUMNS = ("spec", "period", "preperiod", "saltus", "status", "largest")
     "Store the patterns beside the game in a database, checking those stored before "
     "(a longer run proves or refutes them)"
 )
-@json_option
+@json_option("one object: game, upto, patterns (each kind, status, fields, ...)")
 def patterns_command(
     spec: str,
     upto: int | None,
@@ -135,7 +135,10 @@ def _print_patterns(
 )
 @max_memory_option
 @workers_option
-@json_option
+@json_option(
+    "one object: pattern, upto, rows (each spec, upto, period, preperiod, saltus, status, "
+    "theorem, largest)"
+)
 def sweep_command(
     pattern: str,
     upto: int,

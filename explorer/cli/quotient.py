@@ -59,7 +59,10 @@ MAX_HEAP = 1_000_000
     "Store the quotient in a database; one stored for at least --max-heap heaps is read "
     "back without computing"
 )
-@json_option
+@json_option(
+    "one object: game, max_heap, size, p_size, tame, elements, table, p, phi, generators, "
+    "relations, presentation, changed_at, sizes, period, preperiod, period_proven, proof_heap"
+)
 def quotient_command(
     spec: str, max_heap: int, max_size: int, max_states: int, url: str | None, as_json: bool
 ) -> None:

@@ -30,7 +30,7 @@ from explorer.cli.common import AsciiIntRange, json_option, print_json
     "read the database.",
 )
 @click.option("--open", "open_browser", is_flag=True, help="Open the app in a web browser.")
-@json_option
+@json_option("one object, once listening: url, database")
 def serve_command(url: str | None, port: int, host: str, open_browser: bool, as_json: bool) -> None:
     """Browse the games of a database in a local web app, read-only.
 

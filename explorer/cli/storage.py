@@ -177,7 +177,11 @@ def _print_build(
     "Misère play (the player who moves last loses): store the misère outcome, remoteness "
     "and G⁻ of every state, as a game of its own beside the normal-play build."
 )
-@json_option
+@json_option(
+    "one object: database, game, position, convention, build_id, status, stopped_by, "
+    "states_new, states_reused, states_stored, edges_new, values_computed, frontier, grundy, "
+    "infinite, escapes, outcome, remoteness, seconds"
+)
 @files_read_once()  # the rules file of a py: game: read once by the load and the build
 def build_command(
     spec: str,
@@ -343,7 +347,11 @@ def _page_note(total: int, offset: int, shown: int) -> str:
     help="States to skip (the page start).",
 )
 @stored_misere_option
-@json_option
+@json_option(
+    "one object; a position's: game, position, convention, grundy, infinite, escapes, outcome, "
+    "remoteness, depth, height, expanded, moves, predecessors, winning_moves, successors; a "
+    "listing's: game, convention, total, offset, limit, more, states"
+)
 def query_command(
     spec: str,
     position: str | None,
@@ -448,7 +456,11 @@ def _print_state(state: dict[str, Any]) -> None:
 @click.argument("spec", required=False)
 @db_option
 @stored_misere_option
-@json_option
+@json_option(
+    "one object: game, convention, states, edges, expanded, solved, unsolved, by_outcome, "
+    "by_grundy, by_depth, max_grundy, max_depth, max_remoteness, max_height, builds, tiers (and"
+    " patterns, quotient when stored); without SPEC, a list of such objects"
+)
 def stats_command(spec: str | None, url: str | None, convention: Convention, as_json: bool) -> None:
     """Counts by outcome, Grundy value and depth, and the build history of a stored game.
 
@@ -607,7 +619,7 @@ def _print_tiers(tiers: list[dict[str, Any]]) -> None:
 )
 @db_option
 @stored_misere_option
-@json_option
+@json_option("one object: game, convention, states, edges, stored_states, files")
 def export_command(
     spec: str,
     output: Path,
@@ -715,7 +727,9 @@ def _verify_progress(enabled: bool) -> Iterator[Callable[[str, int, int], None]]
     help="Mismatches to list (all are counted).",
 )
 @stored_misere_option
-@json_option
+@json_option(
+    "one object: database, integrity, integrity_problems, games, kinds, mismatches, problems, ok"
+)
 def verify_command(
     spec: str | None, url: str | None, rules: bool, show: int, convention: Convention, as_json: bool
 ) -> None:

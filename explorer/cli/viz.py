@@ -112,7 +112,10 @@ def _report(page: GraphPage, path: Path, as_json: bool, **extra: object) -> None
 )
 @misere_option
 @max_states_option
-@json_option
+@json_option(
+    "one object: file, game, position, drawn_states, drawn_moves, states, cut, note (a "
+    "condensed page: groups instead of drawn_states and drawn_moves)"
+)
 def viz_command(
     spec: str,
     position: str,
@@ -213,7 +216,7 @@ def _wrote(path: Path, as_json: bool, **facts: object) -> None:
 @upto_option(f"Plot G(0) .. G(UPTO) (at most {MAX_PLOTTED:,} values).")
 @stored_option("Read the values stored by `explorer sequence --db` (and store what is computed)")
 @image_option
-@json_option
+@json_option("one object: file, game, period, preperiod")
 def plot_sequence_command(
     spec: str, upto: int, url: str | None, output: Path, as_json: bool
 ) -> None:
@@ -252,7 +255,7 @@ table_options = [
     click.option("--cols", type=AsciiIntRange(min=1, max=MAX_SIDE), default=30, show_default=True),
     max_states_option,
     image_option,
-    json_option,
+    json_option("one object: file, game"),
 ]
 
 

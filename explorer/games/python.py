@@ -13,7 +13,13 @@ from itertools import islice
 from types import CodeType
 from typing import Any, NoReturn, TypeVar
 
-from explorer.errors import GameCodeError, PositionError, RuleError
+from explorer.errors import (
+    ExitCalled,
+    GameCodeError,
+    PositionError,
+    RuleError,
+    WorkLimitError,
+)
 from explorer.games.base import Decomposition, Game, Position
 from explorer.games.heaps import HeapGame, Heaps
 from explorer.games.position_text import format_position, format_positions, parse_position
@@ -36,14 +42,6 @@ NO_FILE = "notebook"
 
 
 # -- where a rule lives, and its failures --------------------------------------------------------
-class ExitCalled(BaseException):
-    """Raised instead of ending the process when a user's rule calls ``os._exit``."""
-
-    def __init__(self, code: object) -> None:
-        super().__init__(code)
-        self.code = code
-
-
 _PROCESS_EXIT = os._exit
 
 
@@ -71,10 +69,11 @@ def way_out(error: BaseException) -> str:
 
     Raises
     ------
-    KeyboardInterrupt
-        Raised again: Ctrl-C is the user's, not the rule's, and interrupts as anywhere else.
+    KeyboardInterrupt, WorkLimitError
+        Raised again: Ctrl-C and the work bound are the user's, not the rule's, and stop the
+        command as anywhere else.
     """
-    if isinstance(error, KeyboardInterrupt):
+    if isinstance(error, KeyboardInterrupt | WorkLimitError):
         raise error
     if isinstance(error, ExitCalled):
         return f"called os._exit({error.code!r})"

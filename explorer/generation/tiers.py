@@ -148,7 +148,9 @@ def _expand_heaps(game: Game[Any], task: TierTask) -> TierExpansion | None:
     if rows is None:
         return None
     size, width = rows.shape
-    index = HeapIndex.of_shape(game, width, 1 + int(rows.max()))
+    # codes kept in sorted runs, not a lookup table: a slice touches a page of the table per
+    # state it reaches, megabytes a task for a few thousand states
+    index = HeapIndex.of_shape(game, width, 1 + int(rows.max()), table_bytes=0)
     if index is None:
         return None
     index.load_rows(rows)

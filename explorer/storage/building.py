@@ -26,7 +26,7 @@ import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from explorer.errors import RuleError, SpecError
+from explorer.errors import RuleError, SpecError, WorkLimitError
 from explorer.games import load_game, may_cycle
 from explorer.games.base import Game, Position
 from explorer.games.convention import MISERE, NORMAL, Convention
@@ -241,7 +241,8 @@ class GraphBuilder:
             )
             raise
         except BaseException as error:
-            self._stopped("interrupted" if isinstance(error, KeyboardInterrupt) else "failed")
+            stopped = isinstance(error, KeyboardInterrupt | WorkLimitError)
+            self._stopped("interrupted" if stopped else "failed")
             raise
 
     def _refuse_too_large(self) -> None:

@@ -40,7 +40,7 @@ from explorer.generation.tiers import SLICE_STATES, TierExpansion, TierTask, exp
 from explorer.solver import outcome
 from explorer.solver.arrays import MISERE_TERMINAL, NORMAL_TERMINAL, level_values
 from explorer.storage.build_arrays import UNKNOWN, Growable
-from explorer.storage.build_plans import KeyIndexPlan, sqlite_cache_kib
+from explorer.storage.build_plans import KeyIndexPlan, resident_bytes, sqlite_cache_kib
 from explorer.storage.build_writer import BatchWriter, BuildProgress
 from explorer.storage.bulk import NewStates, ValueColumns, read_int_columns, writer_for
 from explorer.storage.counts import add_counts, histogram, solved_counts, stored_states
@@ -250,6 +250,7 @@ class TieredBuilder:
         self.edges_new = self.values_computed = 0
         self.tiers_done = 0
         self.key_index = KeyIndexPlan(options.defer_key_index_at)
+        self.stopped_by: str | None = None  # "memory" when the budget stopped the build
         self.started = time.perf_counter()
 
     # -- the whole build ------------------------------------------------------------------
@@ -268,8 +269,11 @@ class TieredBuilder:
         try:
             with BatchWriter(self._commit, self.progress, self.started) as writer:
                 self._expand(pool, writer)
-                self._solve(writer)
+                if self.stopped_by is None:
+                    self._solve(writer)
                 writer.finish()
+            if self.stopped_by is not None:
+                self._stopped("stopped", self._counts())
         except BaseException as error:
             self._stopped("interrupted" if isinstance(error, KeyboardInterrupt) else "failed")
             raise
@@ -295,12 +299,12 @@ class TieredBuilder:
                 workers=self.workers,
             )
 
-    def _stopped(self, status: str) -> None:
+    def _stopped(self, status: str, counts: BuildCounts | None = None) -> None:
         try:
             with writing(self.engine) as conn:
                 if self.key_index.dropped:
                     ensure_key_index(conn)
-                update_build(conn, self.build_id, status)
+                update_build(conn, self.build_id, status, counts)
         except Exception:  # the error that stopped the build is the one to show
             pass
 
@@ -360,7 +364,7 @@ class TieredBuilder:
             counts = np.concatenate(all_counts) if all_counts else np.zeros(0, np.int32)
             targets = np.concatenate(all_targets) if all_targets else np.zeros(0, np.int32)
             seconds = time.perf_counter() - began
-            self.moves[tier] = TierMoves(id_array, counts, targets, seconds)
+            self.moves[tier] = TierMoves(id_array.astype(np.int32), counts, targets, seconds)
             self.edges_new += len(targets)
             self.tiers_done += 1
             # the tier's moves and the states they found, written with the next tiers' in
@@ -379,6 +383,11 @@ class TieredBuilder:
                 pending.drop_key_index = self.key_index.drop_now(self.next_id - self.first_new)
                 writer.submit(pending)
                 pending = Write(self._progress())
+                memory = self.options.memory
+                if memory is not None and self.waiting and resident_bytes() > memory:
+                    # every tier expanded so far is being written: the same command goes on
+                    self.stopped_by = "memory"
+                    return
 
     def _tasks(self, tier: int, keys: list[str]) -> list[TierTask]:
         """The tier's keys in slices: at least one a worker when it has many states."""
@@ -618,12 +627,13 @@ class TieredBuilder:
             game=GameSpec.parse(self.game.spec).reported(),
             position=self.root_key,
             build_id=self.build_id,
-            status="complete",
+            status="complete" if self.stopped_by is None else "stopped",
+            stopped_by=self.stopped_by,
             states_new=self.next_id - self.first_new,
             states_reused=0,
             edges_new=self.edges_new,
             values_computed=self.values_computed,
-            frontier=0,
+            frontier=sum(len(ids) for ids, _ in self.waiting.values()),
             states_stored=int(stored),
             grundy=g if solved else None,
             outcome=outcome(g) if solved else None,
