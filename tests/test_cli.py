@@ -135,9 +135,9 @@ def test_explain_of_a_big_sum_names_only_its_winning_moves():
     [
         (
             ["solve", "nimm", "3"],
-            "Error: unknown game 'nimm' (known: bash, chomp, dag, dawson, "
-            "ferguson, graph, grundy, half, kayles, lasker, nim, octal, py, queens, staircase, "
-            "subtraction, tb, treblecross, turning, windup, wythoff)",
+            "Error: unknown game 'nimm' (known: arckayles, bash, chomp, cram, dag, dawson, "
+            "ferguson, graph, grundy, hackenbush, half, kayles, lasker, nim, nodekayles, octal, "
+            "py, queens, staircase, subtraction, tb, treblecross, turning, windup, wythoff)",
         ),
         (
             ["solve", "bash:0", "3"],

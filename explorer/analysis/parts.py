@@ -18,17 +18,17 @@ from explorer.games.base import Game, Position
 
 @dataclass
 class PartTable:
-    """Values of parts, keyed by family then label; with what was added since the last
-    `take_new` (what a database has not stored yet) and counters of work done."""
+    """Values of parts, keyed by family then label, and counters of work done."""
 
     values: dict[str, dict[str, int]] = field(default_factory=dict)
-    new: dict[str, dict[str, int]] = field(default_factory=dict)
     #: Parts valued by walking their moves (each label once).
     computed: int = 0
     #: Label look-ups answered by the table.
     hits: int = 0
     #: Label look-ups in all.
     lookups: int = 0
+    #: Look-ups and hits per family since the last `take_counts`.
+    counted: dict[str, list[int]] = field(default_factory=dict)
 
     def family(self, family: str) -> dict[str, int]:
         """The values of one family's labels (a live dict)."""
@@ -36,28 +36,44 @@ class PartTable:
 
     def add(self, family: str, label: str, value: int) -> None:
         self.family(family)[label] = value
-        self.new.setdefault(family, {})[label] = value
 
-    def load(self, family: str, rows: dict[str, int]) -> None:
-        """Values read from storage (not new)."""
-        self.family(family).update(rows)
+    def count(self, family: str, lookups: int, hits: int) -> None:
+        self.lookups += lookups
+        self.hits += hits
+        counts = self.counted.setdefault(family, [0, 0])
+        counts[0] += lookups
+        counts[1] += hits
 
-    def take_new(self) -> dict[str, dict[str, int]]:
-        """The values added since the last call, forgotten as new."""
-        new, self.new = self.new, {}
-        return new
+    def take_counts(self) -> dict[str, list[int]]:
+        """Look-ups and hits per family since the last call."""
+        counted, self.counted = self.counted, {}
+        return counted
 
     def reset_counters(self) -> None:
         self.computed = self.hits = self.lookups = 0
 
     def clear(self) -> None:
         self.values.clear()
-        self.new.clear()
+        self.counted.clear()
         self.reset_counters()
 
 
 #: The process's part values (storage fills it from a database and saves what is new).
 PART_TABLE = PartTable()
+
+
+def part_families(game: Game[Any]) -> list[str]:
+    """The part families of a game and of a sum's components: those whose parts have labels
+    (a game offers `Game.part_label`)."""
+    games, found = [game], []
+    while games:
+        current = games.pop()
+        summands = current.summands()
+        if summands is not None:
+            games.extend(summands)
+        elif type(current).part_label is not Game.part_label:
+            found.append(current.part_family())
+    return sorted(set(found))
 
 
 def parts_of(game: Game[Any], position: Position) -> list[Position]:
@@ -83,10 +99,10 @@ def part_value(game: Game[Any], position: Position, table: PartTable | None = No
     label = game.part_label(position)
     if label is None:
         raise ValueError(f"{game.spec} gives no part label for {game.format(position)!r}")
-    table.lookups += 1
     if label in values:
-        table.hits += 1
+        table.count(family, 1, 1)
         return values[label]
+    lookups, hits = 1, 0
     # each frame: a part, its label, and its moves as tuples of labels once expanded
     stack: list[tuple[Position, str]] = [(position, label)]
     expanded: dict[str, list[tuple[str, ...]]] = {}
@@ -105,9 +121,9 @@ def part_value(game: Game[Any], position: Position, table: PartTable | None = No
                 for piece in parts_of(game, successor):
                     piece_label = game.part_label(piece)
                     assert piece_label is not None
-                    table.lookups += 1
+                    lookups += 1
                     if piece_label in values:
-                        table.hits += 1
+                        hits += 1
                     else:
                         missing.append((piece, piece_label))
                     labels.append(piece_label)
@@ -128,4 +144,5 @@ def part_value(game: Game[Any], position: Position, table: PartTable | None = No
         table.add(family, name, value)
         table.computed += 1
         stack.pop()
+    table.count(family, lookups, hits)
     return values[label]

@@ -100,6 +100,7 @@ def games_command(as_json: bool) -> None:
 @misere_option
 @max_states_option
 @max_memory_option
+@stored_option("Read and add to the part values a database stores (games on graphs and boards)")
 @json_option(
     "one object: game, position, grundy, infinite, escapes, outcome, remoteness, winning_moves,"
     " drawing_moves, method, states, note, convention (and reduction_value for a reduction)"
@@ -111,6 +112,7 @@ def solve_command(
     convention: Convention,
     max_states: int | None,
     max_memory: int | None,
+    url: str | None,
     as_json: bool,
 ) -> None:
     """Grundy value, outcome, remoteness and winning moves of a POSITION of the game SPEC.
@@ -125,6 +127,7 @@ def solve_command(
       explorer solve "windup:5:1,3 + nim" "2 + 1"
       explorer solve nim 1,1,1 --misere
       explorer solve kayles 1000000000000
+      explorer solve nodekayles 5x5 --db graphs.db
     """
     from explorer.analysis.solving import solve
 
@@ -134,7 +137,13 @@ def solve_command(
             heaps = part.as_heap_game()
             if heaps is not None:
                 heaps.max_memory_mb = max_memory
-    with working(f"solving {visible(spec)}", enabled=not as_json):  # a spinner on terminals
+    with ExitStack() as stack:
+        if url is not None:  # the part values a database keeps, read first, added to after
+            from explorer.storage import open_database
+
+            database = stack.enter_context(open_database(url or None))
+            stack.enter_context(database.shared_parts(game))
+        stack.enter_context(working(f"solving {visible(spec)}", enabled=not as_json))
         result = solve(
             game,
             game.parse(position),
@@ -433,6 +442,7 @@ def sequence_command(
             from explorer.storage import open_database
 
             database = stack.enter_context(open_database(url or None))
+            stack.enter_context(database.shared_parts(game))
             stored = database.game(game)
             if rebuild:
                 stored.delete_sequence()

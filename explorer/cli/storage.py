@@ -255,6 +255,7 @@ def build_command(
         else:
             database = stack.enter_context(open_database(url))
         update = stack.enter_context(_progress(not as_json, total))
+        stack.enter_context(database.shared_parts(game))
         report = database.game(game, convention).build(
             position, options, progress=update, executor=executor
         )
@@ -479,6 +480,7 @@ def stats_command(spec: str | None, url: str | None, convention: Convention, as_
         raise click.UsageError("--misere names a game's misère build: give its SPEC")
     with open_database(url, create=False) as database:
         result: Any = database.game(spec, convention).stats() if spec else database.games()
+        parts = database.part_values() if spec is None and not as_json else []
     if as_json:
         print_json(result)
         return
@@ -510,6 +512,13 @@ def stats_command(spec: str | None, url: str | None, convention: Convention, as_
                 )
             print_table(sequences)
         print_stored_findings({row["game"]: row["findings"] for row in result if "findings" in row})
+        if parts:
+            shared = Table("family", "parts stored", "look-ups", "hit rate", title="part table")
+            for row in parts:
+                looked = int(row["lookups"])
+                rate = f"{int(row['hits']) / looked:.1%}" if looked else "-"
+                shared.add_row(str(row["family"]), f"{row['parts']:,}", f"{looked:,}", rate)
+            print_table(shared)
         return
     misere = result["convention"] == "misere"
     console.print(f"game            {visible(result['game'])}")

@@ -277,3 +277,26 @@ class QuotientTable(Base):
     size: Mapped[int] = mapped_column(Integer)
     data: Mapped[str] = mapped_column(Text)
     updated_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class PartValueTable(Base):
+    """The value of a part (a position that does not split) of a game with canonical part
+    labels, by the family's name and the label: one row per shape, shared by every game of
+    the family (`explorer.storage.part_values`)."""
+
+    __tablename__ = "part_values"
+
+    family: Mapped[str] = mapped_column(Text, primary_key=True)
+    label: Mapped[str] = mapped_column(Text, primary_key=True)
+    value: Mapped[int] = mapped_column(Integer)
+
+
+class PartLookupTable(Base):
+    """How often each family's parts were looked up in the part table by runs that saved to
+    this database, and how often the value was there already (``explorer stats``)."""
+
+    __tablename__ = "part_lookups"
+
+    family: Mapped[str] = mapped_column(Text, primary_key=True)
+    lookups: Mapped[int] = mapped_column(BigInteger)
+    hits: Mapped[int] = mapped_column(BigInteger)

@@ -1,0 +1,94 @@
+"""The part table in a database: read before a computation, added to after, shared by runs
+and by processes filling it at once."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from explorer import load_game
+from explorer.analysis.parts import PART_TABLE
+from explorer.analysis.solving import grundy_value
+from explorer.storage import open_database
+from tests.support.environment import REPO
+
+
+def stored_rows(url: str) -> int:
+    with open_database(url) as db:
+        return sum(int(row["parts"]) for row in db.part_values())
+
+
+def run_once(url: str, spec: str, text: str) -> tuple[int, int]:
+    """One run as a new process would do it: an empty part table, filled from the database;
+    its value and the parts it had to value itself."""
+    PART_TABLE.clear()
+    game = load_game(spec)
+    with open_database(url) as db, db.shared_parts(game):
+        value = grundy_value(game, game.parse(text))
+        computed = PART_TABLE.computed
+    PART_TABLE.clear()
+    return int(value), computed
+
+
+def test_a_second_run_values_only_the_new_parts(db_url):
+    _, first = run_once(db_url, "nodekayles", "3x4")
+    assert first > 0 and stored_rows(db_url) == first
+    # alone, 3x5 values every part of its own; after 3x4, only those 3x4 did not have
+    _, alone = run_once(
+        db_url.replace(".db", "-alone.db") if "://" not in db_url else "sqlite://",
+        "nodekayles",
+        "3x5",
+    )
+    value, second = run_once(db_url, "nodekayles", "3x5")
+    assert stored_rows(db_url) == first + second
+    assert 0 < second < alone
+    # a third run over both finds every part stored
+    assert run_once(db_url, "nodekayles", "3x4+3x5") == (
+        value ^ run_once(db_url, "nodekayles", "3x4")[0],
+        0,
+    )
+
+
+def test_stored_values_are_the_brute_forces(db_url):
+    run_once(db_url, "cram", "3x4")
+    game = load_game("cram")
+    PART_TABLE.clear()
+    fresh = grundy_value(game, game.parse("3x4"))
+    PART_TABLE.clear()
+    with open_database(db_url) as db, db.shared_parts(game) as read:
+        assert read == stored_rows(db_url) > 0
+        assert grundy_value(game, game.parse("3x4")) == fresh
+    PART_TABLE.clear()
+
+
+FILL = """
+import sys
+from explorer import load_game
+from explorer.analysis.solving import grundy_value
+from explorer.storage import open_database
+game = load_game("nodekayles")
+with open_database(sys.argv[1]) as db, db.shared_parts(game):
+    for text in sys.argv[2:]:
+        grundy_value(game, game.parse(text))
+"""
+
+
+@pytest.mark.postgres
+@pytest.mark.slow
+def test_two_processes_filling_the_table_at_once_lose_nothing(pg_url, tmp_path):
+    open_database(pg_url).close()  # the schema, made once
+    texts_a = ["3x5", "4x4", "P12+C9"]
+    texts_b = ["4x4", "3x5", "W8", "K3_4"]
+    runs = [
+        subprocess.Popen([sys.executable, "-c", FILL, pg_url, *texts], cwd=REPO)
+        for texts in (texts_a, texts_b)
+    ]
+    assert [run.wait(timeout=300) for run in runs] == [0, 0]
+    # every part either run valued is stored: one run over all of them values nothing new
+    sqlite = str(tmp_path / "alone.db")
+    PART_TABLE.clear()
+    _, alone = run_once(sqlite, "nodekayles", "+".join(sorted({*texts_a, *texts_b})))
+    assert stored_rows(pg_url) == alone
+    assert run_once(pg_url, "nodekayles", "+".join(sorted({*texts_a, *texts_b})))[1] == 0
