@@ -67,3 +67,17 @@ def test_ctrl_c_stops_serve_in_its_own_words_and_tidies_the_files(tmp_path):
     assert "stopped serving" in log and "nothing to resume" in log
     assert "run the same command again" not in log
     assert sorted(p.name for p in tmp_path.iterdir()) == ["games.db"]
+
+
+def test_listing_totals_come_from_the_stored_counts(db_url):
+    """The totals the state list shows, read from the counts, equal a count of the rows."""
+    with open_database(db_url) as db:
+        kayles = db.game("kayles")
+        kayles.build("16")
+        for filters in ({}, {"outcome": "P"}, {"grundy": 1}, {"depth": 2}, {"grundy": 99}):
+            cheap = kayles.states(count=False, limit=5, **filters)
+            exact = kayles.states(count=True, limit=5, **filters)
+            assert cheap["total"] == exact["total"], filters
+            assert cheap["states"] == exact["states"] and cheap["more"] == exact["more"]
+        both = kayles.states(count=False, outcome="P", depth=2)
+        assert both["total"] is None  # no stored count of two filters: not counted

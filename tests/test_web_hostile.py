@@ -99,7 +99,7 @@ def test_a_number_not_in_ascii_digits_is_a_bad_request(server: Server, name: str
         # past the stored range, and its edges
         (f"/states?spec=nim&page={2**62}", 400),
         (f"/states?spec=nim&page={LAST_PAGE + 1}", 400),
-        (f"/states?spec=nim&page={LAST_PAGE}", 200),
+        (f"/states?spec=nim&page={LAST_PAGE}", 404),  # allowed, but past the last page
         ("/states?spec=nim&page=0", 400),
         (f"/states?spec=nim&grundy={LARGEST}", 200),
         (f"/states?spec=nim&grundy={LARGEST + 1}", 400),
