@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -135,7 +135,7 @@ class _Sums:
         self.signatures = signatures
         #: each form's options: (other heaps' forms, *2s, *1s) they leave
         self.options: dict[int, list[_Sum]] = {}
-        self.known: dict[_Sum, int] = {}
+        self.known: dict[Hashable, int] = {}
 
     def heap(self, n: int) -> _Sum:
         """The position of one heap of n (forms of heaps up to n found on the way)."""
@@ -156,38 +156,20 @@ class _Sums:
         return ((form,) if form > _TWO else (), int(form == _TWO), int(form == _ONE))
 
     def misere(self, root: _Sum) -> int:
-        """G⁻ of a sum: 1 with no move, else the mex of its options' (depth first, with an
-        explicit stack)."""
-        known = self.known
-        stack: list[tuple[_Sum, list[_Sum] | None]] = [(root, None)]
-        while stack:
-            position, moves = stack[-1]
-            if position in known:
-                stack.pop()
-                continue
-            if moves is None:
-                moves = self._moves(position)
-                stack[-1] = (position, moves)
-                unknown = [q for q in moves if q not in known]
-                if unknown:
-                    if len(known) + len(stack) + len(unknown) > self.max_states:
-                        raise MisereSequenceTooLargeError(
-                            f"the genus of {self.game.spec} needs more than {self.max_states:,} "
-                            "positions of sums (G⁻ of a sum is not additive: each is solved on "
-                            "its game tree): ask fewer heaps (--upto)"
-                        )
-                    stack.extend((q, None) for q in unknown)
-                    continue
-            follow = {known[q] for q in moves}
-            value = 0
-            if not moves:
-                value = 1  # no move: the player to move has won
-            else:
-                while value in follow:
-                    value += 1
-            known[position] = value
-            stack.pop()
-        return known[root]
+        """G⁻ of a sum: 1 with no move, else the mex of its options'."""
+        from explorer.analysis.misere import _misere_values_below
+
+        if not _misere_values_below(cast(Any, self), root, self.known, self.max_states):
+            raise MisereSequenceTooLargeError(
+                f"the genus of {self.game.spec} needs more than {self.max_states:,} positions "
+                "of sums (G⁻ of a sum is not additive: each is solved on its game tree): ask "
+                "fewer heaps (--upto)"
+            )
+        return self.known[root]
+
+    def successors(self, position: _Sum) -> list[_Sum]:
+        """The sums one move leaves (what `_misere_values_below` asks a game)."""
+        return self._moves(position)
 
     def _moves(self, position: _Sum) -> list[_Sum]:
         heaps, twos, ones = position

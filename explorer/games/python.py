@@ -87,6 +87,8 @@ def way_out(error: BaseException) -> str:
         if isinstance(inner, KeyboardInterrupt):
             raise
         detail = f"(its message cannot be written: str() raised {type(inner).__name__})"
+    if not detail and isinstance(error, MemoryError):
+        detail = "it ran out of memory (something it builds is too large)"
     return f"raised {kind}{': ' + detail if detail else ''}"
 
 

@@ -7,6 +7,16 @@ as one more bit); each heap then XORs only the pairs involving a rare position, 
 common value not reached as its candidate, and verifies every rare value below it by scanning the
 splits until each has appeared. Games without a sparse space get the naive method, in the same
 compiled kernel (numba). Values are 16-bit.
+
+With several workers, the block kernel computes heaps a block at a time on numba's threads
+(``prange``): the pairs of values known before the block in parallel, heap by heap, then the
+few pairs whose larger part lies in the block in order; the same values as one worker, in both
+the sparse and the naive (quadratic) method.
+
+Memory: the whole sequence stays in memory (2 bytes a value). A window would do for the
+verification scans, but not for the rare pairs, which read G(t - r) for every rare position r
+(and the hard codes' rare positions never stop), nor for the naive method and the period search,
+which read every value; the --memory guard names the limit.
 """
 
 from __future__ import annotations
@@ -224,8 +234,14 @@ def _parallel_kernel() -> Any:
     """The block kernel, its heaps spread over numba's threads (compiled on first use)."""
     global _parallel, prange
     if _parallel is None:
-        from numba import njit, prange
+        import os
 
+        from numba import config, njit, prange
+
+        if "NUMBA_THREADING_LAYER" not in os.environ:
+            # numba's own pool: its threads sleep at the end of a block, where OpenMP's spin
+            # (4 to 5 times the CPU time on a loaded machine, measured) and wait for a core
+            setattr(config, "THREADING_LAYER", "workqueue")  # noqa: B010 (not typed)
         _parallel = njit(cache=True, nogil=True, parallel=True)(_extend_blocks_py)
     return _parallel
 
@@ -460,25 +476,14 @@ def _extend_blocks_py(  # type: ignore[no-untyped-def]
                                 break
                             need += 1
                         cand += 1
-                # the known pairs phase 1 did not scan, then the pairs of the block
-                a = resume[j]
-                while need > 0 and a <= amax:
-                    for i in range(m):
-                        t = totals[j, i]
-                        if a > halves[j, i] or t - a >= n0:
-                            continue
-                        v = values[a] ^ values[t - a]
-                        if row[v] != stamp:
-                            row[v] = stamp
-                            if v < cand:
-                                need -= 1
-                    count += m
-                    a += 1
+                # the pairs not yet scanned: known ones from where phase 1 stopped, and the
+                # pairs of the block
                 a = 1
+                first = resume[j]
                 while need > 0 and a <= amax:
                     for i in range(m):
                         t = totals[j, i]
-                        if a > halves[j, i] or t - a < n0:
+                        if a > halves[j, i] or (a < first and t - a < n0):
                             continue
                         v = values[a] ^ values[t - a]
                         if row[v] != stamp:
