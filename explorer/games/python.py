@@ -719,6 +719,13 @@ def adopt(value: object, name: str, path: str | None, target: str | None) -> Gam
         value.source.fingerprint = code_fingerprint(value.source.path)
         value.guard.source = value.source
         return value
+    from explorer.games.graphs import UserGraphGame
+
+    if isinstance(value, UserGraphGame):
+        line = value.source.line
+        value.source = RuleSource(name, path or value.source.path, line, target)
+        value.source.fingerprint = code_fingerprint(value.source.path)
+        return value
     if (
         isinstance(value, type)
         and issubclass(value, Game)
