@@ -17,7 +17,7 @@ from tests.support.environment import REPO
 
 def stored_rows(url: str) -> int:
     with open_database(url) as db:
-        return sum(int(row["parts"]) for row in db.part_values())
+        return sum(int(row["parts"]) for row in db.parts.counts())
 
 
 def run_once(url: str, spec: str, text: str) -> tuple[int, int]:
@@ -25,7 +25,7 @@ def run_once(url: str, spec: str, text: str) -> tuple[int, int]:
     its value and the parts it had to value itself."""
     PART_TABLE.clear()
     game = load_game(spec)
-    with open_database(url) as db, db.shared_parts(game):
+    with open_database(url) as db, db.parts.shared(game):
         value = grundy_value(game, game.parse(text))
         computed = PART_TABLE.computed
     PART_TABLE.clear()
@@ -57,7 +57,7 @@ def test_stored_values_are_the_brute_forces(db_url):
     PART_TABLE.clear()
     fresh = grundy_value(game, game.parse("3x4"))
     PART_TABLE.clear()
-    with open_database(db_url) as db, db.shared_parts(game) as read:
+    with open_database(db_url) as db, db.parts.shared(game) as read:
         assert read == stored_rows(db_url) > 0
         assert grundy_value(game, game.parse("3x4")) == fresh
     PART_TABLE.clear()
@@ -69,7 +69,7 @@ from explorer import load_game
 from explorer.analysis.solving import grundy_value
 from explorer.storage import open_database
 game = load_game("nodekayles")
-with open_database(sys.argv[1]) as db, db.shared_parts(game):
+with open_database(sys.argv[1]) as db, db.parts.shared(game):
     for text in sys.argv[2:]:
         grundy_value(game, game.parse(text))
 """

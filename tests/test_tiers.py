@@ -164,7 +164,9 @@ def test_a_wrong_tier_is_one_error_line(tmp_path):
         "def wrong(n):\n"
         "    return [n - 1] if n else []\n"
     )
-    code, _, err = run("build", f"py:{rules}", "5", "--db", str(tmp_path / "g.db"))
+    code, _, err = run(
+        "build", f"py:{rules}", "5", "--db", str(tmp_path / "g.db"), "--workers", "2"
+    )
     assert code == 1 and err.count("\n") == 1 and "the tier" in err, err
 
 

@@ -342,7 +342,7 @@ def test_hostile_parameters_and_damaged_rows_on_postgresql(pg_url: str):
             ("/position?spec=nim&p=%00", 400),
             ("/search?spec=nim&q=3%00", 400),
             (f"/states?spec=nim&grundy={LARGEST}", 200),
-            (f"/states?spec=nim&page={LAST_PAGE}", 200),
+            (f"/states?spec=nim&page={LAST_PAGE}", 404),  # past the last page
             ("/states?spec=nim&page=%C2%B2", 400),
             ("/position?spec=nim&p=%ED%A0%80", 404),
             ("/position?spec=nim&p=3,4,5", 200),

@@ -63,9 +63,9 @@ def test_a_rule_that_never_returns_is_stopped(folder: Path, kind: str) -> None:
         "import sys\n\nimport explorer\n\n\n@explorer.game\ndef endless(n):\n" + ENDLESS[kind],
     )
     for args in (("solve", "py:endless.py", "5"), ("check", "py:endless.py", "5")):
-        code, _, err = run(*args, *BOUND)
-        if kind == "recurses" and code == 1 and "RecursionError" in err:
-            continue  # Python's own limit came first: one line naming the rule
+        code, out, err = run(*args, *BOUND)
+        if kind == "recurses" and code == 1 and "RecursionError" in out + err:
+            continue  # Python's own limit came first: solve's error or check's problem
         assert_bounded(code, err, args[0])
 
 
@@ -120,3 +120,14 @@ def test_a_far_misere_heap_is_answered_from_the_quotient() -> None:
         assert big["method"] == "quotient" and big["outcome"] == small["outcome"], far
     code, _, err = run("solve", "kayles", "1000000000000", "--misere")
     assert code == 1 and "no period of its heaps' elements is proven" in err
+
+
+def test_a_rule_calling_itself_forever_is_named_once(folder: Path) -> None:
+    write(
+        folder,
+        "selfcall.py",
+        "import explorer\n\n\n@explorer.game\ndef selfcall(n):\n    return selfcall(n)\n",
+    )
+    code, _, err = run("solve", "py:selfcall.py", "3")
+    assert code == 1 and err.count("\n") == 1, err
+    assert "RecursionError" in err and err.count("fix the rule") == 1, err

@@ -142,7 +142,7 @@ def solve_command(
             from explorer.storage import open_database
 
             database = stack.enter_context(open_database(url or None))
-            stack.enter_context(database.shared_parts(game))
+            stack.enter_context(database.parts.shared(game))
         stack.enter_context(working(f"solving {visible(spec)}", enabled=not as_json))
         result = solve(
             game,
@@ -442,7 +442,7 @@ def sequence_command(
             from explorer.storage import open_database
 
             database = stack.enter_context(open_database(url or None))
-            stack.enter_context(database.shared_parts(game))
+            stack.enter_context(database.parts.shared(game))
             stored = database.game(game)
             if rebuild:
                 stored.delete_sequence()

@@ -163,7 +163,9 @@ def _print_build(
     "Wythoff, Ferguson, queens, coins, staircase, their sums, Python games with a tier): "
     "each tier's states are expanded on every worker; 1 builds in one process. A game "
     "without tiers, or whose play may loop, and a build with --max-states or reusing "
-    "states another build stored, run in one process.  [default: the machine's cores]",
+    "states another build stored, run in one process. The default stays 1 while one "
+    "coordinator writes every state (2 workers are no faster than one on a heap game).  "
+    "[default: 1]",
 )
 @click.option(
     "--cluster",
@@ -218,12 +220,11 @@ def build_command(
     from explorer.storage import open_database
     from explorer.storage.build_plans import refuse_unbuildable
     from explorer.storage.building import BuildOptions, refuse_misere_cycles
-    from explorer.storage.tiered import default_workers
 
     options = BuildOptions(
         max_states=max_states,
         memory=memory * 2**20,
-        workers=workers or default_workers(),
+        workers=workers or 1,
     )
     # refuse a bad spec or position, or one too large to build, before opening a database
     game = load_game(spec)
@@ -255,7 +256,7 @@ def build_command(
         else:
             database = stack.enter_context(open_database(url))
         update = stack.enter_context(_progress(not as_json, total))
-        stack.enter_context(database.shared_parts(game))
+        stack.enter_context(database.parts.shared(game))
         report = database.game(game, convention).build(
             position, options, progress=update, executor=executor
         )
@@ -480,7 +481,7 @@ def stats_command(spec: str | None, url: str | None, convention: Convention, as_
         raise click.UsageError("--misere names a game's misère build: give its SPEC")
     with open_database(url, create=False) as database:
         result: Any = database.game(spec, convention).stats() if spec else database.games()
-        parts = database.part_values() if spec is None and not as_json else []
+        parts = database.parts.counts() if spec is None and not as_json else []
     if as_json:
         print_json(result)
         return

@@ -153,6 +153,8 @@ class RuleSource:
 
     def failure(self, error: BaseException, position: str) -> RuleError:
         """The one-line error for any way a rule left at a position (see `way_out`)."""
+        if isinstance(error, RuleError):
+            return error  # a rule that calls a rule: the innermost one already said it
         line = self.line
         for frame in traceback.extract_tb(error.__traceback__):
             if self.path is not None and os.path.realpath(frame.filename) == self.path:

@@ -5,8 +5,7 @@ the web app watches (the builds running, a version that changes with every write
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
@@ -18,9 +17,9 @@ from explorer.storage.engine import (
     checkpoint_away,
     create_engine,
     translated,
-    translated_errors,
 )
 from explorer.storage.findings import stored_findings
+from explorer.storage.part_values import SharedParts
 from explorer.storage.sequences import stored_sequences
 from explorer.storage.stored_game import StoredGame
 
@@ -65,50 +64,11 @@ class Database:
     def __repr__(self) -> str:
         return f"open_database({self.url!r})"
 
-    @contextmanager
-    def shared_parts(self, game: Game[Any]) -> Iterator[int]:
-        """Within the block, the process's part table (`explorer.analysis.parts`) holds
-        the values this database stores for the game's part families (of a sum's
-        components too), and after it, even after an error, the values the process knows
-        beyond those are stored. Yields how many values were read; a game without part
-        labels reads none.
-
-        Examples
-        --------
-        >>> from explorer import load_game
-        >>> from explorer.analysis.solving import grundy_value
-        >>> db = open_database("sqlite://")
-        >>> kayles = load_game("nodekayles")
-        >>> with db.shared_parts(kayles):
-        ...     grundy_value(kayles, kayles.parse("P6+C5"))
-        1
-        >>> [row["family"] for row in db.part_values()]
-        ['nodekayles']
-        >>> db.close()
-        """
-        from explorer.analysis.parts import PART_TABLE, part_families
-        from explorer.storage.part_values import load_part_values, save_part_values
-
-        families = part_families(game)
-        if not families:
-            yield 0
-            return
-        with translated_errors(self.engine, "read"), self.engine.connect() as conn:
-            read = load_part_values(conn, PART_TABLE, families)
-        try:
-            yield sum(map(len, read.values()))
-        finally:
-            with translated_errors(self.engine, "write to"), self.engine.begin() as conn:
-                save_part_values(conn, PART_TABLE, read)
-
-    @translated("read")
-    def part_values(self) -> list[dict[str, int | str]]:
-        """The part table's size per family, and its look-ups and hits by runs that saved
-        here (see `explorer.storage.part_values.part_value_counts`)."""
-        from explorer.storage.part_values import part_value_counts
-
-        with self.engine.connect() as conn:
-            return part_value_counts(conn)
+    @property
+    def parts(self) -> SharedParts:
+        """The part table this database shares between games, positions and runs (the values
+        of Node-Kayles, Cram, ... parts by canonical label): see `SharedParts`."""
+        return SharedParts(self.engine)
 
     def game(
         self, game: str | Game[Any], convention: Convention | str = NORMAL, *, rules: bool = True

@@ -1,19 +1,27 @@
 """The ``part_values`` table: the value of each part of a game with part labels (Node-Kayles,
 Cram, ...), keyed by family and canonical label, shared by every game, position and run.
 
-`load_part_values` fills the process's part table (`explorer.analysis.parts.PART_TABLE`)
-before a computation; `save_part_values` adds what the process knows beyond it after, with
-``ON CONFLICT DO NOTHING`` so that processes filling the table at once lose nothing (a
-label's value is the same whoever computes it).
+`SharedParts` (``Database.parts``) is what callers use. `load_part_values` fills the
+process's part table (`explorer.analysis.parts.PART_TABLE`) before a computation;
+`save_part_values` adds what the process knows beyond it after, with ``ON CONFLICT DO
+NOTHING`` so that processes filling the table at once lose nothing (a label's value is the
+same whoever computes it).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
+from sqlalchemy.engine import Engine
 
-from explorer.analysis.parts import PartTable
+from explorer.analysis.parts import PART_TABLE, PartTable, part_families
+from explorer.storage.engine import translated, translated_errors
+
+if TYPE_CHECKING:
+    from explorer.games.base import Game
 
 #: Rows written per statement.
 BATCH = 5_000
@@ -88,3 +96,52 @@ def part_value_counts(conn: sa.Connection) -> list[dict[str, int | str]]:
         {"family": family, "parts": int(parts), "lookups": int(n), "hits": int(h)}
         for family, parts, n, h in rows
     ]
+
+
+class SharedParts:
+    """The part table of one database (``Database.parts``): share it with a computation, and
+    count what it holds."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    @contextmanager
+    def shared(self, game: Game[Any]) -> Iterator[int]:
+        """Within the block, the process's part table (`explorer.analysis.parts`) holds
+        the values this database stores for the game's part families (of a sum's
+        components too), and after it, even after an error, the values the process knows
+        beyond those are stored. Yields how many values were read; a game without part
+        labels reads none.
+
+        Examples
+        --------
+        >>> from explorer import load_game
+        >>> from explorer.analysis.solving import grundy_value
+        >>> from explorer.storage import open_database
+        >>> db = open_database("sqlite://")
+        >>> kayles = load_game("nodekayles")
+        >>> with db.parts.shared(kayles):
+        ...     grundy_value(kayles, kayles.parse("P6+C5"))
+        1
+        >>> [row["family"] for row in db.parts.counts()]
+        ['nodekayles']
+        >>> db.close()
+        """
+        families = part_families(game)
+        if not families:
+            yield 0
+            return
+        with translated_errors(self.engine, "read"), self.engine.connect() as conn:
+            read = load_part_values(conn, PART_TABLE, families)
+        try:
+            yield sum(map(len, read.values()))
+        finally:
+            with translated_errors(self.engine, "write to"), self.engine.begin() as conn:
+                save_part_values(conn, PART_TABLE, read)
+
+    @translated("read")
+    def counts(self) -> list[dict[str, int | str]]:
+        """The part table's size per family, and its look-ups and hits by runs that saved
+        here (see `part_value_counts`)."""
+        with self.engine.connect() as conn:
+            return part_value_counts(conn)

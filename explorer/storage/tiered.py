@@ -20,7 +20,6 @@ states in another order).
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
@@ -70,20 +69,6 @@ MIN_SLICE_STATES = 256
 COMMIT_STATES = 50_000
 #: Times a tier's tasks are submitted again after the worker pool broke (a worker killed).
 RETRIES = 3
-
-
-def default_workers() -> int:
-    """The cores this process may use: the default of ``explorer build --workers``.
-
-    Examples
-    --------
-    >>> default_workers() >= 1
-    True
-    """
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 def tiered_spec(game: Game[Any]) -> str | None:
