@@ -17,6 +17,7 @@ from explorer.analysis.sequences import value_sequence
 from explorer.analysis.solving import grundy_value
 from explorer.errors import PositionError, SpecError
 from tests.support.bruteforce import mex_values
+from tests.support.cli import run_json
 from tests.support.strategies import fraction_of_examples
 
 # ---- brute forces from the definitions -------------------------------------------------
@@ -317,3 +318,30 @@ def test_every_move_lowers_the_tier(graph, rows, edges):
         tier = game.tier(position)
         assert isinstance(tier, int)
         assert all(game.tier(move) < tier for move in game.successors(position))
+
+
+GRAPH_GAME_FILE = """
+import explorer
+
+
+@explorer.graph_game
+def node_kayles(graph):
+    return [graph.subgraph(set(graph) - {v, *graph[v]}) for v in graph]
+"""
+
+
+@pytest.mark.parametrize("text", ["P7+C5", "3x4", "K3_4+a-b"])
+def test_a_graph_game_from_a_file_is_node_kayles_again(tmp_path, monkeypatch, text):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "rules.py").write_text(GRAPH_GAME_FILE, encoding="utf-8")
+    mine = run_json("solve", "py:rules.py", text, "--method", "decompose")
+    assert mine["game"].startswith("py:rules.py:node_kayles@")
+    assert mine["grundy"] == grundy_value(
+        load_game("nodekayles"), load_game("nodekayles").parse(text)
+    )
+    graph = nx.Graph()
+    game = load_game("nodekayles")
+    position = game.parse(text)
+    graph.add_nodes_from(position.names)
+    graph.add_edges_from((position.names[i], position.names[j]) for i, j in position.edges())
+    assert mine["grundy"] == node_kayles_brute(graph)

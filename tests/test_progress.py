@@ -3,43 +3,17 @@ stored counts, quotient's heaps), named stages where it is not; here on a real t
 
 from __future__ import annotations
 
-import os
-import pty
 import re
-import subprocess
-import sys
 
 import explorer
 from explorer.storage import open_database
-from tests.support.environment import REPO
+from tests.support.cli import on_a_terminal
 
 
 def _on_a_terminal(args: list[str], cwd) -> tuple[int, str]:
-    """Run ``explorer ARGS`` with standard error on a pseudo-terminal: exit status, what the
-    terminal received (escape codes removed)."""
-    leader, follower = pty.openpty()
-    env = dict(os.environ, PYTHONPATH=str(REPO), COLUMNS="120", TERM="xterm")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "explorer", *args],
-        stdout=subprocess.DEVNULL,
-        stderr=follower,
-        cwd=cwd,
-        env=env,
-    )
-    os.close(follower)
-    received = b""
-    while True:
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:  # the process closed its end
-            break
-        if not chunk:
-            break
-        received += chunk
-    os.close(leader)
-    code = process.wait(timeout=120)
-    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", received.decode("utf-8", "replace"))
-    return code, text
+    """`on_a_terminal`, with what the terminal received as text, escape codes removed."""
+    code, received = on_a_terminal(*args, cwd=cwd)
+    return code, re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", received.decode("utf-8", "replace"))
 
 
 def test_verify_reports_the_stored_total_before_its_first_step(tmp_path):

@@ -17,6 +17,7 @@ from explorer.cli import main
 from explorer.solver import periods
 from explorer.solver.periods import GuySmith, proof_length, proven_period
 from explorer.solver.sparse import extend_values, fletcher32, guy_smith, heap_sequence
+from tests.support.cli import on_a_terminal
 from tests.support.strategies import fraction_of_examples
 
 #: Every octal code 0.d1, 0.d1d2, 0.d1d2d3 (last digit non-zero): finitely many non-zero digits.
@@ -301,32 +302,8 @@ def test_a_large_table_and_its_guard():
 
 def stderr_on_a_terminal(*args: str) -> bytes:
     """What an explorer process writes to standard error when that is a terminal (a pty)."""
-    import os
-    import pty
-    import subprocess
-    import sys
-
-    master, slave = pty.openpty()
-    env = {**os.environ, "PYTHONPATH": os.getcwd()}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "explorer", *args],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=slave,
-        env=env,
-    )
-    os.close(slave)
-    shown = b""
-    while True:
-        try:
-            chunk = os.read(master, 1 << 16)
-        except OSError:  # the process closed the terminal
-            break
-        if not chunk:
-            break
-        shown += chunk
-    os.close(master)
-    assert process.wait() == 0
+    code, shown = on_a_terminal(*args)
+    assert code == 0
     return shown
 
 

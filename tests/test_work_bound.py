@@ -69,6 +69,25 @@ def test_a_rule_that_never_returns_is_stopped(folder: Path, kind: str) -> None:
         assert_bounded(code, err, args[0])
 
 
+SPLIT = """\
+import explorer
+
+
+@explorer.heap_game
+def split(n):
+    return [(a, n - a) for a in range(1, n // 2 + 1)] + [n - 1]
+"""
+
+
+@pytest.mark.slow  # runs to its bound
+def test_a_claim_over_a_million_heaps_of_a_python_game_is_stopped(folder: Path) -> None:
+    write(folder, "split.py", SPLIT)
+    code, _, err = run("check", "py:split.py", "--value", "0", "--upto", "1000000", *BOUND)
+    if code == 1 and "the claim fails" in err:
+        return  # refuted before the bound: an answer, not a hang
+    assert_bounded(code, err, "check")
+
+
 @pytest.mark.slow  # a build to its bound
 def test_a_build_stopped_by_its_bound_verifies_and_resumes(db_url: str) -> None:
     # 1,000 moves a position; 600 on PostgreSQL, whose unique index on games takes a spec of

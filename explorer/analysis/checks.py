@@ -412,8 +412,10 @@ def check_claim(
         try:
             said = evaluate(names)
         except Exception as error:
+            from explorer.games.python import way_out
+
             raise SpecError(
-                f"the claim {expression!r} raised {type(error).__name__}: {error} at position "
+                f"the claim {expression!r} {way_out(error)} at position "
                 f"{_text(game, place)!r} (names: {', '.join(names)})"
             ) from None
         if isinstance(said, np.generic):

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.errors import SweepError
+from explorer.errors import ExplorerError, SweepError
 
 #: Most variants one sweep may name (``--max-variants`` raises it).
 MAX_VARIANTS = 100_000
@@ -225,10 +225,25 @@ def sweep(
     [('bash:2', 3, 'proved (window lemma)'), ('bash:3', 4, 'proved (window lemma)'),
      ('bash:4', 5, 'proved (window lemma)')]
     """
-    count, specs = variants(pattern, max_variants)
+    count, named = variants(pattern, max_variants)
+    specs = _games(pattern, named)
     if workers == 1:
         return count, (sweep_row(spec, upto, max_memory_mb) for spec in specs)
     return count, _in_processes(specs, upto, max_memory_mb, workers)
+
+
+def _games(pattern: str, specs: Iterator[str]) -> Iterator[str]:
+    """The specs a pattern names, each loaded once before any row is computed: a pattern naming
+    one spec that is not a game is refused whole, not after rows were printed."""
+    from explorer.games import load_game
+
+    checked = list(specs)
+    for spec in checked:
+        try:
+            load_game(spec)
+        except ExplorerError as error:
+            raise SweepError(f"sweep pattern {pattern!r} names {spec!r}: {error}") from None
+    return iter(checked)
 
 
 def _in_processes(

@@ -73,6 +73,11 @@ def check_command(
 
     if p_claim is not None and value_claim is not None:
         raise click.UsageError("give one claim: --p or --value")
+    if position is not None and upto is not None:
+        raise click.UsageError(
+            "give POSITION (the positions reachable from it) or --upto N (the positions "
+            "0..N), not both"
+        )
     game = load_game(spec)
     limit = max_states or DEFAULT_CHECK_STATES
     if p_claim is None and value_claim is None:

@@ -179,7 +179,29 @@ def load_game(spec: str) -> Game[Any]:
             return pyspec.load_plugin(name, plugin, parameters.strip() if colon else None)
         known = ", ".join(sorted([*FAMILIES, *ALIASES, "py"]))
         raise UnknownGameError(f"unknown game {name!r} (known: {known})")
+    if not family.names_file:
+        refuse_unicode_digits(text)
     return family.from_parameters(parameters.strip() if colon else None)
+
+
+def refuse_unicode_digits(text: str) -> None:
+    """Refuse a spec whose parameters hold a digit that is not ASCII (``٣``, ``３``): Python's
+    ``int`` reads them, but specs, like options, are written in ASCII digits only.
+
+    Examples
+    --------
+    >>> refuse_unicode_digits("bash:3")
+    >>> try:
+    ...     refuse_unicode_digits("bash:\uff13")
+    ... except SpecError as error:
+    ...     print(str(error)[:44])
+    bad spec 'bash:３': '３' is not an ASCII digit
+    """
+    for char in text:
+        if not char.isascii() and (char.isdigit() or char.isnumeric()):
+            raise SpecError(
+                f"bad spec {text!r}: {char!r} is not an ASCII digit (write numbers with 0-9)"
+            )
 
 
 def may_cycle(game: Game[Any]) -> bool:

@@ -408,12 +408,12 @@ def graph_game(
     """
 
     def wrap(function: Callable[[Any], Sequence[Any]]) -> Game[Graph]:
-        return _UserGraphGame(function, name or function.__name__)
+        return UserGraphGame(function, name or function.__name__)
 
     return wrap if options is None else wrap(options)
 
 
-class _UserGraphGame(GraphFamily):
+class UserGraphGame(GraphFamily):
     """A game on graphs from a user's function (`graph_game`)."""
 
     position_syntax = GRAPH_SYNTAX
@@ -424,7 +424,7 @@ class _UserGraphGame(GraphFamily):
         from explorer.games.python import _source_of
 
         super().__init__()
-        self.function = function
+        self.function = self.rule = function
         self.name = name
         self.source = _source_of(function, name)
 

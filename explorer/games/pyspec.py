@@ -112,6 +112,26 @@ def _module_file(module: str) -> str | None:
     return None if found is None else found.origin
 
 
+def _module_missing(module: str) -> str:
+    """Why a module names no rules file: missing, or one that exists without a source file of
+    its own (built into Python, compiled, or a name another module sets, as ``os.path``)."""
+    parts = module.split(".")
+    found = [
+        ".".join(parts[: depth + 1])
+        for depth in range(len(parts))
+        if _module_file(".".join(parts[: depth + 1])) is not None
+        or ".".join(parts[: depth + 1]) in sys.builtin_module_names
+    ]
+    if not found:
+        return f"module {module!r} not found"
+    if found[-1] == module:
+        return f"module {module!r} has no Python source file (it is built in or compiled)"
+    return (
+        f"module {module!r} has no Python source file of its own ({found[-1]!r} exists, but "
+        f"{module!r} is no file in it: a game's module is a .py file, py:package.module:NAME)"
+    )
+
+
 def resolved(spec: PythonSpec) -> tuple[PythonSpec, str | None]:
     """The spec with its file resolved (an absolute path) and the file's path, if it exists."""
     if spec.is_file:
@@ -244,8 +264,9 @@ def load_python_game(parameters: str | None) -> Game[Any]:
     spec, path = resolved(split_spec(parameters))
     shown = _shown(spec.target) if spec.is_file else spec.target
     if path is None:
-        what = "file" if spec.is_file else "module"
-        raise GameCodeError(f"{what} {shown!r} not found (py:{parameters.strip()})")
+        if spec.is_file:
+            raise GameCodeError(f"file {shown!r} not found (py:{parameters.strip()})")
+        raise GameCodeError(f"{_module_missing(spec.target)} (py:{parameters.strip()})")
     if spec.is_file:
         module = _import_file(path, code_fingerprint(path))
         # named as typed, like a DAG file (storage names it by its resolved path)

@@ -87,6 +87,8 @@ def way_out(error: BaseException) -> str:
         if isinstance(inner, KeyboardInterrupt):
             raise
         detail = f"(its message cannot be written: str() raised {type(inner).__name__})"
+    if not detail and isinstance(error, MemoryError):
+        detail = "it ran out of memory (something it builds is too large)"
     return f"raised {kind}{': ' + detail if detail else ''}"
 
 
@@ -716,6 +718,13 @@ def adopt(value: object, name: str, path: str | None, target: str | None) -> Gam
         value.source = RuleSource(name, path or value.source.path, line, target)
         value.source.fingerprint = code_fingerprint(value.source.path)
         value.guard.source = value.source
+        return value
+    from explorer.games.graphs import UserGraphGame
+
+    if isinstance(value, UserGraphGame):
+        line = value.source.line
+        value.source = RuleSource(name, path or value.source.path, line, target)
+        value.source.fingerprint = code_fingerprint(value.source.path)
         return value
     if (
         isinstance(value, type)

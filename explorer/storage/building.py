@@ -56,7 +56,7 @@ from explorer.storage.bulk import (
 )
 from explorer.storage.counts import histogram, recount, solved_counts, stored_states
 from explorer.storage.engine import reading, writing
-from explorer.storage.loopy import UPDATE_VALUES, LoopyValue, label_arrays, value_params
+from explorer.storage.loopy import LoopyValue, label_arrays, value_params
 from explorer.storage.records import (
     BuildCounts,
     ensure_key_index,
@@ -67,6 +67,7 @@ from explorer.storage.records import (
     stored_game,
     update_build,
 )
+from explorer.storage.tables import states as states_table
 from explorer.storage.undo import undo_build
 from explorer.version import __version__
 
@@ -585,7 +586,7 @@ class GraphBuilder:
         )
         values = label_arrays(len(ids), np.searchsorted(ids, src), np.searchsorted(ids, dst))
         conn.execute(
-            sa.text(UPDATE_VALUES),
+            states_table.UPDATE_LOOPY_VALUES,
             value_params(dict(zip(ids.tolist(), values, strict=True)), self.build_id, self.game_id),
         )
         recount(conn, self.game_id)  # values changed in place: the game is counted again

@@ -19,27 +19,15 @@ import sqlalchemy as sa
 from explorer.solver import outcome
 from explorer.storage.damage import stored_natural
 from explorer.storage.neighbourhood import chunks
+from explorer.storage.tables import states
+from explorer.storage.tables.states import HISTOGRAMS
 
 #: The kinds of counts: totals (value ``""``), then histograms by a column's value. A state is
 #: solved once its outcome is known: a finite Grundy value, or ∞(K) in a game with cycles.
 TOTALS = ("states", "expanded", "solved", "edges")
-HISTOGRAMS = ("outcome", "grundy", "depth", "remoteness", "height")
 #: The kinds of counts that writing every state's values changes (`BulkWriter.update_values`
 #: also marks each state expanded): what a full re-solve replaces.
 VALUE_KINDS = ("expanded", "solved", "outcome", "grundy", "remoteness", "height")
-
-_RECOUNT = """
-INSERT INTO state_counts (game_id, kind, value, count)
-SELECT :g, 'states', '', COUNT(*) FROM states WHERE game_id = :g
-UNION ALL SELECT :g, 'expanded', '', COUNT(*) FROM states WHERE game_id = :g AND expanded
-UNION ALL SELECT :g, 'solved', '', COUNT(*) FROM states WHERE game_id = :g
-    AND outcome IS NOT NULL
-UNION ALL SELECT :g, 'edges', '', COUNT(*) FROM edges WHERE game_id = :g
-""" + "".join(
-    f"UNION ALL SELECT :g, '{column}', CAST({column} AS TEXT), COUNT(*) FROM states "
-    f"WHERE game_id = :g AND {column} IS NOT NULL GROUP BY {column}\n"
-    for column in HISTOGRAMS
-)
 
 _ADD = (
     "INSERT INTO state_counts (game_id, kind, value, count) VALUES (:g, :kind, :value, :n) "
@@ -50,7 +38,7 @@ _ADD = (
 def recount(conn: sa.Connection, game_id: int) -> None:
     """Count one game's stored rows again, replacing its counts (inside the caller's write)."""
     conn.execute(sa.text("DELETE FROM state_counts WHERE game_id = :g"), {"g": game_id})
-    conn.execute(sa.text(_RECOUNT), {"g": game_id})
+    conn.execute(states.RECOUNT, {"g": game_id})
 
 
 def replace_value_counts(
@@ -118,11 +106,6 @@ def stored_states(conn: sa.Connection) -> int:
     return int(total or 0)
 
 
-_STATE_ROWS = sa.text(
-    f"SELECT expanded, {', '.join(HISTOGRAMS)} FROM states WHERE game_id = :g AND id IN :ids"
-).bindparams(sa.bindparam("ids", expanding=True))
-
-
 def counted_states(
     conn: sa.Connection, game_id: int, ids: Collection[int]
 ) -> Counter[tuple[str, str]]:
@@ -130,7 +113,7 @@ def counted_states(
     not stored add nothing. The same rules as `recount`'s statement, for a few rows."""
     counts: Counter[tuple[str, str]] = Counter()
     for chunk in chunks(sorted(ids)):
-        for expanded, *values in conn.execute(_STATE_ROWS, {"g": game_id, "ids": chunk}):
+        for expanded, *values in conn.execute(states.COUNTED, {"g": game_id, "ids": chunk}):
             row = dict(zip(HISTOGRAMS, values, strict=True))
             counts["states", ""] += 1
             counts["expanded", ""] += bool(expanded)

@@ -19,6 +19,7 @@ import numpy as np
 import sqlalchemy as sa
 
 from explorer.solver.loopy import Infinite, Value, labels_and_remoteness, outcome_of
+from explorer.storage.tables import edges, states
 
 if TYPE_CHECKING:  # the editor loads with edits, not with the reads that parse escapes
     from explorer.solver.incremental import Edit, EditResult
@@ -85,7 +86,7 @@ def label_arrays(size: int, src: np.ndarray, dst: np.ndarray) -> list[LoopyValue
 def value_params(
     values: dict[int, LoopyValue], build_id: int, game_id: int
 ) -> list[dict[str, object]]:
-    """Rows for `UPDATE_VALUES`, by state id."""
+    """Rows for `explorer.storage.tables.states.UPDATE_LOOPY_VALUES`, by state id."""
     return [
         {
             "grundy": v.grundy,
@@ -98,12 +99,6 @@ def value_params(
         }
         for i, v in values.items()
     ]
-
-
-UPDATE_VALUES = (
-    "UPDATE states SET grundy = :grundy, escapes = :escapes, outcome = :outcome, "
-    "remoteness = :far, height = NULL, value_build_id = :b WHERE game_id = :g AND id = :s"
-)
 
 
 def _ancestors(size: int, src: np.ndarray, dst: np.ndarray, start: Collection[int]) -> set[int]:
@@ -130,13 +125,8 @@ def apply_loopy_edit(store: StoredGraph, edit: Edit) -> EditResult:
     dirty = check_edit(store, edit, loops=True)
     store.change_structure(edit, dict.fromkeys(edit.add_states))
     conn, game = store.conn, store.game_id
-    rows = conn.execute(
-        sa.text("SELECT id, key, grundy, escapes, remoteness FROM states WHERE game_id = :g"),
-        {"g": game},
-    ).all()
-    src, dst = read_int_columns(
-        conn, "SELECT src, dst FROM edges WHERE game_id = :g", {"g": game}, 2
-    )
+    rows = conn.execute(states.LOOPY_ROWS, {"g": game}).all()
+    src, dst = read_int_columns(conn, edges.ALL, {"g": game}, 2)
     ids = [r.id for r in rows]
     position = {i: n for n, i in enumerate(ids)}  # ids may have gaps after removals
     dense_src = np.array([position[i] for i in src.tolist()], dtype=np.int64)
@@ -160,7 +150,7 @@ def apply_loopy_edit(store: StoredGraph, edit: Edit) -> EditResult:
     if changed:
         build_id = store._record()
         store.counts.before(changed)
-        conn.execute(sa.text(UPDATE_VALUES), value_params(changed, build_id, game))
+        conn.execute(states.UPDATE_LOOPY_VALUES, value_params(changed, build_id, game))
     return result
 
 
@@ -168,4 +158,6 @@ def store_values(
     conn: sa.Connection, game_id: int, build_id: int, values: Sequence[LoopyValue]
 ) -> None:
     """Write the values of states 0..n-1 of a newly stored game with cycles."""
-    conn.execute(sa.text(UPDATE_VALUES), value_params(dict(enumerate(values)), build_id, game_id))
+    conn.execute(
+        states.UPDATE_LOOPY_VALUES, value_params(dict(enumerate(values)), build_id, game_id)
+    )

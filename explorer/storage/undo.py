@@ -10,6 +10,7 @@ from sqlalchemy.engine import Engine
 from explorer.storage.counts import recount
 from explorer.storage.engine import writing
 from explorer.storage.records import ensure_key_index
+from explorer.storage.tables import edges, states
 
 #: Ids per statement when old states' flags are put back (SQLite allows 32,766 parameters).
 UNDO_CHUNK = 500
@@ -46,30 +47,15 @@ def undo_build(
     params = {"g": game_id, "b": build_id, "first": first_new}
     with writing(engine) as conn:
         ensure_key_index(conn)
-        conn.execute(sa.text("DELETE FROM edges WHERE game_id = :g AND src >= :first"), params)
+        conn.execute(edges.DELETE_FROM, params)
         ids = expanded_now.tolist()
         for start in range(0, len(ids), UNDO_CHUNK):
             chunk = {f"i{n}": i for n, i in enumerate(ids[start : start + UNDO_CHUNK])}
             listed = ", ".join(f":{name}" for name in chunk)
-            conn.execute(
-                sa.text(f"DELETE FROM edges WHERE game_id = :g AND src IN ({listed})"),
-                {"g": game_id, **chunk},
-            )
-            conn.execute(
-                sa.text(
-                    f"UPDATE states SET expanded = FALSE WHERE game_id = :g AND id IN ({listed})"
-                ),
-                {"g": game_id, **chunk},
-            )
-        conn.execute(
-            sa.text(
-                "UPDATE states SET grundy = NULL, outcome = NULL, remoteness = NULL, "
-                "height = NULL, escapes = NULL, value_build_id = NULL "
-                "WHERE game_id = :g AND id < :first AND value_build_id = :b"
-            ),
-            params,
-        )
-        conn.execute(sa.text("DELETE FROM states WHERE game_id = :g AND id >= :first"), params)
+            conn.execute(edges.delete_from_listed(listed), {"g": game_id, **chunk})
+            conn.execute(states.unexpand(listed), {"g": game_id, **chunk})
+        conn.execute(states.CLEAR_VALUES_OF_BUILD, params)
+        conn.execute(states.DELETE_FROM, params)
         conn.execute(sa.text("DELETE FROM builds WHERE id = :b"), params)
         if game_created:
             conn.execute(sa.text("DELETE FROM state_counts WHERE game_id = :g"), params)

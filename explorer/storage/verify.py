@@ -219,6 +219,9 @@ class _Checker:
             remote = 1 + max(m.remoteness for m in moves)
         if row.remoteness != remote:
             self.fail(key, "remoteness", f"stored {row.remoteness}, its successors give {remote}")
+        if any(m.height is None for m in moves):
+            self.fail(key, "height", "a successor has a value but no height (NULL)")
+            return
         below = max((m.height for m in moves), default=-1)
         if row.height is None or row.height <= below:
             self.fail(
@@ -440,7 +443,14 @@ def _check_loopy_game(
         np.array([position[i] for i in dst.tolist()], dtype=np.int64),
     )
     for row, value in zip(rows, values, strict=True):
-        stored = (row.grundy, parse_escapes(row.escapes), row.outcome, row.remoteness)
+        try:
+            escapes = parse_escapes(row.escapes)
+        except ValueError:
+            checker.fail(
+                row.key, "value", f"an escape set {row.escapes!r} that is no set of values"
+            )
+            continue
+        stored = (row.grundy, escapes, row.outcome, row.remoteness)
         expected = (value.grundy, value.escapes, value.outcome, value.remoteness)
         if stored != expected:
             checker.fail(
@@ -557,6 +567,13 @@ def verify_database(
             except sa.exc.DatabaseError as error:
                 result.integrity_problems.append(f"cannot read {game_spec!r}: {reason(error)}")
                 conn.rollback()
+            except (ValueError, TypeError, OverflowError) as error:
+                # a row holding what no build writes (text in a number, a NULL where the
+                # game's kind needs a value): the damage is reported, never a traceback
+                result.integrity_problems.append(
+                    f"cannot check {game_spec!r}: a stored row holds what no build writes "
+                    f"({type(error).__name__}: {error})"
+                )
         _check_sequences(conn, result, {game_id for game_id, _, _ in games}, show)
     return result
 

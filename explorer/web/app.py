@@ -352,19 +352,22 @@ class Pages:
             return _redirect(url(keys))
         made = len(keys) - 1
         app_to_move = (made % 2 == 0) == (app_side == "first")
+        current = stored.state(keys[-1], moves=0)
+        # a position a stopped build never expanded has no stored move, yet the game goes on
+        unexplored = not current["expanded"]
+        at_limit = made >= MAX_PLAY_MOVES  # a game with cycles may go on for ever
         best = stored.best_moves(keys[-1], limit=1)
-        if best["total"] and app_to_move:
+        if best["total"] and app_to_move and not at_limit:
             return _redirect(url([*keys, best["states"][0]["position"]]))
         if hints:
             choices = stored.best_moves(keys[-1], limit=LISTED_MOVES)
         else:
             choices = stored.successors(keys[-1], limit=LISTED_MOVES)
-        current = stored.state(keys[-1], moves=0)
         history = []
         for i, key in enumerate(keys[1:], start=1):
             mover_is_app = ((i - 1) % 2 == 0) == (app_side == "first")
             history.append({"number": i, "by": "app" if mover_is_app else "you", "position": key})
-        finished = best["total"] == 0
+        finished = best["total"] == 0 and not unexplored
         winner = None
         if finished:
             # normal play: the player who cannot move loses; misère play: that player wins
@@ -378,7 +381,14 @@ class Pages:
             start=start,
             current=current,
             history=history,
-            choices=[dict(s, url=url([*keys, s["position"]])) for s in choices["states"]],
+            choices=(
+                []
+                if at_limit
+                else [dict(s, url=url([*keys, s["position"]])) for s in choices["states"]]
+            ),
+            unexplored=unexplored,
+            at_limit=at_limit,
+            max_moves=MAX_PLAY_MOVES,
             total_choices=choices["total"],
             finished=finished,
             winner=winner,

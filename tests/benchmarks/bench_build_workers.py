@@ -77,14 +77,14 @@ def tree_memory(root: int, cpu: dict[int, float]) -> tuple[int, int]:
     return sum(rss.get(pid, 0) for pid in tree), pss
 
 
-def run(position: str, workers: int, db: str) -> dict[str, float]:
+def run(spec: str, position: str, workers: int, db: str) -> dict[str, float]:
     """One build as a whole process: wall and CPU seconds, peak bytes of the process tree."""
     command = [
         sys.executable,
         "-m",
         "explorer",
         "build",
-        "subtraction:1,2",
+        spec,
         position,
         "--db",
         db,
@@ -118,7 +118,15 @@ def run(position: str, workers: int, db: str) -> dict[str, float]:
     # the build and what it waited for, or every process of the tree as last sampled
     cpu = max(reaped, sum(cpu_seen.values()))
     states = report["states_new"]
-    return {"wall": wall, "cpu": cpu, "rss": peak[0], "pss": peak[1], "states": states}
+    coordinator = cpu_seen.get(process.pid, cpu)
+    return {
+        "wall": wall,
+        "cpu": cpu,
+        "coordinator": coordinator,
+        "rss": peak[0],
+        "pss": peak[1],
+        "states": states,
+    }
 
 
 def main() -> None:
@@ -127,11 +135,13 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="the smallest size, one pair")
     parser.add_argument("--pairs", type=int, default=3)
     parser.add_argument("--db", help="a PostgreSQL URL (a fresh schema is not made: empty it)")
+    parser.add_argument("--spec", default="subtraction:1,2", help="another game (with --position)")
+    parser.add_argument("--position", help="its position (default: the size's heaps)")
     args = parser.parse_args()
     size = "quick" if args.quick else args.size
-    position = SIZES[size]
+    position = args.position or SIZES[size]
     pairs = 1 if args.quick else args.pairs
-    print(f"subtraction:1,2 {position}, {pairs} pairs, alternating --workers 1 and 2")
+    print(f"{args.spec} {position}, {pairs} pairs, alternating --workers 1 and 2")
     rows = []
     with tempfile.TemporaryDirectory() as scratch:
         for pair in range(pairs):
@@ -140,7 +150,7 @@ def main() -> None:
             order = (1, 2) if pair % 2 == 0 else (2, 1)
             for workers in order:
                 db = args.db or str(Path(scratch) / f"w{workers}-{pair}.db")
-                found[workers] = run(position, workers, db)
+                found[workers] = run(args.spec, position, workers, db)
                 if not args.db:
                     Path(db).unlink()
             one, two = found[1], found[2]
@@ -149,7 +159,8 @@ def main() -> None:
             for workers in (1, 2):
                 run_ = found[workers]
                 print(
-                    f"  --workers {workers}: {run_['wall']:6.1f} s wall, {run_['cpu']:6.1f} s CPU, "
+                    f"  --workers {workers}: {run_['wall']:6.1f} s wall, {run_['cpu']:6.1f} s CPU "
+                    f"({run_['coordinator']:.1f} s the first process), "
                     f"tree peak {run_['rss'] / run_['states']:.0f} B/state resident "
                     f"({run_['pss'] / run_['states']:.0f} B/state proportional)"
                 )

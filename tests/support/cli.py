@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import pty
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner
@@ -32,3 +37,32 @@ def run_ok(*args: str) -> str:
 def run_json(*args: str) -> Any:
     """Run ``explorer ARGS --json``, which must succeed, and read what it prints."""
     return json.loads(run_ok(*args, "--json"))
+
+
+def on_a_terminal(*args: str, cwd: Path | None = None) -> tuple[int, bytes]:
+    """Run ``explorer ARGS`` as a process whose standard error is a terminal (a pty): its exit
+    status and what it wrote there (progress bars and spinners show only on terminals)."""
+    from tests.support.environment import REPO
+
+    leader, follower = pty.openpty()
+    env = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "120", "TERM": "xterm"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "explorer", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=follower,
+        cwd=cwd,
+        env=env,
+    )
+    os.close(follower)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(leader, 1 << 16)
+        except OSError:  # the process closed the terminal
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(leader)
+    return process.wait(timeout=300), shown

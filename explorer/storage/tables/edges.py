@@ -112,3 +112,15 @@ def exported(upto: bool) -> str:
 
 def _upto(upto: bool) -> str:
     return " AND e.src <= :cut AND e.dst <= :cut" if upto else ""
+
+
+#: Every move of game ``:g``: (src, dst), as a query to stream into arrays (see
+#: `explorer.storage.bulk.read_int_columns`).
+ALL = "SELECT src, dst FROM edges WHERE game_id = :g"
+#: The moves of game ``:g`` from states of ids ``:first`` on (what one build added).
+DELETE_FROM = sa.text("DELETE FROM edges WHERE game_id = :g AND src >= :first")
+
+
+def delete_from_listed(listed: str) -> sa.TextClause:
+    """The moves of game ``:g`` from the states whose ids are the parameters `listed`."""
+    return sa.text(f"DELETE FROM edges WHERE game_id = :g AND src IN ({listed})")

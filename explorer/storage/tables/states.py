@@ -87,3 +87,53 @@ def exported(upto: bool) -> str:
         f"SELECT {', '.join(EXPORTED)} FROM states "
         "WHERE game_id = :g" + (" AND id <= :cut" if upto else "") + " ORDER BY id"
     )
+
+
+# -- writes ------------------------------------------------------------------------------------
+#: Write the generalized value of state ``:s`` of game ``:g`` (a game with cycles): γ
+#: ``:grundy``, ``:escapes``, ``:outcome``, remoteness ``:far``, by build ``:b``; no height.
+UPDATE_LOOPY_VALUES = sa.text(
+    "UPDATE states SET grundy = :grundy, escapes = :escapes, outcome = :outcome, "
+    "remoteness = :far, height = NULL, value_build_id = :b WHERE game_id = :g AND id = :s"
+)
+#: The states of game ``:g`` from id ``:first`` on (what one build added).
+DELETE_FROM = sa.text("DELETE FROM states WHERE game_id = :g AND id >= :first")
+#: The values build ``:b`` gave the states of game ``:g`` before id ``:first``, taken back.
+CLEAR_VALUES_OF_BUILD = sa.text(
+    "UPDATE states SET grundy = NULL, outcome = NULL, remoteness = NULL, "
+    "height = NULL, escapes = NULL, value_build_id = NULL "
+    "WHERE game_id = :g AND id < :first AND value_build_id = :b"
+)
+
+
+def unexpand(listed: str) -> sa.TextClause:
+    """Mark the states of game ``:g`` whose ids are the parameters `listed` not expanded."""
+    return sa.text(f"UPDATE states SET expanded = FALSE WHERE game_id = :g AND id IN ({listed})")
+
+
+#: The columns a game's values are generalized from (a game with cycles).
+LOOPY_ROWS = sa.text("SELECT id, key, grundy, escapes, remoteness FROM states WHERE game_id = :g")
+
+# -- counts ------------------------------------------------------------------------------------
+#: The kinds of counts of one value each (`explorer.storage.counts`).
+HISTOGRAMS = ("outcome", "grundy", "depth", "remoteness", "height")
+#: Count game ``:g``'s states, moves and values into ``state_counts`` from scratch.
+RECOUNT = sa.text(
+    """
+INSERT INTO state_counts (game_id, kind, value, count)
+SELECT :g, 'states', '', COUNT(*) FROM states WHERE game_id = :g
+UNION ALL SELECT :g, 'expanded', '', COUNT(*) FROM states WHERE game_id = :g AND expanded
+UNION ALL SELECT :g, 'solved', '', COUNT(*) FROM states WHERE game_id = :g
+    AND outcome IS NOT NULL
+UNION ALL SELECT :g, 'edges', '', COUNT(*) FROM edges WHERE game_id = :g
+"""
+    + "".join(
+        f"UNION ALL SELECT :g, '{column}', CAST({column} AS TEXT), COUNT(*) FROM states "
+        f"WHERE game_id = :g AND {column} IS NOT NULL GROUP BY {column}\n"
+        for column in HISTOGRAMS
+    )
+)
+#: What the states among ``:ids`` of game ``:g`` count: ``expanded`` and `HISTOGRAMS`.
+COUNTED = sa.text(
+    f"SELECT expanded, {', '.join(HISTOGRAMS)} FROM states WHERE game_id = :g AND id IN :ids"
+).bindparams(sa.bindparam("ids", expanding=True))
