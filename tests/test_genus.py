@@ -91,3 +91,10 @@ def test_patterns_reports_the_period_of_the_genus_sequence():
     genera = genus_sequence(load_game("subtraction:1,2"), 40).genera
     assert all(genera[n] == genera[n % 3] for n in range(41))
     assert len({g.text() for g in genera[:3]}) == 3
+
+
+def test_a_genus_past_its_state_guard_says_which_heaps_fit():
+    from explorer.errors import MisereSequenceTooLargeError
+
+    with pytest.raises(MisereSequenceTooLargeError, match=r"heaps 0\.\.(\d+) fit: try --upto \1"):
+        genus_sequence(load_game("kayles"), 30, max_states=2_000)

@@ -35,8 +35,9 @@ from explorer.solver.periods import observed_period
 _ZERO, _ONE, _TWO = 0, 1, 2
 #: Heaps whose genus `patterns --genus` reads by default.
 DEFAULT_GENUS_UPTO = 40
-#: Most positions of sums one genus sequence solves (about 200 bytes each).
-MAX_SUMS = 1_000_000
+#: Most positions of sums one genus sequence solves (about 200 bytes each; Kayles heaps
+#: 0..40 take 132,447).
+MAX_SUMS = 500_000
 #: Most copies of *2 tried before a genus is declared not to settle (none has needed 6 here).
 MAX_COPIES = 40
 
@@ -162,8 +163,7 @@ class _Sums:
         if not _misere_values_below(cast(Any, self), root, self.known, self.max_states):
             raise MisereSequenceTooLargeError(
                 f"the genus of {self.game.spec} needs more than {self.max_states:,} positions "
-                "of sums (G⁻ of a sum is not additive: each is solved on its game tree): ask "
-                "fewer heaps (--upto)"
+                "of sums (G⁻ of a sum is not additive: each is solved on its game tree)"
             )
         return self.known[root]
 
@@ -229,7 +229,12 @@ def genus_sequence(
     sums = _Sums(heaps, max_states)
     genera = []
     for n in range(upto + 1):
-        genera.append(genus_of(sums, n, int(normal[n])))
+        try:
+            genera.append(genus_of(sums, n, int(normal[n])))
+        except MisereSequenceTooLargeError as error:
+            raise MisereSequenceTooLargeError(
+                f"{error}; heaps 0..{n - 1} fit: try --upto {max(n - 1, 0)}"
+            ) from None
         if progress is not None:
             progress(n + 1, len(sums.known))
     symbols: dict[Hashable, int] = {}

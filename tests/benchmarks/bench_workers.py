@@ -7,6 +7,13 @@ CPU time (user + system, every thread) and peak memory of the whole process, the
 it prints (the two must agree) and the 1-minute load average before the run. It ends with the
 median of the wall-time ratios (one worker's over N's). On a machine shared with other work
 the wall times drift with the load: read the CPU times and the load beside them.
+
+Measured here (2 cores shared with other sessions), Grundy's game to 2^22, Fletcher-32
+78b1a00b every time: one worker 15.7-17.6 s wall, 15.8-16.0 s CPU; two workers 13.4-20.3 s
+wall, 17.8-18.5 s CPU (load average 3.6-4.3; wall ratio median 1.02). The block kernel alone,
+to 2^21: one worker 8.0 s CPU, two 8.5-9.5 s CPU (10-15 % more work for the block's second
+phase and the threads' hand-overs), 5.7 s wall at best (load 3.4). A 1.8x wall ratio needs
+both cores free, which this machine never had.
 """
 
 from __future__ import annotations
