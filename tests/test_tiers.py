@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -214,6 +215,20 @@ def children(pid: int) -> list[int]:
     return found
 
 
+def running(pid: int) -> bool:
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def assert_ended(pids: list[int], seconds: float = 20.0) -> None:
+    deadline = time.monotonic() + seconds
+    while any(map(running, pids)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(map(running, pids)), [p for p in pids if running(p)]
+
+
 @pytest.mark.slow
 def test_killing_the_coordinator_or_a_worker_ends_in_the_same_content(db_url, other_db_url):
     spec, position = "subtraction:1,2", "30,31,33"
@@ -222,15 +237,17 @@ def test_killing_the_coordinator_or_a_worker_ends_in_the_same_content(db_url, ot
     for commits in (2, 8, 30):
         process = start(db_url, spec, position)
         assert process.stdout is not None
-        seen = 0
+        seen, pool = 0, []
         for line in process.stdout:
             if line.strip() == "done":
                 break
             seen += 1
             if seen >= commits:
+                pool = [p for c in children(process.pid) for p in [c, *children(c)]]
                 process.send_signal(signal.SIGKILL)
                 break
         process.wait()
+        assert_ended(pool)  # the fork server and the workers went with their coordinator
     # a worker killed while the build runs: its tasks run again on a new pool
     process = start(db_url, spec, position)
     assert process.stdout is not None

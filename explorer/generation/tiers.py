@@ -15,6 +15,10 @@ are small picklable values: keys, tier numbers and int32 numpy arrays.
 
 from __future__ import annotations
 
+import os
+import select
+import threading
+import time
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import repeat
@@ -78,6 +82,35 @@ class TierExpansion:
     @property
     def moves(self) -> int:
         return len(self.targets)
+
+
+#: The real process exit, kept before a rule's guard may swap ``os._exit`` for a while.
+_EXIT = os._exit
+
+
+def end_with(coordinator: int) -> None:
+    """A local worker's initializer: end this worker as soon as the coordinator that started
+    it is gone (killed with kill -9, say). A process pool's workers never notice it, and would
+    wait for tasks for ever, keeping their fork server alive too."""
+
+    def watch() -> None:
+        try:
+            handle = os.pidfd_open(coordinator)
+        except ProcessLookupError:
+            _EXIT(1)
+        except OSError:  # no pidfd (an old kernel): look now and then
+            while True:
+                time.sleep(0.5)
+                try:
+                    os.kill(coordinator, 0)
+                except ProcessLookupError:
+                    _EXIT(1)
+                except PermissionError:
+                    pass
+        select.select([handle], [], [])  # readable once the coordinator has ended
+        _EXIT(1)
+
+    threading.Thread(target=watch, name="explorer-coordinator-watch", daemon=True).start()
 
 
 @lru_cache(maxsize=8)

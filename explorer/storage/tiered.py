@@ -20,12 +20,14 @@ states in another order).
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from itertools import repeat
+from multiprocessing.context import BaseContext
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -35,7 +37,13 @@ from sqlalchemy.engine import Engine
 from explorer.games.base import Game, Position
 from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.games.specs import GameSpec
-from explorer.generation.tiers import SLICE_STATES, TierExpansion, TierTask, expand_tier
+from explorer.generation.tiers import (
+    SLICE_STATES,
+    TierExpansion,
+    TierTask,
+    end_with,
+    expand_tier,
+)
 from explorer.solver import outcome
 from explorer.solver.arrays import MISERE_TERMINAL, NORMAL_TERMINAL, level_values
 from explorer.storage.build_arrays import UNKNOWN, Growable
@@ -134,13 +142,17 @@ class Pool:
     def _start(self) -> Executor:
         import multiprocessing
 
+        context: BaseContext
         if "forkserver" not in multiprocessing.get_all_start_methods():
-            return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context())
-        # workers forked from a server that has imported the task's modules: they share
-        # those pages, and start at once
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["explorer.generation.tiers"])
-        return ProcessPoolExecutor(self.workers, mp_context=context)
+            context = multiprocessing.get_context()
+        else:
+            # workers forked from a server that has imported the task's modules: they share
+            # those pages, and start at once
+            context = multiprocessing.get_context("forkserver")
+            context.set_forkserver_preload(["explorer.generation.tiers"])
+        return ProcessPoolExecutor(
+            self.workers, mp_context=context, initializer=end_with, initargs=(os.getpid(),)
+        )
 
     def run(self, tasks: list[TierTask]) -> Iterator[TierExpansion]:
         """The tasks' results, in order (one task at a time in this process when only one)."""
