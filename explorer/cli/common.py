@@ -347,13 +347,14 @@ def progress_bar(
     eta: bool | None = None,
     enabled: bool = True,
     errors: Console | None = None,
+    initial: dict[str, Any] | None = None,
 ) -> Iterator[Callable[..., None]]:
     """A progress bar on standard error (only on a terminal, removed when done), with the time
     left when the `total` is known (or, with `eta`, once an update gives it: ``total=``).
 
     `fields` maps a field name to its column's format (e.g. ``"{:>10,} states"``); the
     function yielded takes ``completed=`` and the fields as keywords. The columns fit in 80
-    characters, the elapsed time included.
+    characters, the elapsed time included. Fields start at 0, or at their `initial` value.
     """
     texts = [
         TextColumn(fmt.replace("{", f"{{task.fields[{name}]", 1)) for name, fmt in fields.items()
@@ -369,7 +370,7 @@ def progress_bar(
         errors=errors,
     )
     with bar:
-        start: dict[str, Any] = dict.fromkeys(fields, 0)
+        start: dict[str, Any] = {**dict.fromkeys(fields, 0), **(initial or {})}
         task = bar.add_task(label, total=total, **start)
 
         def update(completed: int | None = None, **values: Any) -> None:

@@ -73,7 +73,10 @@ def _progress(enabled: bool, total: int | None) -> Iterator[Callable[[BuildProgr
     """The build's progress bar, updated once per committed batch: states (and their rate,
     across workers), and edges, or for a build in tiers the tier steps done out of those
     known (each tier is expanded, then solved), which drive the bar and its time left."""
-    with progress_bar("building", BUILD_FIELDS, total=total, enabled=enabled) as update:
+    first = {"work": "0 edges"}  # the first frame names the work column too
+    with progress_bar(
+        "building", BUILD_FIELDS, total=total, enabled=enabled, initial=first
+    ) as update:
 
         def on_batch(step: BuildProgress) -> None:
             rate = step.states_new / step.seconds if step.seconds else 0.0
