@@ -35,10 +35,19 @@ def brute_misere(game, heaps: tuple[int, ...], nims: tuple[int, ...], memo: dict
     return value
 
 
+@pytest.fixture
+def deep_recursion():
+    """The brute force recurses deeper than Python's default limit, restored afterwards: a
+    raised limit left behind lets a later test's deep recursion overflow the C stack."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(10_000)
+    yield
+    sys.setrecursionlimit(limit)
+
+
 @pytest.mark.slow  # the sums of heaps up to 40 with up to seven copies of *2, solved naively
 @pytest.mark.parametrize("spec", ["kayles", "octal:0.07"])
-def test_genus_equals_a_brute_force_on_the_sum(spec):
-    sys.setrecursionlimit(10_000)
+def test_genus_equals_a_brute_force_on_the_sum(spec, deep_recursion):
     game = load_game(spec)
     memo: dict = {}
     normal = game.heap_values(40)

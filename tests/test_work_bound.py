@@ -4,6 +4,7 @@ build stopped so keeps a database that verifies and resumes (SQLite and PostgreS
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -120,6 +121,21 @@ def test_a_far_misere_heap_is_answered_from_the_quotient() -> None:
         assert big["method"] == "quotient" and big["outcome"] == small["outcome"], far
     code, _, err = run("solve", "kayles", "1000000000000", "--misere")
     assert code == 1 and "no period of its heaps' elements is proven" in err
+
+
+def test_a_rule_raising_the_recursion_limit_leaves_explorers_own(folder: Path) -> None:
+    # left raised, the next deep recursion through C frames (a rule calling itself) overflows
+    # the C stack and kills the process instead of raising RecursionError
+    write(
+        folder,
+        "raises.py",
+        "import sys\n\nimport explorer\n\n\n@explorer.game\ndef raises(n):\n"
+        "    sys.setrecursionlimit(10**5)\n    return [n - 1] if n else []\n",
+    )
+    limit = sys.getrecursionlimit()
+    code, out, err = run("solve", "py:raises.py", "3")
+    assert code == 0, err
+    assert sys.getrecursionlimit() == limit
 
 
 def test_a_rule_calling_itself_forever_is_named_once(folder: Path) -> None:

@@ -53,15 +53,19 @@ def call_rule(function: Callable[[Any], T], argument: Any) -> T:
     """`function(argument)`, user code, run so that it cannot end the process or write into
     explorer's output: ``os._exit`` raises `ExitCalled` instead (a build is then taken back
     like any failure of the rule), and what it prints goes to standard error (standard output
-    holds explorer's answer, which ``--json`` keeps valid JSON). Nothing can stop a rule that
-    kills its own process (a signal, ``posix._exit``): that is a killed build, whose committed
-    batches are kept and resumed, as after ``kill -9``."""
-    out = sys.stdout
+    holds explorer's answer, which ``--json`` keeps valid JSON). A recursion limit the rule
+    raises holds only while it runs: left raised, a later deep recursion through C frames
+    overflows the C stack and kills the process instead of raising `RecursionError`. Nothing
+    can stop a rule that kills its own process (a signal, ``posix._exit``): that is a killed
+    build, whose committed batches are kept and resumed, as after ``kill -9``."""
+    out, limit = sys.stdout, sys.getrecursionlimit()
     os._exit, sys.stdout = _refused_exit, sys.stderr
     try:
         return function(argument)
     finally:
         os._exit, sys.stdout = _PROCESS_EXIT, out
+        if sys.getrecursionlimit() != limit:
+            sys.setrecursionlimit(limit)
 
 
 def way_out(error: BaseException) -> str:
