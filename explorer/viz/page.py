@@ -41,6 +41,7 @@ from explorer.viz.palette import (
 
 if TYPE_CHECKING:
     from explorer.viz.notebook import InteractivePage
+    from explorer.viz.parts import PartsView
 
 #: Height of a layer on the page, in vis-network units.
 ROW = 110.0
@@ -170,6 +171,7 @@ class Drawing:
     legend: list[LegendItem]
     nodes: list[dict[str, Any]]
     edges: list[dict[str, Any]]
+    parts: PartsView | None = None  # a position on graphs or boards: its parts drawn
 
 
 @dataclass(frozen=True)
@@ -430,7 +432,7 @@ def graph_drawing(graph: nx.DiGraph, *, title: str | None = None) -> Drawing:
     )
     note = _cut_note(len(nodes), states, meta) if meta.get("cut") else ""
     legend = _legend(values, start=start in ids, groups=groups, convention=convention)
-    return Drawing(heading, [summary], note, legend, nodes, edges)
+    return Drawing(heading, [summary], note, legend, nodes, edges, meta.get("parts"))
 
 
 Point = tuple[float, float]
@@ -703,4 +705,5 @@ def _render(drawing: Drawing) -> str:
         lines=[*drawing.lines, HINT],
         note=drawing.note,
         legend=drawing.legend,
+        parts=drawing.parts,
     )
