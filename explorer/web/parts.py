@@ -31,7 +31,20 @@ class StoredParts:
     def view(self, named: Named, key: str) -> PartsView | None:
         """The parts of the stored position `key` of a game with pictures; None for other
         games, for a game on a graph file (its rules are not loaded) and in misère play
-        (whose outcomes do not come from the parts' values)."""
+        (whose outcomes do not come from the parts' values).
+
+        Examples
+        --------
+        >>> from explorer.games.convention import NORMAL
+        >>> from explorer.storage import open_database
+        >>> from explorer.web.params import Names
+        >>> db = open_database("sqlite://")
+        >>> _ = db.game("cram").build(".../##./...")
+        >>> view = StoredParts(db).view(Names(db).game("cram", NORMAL), ".../##./...")
+        >>> [(part.text, part.value) for part in view.parts], view.total
+        ([('.../##./...', 1)], 1)
+        >>> db.close()
+        """
         rules = named.rules
         if rules is None or named.stored.convention == MISERE:
             return None
