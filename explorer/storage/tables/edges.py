@@ -20,7 +20,9 @@ from explorer.storage.models import EdgeTable
 from explorer.storage.tables.states import FIELDS, TOP_IDS
 
 End = Literal["src", "dst"]
-assert {"src", "dst"} <= set(EdgeTable.__table__.columns.keys())
+#: The columns of a move, in the order the writers take them.
+COLUMNS = ("game_id", "src", "dst")
+assert set(COLUMNS) == set(EdgeTable.__table__.columns.keys())
 
 #: States reached by moves: edges first, then each state by its key. SQLite plans a CROSS JOIN
 #: in the order written; without it, and without statistics, it may walk every state of the game
@@ -117,6 +119,20 @@ def _upto(upto: bool) -> str:
 #: Every move of game ``:g``: (src, dst), as a query to stream into arrays (see
 #: `explorer.storage.bulk.read_int_columns`).
 ALL = "SELECT src, dst FROM edges WHERE game_id = :g"
+#: `ALL` by (src, dst).
+ALL_ORDERED = ALL + " ORDER BY src, dst"
+
+# -- writes ------------------------------------------------------------------------------------
+#: Insert moves (``?`` parameters in `COLUMNS` order).
+INSERT = f"INSERT INTO edges ({', '.join(COLUMNS)}) VALUES (?, ?, ?)"
+#: SQLite's insert of game ``?``'s moves packed one integer each (src * 2**32 + dst) in one
+#: JSON array ``?``.
+INSERT_PACKED = (
+    f"INSERT INTO edges ({', '.join(COLUMNS)}) "
+    "SELECT ?, value >> 32, value & 4294967295 FROM json_each(?)"
+)
+#: PostgreSQL's binary COPY of moves (`COLUMNS`).
+COPY_BINARY = f"COPY edges ({', '.join(COLUMNS)}) FROM STDIN (FORMAT BINARY)"
 #: The moves of game ``:g`` from states of ids ``:first`` on (what one build added).
 DELETE_FROM = sa.text("DELETE FROM edges WHERE game_id = :g AND src >= :first")
 

@@ -11,6 +11,8 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import sqlalchemy as sa
 
 from explorer.storage.models import StateTable
@@ -89,7 +91,98 @@ def exported(upto: bool) -> str:
     )
 
 
+# -- reads into arrays (queries to stream, see `explorer.storage.bulk.read_int_columns`) -------
+#: SQL giving 1 for an expanded state, else 0.
+EXPANDED = "CASE WHEN expanded THEN 1 ELSE 0 END"
+#: SQL giving 1 for a state with no value yet (neither a Grundy value nor a generalized one).
+UNVALUED = "CASE WHEN grundy IS NULL AND escapes IS NULL THEN 1 ELSE 0 END"
+
+
+def by_id(*columns: str) -> str:
+    """The `columns` (names, or SQL such as `EXPANDED`) of game ``:g``'s states, by id."""
+    return f"SELECT {', '.join(columns)} FROM states WHERE game_id = :g ORDER BY id"
+
+
+#: The keys of game ``:g``'s states, by id.
+KEYS = sa.text(by_id("key"))
+#: The ids and keys of game ``:g``'s states without a Grundy value, by id.
+UNSOLVED_KEYS = sa.text(
+    "SELECT id, key FROM states WHERE game_id = :g AND grundy IS NULL ORDER BY id"
+)
+#: The key of game ``:g``'s last state (by id) without a value of either kind.
+LAST_UNVALUED_KEY = sa.text(
+    "SELECT key FROM states WHERE game_id = :g AND grundy IS NULL AND escapes IS NULL "
+    "ORDER BY id DESC LIMIT 1"
+)
+
+
 # -- writes ------------------------------------------------------------------------------------
+def outcome_sql(value: str) -> str:
+    """SQL for the outcome of the Grundy value `value` (an SQL expression), as
+    `explorer.solver.outcome` gives it: P exactly where the value is 0.
+
+    Examples
+    --------
+    >>> outcome_sql("v.grundy")
+    "CASE WHEN v.grundy = 0 THEN 'P' ELSE 'N' END"
+    """
+    return f"CASE WHEN {value} = 0 THEN 'P' ELSE 'N' END"
+
+
+def insert_head(columns: Sequence[str]) -> str:
+    """The head of a multi-row insert of new states' `columns` (``VALUES`` to follow)."""
+    return f"INSERT INTO states ({', '.join(columns)}) VALUES "
+
+
+def copy_in(columns: Sequence[str]) -> str:
+    """PostgreSQL's text COPY of new states' `columns`."""
+    return f"COPY states ({', '.join(columns)}) FROM STDIN"
+
+
+#: Flag the states of game ``:g`` with ids ``:first`` to ``:last`` expanded (``:yes``).
+MARK_EXPANDED = sa.text(
+    "UPDATE states SET expanded = :yes WHERE game_id = :g AND id BETWEEN :first AND :last"
+)
+
+
+def set_values_sqlite(game_id: int, build_id: int, depth: bool) -> str:
+    """SQLite's update of new values, four parameters a row: ``?1`` the Grundy value,
+    ``?2`` the remoteness, ``?3`` the height, ``?4`` the state's id (and ``?5`` its depth when
+    `depth`); the game and the build written in, the outcome found from the value."""
+    return (
+        f"UPDATE states SET grundy = ?1, outcome = {outcome_sql('?1')}, "
+        f"remoteness = ?2, height = ?3, value_build_id = {int(build_id)}, "
+        f"expanded = 1{', depth = ?5' if depth else ''} "
+        f"WHERE game_id = {int(game_id)} AND id = ?4"
+    )
+
+
+#: PostgreSQL's table of new values, copied into and then joined (`set_values_from`).
+NEW_VALUES = "new_values"
+#: Create `NEW_VALUES` for this session (emptied at every commit).
+CREATE_NEW_VALUES = (
+    f"CREATE TEMP TABLE IF NOT EXISTS {NEW_VALUES} (id integer, grundy integer, "
+    "remoteness integer, height integer, depth integer) ON COMMIT DELETE ROWS"
+)
+
+
+def copy_values(columns: Sequence[str]) -> str:
+    """PostgreSQL's binary COPY of new values' `columns` into `NEW_VALUES`."""
+    return f"COPY {NEW_VALUES} ({', '.join(columns)}) FROM STDIN (FORMAT BINARY)"
+
+
+def set_values_from(depth: bool) -> str:
+    """PostgreSQL's update of new values from `NEW_VALUES` (with their depth when `depth`),
+    for game ``%(game)s`` by build ``%(build)s``, the outcome found from the value."""
+    return (
+        "UPDATE states AS s SET grundy = v.grundy, "
+        f"outcome = {outcome_sql('v.grundy')}, "
+        "remoteness = v.remoteness, height = v.height, value_build_id = %(build)s, "
+        f"expanded = TRUE{', depth = v.depth' if depth else ''} "
+        f"FROM {NEW_VALUES} AS v WHERE s.game_id = %(game)s AND s.id = v.id"
+    )
+
+
 #: Write the generalized value of state ``:s`` of game ``:g`` (a game with cycles): γ
 #: ``:grundy``, ``:escapes``, ``:outcome``, remoteness ``:far``, by build ``:b``; no height.
 UPDATE_LOOPY_VALUES = sa.text(
