@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import sqlalchemy as sa
 
-from explorer.storage.models import StateTable
+from explorer.storage.models import KEY_INDEX, StateTable
 
 #: The columns of a state row every read returns, in this order.
 COLUMNS = (
@@ -90,6 +90,57 @@ def exported(upto: bool) -> str:
         "WHERE game_id = :g" + (" AND id <= :cut" if upto else "") + " ORDER BY id"
     )
 
+
+# -- a check's reads (`explorer.storage.verify`) -----------------------------------------------
+#: Game ``:g``'s states, by id.
+ALL = sa.text(f"SELECT {FIELDS} FROM states AS s WHERE s.game_id = :g ORDER BY s.id")
+#: Game ``:g``'s states of ids from ``:lo`` up to (not including) ``:hi``, by id.
+IN_RANGE = sa.text(
+    f"SELECT {FIELDS} FROM states AS s WHERE s.game_id = :g AND s.id >= :lo AND s.id < :hi "
+    "ORDER BY s.id"
+)
+#: A row if game ``:g`` has a solved state.
+ANY_SOLVED = sa.text("SELECT 1 FROM states WHERE game_id = :g AND outcome IS NOT NULL LIMIT 1")
+#: A row if game ``:g`` has a state with a height.
+ANY_HEIGHT = sa.text("SELECT 1 FROM states WHERE game_id = :g AND height IS NOT NULL LIMIT 1")
+#: A row if game ``:g`` has a state not expanded.
+ANY_UNEXPANDED = sa.text("SELECT 1 FROM states WHERE game_id = :g AND NOT expanded LIMIT 1")
+
+# -- the key index (`explorer.storage.records.drop_key_index`) ---------------------------------
+#: Create the unique index of the states' keys in each game.
+CREATE_KEY_INDEX = f"CREATE UNIQUE INDEX IF NOT EXISTS {KEY_INDEX} ON states (game_id, key)"
+#: Drop it.
+DROP_KEY_INDEX = f"DROP INDEX IF EXISTS {KEY_INDEX}"
+
+# -- an edit's reads and writes, one state at a time (`explorer.storage.edits`) ---------------
+#: The columns of a state an edit keeps in memory, in this order.
+KEPT = ("id", "grundy", "remoteness", "height", "escapes")
+assert set(KEPT) <= set(COLUMNS)
+
+
+def kept(alias: str) -> str:
+    """`KEPT` of the state rows `alias` of a query."""
+    return ", ".join(f"{alias}.{column}" for column in KEPT)
+
+
+#: `KEPT` of the state of a key (``:g``, ``:k``).
+KEPT_BY_KEY = sa.text(f"SELECT {kept('s')} FROM states AS s WHERE s.game_id = :g AND s.key = :k")
+#: The keys and depths of the states ``:ids`` (expanding) of game ``:g``.
+DEPTHS = sa.text("SELECT key, depth FROM states WHERE game_id = :g AND id IN :ids").bindparams(
+    sa.bindparam("ids", expanding=True)
+)
+#: The id after game ``:g``'s largest (0 for a game without states).
+NEXT_ID = sa.text("SELECT COALESCE(MAX(id), -1) + 1 FROM states WHERE game_id = :g")
+#: Delete state ``:s`` of game ``:g`` (its moves deleted first).
+DELETE = sa.text("DELETE FROM states WHERE game_id = :g AND id = :s")
+#: Set the height ``:h`` of state ``:s`` of game ``:g``.
+SET_HEIGHT = sa.text("UPDATE states SET height = :h WHERE game_id = :g AND id = :s")
+#: Set the value of state ``:s`` of game ``:g``: ``:grundy``, ``:outcome``, remoteness
+#: ``:far``, by build ``:b``.
+SET_VALUE = sa.text(
+    "UPDATE states SET grundy = :grundy, outcome = :outcome, remoteness = :far, "
+    "value_build_id = :b WHERE game_id = :g AND id = :s"
+)
 
 # -- reads into arrays (queries to stream, see `explorer.storage.bulk.read_int_columns`) -------
 #: SQL giving 1 for an expanded state, else 0.
