@@ -9,14 +9,9 @@ from collections.abc import Callable, Hashable
 from dataclasses import asdict, dataclass
 from typing import Any, cast
 
+from explorer.analysis.results import Explanation, Solution
 from explorer.analysis.sequences import find_period
-from explorer.analysis.solving import (
-    AUTO_GRAPH_EDGES,
-    AUTO_GRAPH_STATES,
-    Explanation,
-    Method,
-    Solution,
-)
+from explorer.analysis.solving import AUTO_GRAPH_EDGES, AUTO_GRAPH_STATES, Method
 from explorer.errors import GraphTooLargeError, MisereSequenceTooLargeError, SpecError
 from explorer.games.base import Game, Position
 from explorer.games.convention import MISERE, Convention

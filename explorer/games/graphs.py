@@ -421,12 +421,12 @@ class UserGraphGame(GraphFamily):
     forms = "PCSWK"
 
     def __init__(self, function: Callable[[Any], Sequence[Any]], name: str) -> None:
-        from explorer.games.python import _source_of
+        from explorer.games.rule_calls import source_of
 
         super().__init__()
         self.function = self.rule = function
         self.name = name
-        self.source = _source_of(function, name)
+        self.source = source_of(function, name)
 
     @property
     def spec(self) -> str:

@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from explorer.analysis.genus import GenusSequence
     from explorer.analysis.patterns import Patterns
     from explorer.analysis.quotient import MisereQuotient
+    from explorer.analysis.results import Explanation, Solution
     from explorer.analysis.sequences import ValueSequence
-    from explorer.analysis.solving import Explanation, Solution
     from explorer.analysis.sweep import Sweep
     from explorer.storage import BuildReport, EditReport, QueryResult
     from explorer.viz.page import GraphPage
