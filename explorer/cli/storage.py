@@ -23,6 +23,7 @@ from explorer.cli.common import (
     within_machine,
 )
 from explorer.cli.findings import print_findings, print_stored_findings
+from explorer.cli.parts import game_part_rows, part_rows, print_part_table
 from explorer.cli.stored_options import db_option, shown_game, stored_misere_option
 from explorer.games import load_game, refuse_bad_position
 from explorer.games.convention import MISERE, Convention
@@ -236,7 +237,6 @@ def build_command(
         else:
             database = stack.enter_context(open_database(url))
         update = stack.enter_context(_progress(not as_json, total))
-        stack.enter_context(database.parts.shared(game))
         report = database.game(game, convention).build(
             position, options, progress=update, executor=executor
         )
@@ -441,7 +441,8 @@ def _print_state(state: dict[str, Any]) -> None:
 @json_option(
     "one object: game, convention, states, edges, expanded, solved, unsolved, by_outcome, "
     "by_grundy, by_depth, max_grundy, max_depth, max_remoteness, max_height, builds, tiers (and"
-    " patterns, quotient when stored); without SPEC, a list of such objects"
+    " patterns, quotient, parts: its part table rows, when stored); without SPEC, a list of"
+    " such objects"
 )
 def stats_command(spec: str | None, url: str | None, convention: Convention, as_json: bool) -> None:
     """Counts by outcome, Grundy value and depth, and the build history of a stored game.
@@ -461,7 +462,10 @@ def stats_command(spec: str | None, url: str | None, convention: Convention, as_
         raise click.UsageError("--misere names a game's misère build: give its SPEC")
     with open_database(url, create=False) as database:
         result: Any = database.game(spec, convention).stats() if spec else database.games()
-        parts = database.parts.counts() if spec is None and not as_json else []
+        parts = part_rows(database)
+    for row in [result] if spec else result:  # a game's part families, in normal play
+        shared = [] if row["convention"] == MISERE else game_part_rows(parts, row["game"])
+        row.update({"parts": shared} if shared else {})
     if as_json:
         print_json(result)
         return
@@ -493,13 +497,7 @@ def stats_command(spec: str | None, url: str | None, convention: Convention, as_
                 )
             print_table(sequences)
         print_stored_findings({row["game"]: row["findings"] for row in result if "findings" in row})
-        if parts:
-            shared = Table("family", "parts stored", "look-ups", "hit rate", title="part table")
-            for row in parts:
-                looked = int(row["lookups"])
-                rate = f"{int(row['hits']) / looked:.1%}" if looked else "-"
-                shared.add_row(str(row["family"]), f"{row['parts']:,}", f"{looked:,}", rate)
-            print_table(shared)
+        print_part_table(parts)
         return
     misere = result["convention"] == "misere"
     console.print(f"game            {visible(result['game'])}")
@@ -544,6 +542,7 @@ def stats_command(spec: str | None, url: str | None, convention: Convention, as_
     print_table(builds)
     if "tiers" in result:
         _print_tiers(result["tiers"])
+    print_part_table(result.get("parts", []))
     print_findings(result)
 
 

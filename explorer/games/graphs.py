@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 from explorer.errors import PositionError, SpecError
 from explorer.games.base import Decomposition, Game, Part
 from explorer.games.labels import graph_label
+from explorer.games.pictures import GraphPicture
 
 #: A vertex name in an edge list: letters, digits, ``_`` and ``.``.
 NAME = re.compile(r"[A-Za-z0-9_.]+")
@@ -332,6 +333,9 @@ class GraphFamily(Game[Graph]):
 
     def part_label(self, position: Graph) -> str | None:
         return graph_label(position.adjacency)
+
+    def picture(self, position: Graph) -> GraphPicture:
+        return GraphPicture(position.names, tuple(position.edges()))
 
     def sequence_position(self, n: int) -> Graph | None:
         if self.form is None:

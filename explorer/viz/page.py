@@ -40,6 +40,7 @@ from explorer.viz.palette import (
 
 if TYPE_CHECKING:
     from explorer.viz.notebook import InteractivePage
+    from explorer.viz.parts import PartsView
 
 #: Height of a layer on the page, in vis-network units.
 ROW = 110.0
@@ -165,6 +166,7 @@ class Drawing:
     legend: list[LegendItem]
     nodes: list[dict[str, Any]]
     edges: list[dict[str, Any]]
+    parts: PartsView | None = None  # a position on graphs or boards: its parts drawn
 
 
 @dataclass(frozen=True)
@@ -421,7 +423,7 @@ def graph_drawing(graph: nx.DiGraph, *, title: str | None = None) -> Drawing:
     )
     note = _cut_note(len(nodes), states, meta) if meta.get("cut") else ""
     legend = _legend(values, start=start in ids, groups=groups, convention=convention)
-    return Drawing(heading, [summary], note, legend, nodes, edges)
+    return Drawing(heading, [summary], note, legend, nodes, edges, meta.get("parts"))
 
 
 def _acyclic(level: Mapping[Hashable, int], graph: nx.DiGraph) -> bool:
@@ -603,4 +605,5 @@ def _render(drawing: Drawing) -> str:
         lines=[*drawing.lines, HINT],
         note=drawing.note,
         legend=drawing.legend,
+        parts=drawing.parts,
     )
