@@ -111,7 +111,8 @@ def page_view(page: GraphPage) -> str:
 
 def _picture(nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> dict[str, Any]:
     """States and moves as SVG shapes, laid out where vis-network puts them."""
-    from explorer.viz.page import GROUPS, OPTIONS, control_point
+    from explorer.viz.curves import control_point
+    from explorer.viz.page import GROUPS, OPTIONS
 
     default_font = OPTIONS["nodes"]["font"]["size"]
     states, where = [], {}
