@@ -313,7 +313,7 @@ class SQLiteWriter(BulkWriter):
         `ROWS_LEFT` sizes (see there)."""
         per = self._rows_per_statement(width or len(columns))
         head = states_table.insert_head(columns)
-        flat = [*chain.from_iterable(rows)] if width is None else rows
+        flat = [*chain.from_iterable(rows)] if width is None else rows  # type: ignore[arg-type]
         width = width or len(columns)
         start, total = 0, len(flat) // width
         for size in (per, *ROWS_LEFT):
