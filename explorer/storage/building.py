@@ -664,12 +664,15 @@ def build_position(
     root = game.parse(position)
     if convention == MISERE:
         refuse_misere_cycles(game)
+    from explorer.storage.part_values import SharedParts
     from explorer.storage.tiered import TieredBuilder, tiers_apply
 
-    if tiers_apply(engine, game, root, options, convention):
-        refuse_unbuildable(game, root, memory=options.memory, max_states=None)
-        return TieredBuilder(engine, game, root, options, executor, progress, convention).run()
-    return GraphBuilder(engine, game, root, options, progress, convention).run()
+    # a game whose parts have labels reads the part table first and adds to it after
+    with SharedParts(engine).building(game, root, options.max_states is None, convention):
+        if tiers_apply(engine, game, root, options, convention):
+            refuse_unbuildable(game, root, memory=options.memory, max_states=None)
+            return TieredBuilder(engine, game, root, options, executor, progress, convention).run()
+        return GraphBuilder(engine, game, root, options, progress, convention).run()
 
 
 def refuse_misere_cycles(game: Game[Any]) -> None:
