@@ -20,15 +20,9 @@ if TYPE_CHECKING:
     from explorer.analysis.graph_answers import grundy_values, outcomes, remoteness, winning_moves
     from explorer.analysis.patterns import patterns
     from explorer.analysis.quotient import MisereQuotient, misere_quotient
+    from explorer.analysis.results import Explanation, Solution
     from explorer.analysis.sequences import ValueSequence, find_period, value_sequence
-    from explorer.analysis.solving import (
-        Explanation,
-        Solution,
-        explain,
-        grundy_value,
-        solve,
-        value_table,
-    )
+    from explorer.analysis.solving import explain, grundy_value, solve, value_table
     from explorer.analysis.sweep import Sweep, sweep_variants
     from explorer.games import Convention, families, load_game
     from explorer.games.base import Game
@@ -43,8 +37,8 @@ if TYPE_CHECKING:
 #: Where each public name lives: the module is imported when the name is first asked for.
 _HOMES = {
     "__version__": "explorer.version",
-    "Explanation": "explorer.analysis.solving",
-    "Solution": "explorer.analysis.solving",
+    "Explanation": "explorer.analysis.results",
+    "Solution": "explorer.analysis.results",
     "explain": "explorer.analysis.solving",
     "grundy_value": "explorer.analysis.solving",
     "solve": "explorer.analysis.solving",

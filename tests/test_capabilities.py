@@ -20,6 +20,7 @@ from explorer.errors import PositionError, SpecError
 from explorer.games import Game, may_cycle, register_game
 from explorer.games.base import NimHeaps, TableProgress, natural_number, parse_int_list
 from explorer.games.heaps import HeapGame
+from explorer.storage import open_database
 from tests.support.bruteforce import heap_game_moves, mex_values, solve_by_definition
 from tests.support.strategies import fraction_of_examples
 
@@ -192,6 +193,29 @@ def test_a_heap_game_of_the_user_gets_sequences_and_tables(registry):
     assert value_sequence(game, 39).values.tolist() == expected  # period 2: 0, 1, 0, 1, ...
     table = value_table(game, 5, 6)
     assert table == [[expected[r] ^ expected[c] for c in range(6)] for r in range(5)]
+
+
+class TakeOneOrThreeInWords(TakeOneOrThree):
+    """`TakeOneOrThree` with its heaps written ``3+4`` (its own keys, not a heap game's)."""
+
+    family = "one-or-three-words"
+    example = ("one-or-three-words", "4+5")
+
+    def parse(self, text: str) -> tuple[int, ...]:
+        return tuple(sorted(h for h in map(int, text.split("+")) if h))
+
+    def format(self, position: tuple[int, ...]) -> str:
+        return "+".join(map(str, position)) or "0"
+
+
+def test_a_heap_game_writing_its_own_keys_builds_with_them(tmp_path):
+    assert TakeOneOrThree.plain_keys and not TakeOneOrThreeInWords.plain_keys
+    db = open_database(f"sqlite:///{tmp_path / 'words.db'}")
+    stored = db.game(TakeOneOrThreeInWords())
+    assert stored.build("4+5").grundy == 1  # G(4) xor G(5): the values go 0, 1, 0, 1, ...
+    keys = [s["position"] for s in stored.states(limit=100)["states"]]
+    assert "4+5" in keys and "3+5" in keys and not any("," in key for key in keys)
+    db.close()
 
 
 class Clock(Game[int]):

@@ -16,7 +16,8 @@ from explorer.analysis.parts import PartTable, part_value
 from explorer.analysis.sequences import value_sequence
 from explorer.analysis.solving import grundy_value
 from explorer.errors import PositionError, SpecError
-from tests.support.bruteforce import mex_values
+from explorer.games.convention import Convention
+from tests.support.bruteforce import mex_values, misere_values
 from tests.support.cli import run_json
 from tests.support.strategies import fraction_of_examples
 
@@ -345,3 +346,15 @@ def test_a_graph_game_from_a_file_is_node_kayles_again(tmp_path, monkeypatch, te
     graph.add_nodes_from(position.names)
     graph.add_edges_from((position.names[i], position.names[j]) for i, j in position.edges())
     assert mine["grundy"] == node_kayles_brute(graph)
+
+
+@settings(max_examples=fraction_of_examples(1), deadline=None)
+@given(random_graphs(most=9))
+def test_misere_outcomes_are_the_brute_forces_and_say_how_they_are_found(graph):
+    game = load_game("nodekayles")
+    position = game.parse(edge_text(graph))
+    start = frozenset(graph)
+    brute = misere_values(start, lambda s: [s - {v} - set(graph[v]) for v in s])[start]
+    solution = solve(game, position, convention=Convention.MISERE)
+    assert (solution.outcome, solution.remoteness) == brute
+    assert "not from the XOR" in solution.note and "whole game graph" in solution.note

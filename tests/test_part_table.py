@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
@@ -12,6 +13,7 @@ from explorer import load_game
 from explorer.analysis.parts import PART_TABLE
 from explorer.analysis.solving import grundy_value
 from explorer.storage import open_database
+from tests.support.cli import run_json, run_ok
 from tests.support.environment import REPO
 
 
@@ -92,3 +94,55 @@ def test_two_processes_filling_the_table_at_once_lose_nothing(pg_url, tmp_path):
     _, alone = run_once(sqlite, "nodekayles", "+".join(sorted({*texts_a, *texts_b})))
     assert stored_rows(pg_url) == alone
     assert run_once(pg_url, "nodekayles", "+".join(sorted({*texts_a, *texts_b})))[1] == 0
+
+
+def build_once(url: str, spec: str, text: str) -> tuple[Any, int]:
+    """A build as a new process would make it; its report and the parts it valued itself."""
+    PART_TABLE.clear()
+    with open_database(url) as db:
+        report = db.game(spec).build(text)
+    computed = PART_TABLE.computed
+    PART_TABLE.clear()
+    return report, computed
+
+
+def test_a_second_build_values_only_the_new_parts(db_url, tmp_path):
+    report, first = build_once(db_url, "nodekayles", "P7+C5")
+    assert first > 0 and stored_rows(db_url) == first
+    assert report.grundy == grundy_value("nodekayles", "P7+C5")  # the build's own retrograde
+    # alone, P9+K3_3 values every part of its own; after P7+C5, only those it did not have
+    _, alone = build_once(str(tmp_path / "alone.db"), "nodekayles", "P9+K3_3")
+    report, second = build_once(db_url, "nodekayles", "P9+K3_3")
+    assert 0 < second < alone
+    assert stored_rows(db_url) == first + second
+    assert report.grundy == grundy_value("nodekayles", "P9+K3_3")
+    # another game of the family (the sequence form) finds every part stored
+    report, third = build_once(db_url, "nodekayles:P", "P6+C5")
+    assert (third, report.status) == (0, "complete")
+
+
+def test_a_build_cut_short_values_no_part_ahead(db_url):
+    PART_TABLE.clear()
+    with open_database(db_url) as db:
+        report = db.game("nodekayles").build("4x4", max_states=20)
+    assert report.status == "stopped" and PART_TABLE.computed == 0
+    assert stored_rows(db_url) == 0
+
+
+def test_stats_give_the_part_table_size_and_hit_rate(tmp_path):
+    path = str(tmp_path / "s.db")
+    run_ok("build", "cram", "3x3", "--db", path)
+    run_ok("solve", "cram", "3x4", "--db", path)
+    stats = run_json("stats", "cram", "--db", path)
+    (row,) = stats["parts"]
+    assert row["family"] == "cram" and row["parts"] == stored_rows(path) > 0
+    assert 0 < row["hits"] <= row["lookups"] and row["hit_rate"] == round(
+        row["hits"] / row["lookups"], 4
+    )
+    listed = run_json("stats", "--db", path)
+    assert [game["parts"] for game in listed] == [[row]]
+    text = run_ok("stats", "cram", "--db", path)
+    assert "part table" in text and f"{row['hit_rate']:.1%}" in text
+    # a game without part labels has no such key
+    run_ok("build", "nim", "2,3", "--db", path)
+    assert "parts" not in run_json("stats", "nim", "--db", path)

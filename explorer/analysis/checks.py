@@ -412,7 +412,7 @@ def check_claim(
         try:
             said = evaluate(names)
         except Exception as error:
-            from explorer.games.python import way_out
+            from explorer.games.rule_calls import way_out
 
             raise SpecError(
                 f"the claim {expression!r} {way_out(error)} at position "

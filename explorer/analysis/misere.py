@@ -9,14 +9,9 @@ from collections.abc import Callable, Hashable
 from dataclasses import asdict, dataclass
 from typing import Any, cast
 
+from explorer.analysis.results import Explanation, Solution
 from explorer.analysis.sequences import find_period
-from explorer.analysis.solving import (
-    AUTO_GRAPH_EDGES,
-    AUTO_GRAPH_STATES,
-    Explanation,
-    Method,
-    Solution,
-)
+from explorer.analysis.solving import AUTO_GRAPH_EDGES, AUTO_GRAPH_STATES, Method
 from explorer.errors import GraphTooLargeError, MisereSequenceTooLargeError, SpecError
 from explorer.games.base import Game, Position
 from explorer.games.convention import MISERE, Convention
@@ -211,7 +206,24 @@ def _solve_graph(
         ),
         method="graph",
         states=graph.number_of_nodes(),
+        note=_parts_note(game, position, graph.number_of_nodes()),
         convention=MISERE,
+    )
+
+
+def _parts_note(game: Game[Any], position: Position, states: int) -> str:
+    """How a misère outcome of a game valued part by part (Node-Kayles, Cram, ...) was found:
+    not from its parts' values, whose XOR gives normal play only."""
+    from explorer.analysis.parts import part_families
+
+    if not part_families(game):
+        return ""
+    split = game.decompose(position)
+    parts = 1 if split is None else len(split.parts)
+    return (
+        f"misère outcome from the whole game graph ({states:,} states; no move: N), not from "
+        f"the XOR of the {parts:,} part{'s' if parts != 1 else ''}' values, which holds "
+        "in normal play only"
     )
 
 

@@ -5,12 +5,12 @@ that answer misère play of any sum of heaps, computed from the definition and v
 from __future__ import annotations
 
 import heapq
-from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from explorer.analysis.monoids import phi_period, present, tame_index
+from explorer.analysis.quotient_check import Checked, Letter, check_all, first_inconsistent
 from explorer.errors import PositionError, QuotientTooLargeError, SpecError
 from explorer.games.arguments import as_count, as_game
 from explorer.games.base import Game
@@ -18,10 +18,6 @@ from explorer.games.heaps import HeapGame
 from explorer.limits import QUOTIENT_MAX_SIZE, QUOTIENT_MAX_STATES
 
 Heaps = tuple[int, ...]
-#: A (q, T) pair of the verification: an element and the set of its options' elements (a mask).
-_Node = tuple[int, int]
-#: The pairs checked, each with the pair and the heap it was first reached from.
-_Checked = dict[_Node, "tuple[_Node, int] | None"]
 
 #: Heaps computed between two looks for a proven period of Φ (octal games), which ends the work.
 PERIOD_CHECKS = 32
@@ -254,83 +250,6 @@ def quotient_winning_moves(
     return list(moves)
 
 
-class _Letter:
-    """How adding one heap acts on the checked pairs: q -> col[q], T -> col[T] | opt[q]."""
-
-    __slots__ = ("col", "opt", "images", "key")
-
-    def __init__(self, col: list[int], opt: list[int]) -> None:
-        self.col = col
-        self.opt = opt
-        self.images: dict[int, int] = {}
-        self.key = (tuple(col), tuple(opt))
-
-    def image(self, mask: int) -> int:
-        """The set `mask` (bits of elements) carried through col."""
-        found = self.images.get(mask)
-        if found is None:
-            found = 0
-            rest = mask
-            while rest:
-                low = rest & -rest
-                found |= 1 << self.col[low.bit_length() - 1]
-                rest ^= low
-            self.images[mask] = found
-        return found
-
-
-def _first_inconsistent(
-    accept: list[bool],
-    letters: list[_Letter],
-    nodes: _Checked,
-    todo: list[tuple[_Node, _Letter]],
-    heap_of: dict[tuple[object, ...], int],
-    limit: int,
-) -> _Node | None:
-    """Explore the pairs (q, T) from `todo` (adding each found pair to `nodes` with its parent
-    and heap); return the first pair where q is in P but T is empty or meets P, or q is not in
-    P but T misses P and is not empty; None when every pair is consistent."""
-    p_mask = sum(1 << q for q, a in enumerate(accept) if a)
-    queue = deque(todo)
-    while queue:
-        (q, t), letter = queue.popleft()
-        node = (letter.col[q], letter.image(t) | letter.opt[q])
-        if node in nodes:
-            continue
-        nodes[node] = ((q, t), heap_of[letter.key])
-        q2, t2 = node
-        if accept[q2] != (t2 != 0 and not t2 & p_mask):
-            return node
-        if len(nodes) > limit:
-            raise QuotientTooLargeError("", limit)
-        queue.extend((node, other) for other in letters)
-    return None
-
-
-def _check_all(
-    accept: list[bool],
-    heaps: int,
-    column: Callable[[int], list[int]],
-    options: Callable[[int, int], Iterable[int]],
-    limit: int,
-) -> tuple[_Checked, list[_Letter], dict[tuple[object, ...], int], _Node | None]:
-    """Check a candidate on every sum of heaps 1..heaps from scratch: the heap h moves q to
-    column(h)[q], and its moves from q reach options(h, q). Returns the pairs found (with
-    their parents), the distinct letters, a heap of each, and the first inconsistent pair."""
-    letters: list[_Letter] = []
-    heap_of: dict[tuple[object, ...], int] = {}
-    for h in range(1, heaps + 1):
-        opt = [sum({1 << t for t in options(h, q)}) for q in range(len(accept))]
-        letter = _Letter(column(h), opt)
-        if letter.key not in heap_of:
-            heap_of[letter.key] = h
-            letters.append(letter)
-    nodes: _Checked = {(0, 0): None}
-    todo = [((0, 0), letter) for letter in letters]
-    bad = _first_inconsistent(accept, letters, nodes, todo, heap_of, limit)
-    return nodes, letters, heap_of, bad
-
-
 class _Builder:
     """The quotient of heaps 0..n, grown one heap at a time (identity at index 0)."""
 
@@ -343,9 +262,9 @@ class _Builder:
         self.phi: list[int] = [0]
         self.sizes: list[int] = [1]
         self.proven: tuple[int, int] | None = None  # a period of Φ proven for every heap
-        self.letters: list[_Letter] = []
+        self.letters: list[Letter] = []
         self.heap_of: dict[tuple[object, ...], int] = {}
-        self.nodes: _Checked = {(0, 0): None}
+        self.nodes: Checked = {(0, 0): None}
 
     # heaps -----------------------------------------------------------------
     def heap_options(self, n: int) -> list[Heaps]:
@@ -382,7 +301,7 @@ class _Builder:
             element = self.table[element][self.phi[h]]
         return element
 
-    def _letter(self, x: int, targets: Iterable[int]) -> _Letter:
+    def _letter(self, x: int, targets: Iterable[int]) -> Letter:
         table = self.table
         targets = list(targets)
         opt = []
@@ -391,7 +310,7 @@ class _Builder:
             for s in targets:
                 mask |= 1 << row[s]
             opt.append(mask)
-        return _Letter([row[x] for row in table], opt)
+        return Letter([row[x] for row in table], opt)
 
     def _extend(self, n: int) -> bool:
         """Try heap n as an element already there: the one whose check passes (at most one
@@ -411,7 +330,7 @@ class _Builder:
             self.heap_of[letter.key] = n
             todo = [(node, letter) for node in trial]
             letters = [*self.letters, letter]
-            bad = _first_inconsistent(
+            bad = first_inconsistent(
                 self.accept, letters, trial, todo, self.heap_of, self.max_states
             )
             if bad is None:
@@ -426,7 +345,7 @@ class _Builder:
         learner = _Learner(self, n)
         self.table, self.accept, self.reps, self.phi = learner.run()
         targets = [{self.product(w) for w in learner.options[h]} for h in range(n + 1)]
-        self.nodes, self.letters, self.heap_of, bad = _check_all(
+        self.nodes, self.letters, self.heap_of, bad = check_all(
             self.accept,
             n,
             lambda h: [row[self.phi[h]] for row in self.table],
@@ -613,7 +532,7 @@ class _Learner:
                                 [*self.reps[two], *e],
                             ]
                         )
-        nodes, _, _, bad = _check_all(
+        nodes, _, _, bad = check_all(
             accept,
             self.n,
             lambda h: [row[h] for row in self.delta],

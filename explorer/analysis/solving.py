@@ -10,13 +10,14 @@ them by the generalized nim-sum, never through the product graph.
 from __future__ import annotations
 
 from collections.abc import Hashable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import replace
 from typing import Any, Literal, cast
 
 import networkx as nx
 import numpy as np
 
 from explorer.analysis.memo import GRAPH_MEMO
+from explorer.analysis.results import Explanation, Solution, shown_value, value_fields
 from explorer.errors import CyclicGraphError, ExplorerError, GraphTooLargeError, SpecError
 from explorer.games.arguments import as_count, as_game, as_position
 from explorer.games.base import Decomposition, Game, Position, TableProgress
@@ -24,7 +25,7 @@ from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.games.heaps import FAR_HEAP, FAR_MOVES, PERIODIC_SPLIT_PARTS
 from explorer.games.tables import heap_pair_table
 from explorer.generation.graph import DEFAULT_MAX_STATES, build_graph
-from explorer.solver import mex, solve_graph
+from explorer.solver import solve_graph
 from explorer.solver.loopy import (
     Infinite,
     Value,
@@ -44,136 +45,6 @@ AUTO_GRAPH_EDGES = 50_000
 AUTO_GRAPH_PARTS = 16
 #: Default memory a value table may take, in MiB (``--memory`` raises it).
 DEFAULT_TABLE_MEMORY_MB = 2048
-
-
-class _Valued:
-    """What a solution and an explanation share: the value, finite or ∞(K)."""
-
-    grundy: int | None
-    infinite: bool
-    escapes: list[int] | None
-
-    @property
-    def value(self) -> str:
-        """The value as text: ``3``, ``∞(0,2)``, or ``-`` when not computed (misère play)."""
-        if self.infinite:
-            return str(Infinite(frozenset(self.escapes or ())))
-        return "-" if self.grundy is None else str(self.grundy)
-
-
-@dataclass(frozen=True)
-class Solution(_Valued):
-    """A solved position, as plain data (see `to_dict` for the JSON contract)."""
-
-    game: str
-    position: str
-    grundy: int | None
-    outcome: str
-    remoteness: int | None
-    winning_moves: list[str]
-    method: str
-    states: int | None = None
-    note: str = ""
-    infinite: bool = False
-    escapes: list[int] | None = None
-    drawing_moves: list[str] = field(default_factory=list)
-    convention: Convention = NORMAL
-    #: With method ``reduction``: the value of the reduction, which is 0 exactly on P-positions
-    #: but is not the game's Grundy value (`grundy` is then None).
-    reduction_value: int | None = None
-
-    def to_dict(self) -> dict[str, object]:
-        """The JSON contract of ``explorer solve --json``: `game` (canonical spec), `position`
-        (canonical text), `grundy` (None when infinite, in misère play, or found by a
-        reduction), `reduction_value` (a reduction's value, which keeps only the outcome),
-        `infinite`, `escapes` (the K of ∞(K), None when finite), `outcome` (``P``, ``N`` or
-        ``D``), `remoteness` (None when only the parts were solved, or for a draw),
-        `winning_moves`, `drawing_moves` (from a draw), `method`, `states`, `note` and
-        `convention` (``normal`` or ``misere``); `reduction_value` only where there is one."""
-        return _without_reduction(asdict(self))
-
-    def __repr__(self) -> str:
-        """One line: the value, the outcome and how they were found."""
-        moves = len(self.winning_moves)
-        return (
-            f"<Solution {self.game} at {self.position}: G = {self.value}, {self.outcome}, "
-            f"{moves} winning move{'' if moves == 1 else 's'} ({self.method})>"
-        )
-
-    def _repr_html_(self) -> str:
-        """A table for Jupyter (`explorer.viz.notebook`, imported only when shown)."""
-        from explorer.viz.notebook import solution_view
-
-        return solution_view(self)
-
-
-@dataclass(frozen=True)
-class Explanation(_Valued):
-    """Why a position has its value: successors and their mex, or parts and their XOR."""
-
-    game: str
-    position: str
-    grundy: int | None
-    outcome: str
-    method: str
-    successors: list[tuple[str, int | str]] = field(default_factory=list)
-    parts: list[tuple[str, str, int | str]] = field(default_factory=list)
-    note: str = ""
-    infinite: bool = False
-    escapes: list[int] | None = None
-    stage: int | None = None
-    counter: int | None = None
-    convention: Convention = NORMAL
-    #: With method ``reduction``: the XOR of the parts of the reduction, 0 exactly on
-    #: P-positions but not the game's Grundy value (`grundy` is then None).
-    reduction_value: int | None = None
-    #: Of an N-position that is a sum of finite values: each part whose value changes to make
-    #: the XOR 0 (Bouton's arithmetic): ``{"part", "game", "value", "target", "moves"}`` (the
-    #: winning moves of the sum that change it), and whether the parts are heaps of Nim.
-    changes: list[dict[str, Any]] = field(default_factory=list)
-    nim: bool = False
-
-    @property
-    def winning_moves(self) -> list[str]:
-        """The successors that are P-positions (value 0), in the order listed."""
-        return [s for s, v in self.successors if isinstance(v, int) and outcome_of(v) == "P"]
-
-    def to_dict(self) -> dict[str, object]:
-        return _without_reduction(asdict(self))
-
-    def __repr__(self) -> str:
-        """One line: the value, the method, and how many parts and moves explain it."""
-        parts = f"{len(self.parts)} parts, " if self.parts else ""
-        return (
-            f"<Explanation {self.game} at {self.position}: G = {self.value} by {self.method}, "
-            f"{parts}{len(self.successors)} moves listed>"
-        )
-
-    def _repr_html_(self) -> str:
-        """The parts and their XOR, or the moves and their mex, as a table for Jupyter."""
-        from explorer.viz.notebook import explanation_view
-
-        return explanation_view(self)
-
-    def reason(self) -> str:
-        """One line saying how the value arose: the mex, or the labelling stage that fixed it."""
-        finite = sorted({v for _, v in self.successors if isinstance(v, int)})
-        listed = ", ".join(map(str, finite))
-        if self.convention == MISERE:
-            return self.note
-        if self.method == "mex":
-            return f"G = mex{{{listed}}} = {self.grundy}"
-        if not self.infinite:
-            return (
-                f"G = mex{{{listed}}} = {self.grundy}, fixed at stage {self.stage} of the "
-                f"labelling (counter {self.counter}): every move to a larger or infinite value "
-                f"can be answered by a move back to {self.grundy} with a smaller counter"
-            )
-        return (
-            f"G = {self.value}, labelled infinite at stage {self.stage}: mex{{{listed}}} = "
-            f"{mex(finite)}, but a move to an infinite value cannot be answered by a move "
-            f"back to {mex(finite)}"
-        )
 
 
 def _graph_values(
@@ -342,29 +213,6 @@ def finite_value(
     return value
 
 
-def _without_reduction(fields: dict[str, object]) -> dict[str, object]:
-    """A value's JSON fields, with ``reduction_value`` only when a reduction gave the value."""
-    if fields.get("reduction_value") is None:
-        fields.pop("reduction_value", None)
-    return fields
-
-
-def _value_fields(value: Value, reduction: bool = False) -> dict[str, Any]:
-    """The JSON contract's fields for a value: ``grundy`` (null when infinite or found by a
-    reduction), ``infinite``, ``escapes`` (the finite follower values of ∞(K), null when
-    finite), and with `reduction` ``reduction_value`` (which keeps only the outcome)."""
-    if isinstance(value, Infinite):
-        return {"grundy": None, "infinite": True, "escapes": sorted(value.escapes)}
-    if reduction:
-        return {"grundy": None, "infinite": False, "escapes": None, "reduction_value": value}
-    return {"grundy": value, "infinite": False, "escapes": None}
-
-
-def _shown(value: Value) -> int | str:
-    """A value for a listing: the int, or its text ``∞(0,2)``."""
-    return str(value) if isinstance(value, Infinite) else value
-
-
 def solve(
     game: Game[Any] | str,
     position: Position | str | int,
@@ -476,7 +324,7 @@ def _solve_graph(
     return Solution(
         game=game.spec,
         position=game.format(position),
-        **_value_fields(value),
+        **value_fields(value),
         outcome=outcome,
         remoteness=far[position],
         winning_moves=[
@@ -525,7 +373,7 @@ def _solve_decomposed(
     return Solution(
         game=game.spec,
         position=game.format(position),
-        **_value_fields(value, reduction),
+        **value_fields(value, reduction),
         outcome=outcome,
         remoteness=None,
         winning_moves=[game.format(m) for m in dict.fromkeys(moves)],
@@ -696,14 +544,14 @@ def explain(
         return Explanation(
             game=game.spec,
             position=game.format(position),
-            **_value_fields(total, not parts.exact),
+            **value_fields(total, not parts.exact),
             outcome=outcome_of(total),
             method="decomposition" if parts.exact else "reduction",
             successors=[
-                (game.format(s), _shown(value_of(game, s, max_states=max_states)))
+                (game.format(s), shown_value(value_of(game, s, max_states=max_states)))
                 for s in _sum_moves(game, position)
             ],
-            parts=[(spec, text, _shown(v)) for spec, text, v in values],
+            parts=[(spec, text, shown_value(v)) for spec, text, v in values],
             note=parts.note,
             changes=changes,
             nim=game.nim_heaps(position) is not None,
@@ -712,13 +560,13 @@ def explain(
     value = value_of(game, position, max_states=max_states)  # one graph, with every move
     stage, counter = GRAPH_MEMO.label(game.spec, position) or (None, None)
     successors = [
-        (game.format(s), _shown(value_of(game, s, max_states=max_states)))
+        (game.format(s), shown_value(value_of(game, s, max_states=max_states)))
         for s in dict.fromkeys(game.successors(position))
     ]
     return Explanation(
         game=game.spec,
         position=game.format(position),
-        **_value_fields(value),
+        **value_fields(value),
         outcome=outcome_of(value),
         method="mex" if stage is None else "labelling",
         successors=successors,

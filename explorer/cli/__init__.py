@@ -16,7 +16,9 @@ from explorer.cli.common import ExplorerGroup, LazyCommands
 #: keeps the two the same).
 COMMAND_MODULES = {
     "explorer.cli.core": ("games", "solve", "explain", "sequence", "table"),
-    "explorer.cli.storage": ("build", "query", "stats", "export", "verify"),
+    "explorer.cli.storage": ("build", "query", "stats"),
+    "explorer.cli.export": ("export",),
+    "explorer.cli.verify": ("verify",),
     "explorer.cli.edit": ("import", "edit", "diff"),
     "explorer.cli.viz": ("viz", "plot"),
     "explorer.cli.serve": ("serve",),

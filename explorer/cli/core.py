@@ -39,7 +39,7 @@ from explorer.limits import MAX_STORED_INT
 from explorer.viz.palette import VERDICTS, outcome_text
 
 if TYPE_CHECKING:
-    from explorer.analysis.solving import Explanation
+    from explorer.analysis.results import Explanation
 
 #: Values of a sequence formatted at a time (a multiple of 20, the values a line shows).
 STREAM_VALUES = 20 * 4096

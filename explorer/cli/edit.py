@@ -16,7 +16,7 @@ from explorer.cli.common import (
     print_table,
     visible,
 )
-from explorer.cli.storage import db_option
+from explorer.cli.stored_options import db_option
 from explorer.games import load_game
 from explorer.games.loopy import file_game
 

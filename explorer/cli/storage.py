@@ -1,40 +1,36 @@
-"""Commands over the graph database: build, query, stats, export."""
+"""Commands over the graph database: build, query, stats (export and verify have their own)."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
-from rich.progress import BarColumn, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from explorer.cli.common import (
-    MAX_STATES_IN_MEMORY,
     MAX_STATES_STORED,
     AsciiIntRange,
     console,
     json_option,
     misere_flag,
-    plural,
     print_json,
     print_table,
     progress_bar,
-    stderr_progress,
     visible,
     within_machine,
 )
 from explorer.cli.findings import print_findings, print_stored_findings
+from explorer.cli.parts import game_part_rows, part_rows, print_part_table
+from explorer.cli.stored_options import db_option, shown_game, stored_misere_option
 from explorer.games import load_game, refuse_bad_position
 from explorer.games.convention import MISERE, Convention
 from explorer.games.rules_files import files_read_once
 from explorer.limits import MAX_STORED_INT
 from explorer.solver.loopy import Infinite, format_value
-from explorer.viz.palette import game_title, outcome_text
+from explorer.viz.palette import outcome_text
 
 if TYPE_CHECKING:  # SQLAlchemy and Alembic load only in the commands that open a database
     from explorer.storage import BuildProgress, BuildReport, Database
@@ -44,24 +40,6 @@ MAX_PAGE = 1_000_000
 
 #: Default of `explorer build --memory`, in megabytes.
 DEFAULT_MEMORY_MB = 4096
-
-db_option = click.option(
-    "--db",
-    "url",
-    metavar="URL",
-    default=None,
-    help="Database file or URL: a path, sqlite:///FILE or postgresql://USER@HOST/DB "
-    "(default: $EXPLORER_DB, else ./explorer.db).",
-)
-stored_misere_option = misere_flag(
-    "The game's misère build (explorer build --misere), stored beside its normal-play one."
-)
-
-
-def _shown_game(game: str, convention: str) -> str:
-    """A stored game's spec as shown (see `visible`), marked when it is a misère build."""
-    return game_title(visible(game), convention)
-
 
 #: The build progress bar's fields (they fit in 80 columns with the bar and the elapsed time):
 #: the work column shows the edges, or the tier steps of a build in tiers.
@@ -108,7 +86,7 @@ def _print_build(
         console.print("  play     misère (the player who moves last loses)")
     console.print(
         f"  states   {report.states_new:,} new, {report.states_reused:,} reused "
-        f"({report.states_stored:,} stored for {_shown_game(report.game, report.convention)})"
+        f"({report.states_stored:,} stored for {shown_game(report.game, report.convention)})"
     )
     console.print(f"  edges    {report.edges_new:,} new")
     console.print(f"  values   {report.values_computed:,} computed")
@@ -259,7 +237,6 @@ def build_command(
         else:
             database = stack.enter_context(open_database(url))
         update = stack.enter_context(_progress(not as_json, total))
-        stack.enter_context(database.parts.shared(game))
         report = database.game(game, convention).build(
             position, options, progress=update, executor=executor
         )
@@ -408,12 +385,12 @@ def query_command(
                 limit=limit,
                 offset=offset,
             )
-            title = f"{_shown_game(page['game'], page['convention'])} states"
+            title = f"{shown_game(page['game'], page['convention'])} states"
         elif direction:
             linked = game.successors if direction == "out" else game.predecessors
             page = linked(position, limit=limit, offset=offset)
             title = (
-                f"{_shown_game(page['game'], page['convention'])} "
+                f"{shown_game(page['game'], page['convention'])} "
                 f"{'moves from' if direction == 'out' else 'moves to'} {visible(page['position'])}"
             )
         else:
@@ -464,7 +441,8 @@ def _print_state(state: dict[str, Any]) -> None:
 @json_option(
     "one object: game, convention, states, edges, expanded, solved, unsolved, by_outcome, "
     "by_grundy, by_depth, max_grundy, max_depth, max_remoteness, max_height, builds, tiers (and"
-    " patterns, quotient when stored); without SPEC, a list of such objects"
+    " patterns, quotient, parts: its part table rows, when stored); without SPEC, a list of"
+    " such objects"
 )
 def stats_command(spec: str | None, url: str | None, convention: Convention, as_json: bool) -> None:
     """Counts by outcome, Grundy value and depth, and the build history of a stored game.
@@ -484,7 +462,10 @@ def stats_command(spec: str | None, url: str | None, convention: Convention, as_
         raise click.UsageError("--misere names a game's misère build: give its SPEC")
     with open_database(url, create=False) as database:
         result: Any = database.game(spec, convention).stats() if spec else database.games()
-        parts = database.parts.counts() if spec is None and not as_json else []
+        parts = part_rows(database)
+    for row in [result] if spec else result:  # a game's part families, in normal play
+        shared = [] if row["convention"] == MISERE else game_part_rows(parts, row["game"])
+        row.update({"parts": shared} if shared else {})
     if as_json:
         print_json(result)
         return
@@ -492,7 +473,7 @@ def stats_command(spec: str | None, url: str | None, convention: Convention, as_
         table = Table("game", "states", "edges", title=f"games in {visible(database.url)}")
         for row in result:
             table.add_row(
-                _shown_game(row["game"], row["convention"]),
+                shown_game(row["game"], row["convention"]),
                 f"{row['states']:,}",
                 f"{row['edges']:,}",
             )
@@ -516,13 +497,7 @@ def stats_command(spec: str | None, url: str | None, convention: Convention, as_
                 )
             print_table(sequences)
         print_stored_findings({row["game"]: row["findings"] for row in result if "findings" in row})
-        if parts:
-            shared = Table("family", "parts stored", "look-ups", "hit rate", title="part table")
-            for row in parts:
-                looked = int(row["lookups"])
-                rate = f"{int(row['hits']) / looked:.1%}" if looked else "-"
-                shared.add_row(str(row["family"]), f"{row['parts']:,}", f"{looked:,}", rate)
-            print_table(shared)
+        print_part_table(parts)
         return
     misere = result["convention"] == "misere"
     console.print(f"game            {visible(result['game'])}")
@@ -567,6 +542,7 @@ def stats_command(spec: str | None, url: str | None, convention: Convention, as_
     print_table(builds)
     if "tiers" in result:
         _print_tiers(result["tiers"])
+    print_part_table(result.get("parts", []))
     print_findings(result)
 
 
@@ -593,210 +569,4 @@ def _print_tiers(tiers: list[dict[str, Any]]) -> None:
     print_table(table)
 
 
-@click.command("export")
-@click.argument("spec")
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    required=True,
-    help="File to write (CSV writes FILE.nodes.csv and FILE.edges.csv).",
-)
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["graphml", "gexf", "json", "csv"]),
-    help="Default: the file suffix.",
-)
-@click.option("--around", metavar="POSITION", help="Export the neighbourhood of POSITION.")
-@click.option(
-    "--depth",
-    type=AsciiIntRange(min=0, max=MAX_STATES_IN_MEMORY),
-    default=2,
-    show_default=True,
-    help="Moves from --around to include.",
-)
-@click.option(
-    "--direction",
-    type=click.Choice(["out", "in", "both"]),
-    default="out",
-    show_default=True,
-    help="Follow moves forwards, backwards or both from --around.",
-)
-@click.option(
-    "--limit",
-    type=AsciiIntRange(min=1, max=MAX_STORED_INT),
-    default=None,
-    help="Most states to export: the first N in discovery order (default: all), or for "
-    "--around the most the neighbourhood may have (default 2,000,000).",
-)
-@db_option
-@stored_misere_option
-@json_option("one object: game, convention, states, edges, stored_states, files")
-def export_command(
-    spec: str,
-    output: Path,
-    fmt: str | None,
-    around: str | None,
-    depth: int,
-    direction: str,
-    limit: int | None,
-    url: str | None,
-    convention: Convention,
-    as_json: bool,
-) -> None:
-    """Write a stored game graph, or a neighbourhood, as GraphML, GEXF, JSON or CSV.
-
-    Rows stream from the database to the file (memory stays flat whatever the graph's size);
-    the file replaces OUTPUT only once it is complete, and a symbolic link is never followed.
-    With --misere, the game's misère build (GraphML and JSON say so in the graph's
-    ``convention`` attribute, GEXF in its description).
-
-    \b
-    Examples:
-      explorer export nim -o nim.graphml
-      explorer export nim --around 3,4,5 --depth 1 -o near.gexf
-    """
-    from explorer.storage import open_database
-
-    if around is not None:
-        refuse_bad_position(spec, around)
-    with open_database(url, create=False) as database, _export_progress(not as_json) as update:
-        report = database.game(spec, convention).export(
-            output,
-            fmt,
-            around=around,
-            depth=depth,
-            direction=direction,  # type: ignore[arg-type]
-            limit=limit,
-            progress=update,
-        )
-    if as_json:
-        print_json(report.to_dict())
-        return
-    cut = (
-        f" (the first {report.states:,} of {report.stored_states:,}: raise --limit)"
-        if report.stored_states > report.states
-        else ""
-    )
-    console.print(
-        f"wrote {report.states:,} states and {report.edges:,} edges of "
-        f"{_shown_game(report.game, report.convention)}{cut} to "
-        f"{visible(', '.join(report.files))}"
-    )
-
-
-@contextmanager
-def _export_progress(enabled: bool) -> Iterator[Any]:
-    """A progress bar on standard error: states written, then moves."""
-    bar = stderr_progress(
-        SpinnerColumn(),
-        TextColumn("writing {task.description}"),
-        BarColumn(),
-        TextColumn("{task.completed:>12,} of {task.total:,}"),
-        TimeElapsedColumn(),
-        enabled=enabled,
-    )
-    tasks: dict[str, Any] = {}
-    with bar:
-
-        def update(what: str, done: int, total: int) -> None:
-            if what not in tasks:
-                tasks[what] = bar.add_task(what, total=total)
-            bar.update(tasks[what], completed=done)
-
-        yield update
-
-
-@contextmanager
-def _verify_progress(enabled: bool) -> Iterator[Callable[[str, int, int], None]]:
-    """A progress bar on standard error while `verify` reads each game: its states checked of
-    those stored, and the time left; a stage with no count (the file's integrity check) shows
-    by name, with a spinner."""
-    fields = {"game": "{}", "done": "{:>11,}", "of": "of {} states"}
-    with progress_bar("verifying", fields, total=None, eta=True, enabled=enabled) as update:
-
-        def on_step(game: str, done: int, total: int) -> None:
-            of = f"{total:,}" if total else "?"
-            update(completed=done, total=total or None, game=visible(game), done=done, of=of)
-
-        yield on_step
-
-
-@click.command("verify")
-@click.argument("spec", required=False)
-@db_option
-@click.option(
-    "--rules/--no-rules",
-    default=True,
-    show_default=True,
-    help="Regenerate every state's moves from the game's rules and compare them.",
-)
-@click.option(
-    "--show",
-    type=AsciiIntRange(min=0, max=10_000),
-    default=20,
-    show_default=True,
-    help="Mismatches to list (all are counted).",
-)
-@stored_misere_option
-@json_option(
-    "one object: database, integrity, integrity_problems, games, kinds, mismatches, problems, ok"
-)
-def verify_command(
-    spec: str | None, url: str | None, rules: bool, show: int, convention: Convention, as_json: bool
-) -> None:
-    """Check a stored game (or every stored game) and the database file.
-
-    Recomputes every state's Grundy value, outcome, remoteness and height from its stored
-    successors, regenerates every state's moves from the rules (games imported from a file
-    excepted), checks depths, the per-game counts and stored sequences, and runs SQLite's
-    integrity check (PostgreSQL has none). Prints a summary, one line per kind of damage and
-    the first mismatches; exits 1 if anything is wrong. A misère build (SPEC --misere, or every
-    game without SPEC) is checked by the misère rule: G⁻ = 1 without a move, else the mex.
-
-    \b
-    Examples:
-      explorer verify
-      explorer verify nim --db games.db --show 5
-      explorer verify nim --misere
-    """
-    from explorer.storage import open_database
-
-    if convention == MISERE and not spec:
-        raise click.UsageError("--misere names a game's misère build: give its SPEC")
-    with open_database(url, create=False) as database, _verify_progress(not as_json) as update:
-        checked = database if spec is None else database.game(spec, convention)
-        result = checked.verify(rules=rules, show=show, progress=update)
-    if as_json:
-        print_json(result.to_dict())
-    else:
-        console.print(f"verified {visible(database.url)}")
-        console.print(f"  integrity  {result.integrity}")
-        for problem in result.integrity_problems:
-            console.print(f"    {problem}")
-        for game in result.games:
-            verdict = "ok" if not game.problems else plural(game.problems, "problem")
-            console.print(
-                f"  {_shown_game(game.game, game.convention)}: {game.states:,} states, "
-                f"{game.edges:,} moves ({game.rules}): {verdict}"
-            )
-        for line in result.damage():
-            console.print(f"  damage: {visible(line)}")
-        for m in result.mismatches:
-            console.print(
-                f"  {_shown_game(m.game, m.convention)} {visible(m.position)}: {m.check}: "
-                f"{visible(m.detail)}"
-            )
-    if not result.ok:
-        total = result.problems + len(result.integrity_problems)
-        shown = len(result.mismatches) + len(result.integrity_problems)
-        click.echo(
-            f"Error: {plural(total, 'problem')} found in {visible(database.url)}"
-            + (f" (the first {shown:,} listed)" if shown < total else ""),
-            err=True,
-        )
-        sys.exit(1)
-
-
-COMMANDS = [build_command, query_command, stats_command, export_command, verify_command]
+COMMANDS = [build_command, query_command, stats_command]

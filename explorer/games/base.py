@@ -17,6 +17,7 @@ from explorer.errors import ExplorerError, PositionError, SpecError
 
 if TYPE_CHECKING:
     from explorer.games.heaps import HeapGame
+    from explorer.games.pictures import Picture
 
 #: A position of some game, as code that handles every game sees it: immutable and hashable.
 Position = Hashable
@@ -95,11 +96,12 @@ class Game(ABC, Generic[P]):
 
     The other methods are capabilities a family may offer, each with a default that offers
     nothing: a closed form (`known_value`, `moves_to_value`), counts (`count_states`,
-    `count_moves`), a sum (`decompose`, `summands`), canonical parts (`part_label`), a value
-    table (`value_table`), a sequence (`sequence_position`, `as_heap_game`), a shortcut for
-    misère play (`nim_heaps`), cycles (`may_cycle`) and tiers (`tier`, which lets a build run
-    on every core). The analysis, generation and storage layers ask for them instead of
-    testing a game's class, so a new family opts in by defining them.
+    `count_moves`), a sum (`decompose`, `summands`), canonical parts (`part_label`, and
+    `picture` to draw them), a value table (`value_table`), a sequence (`sequence_position`,
+    `as_heap_game`), a shortcut for misère play (`nim_heaps`), cycles (`may_cycle`) and tiers
+    (`tier`, which lets a build run on every core). The analysis, generation and storage
+    layers ask for them instead of testing a game's class, so a new family opts in by
+    defining them.
 
     A game of your own (``explorer.Game``, loaded with ``py:FILE.py``) needs only `parse`,
     `format` and `successors`, and ``example = ("", "START")`` to name a start; its spec is
@@ -233,6 +235,11 @@ class Game(ABC, Generic[P]):
         """The canonical label of a part (a position that does not split): equal labels
         mean equal values, so `explorer.analysis.parts` values each label once and a part
         table stores it; None when the game has no labels (the default)."""
+        return None
+
+    def picture(self, position: P) -> Picture | None:
+        """How a part of this game looks, drawn beside its value on pages: its graph (vertices
+        and edges) or its board (cells); None when the game has no picture (the default)."""
         return None
 
     def part_family(self) -> str:

@@ -14,6 +14,7 @@ from functools import lru_cache
 from explorer.errors import PositionError, SpecError
 from explorer.games.base import Decomposition, Game, Part, natural_number
 from explorer.games.labels import graph_label
+from explorer.games.pictures import BoardPicture
 
 #: Most cells a board may have (a board is a bit mask of its empty cells).
 MAX_CELLS = 400
@@ -274,6 +275,9 @@ class Cram(Game[Board]):
 
     def part_label(self, position: Board) -> str | None:
         return cell_graph_label(position)
+
+    def picture(self, position: Board) -> BoardPicture:
+        return BoardPicture(position.rows, position.cols, frozenset(position.cells()))
 
     def sequence_position(self, n: int) -> Board | None:
         if self.rows is None:

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 from explorer.errors import PositionError, SpecError
 from explorer.games.base import Decomposition, Game, Part
 from explorer.games.labels import graph_label
+from explorer.games.pictures import GraphPicture
 
 #: A vertex name in an edge list: letters, digits, ``_`` and ``.``.
 NAME = re.compile(r"[A-Za-z0-9_.]+")
@@ -333,6 +334,9 @@ class GraphFamily(Game[Graph]):
     def part_label(self, position: Graph) -> str | None:
         return graph_label(position.adjacency)
 
+    def picture(self, position: Graph) -> GraphPicture:
+        return GraphPicture(position.names, tuple(position.edges()))
+
     def sequence_position(self, n: int) -> Graph | None:
         if self.form is None:
             return None
@@ -421,12 +425,12 @@ class UserGraphGame(GraphFamily):
     forms = "PCSWK"
 
     def __init__(self, function: Callable[[Any], Sequence[Any]], name: str) -> None:
-        from explorer.games.python import _source_of
+        from explorer.games.rule_calls import source_of
 
         super().__init__()
         self.function = self.rule = function
         self.name = name
-        self.source = _source_of(function, name)
+        self.source = source_of(function, name)
 
     @property
     def spec(self) -> str:

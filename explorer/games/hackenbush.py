@@ -14,6 +14,7 @@ from explorer.errors import PositionError
 from explorer.games.base import Decomposition, Game, Part
 from explorer.games.graphs import EMPTY, natural_key, parse_edge_terms
 from explorer.games.labels import graph_label
+from explorer.games.pictures import GraphPicture
 
 GROUND = "g"
 #: A position: its edges (u, v) with u before v in natural order, sorted, repeats kept.
@@ -118,15 +119,21 @@ class Hackenbush(Game[Edges]):
             note=f"{len(parts)} parts meeting at the ground, each valued once per shape",
         )
 
-    def part_label(self, position: Edges) -> str | None:
+    def picture(self, position: Edges) -> GraphPicture:
         names = sorted({v for e in position for v in e} | {GROUND}, key=natural_key)
         index = {name: i for i, name in enumerate(names)}
+        edges = tuple((index[u], index[v]) for u, v in position)
+        return GraphPicture(tuple(names), edges, ground=index[GROUND])
+
+    def part_label(self, position: Edges) -> str | None:
+        picture = self.picture(position)
+        count, edges = len(picture.vertices), picture.edges
         # every edge becomes a vertex of colour 2 joined to its ends (one end for a loop)
-        adjacency = [0] * (len(names) + len(position))
-        for k, (u, v) in enumerate(position):
-            middle = len(names) + k
-            for end in {index[u], index[v]}:
+        adjacency = [0] * (count + len(edges))
+        for k, (u, v) in enumerate(edges):
+            middle = count + k
+            for end in {u, v}:
                 adjacency[middle] |= 1 << end
                 adjacency[end] |= 1 << middle
-        colours = [1 if name == GROUND else 0 for name in names] + [2] * len(position)
+        colours = [int(i == picture.ground) for i in range(count)] + [2] * len(edges)
         return graph_label(tuple(adjacency), tuple(colours))

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -162,6 +162,16 @@ class HeapGame(Game[Heaps]):
     #: Whether every heap of n >= 1 can become a heap of n - 1 (or none, for n = 1): a game
     #: that also never splits then reaches exactly the positions Nim reaches.
     takes_one: bool = False
+    #: Whether positions are written and read as here (heap sizes in increasing order, comma
+    #: separated, ``0`` for none): builds then write and read keys many rows of heaps at once
+    #: (`explorer.generation.expansion.HeapIndex`, the tiers' workers). False for a class that
+    #: writes or reads its own, unless it says True.
+    plain_keys: ClassVar[bool] = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "plain_keys" not in vars(cls) and ("format" in vars(cls) or "parse" in vars(cls)):
+            cls.plain_keys = False
 
     def as_heap_game(self) -> HeapGame:
         return self

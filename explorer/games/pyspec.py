@@ -22,7 +22,8 @@ from typing import Any
 from explorer.errors import GameCodeError, PositionError, SpecError
 from explorer.games.base import Game
 from explorer.games.position_text import format_position, parse_position
-from explorer.games.python import adopt, call_rule, code_fingerprint, way_out
+from explorer.games.python import adopt
+from explorer.games.rule_calls import call_rule, code_fingerprint, way_out
 from explorer.games.rules_files import files_read_once, read_rules_file
 
 #: The entry-point group through which installed packages add game families.

@@ -227,8 +227,9 @@ class HeapIndex:
             or base > MAX_TABLE_HEAP
             or comb(base + width - 1, width) >= MAX_CODE
             or heaps.splits
+            or not heaps.plain_keys
         ):
-            return None  # a split adds heaps: rows would change width
+            return None  # a split adds heaps: rows would change width; `keys` writes plain
         return cls(heaps, width, base, table_bytes)
 
     @property

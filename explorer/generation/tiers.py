@@ -28,7 +28,6 @@ import numpy as np
 
 from explorer.errors import RuleError
 from explorer.games.base import Game
-from explorer.games.heaps import HeapGame
 from explorer.generation.expansion import MAX_STATE_MOVES, HeapIndex, too_many_moves
 
 #: States one task expands at most: large enough that a task's overhead (pickling its keys,
@@ -173,10 +172,8 @@ def _expand_heaps(game: Game[Any], task: TierTask) -> TierExpansion | None:
     None for other games, and when a move does not lower the tier (the general way then
     names it)."""
     heaps = game.as_heap_game()
-    if heaps is None or heaps.splits or not task.keys:
+    if heaps is None or heaps.splits or not heaps.plain_keys or not task.keys:
         return None
-    if type(heaps).format is not HeapGame.format or type(heaps).parse is not HeapGame.parse:
-        return None  # keys written otherwise than "3,4,5"
     rows = _heap_rows(task.keys)
     if rows is None:
         return None

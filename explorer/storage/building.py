@@ -67,6 +67,7 @@ from explorer.storage.records import (
     stored_game,
     update_build,
 )
+from explorer.storage.tables import edges as edges_table
 from explorer.storage.tables import states as states_table
 from explorer.storage.undo import undo_build
 from explorer.version import __version__
@@ -350,13 +351,7 @@ class GraphBuilder:
         if int(self.arrays.grundy.data[root]) != UNKNOWN:
             return
         with self.engine.connect() as conn:
-            key = conn.execute(
-                sa.text(
-                    "SELECT key FROM states WHERE game_id = :g AND grundy IS NULL "
-                    "AND escapes IS NULL ORDER BY id DESC LIMIT 1"
-                ),
-                {"g": self.game_id},
-            ).scalar()
+            key = conn.execute(states_table.LAST_UNVALUED_KEY, {"g": self.game_id}).scalar()
         raise RuleError(
             f"{GameSpec.parse(self.game.spec).reported()} says its play always ends, but its "
             f"moves from {self.root_key!r} lead into a cycle (through {key!r}): say that play "
@@ -386,44 +381,27 @@ class GraphBuilder:
 
     def _stored_root(self, conn: sa.Connection) -> tuple[int | None, bool]:
         """The root's id if it is stored, and whether it has a value."""
-        row = conn.execute(
-            sa.text(
-                "SELECT id, grundy IS NOT NULL FROM states WHERE game_id = :game AND key = :key"
-            ),
-            {"game": self.game_id, "key": self.root_key},
-        ).first()
-        return (None, False) if row is None else (int(row[0]), bool(row[1]))
+        row = conn.execute(states_table.BY_KEY, {"g": self.game_id, "k": self.root_key}).first()
+        return (None, False) if row is None else (int(row.id), row.grundy is not None)
 
     def _load(self, conn: sa.Connection, positions: bool) -> None:
         """Load the game's stored states and edges into the arrays, and their positions into
         the position index when the build may expand states (reading and parsing every key
         is most of the time a load takes)."""
+        read = ("id", "depth", states_table.EXPANDED, "grundy", "remoteness", "height")
         ids, *columns = read_int_columns(
-            conn,
-            "SELECT id, depth, CASE WHEN expanded THEN 1 ELSE 0 END, grundy, remoteness, "
-            "height FROM states WHERE game_id = :game ORDER BY id",
-            {"game": self.game_id},
-            6,
+            conn, states_table.by_id(*read), {"g": self.game_id}, len(read)
         )
         if positions:
             self._load_positions(conn, ids)
         if ids.size == 0:
             return
-        src, dst = read_int_columns(
-            conn,
-            "SELECT src, dst FROM edges WHERE game_id = :game ORDER BY src, dst",
-            {"game": self.game_id},
-            2,
-        )
+        src, dst = read_int_columns(conn, edges_table.ALL_ORDERED, {"g": self.game_id}, 2)
         self.first_new = self.next_id = self.arrays.load(ids, columns, src, dst)
 
     def _load_positions(self, conn: sa.Connection, ids: np.ndarray) -> None:
         parse = self.game.parse
-        rows = conn.execute(
-            sa.text("SELECT key FROM states WHERE game_id = :game ORDER BY id"),
-            {"game": self.game_id},
-            execution_options=STREAM,
-        )
+        rows = conn.execute(states_table.KEYS, {"g": self.game_id}, execution_options=STREAM)
         parsed = [parse(key) for (key,) in rows]
         self.states = position_index(
             self.game, ids.tolist(), parsed, self.root, self.options.memory
@@ -575,15 +553,9 @@ class GraphBuilder:
         the transaction that marks the build complete.
         """
         ids, unsolved = read_int_columns(
-            conn,
-            "SELECT id, CASE WHEN grundy IS NULL AND escapes IS NULL THEN 1 ELSE 0 END "
-            "FROM states WHERE game_id = :g ORDER BY id",
-            {"g": self.game_id},
-            2,
+            conn, states_table.by_id("id", states_table.UNVALUED), {"g": self.game_id}, 2
         )
-        src, dst = read_int_columns(
-            conn, "SELECT src, dst FROM edges WHERE game_id = :g", {"g": self.game_id}, 2
-        )
+        src, dst = read_int_columns(conn, edges_table.ALL, {"g": self.game_id}, 2)
         values = label_arrays(len(ids), np.searchsorted(ids, src), np.searchsorted(ids, dst))
         conn.execute(
             states_table.UPDATE_LOOPY_VALUES,
@@ -691,12 +663,15 @@ def build_position(
     root = game.parse(position)
     if convention == MISERE:
         refuse_misere_cycles(game)
+    from explorer.storage.part_values import SharedParts
     from explorer.storage.tiered import TieredBuilder, tiers_apply
 
-    if tiers_apply(engine, game, root, options, convention):
-        refuse_unbuildable(game, root, memory=options.memory, max_states=None)
-        return TieredBuilder(engine, game, root, options, executor, progress, convention).run()
-    return GraphBuilder(engine, game, root, options, progress, convention).run()
+    # a game whose parts have labels reads the part table first and adds to it after
+    with SharedParts(engine).building(game, root, options.max_states is None, convention):
+        if tiers_apply(engine, game, root, options, convention):
+            refuse_unbuildable(game, root, memory=options.memory, max_states=None)
+            return TieredBuilder(engine, game, root, options, executor, progress, convention).run()
+        return GraphBuilder(engine, game, root, options, progress, convention).run()
 
 
 def refuse_misere_cycles(game: Game[Any]) -> None:

@@ -17,6 +17,8 @@ import numpy as np
 import sqlalchemy as sa
 
 from explorer.solver import outcome
+from explorer.storage.tables import edges as edges_table
+from explorer.storage.tables import states as states_table
 
 #: State ids below this are packed two to an integer when edges are written to SQLite.
 PACKED = 2**31
@@ -148,18 +150,6 @@ class NewStates:
         )
 
 
-def outcome_sql(value: str) -> str:
-    """SQL for the outcome of the Grundy value `value` (an SQL expression), as
-    `explorer.solver.outcome` gives it: P exactly where the value is 0.
-
-    Examples
-    --------
-    >>> outcome_sql("v.grundy")
-    "CASE WHEN v.grundy = 0 THEN 'P' ELSE 'N' END"
-    """
-    return f"CASE WHEN {value} = 0 THEN 'P' ELSE 'N' END"
-
-
 def _with_nulls(values: np.ndarray, missing: np.ndarray) -> list[object]:
     """``values`` as Python objects, None where ``missing``."""
     column = values.astype(object)
@@ -243,11 +233,8 @@ class BulkWriter:
         """Flag the states with ids in each inclusive run ``(first, last)`` as expanded."""
         if runs:
             self.connection.execute(
-                sa.text(
-                    "UPDATE states SET expanded = :yes "
-                    "WHERE game_id = :game AND id BETWEEN :first AND :last"
-                ),
-                [{"yes": True, "game": game_id, "first": a, "last": b} for a, b in runs],
+                states_table.MARK_EXPANDED,
+                [{"yes": True, "g": game_id, "first": a, "last": b} for a, b in runs],
             )
 
 
@@ -318,7 +305,7 @@ class SQLiteWriter(BulkWriter):
         `columns`, `one` the values of one row, as many rows a statement as the library
         allows parameters."""
         per = self._rows_per_statement(width or len(columns))
-        head = f"INSERT INTO states ({', '.join(columns)}) VALUES "
+        head = states_table.insert_head(columns)
         if width is None:  # rows: each a tuple
             for start in range(0, len(rows), per):
                 chunk = rows[start : start + per]
@@ -344,26 +331,16 @@ class SQLiteWriter(BulkWriter):
 
     def write_edges(self, game_id: int, payload: EdgePayload) -> None:
         if isinstance(payload, str):
-            self.connection.exec_driver_sql(
-                "INSERT INTO edges (game_id, src, dst) "
-                "SELECT ?, value >> 32, value & 4294967295 FROM json_each(?)",
-                (game_id, payload),
-            )
+            self.connection.exec_driver_sql(edges_table.INSERT_PACKED, (game_id, payload))
         elif payload:
             self.connection.exec_driver_sql(
-                "INSERT INTO edges (game_id, src, dst) VALUES (?, ?, ?)",
-                [(game_id, a, b) for a, b in payload],
+                edges_table.INSERT, [(game_id, a, b) for a, b in payload]
             )
 
     def update_values(self, values: ValueColumns, depth: np.ndarray | None = None) -> None:
         # the build and the game written into the statement, the outcome found from the
         # value: four parameters a row rather than seven
-        sql = (
-            f"UPDATE states SET grundy = ?1, outcome = {outcome_sql('?1')}, "
-            f"remoteness = ?2, height = ?3, value_build_id = {int(values.build_id)}, "
-            f"expanded = 1{', depth = ?5' if depth is not None else ''} "
-            f"WHERE game_id = {int(values.game_id)} AND id = ?4"
-        )
+        sql = states_table.set_values_sqlite(values.game_id, values.build_id, depth is not None)
         depths = None if depth is None else depth.tolist()
         at = 0
         for rows in values.rows():
@@ -408,23 +385,22 @@ class PostgresWriter(BulkWriter):
     in binary made by numpy; values go through a temporary table.
     """
 
-    def _copy(self, table: str, columns: Sequence[str], rows: Iterator[Sequence[object]]) -> None:
+    def _copy(self, sql: str, rows: Iterator[Sequence[object]]) -> None:
         raw = self.connection.connection.driver_connection
         with raw.cursor() as cursor:  # type: ignore[union-attr]
-            with cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+            with cursor.copy(sql) as copy:
                 for row in rows:
                     copy.write_row(row)
 
-    def _copy_binary(self, table: str, columns: Sequence[str], body: bytes) -> None:
+    def _copy_binary(self, sql: str, body: bytes) -> None:
         raw = self.connection.connection.driver_connection
-        sql = f"COPY {table} ({', '.join(columns)}) FROM STDIN (FORMAT BINARY)"
         with raw.cursor() as cursor:  # type: ignore[union-attr]
             with cursor.copy(sql) as copy:
                 copy.write(body)
 
     def insert_states(self, rows: Sequence[Row]) -> None:
         if rows:
-            self._copy("states", STATE_COLUMNS, iter(rows))
+            self._copy(states_table.copy_in(STATE_COLUMNS), iter(rows))
 
     @staticmethod
     def edge_payload(src: np.ndarray, dst: np.ndarray) -> EdgePayload:
@@ -439,30 +415,23 @@ class PostgresWriter(BulkWriter):
         src, dst = payload
         if len(src):
             body = binary_copy([np.full(len(src), game_id), src, dst])
-            self._copy_binary("edges", ("game_id", "src", "dst"), body)
+            self._copy_binary(edges_table.COPY_BINARY, body)
 
     def update_values(self, values: ValueColumns, depth: np.ndarray | None = None) -> None:
         if not len(values):
             return
-        self.connection.exec_driver_sql(
-            "CREATE TEMP TABLE IF NOT EXISTS new_values (id integer, grundy integer, "
-            "remoteness integer, height integer, depth integer) ON COMMIT DELETE ROWS"
-        )
+        self.connection.exec_driver_sql(states_table.CREATE_NEW_VALUES)
         columns = [values.ids, values.grundy, values.remoteness, values.height]
         names = ["id", "grundy", "remoteness", "height"]
         if depth is not None:
             columns.append(depth)
             names.append("depth")
-        self._copy_binary("new_values", names, binary_copy(columns))
+        self._copy_binary(states_table.copy_values(names), binary_copy(columns))
         self.connection.exec_driver_sql(
-            "UPDATE states AS s SET grundy = v.grundy, "
-            f"outcome = {outcome_sql('v.grundy')}, "
-            "remoteness = v.remoteness, height = v.height, value_build_id = %(build)s, "
-            f"expanded = TRUE{', depth = v.depth' if depth is not None else ''} "
-            "FROM new_values AS v WHERE s.game_id = %(game)s AND s.id = v.id",
+            states_table.set_values_from(depth is not None),
             {"build": values.build_id, "game": values.game_id},
         )
-        self.connection.exec_driver_sql("TRUNCATE new_values")
+        self.connection.exec_driver_sql(f"TRUNCATE {states_table.NEW_VALUES}")
 
 
 def writer_class(dialect: str) -> type[BulkWriter]:

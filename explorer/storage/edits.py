@@ -64,6 +64,8 @@ from explorer.storage.records import (
     set_fingerprint,
     update_build,
 )
+from explorer.storage.tables import edges as edges_table
+from explorer.storage.tables import states as states_table
 from explorer.version import __version__
 
 if TYPE_CHECKING:
@@ -96,8 +98,6 @@ class StoredGraph:
     (``counts``, closed by `finish`).
     """
 
-    _ROW = "{t}.id, {t}.grundy, {t}.remoteness, {t}.height, {t}.escapes"
-
     def __init__(self, conn: sa.Connection, game_id: int, kind: str, method: str) -> None:
         self.conn = conn
         self.game_id = game_id
@@ -111,9 +111,8 @@ class StoredGraph:
     def _id(self, state: State) -> int:
         return self.rows[state][0]  # type: ignore[return-value]
 
-    def _by_id(self, sql: str, states: Collection[State]) -> list[Any]:
-        """Rows of `sql` (which filters on ``IN :ids``) for the given stored states."""
-        statement = sa.text(sql).bindparams(sa.bindparam("ids", expanding=True))
+    def _by_id(self, statement: sa.TextClause, states: Collection[State]) -> list[Any]:
+        """Rows of `statement` (which filters on ``IN :ids``) for the given stored states."""
         ids = [self._id(s) for s in self._known(states)]
         rows: list[Any] = []
         for chunk in _chunks(ids):
@@ -127,27 +126,21 @@ class StoredGraph:
         game's states instead of using the key index.
         """
         missing = [s for s in states if s not in self.rows]
-        if missing:
-            lookup = sa.text(
-                f"SELECT {self._ROW.format(t='s')} FROM states AS s "
-                "WHERE s.game_id = :g AND s.key = :k"
-            )
-            for key in missing:
-                found = self.conn.execute(lookup, {"g": self.game_id, "k": key}).one_or_none()
-                if found is not None:
-                    self.rows[key] = list(found)
+        for key in missing:
+            found = self.conn.execute(
+                states_table.KEPT_BY_KEY, {"g": self.game_id, "k": key}
+            ).one_or_none()
+            if found is not None:
+                self.rows[key] = list(found)
         return [s for s in states if s in self.rows]
 
     def existing(self, states: Collection[State]) -> set[State]:
         return set(self._known(states))
 
-    def _linked(self, states: Collection[State], this: str, other: str) -> dict[State, list[State]]:
-        rows = self._by_id(
-            f"SELECT e.{this}, b.key, {self._ROW.format(t='b')} FROM edges AS e "
-            f"JOIN states AS b ON b.game_id = e.game_id AND b.id = e.{other} "
-            f"WHERE e.game_id = :g AND e.{this} IN :ids",
-            states,
-        )
+    def _linked(
+        self, states: Collection[State], this: edges_table.End, other: edges_table.End
+    ) -> dict[State, list[State]]:
+        rows = self._by_id(edges_table.linked_kept(this, other), states)
         key_of = {self._id(s): s for s in states if s in self.rows}
         result: dict[State, list[State]] = {s: [] for s in states}
         for state, linked, *row in rows:
@@ -183,36 +176,36 @@ class StoredGraph:
             )
         return self.build_id
 
-    def _each(self, sql: str, rows: Sequence[Mapping[str, object]]) -> int:
-        """Run `sql` once per row; the number of rows it changed."""
-        return self.conn.execute(sa.text(sql), rows).rowcount if rows else 0
+    def _each(self, statement: sa.TextClause, rows: Sequence[Mapping[str, object]]) -> int:
+        """Run `statement` once per row; the number of rows it changed."""
+        return self.conn.execute(statement, rows).rowcount if rows else 0
 
     def change_structure(self, edit: Edit, heights: Mapping[State, int | None]) -> None:
         build = self._record()
         game, at = self.game_id, self._id
         self._known({s for e in (*edit.remove_edges, *edit.add_edges) for s in e})
         removed = self._each(
-            "DELETE FROM edges WHERE game_id = :g AND src = :a AND dst = :b",
+            edges_table.DELETE_ONE,
             [{"g": game, "a": at(a), "b": at(b)} for a, b in edit.remove_edges],
         )
         gone = [{"g": game, "s": at(s)} for s in edit.remove_states]
-        removed += self._each("DELETE FROM edges WHERE game_id = :g AND src = :s", gone)
-        removed += self._each("DELETE FROM edges WHERE game_id = :g AND dst = :s", gone)
+        removed += self._each(edges_table.delete_at("src"), gone)
+        removed += self._each(edges_table.delete_at("dst"), gone)
         self.counts.before(at(s) for s in edit.remove_states)
-        self._each("DELETE FROM states WHERE game_id = :g AND id = :s", gone)
+        self._each(states_table.DELETE, gone)
         for s in edit.remove_states:
             del self.rows[s]
         if edit.add_states:
             self._insert_states(edit, heights, build)
         added = self._each(
-            "INSERT INTO edges (game_id, src, dst) VALUES (:g, :a, :b)",
+            edges_table.INSERT_ONE,
             [{"g": game, "a": at(a), "b": at(b)} for a, b in edit.add_edges],
         )
         self.counts.edges(added - removed)
         raised = {s: h for s, h in heights.items() if s not in set(edit.add_states)}
         self.counts.before(at(s) for s in raised)
         self._each(
-            "UPDATE states SET height = :h WHERE game_id = :g AND id = :s",
+            states_table.SET_HEIGHT,
             [{"h": h, "g": game, "s": at(s)} for s, h in raised.items()],
         )
         for s, h in raised.items():
@@ -222,14 +215,9 @@ class StoredGraph:
         """New states get ids above the game's largest and a depth one below their shallowest
         stored predecessor (0 without one)."""
         new = set(edit.add_states)
-        first = self.conn.execute(
-            sa.text("SELECT COALESCE(MAX(id), -1) + 1 FROM states WHERE game_id = :g"),
-            {"g": self.game_id},
-        ).scalar_one()
+        first = self.conn.execute(states_table.NEXT_ID, {"g": self.game_id}).scalar_one()
         preds = {v for v, w in edit.add_edges if w in new and v not in new}
-        depth_of = dict(
-            self._by_id("SELECT key, depth FROM states WHERE game_id = :g AND id IN :ids", preds)
-        )
+        depth_of = dict(self._by_id(states_table.DEPTHS, preds))
         rows: list[StateRow] = []
         for offset, key in enumerate(edit.add_states):
             above = [depth_of[v] for v, w in edit.add_edges if w == key and v in depth_of]
@@ -257,8 +245,7 @@ class StoredGraph:
         build = self._record()
         self.counts.before(self._id(s) for s in values)
         self._each(
-            "UPDATE states SET grundy = :grundy, outcome = :outcome, remoteness = :far, "
-            "value_build_id = :b WHERE game_id = :g AND id = :s",
+            states_table.SET_VALUE,
             [
                 {
                     "grundy": v.grundy,
@@ -528,21 +515,8 @@ def import_graph(engine: Engine, source: str | DagGame) -> EditReport:
                 reordered=0,
                 seconds=time.perf_counter() - started,
             )
-        stored_keys = [
-            k
-            for (k,) in conn.execute(
-                sa.text("SELECT key FROM states WHERE game_id = :g"), {"g": game_id}
-            )
-        ]
-        stored_edges = conn.execute(
-            sa.text(
-                "SELECT a.key, b.key FROM edges AS e "
-                "JOIN states AS a ON a.game_id = e.game_id AND a.id = e.src "
-                "JOIN states AS b ON b.game_id = e.game_id AND b.id = e.dst "
-                "WHERE e.game_id = :g"
-            ),
-            {"g": game_id},
-        ).all()
+        stored_keys = [k for (k,) in conn.execute(states_table.KEYS, {"g": game_id})]
+        stored_edges = conn.execute(sa.text(edges_table.exported(False)), {"g": game_id}).all()
         edit = edit_between(stored_keys, map(tuple, stored_edges), vertices, edges)
         set_fingerprint(conn, game_id, fingerprint)
         if not edit:
@@ -643,12 +617,8 @@ def solve_stored(engine: Engine, game: GameRow) -> int:
     # cursors on PostgreSQL), which the writes below must not inherit
     game_id = game.id
     with engine.connect() as conn:
-        (ids,) = read_int_columns(
-            conn, "SELECT id FROM states WHERE game_id = :g ORDER BY id", {"g": game_id}, 1
-        )
-        src, dst = read_int_columns(
-            conn, "SELECT src, dst FROM edges WHERE game_id = :g", {"g": game_id}, 2
-        )
+        (ids,) = read_int_columns(conn, states_table.by_id("id"), {"g": game_id}, 1)
+        src, dst = read_int_columns(conn, edges_table.ALL, {"g": game_id}, 2)
     size = int(ids[-1]) + 1 if ids.size else 0
     grundy, remote, height = solve_adjacency(Adjacency.from_edges(size, src, dst))
     with writing(engine) as conn:

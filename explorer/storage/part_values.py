@@ -17,11 +17,12 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from explorer.analysis.parts import PART_TABLE, PartTable, part_families
+from explorer.analysis.parts import PART_TABLE, PartTable, part_families, part_value, parts_of
+from explorer.games.convention import NORMAL, Convention
 from explorer.storage.engine import translated, translated_errors
 
 if TYPE_CHECKING:
-    from explorer.games.base import Game
+    from explorer.games.base import Game, Position
 
 #: Rows written per statement.
 BATCH = 5_000
@@ -138,6 +139,32 @@ class SharedParts:
         finally:
             with translated_errors(self.engine, "write to"), self.engine.begin() as conn:
                 save_part_values(conn, PART_TABLE, read)
+
+    @contextmanager
+    def building(
+        self, game: Game[Any], root: Position, complete: bool, convention: Convention
+    ) -> Iterator[None]:
+        """Around a normal-play build of `root`: the part table shared (`shared`) and, for a
+        build meant to be `complete` (no state limit), the root's parts valued first, each
+        label the table lacks once, so that the table holds every part the build meets."""
+        if convention != NORMAL or not part_families(game):
+            yield
+            return
+        with self.shared(game):
+            if complete:
+                for part in parts_of(game, root):
+                    if game.part_label(part) is not None:
+                        part_value(game, part)
+            yield
+
+    @translated("read")
+    def read(self, game: Game[Any]) -> PartTable:
+        """A new part table holding the values stored for the game's part families (reading
+        only: a read-only database serves it)."""
+        table = PartTable()
+        with self.engine.connect() as conn:
+            load_part_values(conn, table, part_families(game))
+        return table
 
     @translated("read")
     def counts(self) -> list[dict[str, int | str]]:

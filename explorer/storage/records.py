@@ -35,6 +35,7 @@ from explorer.games.convention import NORMAL, Convention
 from explorer.games.pyspec import python_specs_match, rules_changed
 from explorer.games.specs import GameSpec
 from explorer.storage.models import KEY_INDEX, BuildTable, GameTable
+from explorer.storage.tables import states as states_table
 
 #: Worker threads SQLite may sort with while it creates the key index (``PRAGMA threads``).
 SORT_THREADS = 4
@@ -300,14 +301,14 @@ def drop_key_index(conn: sa.Connection) -> None:
     reading the table; the build creates the index again when it ends, and if it is killed,
     the next writer does (`insert_build`).
     """
-    conn.exec_driver_sql(f"DROP INDEX IF EXISTS {KEY_INDEX}")
+    conn.exec_driver_sql(states_table.DROP_KEY_INDEX)
 
 
 def ensure_key_index(conn: sa.Connection) -> bool:
     """Create the unique key index if it is missing; returns whether it was."""
     if key_index_present(conn):
         return False
-    create = f"CREATE UNIQUE INDEX IF NOT EXISTS {KEY_INDEX} ON states (game_id, key)"
+    create = states_table.CREATE_KEY_INDEX
     if conn.dialect.name != "sqlite":
         # one creator at a time, then look again: two sessions creating it at once both pass
         # IF NOT EXISTS, and the second fails on the catalog's own unique index

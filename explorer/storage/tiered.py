@@ -63,6 +63,8 @@ from explorer.storage.records import (
     stored_game,
     update_build,
 )
+from explorer.storage.tables import edges as edges_table
+from explorer.storage.tables import states as states_table
 from explorer.version import __version__
 
 if TYPE_CHECKING:
@@ -114,19 +116,14 @@ def tiers_apply(
         game_id = find_game(conn, GameSpec.parse(game.spec).canonical(), convention)
         if game_id is None:
             return True
-        stored = conn.execute(
-            sa.text("SELECT 1 FROM states WHERE game_id = :g LIMIT 1"), {"g": game_id}
-        ).first()
+        stored = conn.execute(states_table.FIRST_KEY, {"g": game_id}).first()
         if stored is None:
             return True
         tiers = conn.execute(
             sa.text("SELECT 1 FROM tiers WHERE game_id = :g LIMIT 1"), {"g": game_id}
         ).first()
-        root_row = conn.execute(
-            sa.text("SELECT grundy FROM states WHERE game_id = :g AND key = :k"),
-            {"g": game_id, "k": game.format(root)},
-        ).first()
-    return tiers is not None and root_row is not None and root_row[0] is None
+        root_row = conn.execute(states_table.BY_KEY, {"g": game_id, "k": game.format(root)}).first()
+    return tiers is not None and root_row is not None and root_row.grundy is None
 
 
 class Pool:
@@ -526,12 +523,9 @@ class TieredBuilder:
                 {"g": game_id},
             )
         }
+        read = ("id", "depth", "grundy", "remoteness", "height")
         ids, depth, grundy, remote, height = read_int_columns(
-            conn,
-            "SELECT id, depth, grundy, remoteness, height FROM states WHERE game_id = :g "
-            "ORDER BY id",
-            {"g": game_id},
-            5,
+            conn, states_table.by_id(*read), {"g": game_id}, len(read)
         )
         if not ids.size:
             return
@@ -548,10 +542,7 @@ class TieredBuilder:
         # the tier of every unsolved state, from its key; the keys of unexpanded tiers kept
         tier_of: dict[int, int] = {}
         parse, tier_fn = self.game.parse, self.game.tier
-        rows = conn.execute(
-            sa.text("SELECT id, key FROM states WHERE game_id = :g AND grundy IS NULL ORDER BY id"),
-            {"g": game_id},
-        )
+        rows = conn.execute(states_table.UNSOLVED_KEYS, {"g": game_id})
         for state, key in rows:
             tier = tier_fn(parse(key))
             assert tier is not None
@@ -564,12 +555,7 @@ class TieredBuilder:
                 self.waiting[tier][1].append(key)
         self.tiers_done = len(done) + sum(done.values())
         # the moves of the tiers expanded and not solved, grouped by tier in id order
-        src, dst = read_int_columns(
-            conn,
-            "SELECT src, dst FROM edges WHERE game_id = :g ORDER BY src, dst",
-            {"g": game_id},
-            2,
-        )
+        src, dst = read_int_columns(conn, edges_table.ALL_ORDERED, {"g": game_id}, 2)
         open_src = np.fromiter((s in tier_of for s in src.tolist()), dtype=bool, count=len(src))
         src, dst = src[open_src], dst[open_src]
         src_tier = np.array([tier_of[s] for s in src.tolist()], dtype=object)
@@ -617,9 +603,7 @@ class TieredBuilder:
         g = int(self.grundy.data[0]) if self.next_id else UNKNOWN
         solved = g != UNKNOWN
         with reading(self.engine) as conn:
-            stored = conn.execute(
-                sa.text("SELECT COUNT(*) FROM states WHERE game_id = :g"), {"g": self.game_id}
-            ).scalar_one()
+            stored = conn.execute(states_table.COUNT, {"g": self.game_id}).scalar_one()
         return BuildReport(
             game=GameSpec.parse(self.game.spec).reported(),
             position=self.root_key,

@@ -40,8 +40,8 @@ def undo_build(
     >>> undo_build(db.engine, game_id=1, build_id=report.build_id, first_new=0,
     ...            expanded_now=np.zeros(0, dtype=np.int64), game_created=True)
     >>> with db.engine.connect() as conn:
-    ...     [conn.scalar(sa.text(f"SELECT COUNT(*) FROM {t}")) for t in ("games", "states")]
-    [0, 0]
+    ...     conn.scalar(sa.text("SELECT COUNT(*) FROM games")), conn.scalar(states.COUNT, {"g": 1})
+    (0, 0)
     >>> db.close()
     """
     params = {"g": game_id, "b": build_id, "first": first_new}

@@ -36,6 +36,8 @@ from explorer.storage.loopy import label_arrays, parse_escapes
 from explorer.storage.models import KEY_INDEX, GameTable, SequenceTable
 from explorer.storage.records import key_index_present
 from explorer.storage.sequences import sequence_damage
+from explorer.storage.tables import edges as edges_table
+from explorer.storage.tables import states as states_table
 
 if TYPE_CHECKING:
     from explorer.storage.game_rows import GameRow
@@ -250,13 +252,7 @@ class _Checker:
 
 def _ranges(conn: sa.Connection, game_id: int, chunk: int) -> Iterator[tuple[int, int]]:
     """Ranges of ids covering every stored state and every move's source state."""
-    top = conn.execute(
-        sa.text(
-            "SELECT MAX(m) FROM (SELECT MAX(id) AS m FROM states WHERE game_id = :g "
-            "UNION ALL SELECT MAX(src) FROM edges WHERE game_id = :g) AS both_tables"
-        ),
-        {"g": game_id},
-    ).scalar()
+    top = conn.execute(edges_table.LAST_ID, {"g": game_id}).scalar()
     for low in range(0, -1 if top is None else int(top) + 1, chunk):
         yield low, low + chunk
 
@@ -318,29 +314,14 @@ def _check_game(
     # the stored count gives the total at once (counting the rows took seconds on big games)
     total = read_counts(conn, game_id).get("states", {}).get("")
     if total is None:
-        total = conn.execute(
-            sa.text("SELECT COUNT(*) FROM states WHERE game_id = :g"), {"g": game_id}
-        ).scalar_one()
+        total = conn.execute(states_table.COUNT, {"g": game_id}).scalar_one()
     if progress is not None:
         progress(spec, 0, total)
     for low, high in _ranges(conn, game_id, chunk):
         params = {"g": game_id, "lo": low, "hi": high}
-        states = conn.execute(
-            sa.text(
-                "SELECT id, key, expanded, grundy, outcome, remoteness, height, escapes "
-                "FROM states WHERE game_id = :g AND id >= :lo AND id < :hi ORDER BY id"
-            ),
-            params,
-        ).all()
+        states = conn.execute(states_table.IN_RANGE, params).all()
         moves: dict[int, list[Any]] = {}
-        for move in conn.execute(
-            sa.text(
-                "SELECT e.src, e.dst, d.key, d.grundy, d.remoteness, d.height FROM edges AS e "
-                "LEFT JOIN states AS d ON d.game_id = e.game_id AND d.id = e.dst "
-                "WHERE e.game_id = :g AND e.src >= :lo AND e.src < :hi ORDER BY e.src, e.dst"
-            ),
-            params,
-        ):
+        for move in conn.execute(edges_table.FROM_RANGE, params):
             moves.setdefault(move.src, []).append(move)
             check.edges += 1
         for row in states:
@@ -359,11 +340,7 @@ def _check_game(
 def _check_all_solved(conn: sa.Connection, checker: _Checker, game_id: int) -> None:
     """In a game whose play ends, every state is solved once every state is expanded: a state
     left without a value is on or above a cycle of its stored moves."""
-    unsolved = conn.execute(
-        sa.text("SELECT key FROM states WHERE game_id = :g AND grundy IS NULL ORDER BY id"),
-        {"g": game_id},
-    ).scalars()
-    for key in unsolved:
+    for _, key in conn.execute(states_table.UNSOLVED_KEYS, {"g": game_id}):
         checker.fail(
             key,
             "value",
@@ -374,25 +351,16 @@ def _check_all_solved(conn: sa.Connection, checker: _Checker, game_id: int) -> N
 
 def _stored_without_heights(conn: sa.Connection, game_id: int) -> bool:
     """Whether a game's solved states have no heights (a build of a game with cycles)."""
-    solved = "SELECT 1 FROM states WHERE game_id = :g AND outcome IS NOT NULL"
+    params = {"g": game_id}
     return (
-        conn.execute(sa.text(f"{solved} LIMIT 1"), {"g": game_id}).first() is not None
-        and conn.execute(
-            sa.text(f"{solved} AND height IS NOT NULL LIMIT 1"), {"g": game_id}
-        ).first()
-        is None
+        conn.execute(states_table.ANY_SOLVED, params).first() is not None
+        and conn.execute(states_table.ANY_HEIGHT, params).first() is None
     )
 
 
 def _unexpanded(conn: sa.Connection, game_id: int) -> bool:
     """Whether a game has a state not expanded yet (a build stopped at --max-states)."""
-    return (
-        conn.execute(
-            sa.text("SELECT 1 FROM states WHERE game_id = :g AND NOT expanded LIMIT 1"),
-            {"g": game_id},
-        ).first()
-        is not None
-    )
+    return conn.execute(states_table.ANY_UNEXPANDED, {"g": game_id}).first() is not None
 
 
 def _check_stored_rows(
@@ -415,16 +383,8 @@ def _check_loopy_game(
     every stored value, escape set, outcome and remoteness compared; heights must be NULL."""
     check = checker.check
     check.rules = "moves not checked: an imported graph's moves are its stored edges"
-    rows = conn.execute(
-        sa.text(
-            "SELECT id, key, expanded, grundy, escapes, outcome, remoteness, height "
-            "FROM states WHERE game_id = :g ORDER BY id"
-        ),
-        {"g": game_id},
-    ).all()
-    src, dst = read_int_columns(
-        conn, "SELECT src, dst FROM edges WHERE game_id = :g", {"g": game_id}, 2
-    )
+    rows = conn.execute(states_table.ALL, {"g": game_id}).all()
+    src, dst = read_int_columns(conn, edges_table.ALL, {"g": game_id}, 2)
     position = {r.id: n for n, r in enumerate(rows)}
     missing = [int(i) for i in {*src.tolist(), *dst.tolist()} if i not in position]
     for i in sorted(missing):

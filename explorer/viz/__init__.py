@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         solved_graph,
     )
     from explorer.viz.page import GraphPage, draw_condensed, draw_graph
+    from explorer.viz.parts import PartsView
     from explorer.viz.plots import plot_p_positions, plot_sequence, plot_table
 
 #: Where each name drawn from a submodule lives: the submodule (and NetworkX, jinja2 or
@@ -152,6 +153,10 @@ def draw_game(
         convention=convention,
     )
     graph.graph["wording"] = wording
+    if convention == NORMAL:  # a position on graphs or boards: its parts drawn, valued
+        from explorer.viz.parts import parts_view
+
+        graph.graph["parts"] = parts_view(game, position if around is None else around)
     return draw_graph(graph)
 
 
@@ -210,7 +215,23 @@ def draw_stored(
         graph, graph.graph["root"], budget=budget, radius=depth, both_ways=True, complete=False
     )
     drawn.graph["wording"] = wording
+    drawn.graph["parts"] = _stored_parts(game, str(graph.graph["root"]))
     return draw_graph(drawn)
+
+
+def _stored_parts(game: StoredGame, position: str) -> PartsView | None:
+    """The parts of a stored position of a game whose rules load (not one on a graph file),
+    valued with the part values the database stores; None in misère play."""
+    from explorer.games import load_game
+    from explorer.games.specs import GameSpec
+    from explorer.storage.part_values import SharedParts
+    from explorer.viz.parts import known_values, parts_view
+
+    if game.convention == MISERE or GameSpec.parse(game.spec).names_file:
+        return None
+    rules = game.given if game.given is not None else load_game(game.spec)
+    table = SharedParts(game.engine).read(rules)
+    return parts_view(rules, rules.parse(position), value_of=known_values(table))
 
 
 def _counted_groups(

@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from explorer.analysis.genus import GenusSequence
     from explorer.analysis.patterns import Patterns
     from explorer.analysis.quotient import MisereQuotient
+    from explorer.analysis.results import Explanation, Solution
     from explorer.analysis.sequences import ValueSequence
-    from explorer.analysis.solving import Explanation, Solution
     from explorer.analysis.sweep import Sweep
     from explorer.storage import BuildReport, EditReport, QueryResult
     from explorer.viz.page import GraphPage
@@ -111,7 +111,8 @@ def page_view(page: GraphPage) -> str:
 
 def _picture(nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> dict[str, Any]:
     """States and moves as SVG shapes, laid out where vis-network puts them."""
-    from explorer.viz.page import GROUPS, OPTIONS, control_point
+    from explorer.viz.curves import control_point
+    from explorer.viz.page import GROUPS, OPTIONS
 
     default_font = OPTIONS["nodes"]["font"]["size"]
     states, where = [], {}

@@ -7,8 +7,6 @@ handler run. The page uses the copy of vis-network that pyvis ships; pyvis itsel
 
 from __future__ import annotations
 
-import math
-from bisect import bisect_left
 from collections.abc import Collection, Hashable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +17,7 @@ import networkx as nx
 from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.solver import outcome
 from explorer.viz import LARGE_BUDGET, templating
+from explorer.viz.curves import bends, short_label
 from explorer.viz.graphs import drawing_layers, layout
 from explorer.viz.output import write_text
 from explorer.viz.palette import (
@@ -41,15 +40,12 @@ from explorer.viz.palette import (
 
 if TYPE_CHECKING:
     from explorer.viz.notebook import InteractivePage
+    from explorer.viz.parts import PartsView
 
 #: Height of a layer on the page, in vis-network units.
 ROW = 110.0
-#: About half the height of a state's two-line label box.
-NODE_HALF_HEIGHT = 28.0
 #: Pages with at most this many moves bend the moves that would cross a state.
 CURVED_EDGES = 5_000
-#: Longest position text written inside a node; the tooltip has the whole text.
-LABEL_CHARS = 24
 #: What the page says one can do with it.
 HINT = "Hover a state or a move for its values; drag to pan, scroll to zoom."
 
@@ -170,6 +166,7 @@ class Drawing:
     legend: list[LegendItem]
     nodes: list[dict[str, Any]]
     edges: list[dict[str, Any]]
+    parts: PartsView | None = None  # a position on graphs or boards: its parts drawn
 
 
 @dataclass(frozen=True)
@@ -224,10 +221,6 @@ class GraphPage:
         from explorer.viz.notebook import InteractivePage
 
         return InteractivePage(self.html, standalone)
-
-
-def _short(text: str) -> str:
-    return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
 
 
 def _count(number: int, noun: str) -> str:
@@ -360,7 +353,7 @@ def graph_drawing(graph: nx.DiGraph, *, title: str | None = None) -> Drawing:
     start = meta.get("centre", meta.get("root"))
     convention = MISERE if meta.get("convention") == MISERE else NORMAL
     level = drawing_layers(graph, start)
-    widest = max((len(_short(str(n))) for n in graph), default=1)
+    widest = max((len(short_label(str(n))) for n in graph), default=1)
     step = max(90.0, 8.0 * widest + 30.0)
     where = layout(graph, level, dx=step, dy=ROW)
     ids = {node: i for i, node in enumerate(graph)}
@@ -386,7 +379,7 @@ def graph_drawing(graph: nx.DiGraph, *, title: str | None = None) -> Drawing:
             "x": x,
             "y": y,
             "level": level[node],
-            "label": f"{_short(text)}\n{shown}",
+            "label": f"{short_label(text)}\n{shown}",
             "tooltip": tooltips.state(
                 text,
                 None if group == "unsolved" else shown.removeprefix("G "),
@@ -402,7 +395,7 @@ def graph_drawing(graph: nx.DiGraph, *, title: str | None = None) -> Drawing:
         nodes.append(item)
     # a straight move through a state of a row it skips would seem to end there: bend it
     # (on smaller pages only: per-edge options slow the first drawing of big ones)
-    bent = _bends(graph, level, where, row=ROW) if graph.number_of_edges() <= CURVED_EDGES else {}
+    bent = bends(graph, level, where, row=ROW) if graph.number_of_edges() <= CURVED_EDGES else {}
     edges = []
     for a, b in graph.edges:
         edge: dict[str, Any] = {"from": ids[a], "to": ids[b]}
@@ -430,102 +423,11 @@ def graph_drawing(graph: nx.DiGraph, *, title: str | None = None) -> Drawing:
     )
     note = _cut_note(len(nodes), states, meta) if meta.get("cut") else ""
     legend = _legend(values, start=start in ids, groups=groups, convention=convention)
-    return Drawing(heading, [summary], note, legend, nodes, edges)
-
-
-Point = tuple[float, float]
+    return Drawing(heading, [summary], note, legend, nodes, edges, meta.get("parts"))
 
 
 def _acyclic(level: Mapping[Hashable, int], graph: nx.DiGraph) -> bool:
     return all(level[a] < level[b] for a, b in graph.edges)
-
-
-def _bends(
-    graph: nx.DiGraph,
-    level: Mapping[Hashable, int],
-    where: Mapping[Hashable, Point],
-    *,
-    row: float,
-) -> dict[tuple[Hashable, Hashable], tuple[str, float]]:
-    """The curve (vis-network type and roundness) of each move whose straight line would cross
-    a state in a row it skips, chosen so that the curve clears the states of those rows."""
-    rows: dict[int, list[tuple[float, float]]] = {}
-    for node, (x, _) in where.items():
-        rows.setdefault(level[node], []).append((x, _half_width(str(node))))
-    for states in rows.values():
-        states.sort()
-    starts = {k: [x for x, _ in states] for k, states in rows.items()}
-
-    def clear(start: Point, control: Point, end: Point, top: int, bottom: int) -> bool:
-        for between in range(top + 1, bottom):
-            states, xs = rows.get(between, []), starts.get(between, [])
-            for dy in (
-                -NODE_HALF_HEIGHT,
-                -NODE_HALF_HEIGHT / 2,
-                0.0,
-                NODE_HALF_HEIGHT / 2,
-                NODE_HALF_HEIGHT,
-            ):
-                x = _bezier_x(start, control, end, between * row + dy)
-                if x is None:
-                    continue
-                i = bisect_left(xs, x)
-                for j in (i - 1, i):
-                    if 0 <= j < len(states) and abs(states[j][0] - x) < states[j][1] + 4:
-                        return False
-        return True
-
-    bends = {}
-    for a, b in graph.edges:
-        top, bottom = level[a], level[b]
-        start, end = where[a], where[b]
-        if bottom - top < 2 or clear(start, _midpoint(start, end), end, top, bottom):
-            continue
-        for roundness in (0.15, 0.3, 0.45):
-            for kind in ("curvedCW", "curvedCCW"):
-                if clear(start, control_point(start, end, kind, roundness), end, top, bottom):
-                    bends[a, b] = (kind, roundness)
-                    break
-            if (a, b) in bends:
-                break
-    return bends
-
-
-def _half_width(text: str) -> float:
-    """About half the width vis-network gives a state's label box (measured in Chromium)."""
-    return max(26.0, 3.8 * len(_short(text)) + 12.0)
-
-
-def _midpoint(start: Point, end: Point) -> Point:
-    return ((start[0] + end[0]) / 2, (start[1] + end[1]) / 2)
-
-
-def control_point(start: Point, end: Point, kind: str, roundness: float) -> Point:
-    """The control point of vis-network 9's quadratic Bézier for a curvedCW/curvedCCW edge
-    (the notebook's picture draws the same curves)."""
-    across, up = end[0] - start[0], start[1] - end[1]
-    turn = roundness if kind == "curvedCW" else -roundness
-    angle = math.atan2(up, across) + (0.5 * turn + 0.5) * math.pi
-    reach = (0.5 * roundness + 0.5) * math.hypot(across, up)
-    return (start[0] + reach * math.sin(angle), start[1] + reach * math.cos(angle))
-
-
-def _bezier_x(start: Point, control: Point, end: Point, y: float) -> float | None:
-    """Where the curve from `start` to `end` crosses height `y` (None if it does not)."""
-    a = start[1] - 2 * control[1] + end[1]
-    b = 2 * (control[1] - start[1])
-    c = start[1] - y
-    if abs(a) < 1e-9:
-        roots = [-c / b] if b else []
-    else:
-        disc = b * b - 4 * a * c
-        if disc < 0:
-            return None
-        roots = [(-b + sign * math.sqrt(disc)) / (2 * a) for sign in (1, -1)]
-    for t in roots:
-        if 0 <= t <= 1:
-            return (1 - t) ** 2 * start[0] + 2 * (1 - t) * t * control[0] + t * t * end[0]
-    return None
 
 
 def _heading(meta: dict[str, Any], start: Hashable | None) -> str:
@@ -703,4 +605,5 @@ def _render(drawing: Drawing) -> str:
         lines=[*drawing.lines, HINT],
         note=drawing.note,
         legend=drawing.legend,
+        parts=drawing.parts,
     )

@@ -34,6 +34,7 @@ from explorer.web.charts import bars, game_charts, heat_colour, vis_graph
 from explorer.web.findings import findings
 from explorer.web.middleware import Guard, allowed_hosts
 from explorer.web.params import Named, Names, convention_of, number, spec_of, text
+from explorer.web.parts import StoredParts
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -114,6 +115,7 @@ class Pages:
         self.database = database
         self.counts = Counts(database)
         self.names = Names(database)
+        self.parts = StoredParts(database)
         self.helpers = {
             "link": link,
             "outcome_text": outcome_text,
@@ -241,6 +243,7 @@ class Pages:
             cut=graph.graph["cut"],
             graph_states=GRAPH_STATES,
             building=named.spec in self.database.building(),
+            parts=self.parts.view(named, key),
         )
 
     def search(self, request: Request) -> Response:

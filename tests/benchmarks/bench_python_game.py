@@ -10,9 +10,9 @@ function of sorted tuples, built from 180,180,180 (1,004,731 states), beside the
     python tests/benchmarks/bench_python_game.py --gamesmanpy DIR   # and GamesmanPy beside
 
 GamesmanPy (a checkout of its public repository in DIR, set up as its README says: ``uv sync``)
-gets the same game as a class of its own registered in its game list, solved with
-``uv run solver subtraction3 -v 180 -o``. It finds win/loss and remoteness of every position
-and stores those; explorer also finds Grundy values and stores every move.
+gets the same game as a class of its own, as ``bench_three_heaps.py`` writes and runs it. It
+finds win/loss and remoteness of every position and stores those; explorer also finds Grundy
+values and stores every move.
 
 Goals (issue 22): within 2x the built-in build's time, peak memory at most 600 B per state.
 """
@@ -27,6 +27,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from bench_three_heaps import gamesmanpy, register_gamesmanpy
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -46,87 +48,6 @@ def three_heaps(p):
         if c >= k:
             yield tuple(sorted((a, b, c - k)))
 """
-
-
-#: The same game for GamesmanPy: its Game interface, positions packed into one int.
-GAMESMANPY_GAME = """\
-from models import Game, Value
-
-SIDE = 181
-
-
-def pack(a, b, c):
-    a, b, c = sorted((a, b, c))
-    return (a * SIDE + b) * SIDE + c
-
-
-def unpack(position):
-    rest, c = divmod(position, SIDE)
-    a, b = divmod(rest, SIDE)
-    return a, b, c
-
-
-class Subtraction3(Game):
-    id = "subtraction3"
-    variants = ["180", "60"]
-    n_players = 2
-    cyclic = False
-
-    def __init__(self, variant_id):
-        self.size = int(variant_id)
-
-    def start(self):
-        return pack(self.size, self.size, self.size)
-
-    def generate_moves(self, position):
-        a, b, c = unpack(position)
-        moves = []
-        for k in (1, 2):
-            if a >= k:
-                moves.append(pack(a - k, b, c))
-            if b >= k:
-                moves.append(pack(a, b - k, c))
-            if c >= k:
-                moves.append(pack(a, b, c - k))
-        return moves
-
-    def do_move(self, position, move):
-        return move
-
-    def primitive(self, position):
-        return Value.Loss if position == 0 else None
-
-    def to_string(self, position, mode):
-        return ",".join(map(str, unpack(position)))
-
-    def from_string(self, text):
-        return pack(*map(int, text.split(",")))
-
-    def move_to_string(self, move, mode):
-        return ",".join(map(str, unpack(move)))
-"""
-
-
-def gamesmanpy(checkout: Path, side: int) -> dict[str, float]:
-    """Register the game in a GamesmanPy checkout and solve it as its README says."""
-    games = checkout / "games" / "src" / "games"
-    (games / "subtraction3.py").write_text(GAMESMANPY_GAME)
-    manager = games / "game_manager.py"
-    text = manager.read_text()
-    if "Subtraction3" not in text:
-        text = text.replace(
-            "game_list = {", "from .subtraction3 import Subtraction3\n\ngame_list = {"
-        )
-        text = text.replace("game_list = {", 'game_list = {\n    "subtraction3": Subtraction3,')
-        manager.write_text(text)
-    done = subprocess.run(
-        ["/usr/bin/time", "-v", "uv", "run", "solver", "subtraction3", "-v", str(side), "-o"],
-        capture_output=True,
-        text=True,
-        cwd=checkout,
-        check=True,
-    )
-    return _measured(done.stderr) | {"output": done.stdout}
 
 
 def _measured(report: str) -> dict[str, float]:
@@ -188,12 +109,14 @@ def main() -> None:
             f"({per_state:,.0f} B/state)"
         )
     if options.gamesmanpy is not None:
-        other = gamesmanpy(options.gamesmanpy, side)
+        register_gamesmanpy(options.gamesmanpy, [side])
+        other = gamesmanpy(side, options.gamesmanpy)
+        assert other["states"] == states, (other["states"], states)
         print(
-            f"{'GamesmanPy solver':26} {states:>10,} states {other['seconds']:8.1f} s "
+            f"{'GamesmanPy solver':26} {states:>10,} states {other['wall']:8.1f} s "
             f"({other['cpu']:.1f} s CPU) "
-            f"{states / other['seconds']:>10,.0f} states/s  peak {other['peak_mib']:7.1f} MiB "
-            f"({other['peak_mib'] * 2**20 / states:,.0f} B/state)"
+            f"{states / other['wall']:>10,.0f} states/s  peak {other['rss_tree'] / 2**20:7.1f} "
+            f"MiB ({other['rss_tree'] / states:,.0f} B/state)"
         )
     ratio = python["seconds"] / builtin["seconds"]
     cpu_ratio = python["cpu"] / builtin["cpu"]

@@ -17,10 +17,12 @@ from typing import Literal
 import sqlalchemy as sa
 
 from explorer.storage.models import EdgeTable
-from explorer.storage.tables.states import FIELDS, TOP_IDS
+from explorer.storage.tables.states import FIELDS, TOP_IDS, kept
 
 End = Literal["src", "dst"]
-assert {"src", "dst"} <= set(EdgeTable.__table__.columns.keys())
+#: The columns of a move, in the order the writers take them.
+COLUMNS = ("game_id", "src", "dst")
+assert set(COLUMNS) == set(EdgeTable.__table__.columns.keys())
 
 #: States reached by moves: edges first, then each state by its key. SQLite plans a CROSS JOIN
 #: in the order written; without it, and without statistics, it may walk every state of the game
@@ -117,6 +119,57 @@ def _upto(upto: bool) -> str:
 #: Every move of game ``:g``: (src, dst), as a query to stream into arrays (see
 #: `explorer.storage.bulk.read_int_columns`).
 ALL = "SELECT src, dst FROM edges WHERE game_id = :g"
+#: `ALL` by (src, dst).
+ALL_ORDERED = ALL + " ORDER BY src, dst"
+
+
+#: The moves of game ``:g`` from the states of ids ``:lo`` up to (not including) ``:hi``, by
+#: (src, dst), each with the key and values of its end ``d`` (NULL for a state not stored).
+FROM_RANGE = sa.text(
+    "SELECT e.src, e.dst, d.key, d.grundy, d.remoteness, d.height FROM edges AS e "
+    "LEFT JOIN states AS d ON d.game_id = e.game_id AND d.id = e.dst "
+    "WHERE e.game_id = :g AND e.src >= :lo AND e.src < :hi ORDER BY e.src, e.dst"
+)
+#: The largest id game ``:g``'s states and its moves' sources name (NULL for none).
+LAST_ID = sa.text(
+    "SELECT MAX(m) FROM (SELECT MAX(id) AS m FROM states WHERE game_id = :g "
+    "UNION ALL SELECT MAX(src) FROM edges WHERE game_id = :g) AS both_tables"
+)
+
+
+def linked_kept(near: End, far: End) -> sa.TextClause:
+    """The moves of game ``:g`` whose `near` end is among ``:ids`` (expanding): the `near`
+    end, then the key and the `explorer.storage.tables.states.KEPT` columns of the `far`
+    end."""
+    return sa.text(
+        f"SELECT e.{near}, b.key, {kept('b')} FROM edges AS e "
+        f"JOIN states AS b ON b.game_id = e.game_id AND b.id = e.{far} "
+        f"WHERE e.game_id = :g AND e.{near} IN :ids"
+    ).bindparams(sa.bindparam("ids", expanding=True))
+
+
+# -- writes ------------------------------------------------------------------------------------
+#: Insert moves (``?`` parameters in `COLUMNS` order).
+INSERT = f"INSERT INTO edges ({', '.join(COLUMNS)}) VALUES (?, ?, ?)"
+#: SQLite's insert of game ``?``'s moves packed one integer each (src * 2**32 + dst) in one
+#: JSON array ``?``.
+INSERT_PACKED = (
+    f"INSERT INTO edges ({', '.join(COLUMNS)}) "
+    "SELECT ?, value >> 32, value & 4294967295 FROM json_each(?)"
+)
+#: PostgreSQL's binary COPY of moves (`COLUMNS`).
+COPY_BINARY = f"COPY edges ({', '.join(COLUMNS)}) FROM STDIN (FORMAT BINARY)"
+#: Insert the move ``:a`` -> ``:b`` of game ``:g``.
+INSERT_ONE = sa.text("INSERT INTO edges (game_id, src, dst) VALUES (:g, :a, :b)")
+#: Delete the move ``:a`` -> ``:b`` of game ``:g``.
+DELETE_ONE = sa.text("DELETE FROM edges WHERE game_id = :g AND src = :a AND dst = :b")
+
+
+def delete_at(near: End) -> sa.TextClause:
+    """Delete the moves of game ``:g`` whose `near` end is state ``:s``."""
+    return sa.text(f"DELETE FROM edges WHERE game_id = :g AND {near} = :s")
+
+
 #: The moves of game ``:g`` from states of ids ``:first`` on (what one build added).
 DELETE_FROM = sa.text("DELETE FROM edges WHERE game_id = :g AND src >= :first")
 

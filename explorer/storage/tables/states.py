@@ -11,9 +11,11 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import sqlalchemy as sa
 
-from explorer.storage.models import StateTable
+from explorer.storage.models import KEY_INDEX, StateTable
 
 #: The columns of a state row every read returns, in this order.
 COLUMNS = (
@@ -89,7 +91,149 @@ def exported(upto: bool) -> str:
     )
 
 
+# -- a check's reads (`explorer.storage.verify`) -----------------------------------------------
+#: Game ``:g``'s states, by id.
+ALL = sa.text(f"SELECT {FIELDS} FROM states AS s WHERE s.game_id = :g ORDER BY s.id")
+#: Game ``:g``'s states of ids from ``:lo`` up to (not including) ``:hi``, by id.
+IN_RANGE = sa.text(
+    f"SELECT {FIELDS} FROM states AS s WHERE s.game_id = :g AND s.id >= :lo AND s.id < :hi "
+    "ORDER BY s.id"
+)
+#: A row if game ``:g`` has a solved state.
+ANY_SOLVED = sa.text("SELECT 1 FROM states WHERE game_id = :g AND outcome IS NOT NULL LIMIT 1")
+#: A row if game ``:g`` has a state with a height.
+ANY_HEIGHT = sa.text("SELECT 1 FROM states WHERE game_id = :g AND height IS NOT NULL LIMIT 1")
+#: A row if game ``:g`` has a state not expanded.
+ANY_UNEXPANDED = sa.text("SELECT 1 FROM states WHERE game_id = :g AND NOT expanded LIMIT 1")
+
+# -- the key index (`explorer.storage.records.drop_key_index`) ---------------------------------
+#: Create the unique index of the states' keys in each game.
+CREATE_KEY_INDEX = f"CREATE UNIQUE INDEX IF NOT EXISTS {KEY_INDEX} ON states (game_id, key)"
+#: Drop it.
+DROP_KEY_INDEX = f"DROP INDEX IF EXISTS {KEY_INDEX}"
+
+# -- an edit's reads and writes, one state at a time (`explorer.storage.edits`) ---------------
+#: The columns of a state an edit keeps in memory, in this order.
+KEPT = ("id", "grundy", "remoteness", "height", "escapes")
+assert set(KEPT) <= set(COLUMNS)
+
+
+def kept(alias: str) -> str:
+    """`KEPT` of the state rows `alias` of a query."""
+    return ", ".join(f"{alias}.{column}" for column in KEPT)
+
+
+#: `KEPT` of the state of a key (``:g``, ``:k``).
+KEPT_BY_KEY = sa.text(f"SELECT {kept('s')} FROM states AS s WHERE s.game_id = :g AND s.key = :k")
+#: The keys and depths of the states ``:ids`` (expanding) of game ``:g``.
+DEPTHS = sa.text("SELECT key, depth FROM states WHERE game_id = :g AND id IN :ids").bindparams(
+    sa.bindparam("ids", expanding=True)
+)
+#: The id after game ``:g``'s largest (0 for a game without states).
+NEXT_ID = sa.text("SELECT COALESCE(MAX(id), -1) + 1 FROM states WHERE game_id = :g")
+#: Delete state ``:s`` of game ``:g`` (its moves deleted first).
+DELETE = sa.text("DELETE FROM states WHERE game_id = :g AND id = :s")
+#: Set the height ``:h`` of state ``:s`` of game ``:g``.
+SET_HEIGHT = sa.text("UPDATE states SET height = :h WHERE game_id = :g AND id = :s")
+#: Set the value of state ``:s`` of game ``:g``: ``:grundy``, ``:outcome``, remoteness
+#: ``:far``, by build ``:b``.
+SET_VALUE = sa.text(
+    "UPDATE states SET grundy = :grundy, outcome = :outcome, remoteness = :far, "
+    "value_build_id = :b WHERE game_id = :g AND id = :s"
+)
+
+# -- reads into arrays (queries to stream, see `explorer.storage.bulk.read_int_columns`) -------
+#: SQL giving 1 for an expanded state, else 0.
+EXPANDED = "CASE WHEN expanded THEN 1 ELSE 0 END"
+#: SQL giving 1 for a state with no value yet (neither a Grundy value nor a generalized one).
+UNVALUED = "CASE WHEN grundy IS NULL AND escapes IS NULL THEN 1 ELSE 0 END"
+
+
+def by_id(*columns: str) -> str:
+    """The `columns` (names, or SQL such as `EXPANDED`) of game ``:g``'s states, by id."""
+    return f"SELECT {', '.join(columns)} FROM states WHERE game_id = :g ORDER BY id"
+
+
+#: The keys of game ``:g``'s states, by id.
+KEYS = sa.text(by_id("key"))
+#: The ids and keys of game ``:g``'s states without a Grundy value, by id.
+UNSOLVED_KEYS = sa.text(
+    "SELECT id, key FROM states WHERE game_id = :g AND grundy IS NULL ORDER BY id"
+)
+#: The key of game ``:g``'s last state (by id) without a value of either kind.
+LAST_UNVALUED_KEY = sa.text(
+    "SELECT key FROM states WHERE game_id = :g AND grundy IS NULL AND escapes IS NULL "
+    "ORDER BY id DESC LIMIT 1"
+)
+
+
 # -- writes ------------------------------------------------------------------------------------
+def outcome_sql(value: str) -> str:
+    """SQL for the outcome of the Grundy value `value` (an SQL expression), as
+    `explorer.solver.outcome` gives it: P exactly where the value is 0.
+
+    Examples
+    --------
+    >>> outcome_sql("v.grundy")
+    "CASE WHEN v.grundy = 0 THEN 'P' ELSE 'N' END"
+    """
+    return f"CASE WHEN {value} = 0 THEN 'P' ELSE 'N' END"
+
+
+def insert_head(columns: Sequence[str]) -> str:
+    """The head of a multi-row insert of new states' `columns` (``VALUES`` to follow)."""
+    return f"INSERT INTO states ({', '.join(columns)}) VALUES "
+
+
+def copy_in(columns: Sequence[str]) -> str:
+    """PostgreSQL's text COPY of new states' `columns`."""
+    return f"COPY states ({', '.join(columns)}) FROM STDIN"
+
+
+#: Flag the states of game ``:g`` with ids ``:first`` to ``:last`` expanded (``:yes``).
+MARK_EXPANDED = sa.text(
+    "UPDATE states SET expanded = :yes WHERE game_id = :g AND id BETWEEN :first AND :last"
+)
+
+
+def set_values_sqlite(game_id: int, build_id: int, depth: bool) -> str:
+    """SQLite's update of new values, four parameters a row: ``?1`` the Grundy value,
+    ``?2`` the remoteness, ``?3`` the height, ``?4`` the state's id (and ``?5`` its depth when
+    `depth`); the game and the build written in, the outcome found from the value."""
+    return (
+        f"UPDATE states SET grundy = ?1, outcome = {outcome_sql('?1')}, "
+        f"remoteness = ?2, height = ?3, value_build_id = {int(build_id)}, "
+        f"expanded = 1{', depth = ?5' if depth else ''} "
+        f"WHERE game_id = {int(game_id)} AND id = ?4"
+    )
+
+
+#: PostgreSQL's table of new values, copied into and then joined (`set_values_from`).
+NEW_VALUES = "new_values"
+#: Create `NEW_VALUES` for this session (emptied at every commit).
+CREATE_NEW_VALUES = (
+    f"CREATE TEMP TABLE IF NOT EXISTS {NEW_VALUES} (id integer, grundy integer, "
+    "remoteness integer, height integer, depth integer) ON COMMIT DELETE ROWS"
+)
+
+
+def copy_values(columns: Sequence[str]) -> str:
+    """PostgreSQL's binary COPY of new values' `columns` into `NEW_VALUES`."""
+    return f"COPY {NEW_VALUES} ({', '.join(columns)}) FROM STDIN (FORMAT BINARY)"
+
+
+def set_values_from(depth: bool) -> str:
+    """PostgreSQL's update of new values from `NEW_VALUES` (with their depth when `depth`),
+    for game ``%(game)s`` by build ``%(build)s``, the outcome found from the value."""
+    return (
+        "UPDATE states AS s SET grundy = v.grundy, "
+        f"outcome = {outcome_sql('v.grundy')}, "
+        "remoteness = v.remoteness, height = v.height, value_build_id = %(build)s, "
+        f"expanded = TRUE{', depth = v.depth' if depth else ''} "
+        f"FROM {NEW_VALUES} AS v WHERE s.game_id = %(game)s AND s.id = v.id"
+    )
+
+
 #: Write the generalized value of state ``:s`` of game ``:g`` (a game with cycles): γ
 #: ``:grundy``, ``:escapes``, ``:outcome``, remoteness ``:far``, by build ``:b``; no height.
 UPDATE_LOOPY_VALUES = sa.text(
