@@ -29,7 +29,22 @@ _ALL = 1 << 62
 
 def kernel(workers: int) -> Any:
     """The kernel for `workers` threads (numba, cached on disk; compiled on first use): one
-    heap at a time for one, the block kernel on numba's threads for more."""
+    heap at a time for one, the block kernel on numba's threads for more.
+
+    Examples
+    --------
+    Kayles (take one or two tokens, and split what is left or not) by the naive method, in
+    blocks of 4 heaps on two threads:
+
+    >>> import numpy as np
+    >>> values = np.zeros(13, dtype=np.uint16)
+    >>> moves = np.array([1, 2], dtype=np.int64)
+    >>> common, rare = np.zeros((2, 1 << 16), dtype=np.uint8), np.zeros(1, dtype=np.int64)
+    >>> kernel(2)(values, 0, 13, moves, moves, moves, False, False, common, rare, 0, 16, 4)[0]
+    13
+    >>> values.tolist()
+    [0, 1, 2, 3, 1, 4, 3, 2, 1, 4, 2, 6, 4]
+    """
     threaded = workers > 1
     if _compiled.get(threaded) is None:
         if not threaded:
