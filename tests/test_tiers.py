@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ import explorer
 from explorer.games import load_game
 from explorer.generation.tiers import TierTask, expand_tier
 from explorer.storage import open_database, tiered
+from explorer.storage.build_writer import BatchWriter, BuildProgress, Turn
 from tests.support.cli import run, run_json
 from tests.support.environment import REPO
 from tests.support.storage import content
@@ -289,3 +291,46 @@ def test_the_memory_budget_stops_a_build_in_tiers_and_the_same_build_goes_on(tmp
     assert run_json("verify", "--db", two)["ok"]
     statuses = [b["status"] for b in run_json("stats", "kayles", "--db", two)["builds"]]
     assert statuses == ["stopped", "complete"]
+
+
+@dataclass
+class Numbered:
+    """A batch for `BatchWriter`: its number, and what it reports once committed."""
+
+    n: int
+    progress: BuildProgress = BuildProgress(0, 0, 0, 0, 0.0)
+
+
+def test_several_writers_commit_in_turn_and_never_after_a_failed_batch():
+    committed: list[int] = []
+
+    def commit(batch: Numbered, turn: Turn) -> None:
+        time.sleep(0.03 * (10 - batch.n))  # the later batches write their rows sooner
+        if batch.n == 6:
+            raise RuntimeError("disk full")
+        turn()
+        committed.append(batch.n)
+
+    with BatchWriter(commit, None, 0.0, writers=3) as writer:
+        for n in range(1, 6):
+            writer.submit(Numbered(n))
+        writer.finish()
+    assert committed == [1, 2, 3, 4, 5]
+    committed.clear()
+    with pytest.raises(RuntimeError, match="disk full"):
+        with BatchWriter(commit, None, 0.0, writers=3) as writer:
+            for n in (4, 6, 7, 8):
+                writer.submit(Numbered(n))
+            writer.finish()
+    assert committed == [4]  # 7 and 8 wrote their rows, and waited for 6, which failed
+
+
+def test_a_build_in_many_transactions_on_several_writers(db_url, other_db_url, monkeypatch):
+    """Transactions of 50 states: on PostgreSQL, three writers at once, committing in turn."""
+    monkeypatch.setattr(tiered, "COMMIT_STATES", 50)
+    with open_database(other_db_url) as db:
+        db.game("kayles").build("6,7,9", workers=1)
+    with open_database(db_url) as db:
+        assert db.game("kayles").build("6,7,9", workers=3).status == "complete"
+    assert content(db_url, "octal:0.77") == content(other_db_url, "octal:0.77")
+    assert run_json("verify", "--db", db_url)["ok"]

@@ -5,6 +5,7 @@ while the next batch is generated (`BatchWriter`).
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -84,25 +85,37 @@ def commit_batch(engine: Engine, game_id: int, build_id: int, batch: Batch, cach
             ensure_key_index(conn)
 
 
-class BatchWriter(Generic[B]):
-    """One writer thread that commits batch k (through `commit`) while batch k + 1 is
-    generated. Batch k + 1 is handed over only once batch k has committed, so the database
-    never holds a batch whose predecessor failed, and `progress` reports committed batches
-    only (with the seconds since `started`). The drivers leave the GIL while the database
-    works.
+#: What a writer thread calls, inside its transaction, before it takes a lock another batch
+#: may hold and commits: it waits for the batch before to commit, and raises if that failed.
+Turn = Callable[[], None]
 
-    Use as a context manager; `finish` waits for the last batch.
+
+class BatchWriter(Generic[B]):
+    """Writer threads that commit batch k (through `commit`) while batch k + 1 is generated.
+
+    With one writer (SQLite takes one), batch k + 1 is handed over only once batch k has
+    committed. With several (PostgreSQL takes rows on several connections at once, and its
+    server spreads their work over the cores), up to `writers` batches are written at once,
+    and each commits in turn: `commit` gets the batch and its `Turn`, which it calls after
+    writing its rows and before anything that locks what another batch writes (a game's
+    counts, the build's row) and before committing. Either way the database never holds a
+    batch whose predecessor failed, and `progress` reports committed batches only (with the
+    seconds since `started`). The drivers leave the GIL while the database works.
+
+    Use as a context manager; `finish` waits for every batch handed over.
     """
 
     def __init__(
         self,
-        commit: Callable[[B], None],
+        commit: Callable[[B, Turn], None],
         progress: Callable[[BuildProgress], None] | None,
         started: float,
+        writers: int = 1,
     ) -> None:
         self.commit, self.progress, self.started = commit, progress, started
-        self.thread = ThreadPoolExecutor(1, thread_name_prefix="explorer-writer")
-        self.committing: tuple[Future[None], B] | None = None
+        self.writers = max(1, writers)
+        self.thread = ThreadPoolExecutor(self.writers, thread_name_prefix="explorer-writer")
+        self.flight: deque[tuple[Future[None], B]] = deque()
 
     def __enter__(self) -> BatchWriter[B]:
         return self
@@ -116,16 +129,25 @@ class BatchWriter(Generic[B]):
         self.thread.shutdown(wait=True)
 
     def submit(self, batch: B) -> None:
-        """Hand a batch to the writer thread once the one it is writing has committed."""
-        self.finish()
-        self.committing = self.thread.submit(self.commit, batch), batch
+        """Hand a batch to a writer thread once fewer than `writers` are being written."""
+        while len(self.flight) >= self.writers:
+            self._retire()
+        before = self.flight[-1][0] if self.flight else None
+        turn: Turn = before.result if before is not None else _first
+        self.flight.append((self.thread.submit(self.commit, batch, turn), batch))
 
-    def finish(self) -> None:
-        """Wait for the batch being written to commit (its error is raised here), then report
-        progress."""
-        if self.committing is None:
-            return
-        (future, batch), self.committing = self.committing, None
+    def _retire(self) -> None:
+        """Wait for the oldest batch to commit (its error is raised here), then report."""
+        future, batch = self.flight.popleft()
         future.result()
         if self.progress is not None:
             self.progress(replace(batch.progress, seconds=time.perf_counter() - self.started))
+
+    def finish(self) -> None:
+        """Wait for every batch handed over to commit, reporting each."""
+        while self.flight:
+            self._retire()
+
+
+def _first() -> None:
+    """The turn of a batch with none before it: nothing to wait for."""

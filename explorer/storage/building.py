@@ -46,7 +46,7 @@ from explorer.storage.build_plans import (
     refuse_unbuildable,
     sqlite_cache_kib,
 )
-from explorer.storage.build_writer import Batch, BatchWriter, BuildProgress, commit_batch
+from explorer.storage.build_writer import Batch, BatchWriter, BuildProgress, Turn, commit_batch
 from explorer.storage.bulk import (
     STREAM,
     NewStates,
@@ -538,8 +538,9 @@ class GraphBuilder:
         counts = self._counts()
         return Batch(new_states, edges, runs, values, counts, progress, tallies, drop, create_index)
 
-    def _commit(self, batch: Batch) -> None:
-        """Write one batch in one transaction (on the writer thread)."""
+    def _commit(self, batch: Batch, turn: Turn) -> None:
+        """Write one batch in one transaction (on the writer thread, the only one: its turn
+        has come)."""
         cache_kib = sqlite_cache_kib(self.options.memory, self.next_id)
         commit_batch(self.engine, self.game_id, self.build_id, batch, cache_kib)
 

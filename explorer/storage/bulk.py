@@ -27,6 +27,12 @@ PACKED = 2**31
 #: grows with its rows, and SQLite parses each new length once.
 MAX_PARAMETERS = 32_766
 
+#: Rows a statement at most of what is left of a multi-row insert after its largest statements.
+#: The driver keeps each statement it prepares (128 a connection), and one of thousands of rows
+#: takes megabytes prepared: a remainder of another length every batch held 148 MB of a 1M-state
+#: build (4 MB a statement); a few sizes keep a few statements.
+ROWS_LEFT = (512, 16, 1)
+
 #: Per-statement options that stream a large result in partitions on every dialect.
 STREAM = {"yield_per": 100_000}
 
@@ -303,22 +309,20 @@ class SQLiteWriter(BulkWriter):
     ) -> None:
         """Multi-row inserts of `rows` (or of a flat list of parameters, `width` a row) into
         `columns`, `one` the values of one row, as many rows a statement as the library
-        allows parameters."""
+        allows parameters; what is left after the largest statements goes in statements of
+        `ROWS_LEFT` sizes (see there)."""
         per = self._rows_per_statement(width or len(columns))
         head = states_table.insert_head(columns)
-        if width is None:  # rows: each a tuple
-            for start in range(0, len(rows), per):
-                chunk = rows[start : start + per]
+        flat = [*chain.from_iterable(rows)] if width is None else rows  # type: ignore[arg-type]
+        width = width or len(columns)
+        start, total = 0, len(flat) // width
+        for size in (per, *ROWS_LEFT):
+            sql = head + ", ".join(repeat(one, size))
+            while total - start >= size:
                 self.connection.exec_driver_sql(
-                    head + ", ".join(repeat(one, len(chunk))),
-                    tuple(chain.from_iterable(chunk)),  # type: ignore[arg-type]
+                    sql, tuple(flat[start * width : (start + size) * width])
                 )
-            return
-        for start in range(0, len(rows), per * width):
-            flat = rows[start : start + per * width]
-            self.connection.exec_driver_sql(
-                head + ", ".join(repeat(one, len(flat) // width)), tuple(flat)
-            )
+                start += size
 
     @staticmethod
     def edge_payload(src: np.ndarray, dst: np.ndarray) -> EdgePayload:

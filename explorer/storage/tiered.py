@@ -9,13 +9,15 @@ the root) and writes the tier's new states and moves. Solving goes from the lowe
 every move of a tier ends in a lower, solved one, so one call of the solver's kernel gives the
 whole tier its values, written with the states' final depths.
 
-The coordinator alone writes (SQLite takes one writer) and keeps only compact arrays indexed by
-state id (depth, values, each tier's moves) and the keys of the tiers still to expand: no
-process holds every state's key. Workers hold one slice at a time. Each tier done is recorded
-in the ``tiers`` table in the transaction that writes it, so a build killed at any moment (the
-coordinator or a worker) and run again continues from the tiers done, and stores exactly the
-states, moves, values and depths that a build in one process stores (ids aside, which number
-states in another order).
+The coordinator alone writes, and keeps only compact arrays indexed by state id (depth, values,
+each tier's moves) and the keys of the tiers still to expand: no process holds every state's
+key. SQLite takes one writer thread; PostgreSQL one a worker, each on a connection of its own,
+committing in turn (`explorer.storage.build_writer.BatchWriter`), so that the server's work on
+the rows, most of a build's work there, is spread over its cores too. Workers hold one slice
+at a time. Each tier done is recorded in the ``tiers`` table in the transaction that writes
+it, so a build killed at any moment (the coordinator or a worker) and run again continues from
+the tiers done, and stores exactly the states, moves, values and depths that a build in one
+process stores (ids aside, which number states in another order).
 """
 
 from __future__ import annotations
@@ -48,8 +50,15 @@ from explorer.solver import outcome
 from explorer.solver.arrays import MISERE_TERMINAL, NORMAL_TERMINAL, level_values
 from explorer.storage.build_arrays import UNKNOWN, Growable
 from explorer.storage.build_plans import KeyIndexPlan, resident_bytes, sqlite_cache_kib
-from explorer.storage.build_writer import BatchWriter, BuildProgress
-from explorer.storage.bulk import NewStates, ValueColumns, read_int_columns, writer_for
+from explorer.storage.build_writer import BatchWriter, BuildProgress, Turn
+from explorer.storage.bulk import (
+    EdgePayload,
+    NewStates,
+    ValueColumns,
+    read_int_columns,
+    writer_class,
+    writer_for,
+)
 from explorer.storage.counts import add_counts, histogram, solved_counts, stored_states
 from explorer.storage.engine import reading, writing
 from explorer.storage.records import (
@@ -195,8 +204,8 @@ class Write:
 
     progress: BuildProgress
     new: NewStates | None = None
-    src: np.ndarray | None = None
-    dst: np.ndarray | None = None
+    #: The moves, as the dialect's writer takes them (made on the coordinator's thread).
+    edges: EdgePayload | None = None
     expanded: list[tuple[str, int, int, float]] = field(default_factory=list)
     values: ValueColumns | None = None
     depth: np.ndarray | None = None
@@ -229,6 +238,7 @@ class TieredBuilder:
         self.spec = tiered_spec(game) or game.spec
         self.convention = convention
         self.terminal = MISERE_TERMINAL if self.convention == MISERE else NORMAL_TERMINAL
+        self.payload = writer_class(engine.dialect.name).edge_payload
         self.root_key = game.format(root)
         self.root_tier = game.tier(root)
         self.known: dict[str, int] = {}  # keys of the states of tiers still to expand
@@ -261,8 +271,13 @@ class TieredBuilder:
             self.depth.data[0] = 0
         pool = Pool(self.workers, self.executor)
         try:
-            with BatchWriter(self._commit, self.progress, self.started) as writer:
+            # PostgreSQL takes a transaction a worker at once (see `BatchWriter`)
+            writers = self.workers if self.engine.dialect.name == "postgresql" else 1
+            with BatchWriter(self._commit, self.progress, self.started, writers) as writer:
                 self._expand(pool, writer)
+                # values are written into rows the expansion wrote: committed, so that every
+                # writer's transaction sees them
+                writer.finish()
                 if self.stopped_by is None:
                     self._solve(writer)
                 writer.finish()
@@ -369,13 +384,17 @@ class TieredBuilder:
             moves = sum(map(len, ends))
             if self.next_id - written_to + moves // 4 >= COMMIT_STATES or not self.waiting:
                 pending.new = self._new_states(written_to, self.next_id)
-                pending.src, pending.dst = np.concatenate(sources), np.concatenate(ends)
+                pending.edges = self.payload(np.concatenate(sources), np.concatenate(ends))
                 pending.tallies = [("states", "", len(pending.new)), ("edges", "", moves)]
                 written_to, sources, ends = self.next_id, [], []
                 pending.progress = self._progress()
                 pending.counts = self._counts()
                 pending.drop_key_index = self.key_index.drop_now(self.next_id - self.first_new)
                 writer.submit(pending)
+                if pending.drop_key_index:
+                    # dropping the index waits for every open transaction on the states: the
+                    # next one starts once this one commits
+                    writer.finish()
                 pending = Write(self._progress())
                 memory = self.options.memory
                 if memory is not None and self.waiting and resident_bytes() > memory:
@@ -463,20 +482,26 @@ class TieredBuilder:
         write.counts = self._counts()
 
     # -- writing --------------------------------------------------------------------------
-    def _commit(self, write: Write) -> None:
-        """Write one transaction (on the writer thread)."""
+    def _commit(self, write: Write, turn: Turn) -> None:
+        """Write one transaction (on a writer thread): the rows first, then, its turn come,
+        what every transaction of the build updates (the game's counts, the build's row)."""
         game_id = self.game_id
         with writing(self.engine) as conn:
             if conn.dialect.name == "sqlite":
                 cache_kib = sqlite_cache_kib(self.options.memory, self.next_id)
                 conn.exec_driver_sql(f"PRAGMA cache_size = -{cache_kib}")
             if write.drop_key_index:
+                turn()  # no other transaction of the build is open
                 drop_key_index(conn)
             writer = writer_for(conn)
             if write.new is not None and len(write.new):
                 writer.insert_new_states(write.new)
-            if write.src is not None and len(write.src):
-                writer.insert_edges(game_id, write.src, write.dst)  # type: ignore[arg-type]
+            if write.edges is not None:
+                writer.write_edges(game_id, write.edges)
+            if write.values is not None and len(write.values):
+                assert write.depth is not None
+                writer.update_values(write.values, depth=write.depth)
+            turn()
             if write.expanded:
                 conn.execute(
                     sa.text(
@@ -495,9 +520,6 @@ class TieredBuilder:
                         for tier, states, edges, seconds in write.expanded
                     ],
                 )
-            if write.values is not None and len(write.values):
-                assert write.depth is not None
-                writer.update_values(write.values, depth=write.depth)
             if write.solved:
                 conn.execute(
                     sa.text(

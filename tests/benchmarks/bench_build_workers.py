@@ -1,5 +1,6 @@
 """Benchmark: ``explorer build --workers 2`` against ``--workers 1``, whole processes, paired and
-alternating, on a fresh SQLite file each (or PostgreSQL with ``--db URL``).
+alternating, on a fresh SQLite file each (or a new PostgreSQL database each, with
+``--postgres URL``; the server's CPU time is then read from /proc too).
 
 Each run is the command a user types, timed from outside: wall time, CPU time of the whole
 process tree (the coordinator and its worker processes, which it waits for: ``getrusage`` of
@@ -10,6 +11,7 @@ average is printed beside each pair: the machine is shared, so ratios within a p
     python tests/benchmarks/bench_build_workers.py                  # 1M states, 3 pairs
     python tests/benchmarks/bench_build_workers.py --size 10m       # 10M states
     python tests/benchmarks/bench_build_workers.py --quick          # 40k states, a smoke run
+    python tests/benchmarks/bench_build_workers.py --postgres postgresql+psycopg://u@host/db
     /usr/bin/time -v explorer build subtraction:1,2 180,180,180 --db /tmp/w.db --workers 2
 
 The game is the subtraction game S = {1, 2} on three heaps: 180,180,180 has 1,004,731 states,
@@ -28,6 +30,8 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -77,8 +81,28 @@ def tree_memory(root: int, cpu: dict[int, float]) -> tuple[int, int]:
     return sum(rss.get(pid, 0) for pid in tree), pss
 
 
+def server_cpu() -> float:
+    """CPU seconds of every PostgreSQL process on this machine so far, those ended included
+    (a backend's time goes to its postmaster's children's time when it ends): the server's
+    share of a build, the machine being otherwise quiet."""
+    total = 0.0
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", encoding="ascii") as stat:
+                head, fields = stat.read().rsplit(")", 1)
+        except OSError:
+            continue
+        if head.endswith("(postgres"):
+            numbers = fields.split()
+            total += sum(int(numbers[i]) for i in (11, 12, 13, 14)) / HZ
+    return total
+
+
 def run(spec: str, position: str, workers: int, db: str) -> dict[str, float]:
-    """One build as a whole process: wall and CPU seconds, peak bytes of the process tree."""
+    """One build as a whole process: wall and CPU seconds, peak bytes of the process tree, and
+    the PostgreSQL server's CPU seconds meanwhile (0 on SQLite)."""
     command = [
         sys.executable,
         "-m",
@@ -94,6 +118,7 @@ def run(spec: str, position: str, workers: int, db: str) -> dict[str, float]:
     ]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    server_before = server_cpu() if "://" in db else 0.0
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, env=env, text=True)
     peak = [0, 0]
@@ -111,6 +136,7 @@ def run(spec: str, position: str, workers: int, db: str) -> dict[str, float]:
     wall = time.perf_counter() - started
     sampler.join()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    server = server_cpu() - server_before if "://" in db else 0.0
     if process.returncode:
         raise SystemExit(f"the build failed: {' '.join(command)}")
     report = json.loads(out)
@@ -126,7 +152,26 @@ def run(spec: str, position: str, workers: int, db: str) -> dict[str, float]:
         "rss": peak[0],
         "pss": peak[1],
         "states": states,
+        "server": server,
     }
+
+
+def fresh_database(server_url: str) -> tuple[str, Callable[[], None]]:
+    """A new PostgreSQL database on the server of `server_url`, and how to drop it."""
+    import sqlalchemy as sa
+
+    server = sa.make_url(server_url)
+    name = f"bench_workers_{uuid.uuid4().hex[:12]}"
+    admin = sa.create_engine(server, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
+
+    def drop() -> None:
+        with admin.connect() as conn:
+            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}"')
+        admin.dispose()
+
+    return server.set(database=name).render_as_string(False), drop
 
 
 def main() -> None:
@@ -134,7 +179,9 @@ def main() -> None:
     parser.add_argument("--size", choices=sorted(SIZES), default="1m")
     parser.add_argument("--quick", action="store_true", help="the smallest size, one pair")
     parser.add_argument("--pairs", type=int, default=3)
-    parser.add_argument("--db", help="a PostgreSQL URL (a fresh schema is not made: empty it)")
+    parser.add_argument(
+        "--postgres", help="a PostgreSQL server's URL: each build in a new database made there"
+    )
     parser.add_argument("--spec", default="subtraction:1,2", help="another game (with --position)")
     parser.add_argument("--position", help="its position (default: the size's heaps)")
     args = parser.parse_args()
@@ -149,10 +196,15 @@ def main() -> None:
             found = {}
             order = (1, 2) if pair % 2 == 0 else (2, 1)
             for workers in order:
-                db = args.db or str(Path(scratch) / f"w{workers}-{pair}.db")
-                found[workers] = run(args.spec, position, workers, db)
-                if not args.db:
-                    Path(db).unlink()
+                if args.postgres:
+                    db, drop = fresh_database(args.postgres)
+                else:
+                    db = str(Path(scratch) / f"w{workers}-{pair}.db")
+                    drop = Path(db).unlink
+                try:
+                    found[workers] = run(args.spec, position, workers, db)
+                finally:
+                    drop()
             one, two = found[1], found[2]
             rows.append((one, two))
             print(f"pair {pair + 1} (load {load:.1f} before it)")
@@ -163,6 +215,7 @@ def main() -> None:
                     f"({run_['coordinator']:.1f} s the first process), "
                     f"tree peak {run_['rss'] / run_['states']:.0f} B/state resident "
                     f"({run_['pss'] / run_['states']:.0f} B/state proportional)"
+                    + (f", server {run_['server']:.1f} s CPU" if args.postgres else "")
                 )
             print(
                 f"  ratio 1/2: wall {one['wall'] / two['wall']:.2f}x, "
