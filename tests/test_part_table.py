@@ -146,3 +146,14 @@ def test_stats_give_the_part_table_size_and_hit_rate(tmp_path):
     # a game without part labels has no such key
     run_ok("build", "nim", "2,3", "--db", path)
     assert "parts" not in run_json("stats", "nim", "--db", path)
+
+
+def test_stats_parts_give_the_table_without_a_stored_game(tmp_path):
+    path = str(tmp_path / "p.db")
+    run_ok("solve", "nodekayles", "P20+C14", "--db", path)  # stores part values, no game
+    assert run_json("stats", "--db", path) == []
+    (row,) = run_json("stats", "--parts", "--db", path)
+    assert row["family"] == "nodekayles" and row["parts"] == stored_rows(path) > 0
+    assert run_json("stats", "nodekayles:P", "--parts", "--db", path) == [row]
+    assert run_json("stats", "cram", "--parts", "--db", path) == []
+    assert "the part table is empty" in run_ok("stats", "cram", "--parts", "--db", path)

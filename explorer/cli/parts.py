@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 
-from explorer.cli.common import print_table
+from explorer.cli.common import console, print_json, print_table
 from explorer.games.specs import GameSpec
 
 if TYPE_CHECKING:
@@ -43,3 +43,13 @@ def print_part_table(rows: list[dict[str, Any]]) -> None:
         rate = "-" if row["hit_rate"] is None else f"{row['hit_rate']:.1%}"
         shared.add_row(str(row["family"]), f"{row['parts']:,}", f"{row['lookups']:,}", rate)
     print_table(shared)
+
+
+def show_part_rows(rows: list[dict[str, Any]], as_json: bool) -> None:
+    """``stats --parts``: the rows as JSON, or as a table (or a line saying there are none)."""
+    if as_json:
+        print_json(rows)
+    elif rows:
+        print_part_table(rows)
+    else:
+        console.print("the part table is empty")

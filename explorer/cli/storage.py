@@ -23,7 +23,7 @@ from explorer.cli.common import (
     within_machine,
 )
 from explorer.cli.findings import print_findings, print_stored_findings
-from explorer.cli.parts import game_part_rows, part_rows, print_part_table
+from explorer.cli.parts import game_part_rows, part_rows, print_part_table, show_part_rows
 from explorer.cli.stored_options import db_option, shown_game, stored_misere_option
 from explorer.games import load_game, refuse_bad_position
 from explorer.games.convention import MISERE, Convention
@@ -438,13 +438,23 @@ def _print_state(state: dict[str, Any]) -> None:
 @click.argument("spec", required=False)
 @db_option
 @stored_misere_option
+@click.option(
+    "--parts",
+    "parts_only",
+    is_flag=True,
+    help="Only the part table (Node-Kayles, Cram, ... parts valued once per shape): parts "
+    "stored, look-ups and hit rate per family (of SPEC's parts when given).",
+)
 @json_option(
     "one object: game, convention, states, edges, expanded, solved, unsolved, by_outcome, "
     "by_grundy, by_depth, max_grundy, max_depth, max_remoteness, max_height, builds, tiers (and"
     " patterns, quotient, parts: its part table rows, when stored); without SPEC, a list of"
-    " such objects"
+    " such objects; with --parts, a list of part table rows: family, parts, lookups, hits, "
+    "hit_rate"
 )
-def stats_command(spec: str | None, url: str | None, convention: Convention, as_json: bool) -> None:
+def stats_command(
+    spec: str | None, url: str | None, convention: Convention, parts_only: bool, as_json: bool
+) -> None:
     """Counts by outcome, Grundy value and depth, and the build history of a stored game.
 
     Without SPEC, list the stored games (with their convention) and value sequences. With
@@ -455,11 +465,17 @@ def stats_command(spec: str | None, url: str | None, convention: Convention, as_
       explorer stats
       explorer stats nim --json
       explorer stats nim --misere
+      explorer stats --parts --json
     """
     from explorer.storage import open_database
 
     if convention == MISERE and not spec:
         raise click.UsageError("--misere names a game's misère build: give its SPEC")
+    if parts_only:
+        with open_database(url, create=False) as database:
+            rows = part_rows(database)
+        show_part_rows(rows if spec is None else game_part_rows(rows, spec), as_json)
+        return
     with open_database(url, create=False) as database:
         result: Any = database.game(spec, convention).stats() if spec else database.games()
         parts = part_rows(database)
