@@ -50,7 +50,7 @@ MODULES = [
     if name not in WITHOUT_EXAMPLES and not name.startswith("explorer.cli.")
 ]
 #: Modules whose examples compute for seconds (their cases are marked slow).
-SLOW = {"explorer.solver.sparse"}
+SLOW = {"explorer.solver.sparse", "explorer.solver.sparse_kernel"}
 
 
 @pytest.mark.parametrize(

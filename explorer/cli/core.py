@@ -415,7 +415,13 @@ def sequence_command(
 
     With --workers N the compiled kernel computes blocks of heaps on N threads: each heap's
     pairs of values known before the block in parallel, then the few pairs inside the block
-    in order (the same values and checksum as one worker).
+    in order (the same values and checksum as one worker). The progress bar shows the
+    values a second and, with --upto, the time left.
+
+    Memory: the whole sequence, 2 bytes a value, under --memory. No window: the rare pairs,
+    the verification scans (to the middle for a rare value), the naive method and the period
+    proof read values back to the start; only games without splits read a bounded distance
+    back, and their period is proven soon after it.
 
     --genus gives each heap's genus g^γ0γ1…: g its normal value, γk = G⁻(heap + k copies of
     *2), written up to where it alternates for ever (Conway's notation; computed on the

@@ -8,12 +8,16 @@ it prints (the two must agree) and the 1-minute load average before the run. It 
 median of the wall-time ratios (one worker's over N's). On a machine shared with other work
 the wall times drift with the load: read the CPU times and the load beside them.
 
-Measured here (2 cores shared with other sessions), Grundy's game to 2^22, Fletcher-32
-78b1a00b every time: one worker 15.7-17.6 s wall, 15.8-16.0 s CPU; two workers 13.4-20.3 s
-wall, 17.8-18.5 s CPU (load average 3.6-4.3; wall ratio median 1.02). The block kernel alone,
-to 2^21: one worker 8.0 s CPU, two 8.5-9.5 s CPU (10-15 % more work for the block's second
-phase and the threads' hand-overs), 5.7 s wall at best (load 3.4). A 1.8x wall ratio needs
-both cores free, which this machine never had.
+Measured here inside /work/wt/quiet (no other test or benchmark running; load average 1.6-2.0,
+the two-worker runs counting for 2), Grundy's game to 2^22, Fletcher-32 78b1a00b every time:
+one worker 15.8-16.6 s wall, 16.0-16.8 s CPU; two workers 10.6-10.8 s wall, 18.7-19.3 s CPU;
+wall ratio median 1.50 (1.47-1.54). Where the rest goes: about 1.2 s of each run is one core's
+(Python, numba's start and cache load, summary rows, checksum); the block kernel's threads do
+18 % more work than the one-heap kernel (a heap's marks in its own row of the block, the pairs
+of the block done apart), and its second phase (the pairs whose larger part lies in the block,
+about 3 % of the pairs) runs on one thread. Numba's own thread pool (workqueue) took about
+100 us to start each block's threads (8,192 blocks of 512 heaps to 2^22; a 1.02 ratio);
+GNU OpenMP with OMP_WAIT_POLICY=passive takes about 1 us and sleeps between blocks.
 """
 
 from __future__ import annotations
