@@ -8,6 +8,7 @@ import threading
 from typing import TYPE_CHECKING
 
 from explorer.analysis.parts import PartTable
+from explorer.errors import ExplorerError
 from explorer.games.convention import MISERE
 from explorer.viz.parts import PartsView, known_values, parts_view
 
@@ -48,10 +49,12 @@ class StoredParts:
         rules = named.rules
         if rules is None or named.stored.convention == MISERE:
             return None
+        try:
+            position = rules.parse(key)
+        except ExplorerError:  # a key older rules wrote: the page shows it without parts
+            return None
         with self.lock:  # requests are served on several threads; the table grows in place
             table = self.tables.get(rules.spec)
             if table is None:
                 table = self.tables[rules.spec] = self.database.parts.read(rules)
-            return parts_view(
-                rules, rules.parse(key), value_of=known_values(table, most=MOST_VALUED)
-            )
+            return parts_view(rules, position, value_of=known_values(table, most=MOST_VALUED))

@@ -17,6 +17,28 @@ average is printed beside each pair: the machine is shared, so ratios within a p
 The game is the subtraction game S = {1, 2} on three heaps: 180,180,180 has 1,004,731 states,
 389,389,389 has 9,939,200. Goals (issue 31): 2 workers at least 1.7x faster than 1; peak of the
 whole tree at most 200 B a state.
+
+Measured at 1M on this 2-core machine, quiet (load 2.2-2.6 before the runs, from the session's
+idle processes), 3 pairs on SQLite and 2 on PostgreSQL (the server on the same 2 cores):
+
+    SQLite      1 worker  9.5-10.4 s wall, 11.7 s CPU;  2 workers 11.4-11.7 s, 15.1 s CPU
+                ratio 0.82-0.91x (median 0.83x); tree peak 366-372 B/state RSS against 330
+                (268 proportional)
+    PostgreSQL  1 worker 18.0-18.3 s wall, 5.0 s CPU + server 16.1-16.3 s;
+                2 workers 19.4-21.4 s, 8.6-8.8 s + server 23.2-24.6 s; ratio 0.84-0.95x;
+                tree peak 440 B/state RSS against 310 (244 proportional)
+
+Why 1.7x is out of reach with these writes: on SQLite one writer thread does every write, and
+a one-process build already spends most of its wall time there (its writer thread ran 10.6 s
+of a 14 s build, sampled by py-spy); in a build in tiers it ran 10.3 s of 12.2 s: edges 4.3 s
+(5.9M rows into their key and the predecessors' index: 4.3 s alone, sorted, in a bare
+sqlite3 script), values 1.6 s, new states 1.4 s, commits 0.8 s, the key index 0.6 s. The
+workers' expansion is 3.6 s of CPU. With the writes serial, the ratio cannot pass about
+10 s / 8.5 s = 1.2x. On PostgreSQL the server does three quarters of the work (16 s of
+21 s CPU with one worker): the build keeps 1.15 cores busy with one worker, and with two
+its CPU (client and server) is 32 s, so that 2 cores cannot finish it in under 16 s.
+Dropping the predecessors' index while writing and creating it at the end saved 3 s of the
+server's CPU and cost 2.5 s. The figure to move is the write cost a state.
 """
 
 from __future__ import annotations
