@@ -17,7 +17,15 @@ wall ratio median 1.50 (1.47-1.54). Where the rest goes: about 1.2 s of each run
 of the block done apart), and its second phase (the pairs whose larger part lies in the block,
 about 3 % of the pairs) runs on one thread. Numba's own thread pool (workqueue) took about
 100 us to start each block's threads (8,192 blocks of 512 heaps to 2^22; a 1.02 ratio);
-GNU OpenMP with OMP_WAIT_POLICY=passive takes about 1 us and sleeps between blocks.
+GNU OpenMP with OMP_WAIT_POLICY=passive takes about 1 us and sleeps between blocks. Bound:
+a run with nothing to compute takes 1.0-1.1 s CPU, so even a block kernel as lean as the
+one-heap kernel and perfectly shared would give (14.6 + 1.2) / (7.3 + 1.2) = 1.86.
+
+The hard codes on two workers (whole processes, quiet, load 1.6): octal:0.04 to 2^17 4.2 s
+(largest 1,024 at 109,363, as the table), 2^18 7.9 s, 2^19 15.1 s (about 28 us a heap, flat:
+its rare positions level off near 22,400), so about 1.3e8 heaps (2^27) in an hour if that
+holds; octal:0.06 (naive, quadratic) to 2^17 4.5 s, 2^18 10.2 s, so about 5.7e6 heaps in an
+hour.
 """
 
 from __future__ import annotations
