@@ -45,6 +45,8 @@ import time
 import uuid
 from pathlib import Path
 
+from bench_build_workers import descendants
+
 REPO = Path(__file__).resolve().parents[2]
 HZ = os.sysconf("SC_CLK_TCK")
 
@@ -69,14 +71,7 @@ def children(root: int) -> set[int]:
     for entry in os.scandir("/proc"):
         if entry.name.isdigit() and (stat := read(f"/proc/{entry.name}/stat")) is not None:
             parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
-    found, frontier = set(), [root]
-    while frontier:
-        parent = frontier.pop()
-        for pid, ppid in parents.items():
-            if ppid == parent and pid not in found:
-                found.add(pid)
-                frontier.append(pid)
-    return found
+    return descendants(root, parents)
 
 
 class Sampler:

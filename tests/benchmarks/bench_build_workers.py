@@ -61,6 +61,18 @@ HZ = os.sysconf("SC_CLK_TCK")
 SIZES = {"quick": "60,60,60", "1m": "180,180,180", "10m": "389,389,389"}
 
 
+def descendants(root: int, parents: dict[int, int]) -> set[int]:
+    """Every process below `root`, from each process's parent (`parents`, pid to ppid)."""
+    found, frontier = set(), [root]
+    while frontier:
+        parent = frontier.pop()
+        for pid, ppid in parents.items():
+            if ppid == parent and pid not in found:
+                found.add(pid)
+                frontier.append(pid)
+    return found
+
+
 def tree_memory(root: int, cpu: dict[int, float]) -> tuple[int, int]:
     """Resident bytes of a process and all its descendants, now: the sum of their resident
     sets (pages shared between them counted once in each) and of their proportional sets
@@ -82,13 +94,7 @@ def tree_memory(root: int, cpu: dict[int, float]) -> tuple[int, int]:
         parents[int(entry.name)] = int(fields[1])
         rss[int(entry.name)] = int(fields[21]) * page
         ticks[int(entry.name)] = (int(fields[11]) + int(fields[12])) / HZ
-    tree, frontier = {root}, [root]
-    while frontier:
-        parent = frontier.pop()
-        for pid, ppid in parents.items():
-            if ppid == parent and pid not in tree:
-                tree.add(pid)
-                frontier.append(pid)
+    tree = {root} | descendants(root, parents)
     for pid in tree:
         cpu[pid] = max(cpu.get(pid, 0.0), ticks.get(pid, 0.0))
     pss = 0
@@ -101,6 +107,29 @@ def tree_memory(root: int, cpu: dict[int, float]) -> tuple[int, int]:
         except OSError:
             continue
     return sum(rss.get(pid, 0) for pid in tree), pss
+
+
+def communicate_sampled(
+    process: subprocess.Popen[str], every: float
+) -> tuple[str, float, tuple[int, int], dict[int, float]]:
+    """`process.communicate()`, sampling its process tree every `every` seconds meanwhile: its
+    standard output, when it ended (`time.perf_counter`), the tree's peak resident and
+    proportional bytes (see `tree_memory`), and each process's CPU seconds as last sampled."""
+    peak = [0, 0]
+    cpu_seen: dict[int, float] = {}
+
+    def sample() -> None:
+        while process.poll() is None:
+            rss, pss = tree_memory(process.pid, cpu_seen)
+            peak[0], peak[1] = max(peak[0], rss), max(peak[1], pss)
+            time.sleep(every)
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    out, _ = process.communicate()
+    ended = time.perf_counter()
+    sampler.join()
+    return out, ended, (peak[0], peak[1]), cpu_seen
 
 
 def server_cpu() -> float:
@@ -143,20 +172,8 @@ def run(spec: str, position: str, workers: int, db: str) -> dict[str, float]:
     server_before = server_cpu() if "://" in db else 0.0
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, env=env, text=True)
-    peak = [0, 0]
-    cpu_seen: dict[int, float] = {}
-
-    def sample() -> None:
-        while process.poll() is None:
-            rss, pss = tree_memory(process.pid, cpu_seen)
-            peak[0], peak[1] = max(peak[0], rss), max(peak[1], pss)
-            time.sleep(0.02)
-
-    sampler = threading.Thread(target=sample)
-    sampler.start()
-    out, _ = process.communicate()
-    wall = time.perf_counter() - started
-    sampler.join()
+    out, ended, peak, cpu_seen = communicate_sampled(process, 0.02)
+    wall = ended - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     server = server_cpu() - server_before if "://" in db else 0.0
     if process.returncode:

@@ -58,13 +58,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from math import comb
 from pathlib import Path
 from typing import Any
 
-from bench_build_workers import tree_memory
+from bench_build_workers import communicate_sampled
 
 REPO = Path(__file__).resolve().parents[2]
 SPEC = "subtraction:1,2"
@@ -155,20 +154,8 @@ def whole_process(command: list[str], cwd: Path, env: dict[str, str]) -> dict[st
             stdout=subprocess.PIPE,
             text=True,
         )
-        peak = [0, 0]
-        cpu_seen: dict[int, float] = {}
-
-        def sample() -> None:
-            while process.poll() is None:
-                rss, pss = tree_memory(process.pid, cpu_seen)
-                peak[0], peak[1] = max(peak[0], rss), max(peak[1], pss)
-                time.sleep(0.1)
-
-        sampler = threading.Thread(target=sample)
-        sampler.start()
-        out, _ = process.communicate()
-        wall = time.perf_counter() - started
-        sampler.join()
+        out, ended, peak, cpu_seen = communicate_sampled(process, 0.1)
+        wall = ended - started
         report = times.read()
     if process.returncode:
         raise SystemExit(f"failed ({process.returncode}): {' '.join(command)}\n{report}")
