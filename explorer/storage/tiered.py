@@ -113,13 +113,10 @@ def tiered_spec(game: Game[Any]) -> str | None:
 def tiers_apply(
     engine: Engine, game: Game[Any], root: Position, options: BuildOptions, convention: Convention
 ) -> bool:
-    """Whether a build goes in tiers: more than one worker asked, a game with tiers whose play
-    cannot loop, no --max-states, a game a worker can load by its spec, and either nothing of
-    it stored or an unfinished build in tiers to continue (a build reusing states stored by
-    another build, or with a solved root, runs in one process)."""
-    if options.workers <= 1 or options.max_states is not None or game.may_cycle():
-        return False
-    if game.tier(root) is None or tiered_spec(game) is None:
+    """Whether a build goes in tiers: when it may (`may_go_in_tiers`), and either nothing of
+    the game is stored or an unfinished build in tiers is to continue (a build reusing states
+    stored by another build, or with a solved root, runs in one process)."""
+    if not may_go_in_tiers(game, root, options):
         return False
     with reading(engine) as conn:
         game_id = find_game(conn, GameSpec.parse(game.spec).canonical(), convention)
@@ -133,6 +130,26 @@ def tiers_apply(
         ).first()
         root_row = conn.execute(states_table.BY_KEY, {"g": game_id, "k": game.format(root)}).first()
     return tiers is not None and root_row is not None and root_row.grundy is None
+
+
+def may_go_in_tiers(game: Game[Any], root: Position, options: BuildOptions) -> bool:
+    """Whether a build may go in tiers, as far as is known before its database is read: more
+    than one worker asked, a game with tiers whose play cannot loop, no --max-states, and a
+    game a worker can load by its spec (`tiers_apply` also reads what is stored).
+
+    Examples
+    --------
+    >>> from explorer.games import load_game
+    >>> from explorer.storage.building import BuildOptions
+    >>> nim = load_game("nim")
+    >>> may_go_in_tiers(nim, (3, 4), BuildOptions(workers=2))
+    True
+    >>> may_go_in_tiers(nim, (3, 4), BuildOptions(workers=1))
+    False
+    """
+    if options.workers <= 1 or options.max_states is not None or game.may_cycle():
+        return False
+    return game.tier(root) is not None and tiered_spec(game) is not None
 
 
 class Pool:
