@@ -23,6 +23,7 @@ process stores (ids aside, which number states in another order).
 from __future__ import annotations
 
 import os
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
@@ -30,7 +31,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from itertools import repeat
 from multiprocessing.context import BaseContext
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
 import sqlalchemy as sa
@@ -215,6 +216,65 @@ class TierMoves:
     seconds: float = 0.0
 
 
+class KeptMoves:
+    """The moves of the tiers expanded and not yet solved, by tier, kept in a temporary file
+    rather than in memory: every tier is expanded before the lowest is solved, so they are
+    all kept at once, four bytes a state and four a move (a third of what the coordinator
+    holds). A tier's are read back, whole, when it is solved.
+
+    Examples
+    --------
+    >>> kept = KeptMoves()
+    >>> kept[3] = TierMoves(np.array([5, 6]), np.array([2, 0]), np.array([7, 8]), 0.5)
+    >>> len(kept), sorted(kept)
+    (1, [3])
+    >>> moves = kept.pop(3)
+    >>> moves.ids.tolist(), moves.counts.tolist(), moves.targets.tolist(), moves.seconds
+    ([5, 6], [2, 0], [7, 8], 0.5)
+    >>> bool(kept)
+    False
+    >>> kept.close()
+    """
+
+    def __init__(self) -> None:
+        self.file: BinaryIO | None = None
+        self.end = 0
+        #: Each tier's place in the file: offset, states, moves, seconds to expand.
+        self.places: dict[int, tuple[int, int, int, float]] = {}
+
+    def __setitem__(self, tier: int, moves: TierMoves) -> None:
+        if self.file is None:
+            self.file = tempfile.TemporaryFile(prefix="explorer-moves-")
+        self.file.seek(self.end)
+        for array in (moves.ids, moves.counts, moves.targets):
+            self.file.write(np.asarray(array, dtype=np.int32).tobytes())
+        states, edges = len(moves.ids), len(moves.targets)
+        self.places[tier] = (self.end, states, edges, moves.seconds)
+        self.end += 4 * (2 * states + edges)
+
+    def pop(self, tier: int) -> TierMoves:
+        at, states, edges, seconds = self.places.pop(tier)
+        data = np.zeros(0, dtype=np.int32)
+        if states:
+            assert self.file is not None
+            self.file.seek(at)
+            read = self.file.read(4 * (2 * states + edges))
+            assert len(read) == 4 * (2 * states + edges), "a tier's moves were not read whole"
+            data = np.frombuffer(read, dtype=np.int32)
+        return TierMoves(data[:states], data[states : 2 * states], data[2 * states :], seconds)
+
+    def __len__(self) -> int:
+        return len(self.places)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.places)
+
+    def close(self) -> None:
+        if self.file is not None:
+            self.file.close()
+            self.file = None
+
+
 @dataclass
 class Write:
     """One transaction of a build in tiers (`BatchWriter` writes it on its thread)."""
@@ -260,7 +320,7 @@ class TieredBuilder:
         self.root_tier = game.tier(root)
         self.known: dict[str, int] = {}  # keys of the states of tiers still to expand
         self.waiting: dict[int, tuple[list[int], list[str]]] = {}
-        self.moves: dict[int, TierMoves] = {}  # tiers expanded, not yet solved
+        self.moves = KeptMoves()  # tiers expanded, not yet solved
         self.depth = Growable(np.int32, FAR)
         self.grundy = Growable(np.int32, UNKNOWN)
         self.remote = Growable(np.int32, UNKNOWN)
@@ -305,6 +365,7 @@ class TieredBuilder:
             raise
         finally:
             pool.close()
+            self.moves.close()
         return self._report()
 
     def _start(self) -> None:
