@@ -670,7 +670,7 @@ def build_position(
     # a game whose parts have labels reads the part table first and adds to it after
     with SharedParts(engine).building(game, root, options.max_states is None, convention):
         if tiers_apply(engine, game, root, options, convention):
-            refuse_unbuildable(game, root, memory=options.memory, max_states=None)
+            refuse_unbuildable(game, root, memory=options.memory, max_states=None, tiered=True)
             return TieredBuilder(engine, game, root, options, executor, progress, convention).run()
         return GraphBuilder(engine, game, root, options, progress, convention).run()
 

@@ -25,6 +25,7 @@ process stores (ids aside, which number states in another order).
 from __future__ import annotations
 
 import os
+import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
@@ -32,7 +33,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from itertools import repeat
 from multiprocessing.context import BaseContext
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
 import sqlalchemy as sa
@@ -116,13 +117,10 @@ def tiered_spec(game: Game[Any]) -> str | None:
 def tiers_apply(
     engine: Engine, game: Game[Any], root: Position, options: BuildOptions, convention: Convention
 ) -> bool:
-    """Whether a build goes in tiers: more than one worker asked, a game with tiers whose play
-    cannot loop, no --max-states, a game a worker can load by its spec, and either nothing of
-    it stored or an unfinished build in tiers to continue (a build reusing states stored by
-    another build, or with a solved root, runs in one process)."""
-    if options.workers <= 1 or options.max_states is not None or game.may_cycle():
-        return False
-    if game.tier(root) is None or tiered_spec(game) is None:
+    """Whether a build goes in tiers: when it may (`may_go_in_tiers`), and either nothing of
+    the game is stored or an unfinished build in tiers is to continue (a build reusing states
+    stored by another build, or with a solved root, runs in one process)."""
+    if not may_go_in_tiers(game, root, options):
         return False
     with reading(engine) as conn:
         game_id = find_game(conn, GameSpec.parse(game.spec).canonical(), convention)
@@ -136,6 +134,26 @@ def tiers_apply(
         root_row = conn.execute(states_table.BY_KEY, {"g": game_id, "k": game.format(root)}).first()
     # an unfinished build in tiers: its root is stored once solved (on PostgreSQL, unsolved)
     return root_row is None or root_row.grundy is None
+
+
+def may_go_in_tiers(game: Game[Any], root: Position, options: BuildOptions) -> bool:
+    """Whether a build may go in tiers, as far as is known before its database is read: more
+    than one worker asked, a game with tiers whose play cannot loop, no --max-states, and a
+    game a worker can load by its spec (`tiers_apply` also reads what is stored).
+
+    Examples
+    --------
+    >>> from explorer.games import load_game
+    >>> from explorer.storage.building import BuildOptions
+    >>> nim = load_game("nim")
+    >>> may_go_in_tiers(nim, (3, 4), BuildOptions(workers=2))
+    True
+    >>> may_go_in_tiers(nim, (3, 4), BuildOptions(workers=1))
+    False
+    """
+    if options.workers <= 1 or options.max_states is not None or game.may_cycle():
+        return False
+    return game.tier(root) is not None and tiered_spec(game) is not None
 
 
 class Pool:
@@ -201,6 +219,65 @@ class TierMoves:
     seconds: float = 0.0
 
 
+class KeptMoves:
+    """The moves of the tiers expanded and not yet solved, by tier, kept in a temporary file
+    rather than in memory: every tier is expanded before the lowest is solved, so they are
+    all kept at once, four bytes a state and four a move (a third of what the coordinator
+    holds). A tier's are read back, whole, when it is solved.
+
+    Examples
+    --------
+    >>> kept = KeptMoves()
+    >>> kept[3] = TierMoves(np.array([5, 6]), np.array([2, 0]), np.array([7, 8]), 0.5)
+    >>> len(kept), sorted(kept)
+    (1, [3])
+    >>> moves = kept.pop(3)
+    >>> moves.ids.tolist(), moves.counts.tolist(), moves.targets.tolist(), moves.seconds
+    ([5, 6], [2, 0], [7, 8], 0.5)
+    >>> bool(kept)
+    False
+    >>> kept.close()
+    """
+
+    def __init__(self) -> None:
+        self.file: BinaryIO | None = None
+        self.end = 0
+        #: Each tier's place in the file: offset, states, moves, seconds to expand.
+        self.places: dict[int, tuple[int, int, int, float]] = {}
+
+    def __setitem__(self, tier: int, moves: TierMoves) -> None:
+        if self.file is None:
+            self.file = tempfile.TemporaryFile(prefix="explorer-moves-")
+        self.file.seek(self.end)
+        for array in (moves.ids, moves.counts, moves.targets):
+            self.file.write(np.asarray(array, dtype=np.int32).tobytes())
+        states, edges = len(moves.ids), len(moves.targets)
+        self.places[tier] = (self.end, states, edges, moves.seconds)
+        self.end += 4 * (2 * states + edges)
+
+    def pop(self, tier: int) -> TierMoves:
+        at, states, edges, seconds = self.places.pop(tier)
+        data = np.zeros(0, dtype=np.int32)
+        if states:
+            assert self.file is not None
+            self.file.seek(at)
+            read = self.file.read(4 * (2 * states + edges))
+            assert len(read) == 4 * (2 * states + edges), "a tier's moves were not read whole"
+            data = np.frombuffer(read, dtype=np.int32)
+        return TierMoves(data[:states], data[states : 2 * states], data[2 * states :], seconds)
+
+    def __len__(self) -> int:
+        return len(self.places)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.places)
+
+    def close(self) -> None:
+        if self.file is not None:
+            self.file.close()
+            self.file = None
+
+
 @dataclass
 class Write:
     """One transaction of a build in tiers (`BatchWriter` writes it on its thread)."""
@@ -248,7 +325,7 @@ class TieredBuilder:
         self.root_tier = game.tier(root)
         self.known: dict[str, int] = {}  # keys of the states of tiers still to expand
         self.waiting: dict[int, tuple[list[int], list[str]]] = {}
-        self.moves: dict[int, TierMoves] = {}  # tiers expanded, not yet solved
+        self.moves = KeptMoves()  # tiers expanded, not yet solved
         self.depth = Growable(np.int32, FAR)
         self.grundy = Growable(np.int32, UNKNOWN)
         self.remote = Growable(np.int32, UNKNOWN)
@@ -298,6 +375,7 @@ class TieredBuilder:
             raise
         finally:
             pool.close()
+            self.moves.close()
         return self._report()
 
     def _scratch(self, game_id: int) -> KeyScratch | None:
