@@ -1,5 +1,6 @@
-"""The keys of a build in tiers between expansion and solving, in a scratch file beside a SQLite
-database (`KeyScratch`).
+"""What a build in tiers keeps in files between expansion and solving rather than in memory:
+the moves of the tiers expanded and not solved (`KeptMoves`), and on SQLite the keys of the
+states not solved (`KeyScratch`).
 
 A build in tiers numbers its states as it expands them, highest tier first, and solves them
 lowest tier first, once every tier is expanded. Writing each state when it is numbered and
@@ -19,7 +20,11 @@ written once, against 2.6 s for an insert and an update of each.
 from __future__ import annotations
 
 import os
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
@@ -129,3 +134,72 @@ class KeyScratch:
         self.close()
         self.keys_path.unlink(missing_ok=True)
         self.ends_path.unlink(missing_ok=True)
+
+
+@dataclass
+class TierMoves:
+    """The moves of one expanded tier: its states in order, their move counts, the ends."""
+
+    ids: np.ndarray
+    counts: np.ndarray
+    targets: np.ndarray
+    seconds: float = 0.0
+
+
+class KeptMoves:
+    """The moves of the tiers expanded and not yet solved, by tier, kept in a temporary file
+    rather than in memory: every tier is expanded before the lowest is solved, so they are
+    all kept at once, four bytes a state and four a move (a third of what the coordinator
+    holds). A tier's are read back, whole, when it is solved.
+
+    Examples
+    --------
+    >>> kept = KeptMoves()
+    >>> kept[3] = TierMoves(np.array([5, 6]), np.array([2, 0]), np.array([7, 8]), 0.5)
+    >>> len(kept), sorted(kept)
+    (1, [3])
+    >>> moves = kept.pop(3)
+    >>> moves.ids.tolist(), moves.counts.tolist(), moves.targets.tolist(), moves.seconds
+    ([5, 6], [2, 0], [7, 8], 0.5)
+    >>> bool(kept)
+    False
+    >>> kept.close()
+    """
+
+    def __init__(self) -> None:
+        self.file: BinaryIO | None = None
+        self.end = 0
+        #: Each tier's place in the file: offset, states, moves, seconds to expand.
+        self.places: dict[int, tuple[int, int, int, float]] = {}
+
+    def __setitem__(self, tier: int, moves: TierMoves) -> None:
+        if self.file is None:
+            self.file = tempfile.TemporaryFile(prefix="explorer-moves-")
+        self.file.seek(self.end)
+        for array in (moves.ids, moves.counts, moves.targets):
+            self.file.write(np.asarray(array, dtype=np.int32).tobytes())
+        states, edges = len(moves.ids), len(moves.targets)
+        self.places[tier] = (self.end, states, edges, moves.seconds)
+        self.end += 4 * (2 * states + edges)
+
+    def pop(self, tier: int) -> TierMoves:
+        at, states, edges, seconds = self.places.pop(tier)
+        data = np.zeros(0, dtype=np.int32)
+        if states:
+            assert self.file is not None
+            self.file.seek(at)
+            read = self.file.read(4 * (2 * states + edges))
+            assert len(read) == 4 * (2 * states + edges), "a tier's moves were not read whole"
+            data = np.frombuffer(read, dtype=np.int32)
+        return TierMoves(data[:states], data[states : 2 * states], data[2 * states :], seconds)
+
+    def __len__(self) -> int:
+        return len(self.places)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.places)
+
+    def close(self) -> None:
+        if self.file is not None:
+            self.file.close()
+            self.file = None

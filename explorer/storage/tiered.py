@@ -25,7 +25,6 @@ process stores (ids aside, which number states in another order).
 from __future__ import annotations
 
 import os
-import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
@@ -33,7 +32,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from itertools import repeat
 from multiprocessing.context import BaseContext
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import sqlalchemy as sa
@@ -53,7 +52,7 @@ from explorer.solver import outcome
 from explorer.solver.arrays import MISERE_TERMINAL, NORMAL_TERMINAL, level_values
 from explorer.storage.build_arrays import UNKNOWN, Growable
 from explorer.storage.build_plans import KeyIndexPlan, resident_bytes, sqlite_cache_kib
-from explorer.storage.build_scratch import KeyScratch
+from explorer.storage.build_scratch import KeptMoves, KeyScratch, TierMoves
 from explorer.storage.build_writer import BatchWriter, BuildProgress, Turn
 from explorer.storage.bulk import (
     EdgePayload,
@@ -207,75 +206,6 @@ class Pool:
     def close(self) -> None:
         if self.given is None and self.executor is not None:
             self.executor.shutdown(wait=True, cancel_futures=True)
-
-
-@dataclass
-class TierMoves:
-    """The moves of one expanded tier: its states in order, their move counts, the ends."""
-
-    ids: np.ndarray
-    counts: np.ndarray
-    targets: np.ndarray
-    seconds: float = 0.0
-
-
-class KeptMoves:
-    """The moves of the tiers expanded and not yet solved, by tier, kept in a temporary file
-    rather than in memory: every tier is expanded before the lowest is solved, so they are
-    all kept at once, four bytes a state and four a move (a third of what the coordinator
-    holds). A tier's are read back, whole, when it is solved.
-
-    Examples
-    --------
-    >>> kept = KeptMoves()
-    >>> kept[3] = TierMoves(np.array([5, 6]), np.array([2, 0]), np.array([7, 8]), 0.5)
-    >>> len(kept), sorted(kept)
-    (1, [3])
-    >>> moves = kept.pop(3)
-    >>> moves.ids.tolist(), moves.counts.tolist(), moves.targets.tolist(), moves.seconds
-    ([5, 6], [2, 0], [7, 8], 0.5)
-    >>> bool(kept)
-    False
-    >>> kept.close()
-    """
-
-    def __init__(self) -> None:
-        self.file: BinaryIO | None = None
-        self.end = 0
-        #: Each tier's place in the file: offset, states, moves, seconds to expand.
-        self.places: dict[int, tuple[int, int, int, float]] = {}
-
-    def __setitem__(self, tier: int, moves: TierMoves) -> None:
-        if self.file is None:
-            self.file = tempfile.TemporaryFile(prefix="explorer-moves-")
-        self.file.seek(self.end)
-        for array in (moves.ids, moves.counts, moves.targets):
-            self.file.write(np.asarray(array, dtype=np.int32).tobytes())
-        states, edges = len(moves.ids), len(moves.targets)
-        self.places[tier] = (self.end, states, edges, moves.seconds)
-        self.end += 4 * (2 * states + edges)
-
-    def pop(self, tier: int) -> TierMoves:
-        at, states, edges, seconds = self.places.pop(tier)
-        data = np.zeros(0, dtype=np.int32)
-        if states:
-            assert self.file is not None
-            self.file.seek(at)
-            read = self.file.read(4 * (2 * states + edges))
-            assert len(read) == 4 * (2 * states + edges), "a tier's moves were not read whole"
-            data = np.frombuffer(read, dtype=np.int32)
-        return TierMoves(data[:states], data[states : 2 * states], data[2 * states :], seconds)
-
-    def __len__(self) -> int:
-        return len(self.places)
-
-    def __iter__(self) -> Iterator[int]:
-        return iter(self.places)
-
-    def close(self) -> None:
-        if self.file is not None:
-            self.file.close()
-            self.file = None
 
 
 @dataclass
