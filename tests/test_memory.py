@@ -215,7 +215,8 @@ def test_the_refusal_names_the_limit_of_the_path_the_build_takes(tmp_path, worke
         assert result.returncode == 0, result.stderr
         report = json.loads(result.stdout)
         assert (report["status"], report["stopped_by"]) == ("stopped", "memory")
-        assert 0 < report["states_stored"] < 383_306
+        # states numbered and their moves stored; on SQLite a state's row waits for its value
+        assert 0 < report["states_new"] < 383_306 and report["edges_new"] > 0
 
 
 @pytest.mark.parametrize(
