@@ -28,11 +28,17 @@ MIN_BYTES_PER_STATE_TIERED = 112
 #: A build stops for its memory budget when fewer new states than this fit in it.
 MIN_ROUND_STATES = 1024
 #: SQLite's page cache for a build's writes, in KiB: it grows with the states stored (it
-#: serves mostly the unique key index, about 30 bytes a state) from the least to the most,
-#: and takes an eighth of the memory budget at most. A 1M-state build is no slower with
-#: 16 MiB than with 256 MiB (0.93 of the CPU time, whole-process) and holds 220 MiB less.
-SQLITE_CACHE_KIB = (16_384, 262_144)
+#: serves mostly the unique key index, about 30 bytes a state) from the least (SQLite's own
+#: default) to the most, and takes an eighth of the memory budget at most. A 1M-state build
+#: is no slower with 16 MiB than with 256 MiB (0.93 of the CPU time, whole-process) and holds
+#: 220 MiB less. The cache's pages are not given back when it shrinks: the least is kept
+#: small, so that a build that drops the key index early (`APPEND_CACHE_KIB`) holds little.
+SQLITE_CACHE_KIB = (2_048, 262_144)
 CACHE_BYTES_PER_STATE = 16
+#: SQLite's page cache, in KiB, for a build's writes once it has dropped the key index (see
+#: `KeyIndexPlan`): rows then go in at the end of their tables and indexes, and SQLite's own
+#: default (2 MiB) serves as well. The 1M-state build in tiers held 11 MiB less so.
+APPEND_CACHE_KIB = 2048
 
 #: A build drops the unique key index (`explorer.storage.records.drop_key_index`) once it has
 #: written this many new states, and at least as many as the database held when it started (so
@@ -141,15 +147,20 @@ def _refuse_unlabellable(
     )
 
 
-def sqlite_cache_kib(memory: int | None, states: int) -> int:
+def sqlite_cache_kib(memory: int | None, states: int, *, key_index: bool = True) -> int:
     """SQLite's page cache for a write of a build of `states` states within `memory` bytes
-    (see `SQLITE_CACHE_KIB`).
+    (see `SQLITE_CACHE_KIB`), or `APPEND_CACHE_KIB` once the build has dropped the unique
+    key index (`key_index` False).
 
     Examples
     --------
-    >>> sqlite_cache_kib(None, 10**6), sqlite_cache_kib(2**30, 10**8)
-    (16384, 131072)
+    >>> sqlite_cache_kib(None, 10**5), sqlite_cache_kib(None, 10**6), sqlite_cache_kib(2**30, 10**8)
+    (2048, 15625, 131072)
+    >>> sqlite_cache_kib(2**30, 10**8, key_index=False)
+    2048
     """
+    if not key_index:
+        return APPEND_CACHE_KIB
     least, most = SQLITE_CACHE_KIB
     if memory is not None:
         most = min(most, memory // 8 // 1024)

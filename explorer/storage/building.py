@@ -541,7 +541,9 @@ class GraphBuilder:
     def _commit(self, batch: Batch, turn: Turn) -> None:
         """Write one batch in one transaction (on the writer thread, the only one: its turn
         has come)."""
-        cache_kib = sqlite_cache_kib(self.options.memory, self.next_id)
+        cache_kib = sqlite_cache_kib(
+            self.options.memory, self.next_id, key_index=not self.key_index.dropped
+        )
         commit_batch(self.engine, self.game_id, self.build_id, batch, cache_kib)
 
     def _label_cycles(self, conn: sa.Connection, root: int) -> LoopyValue:

@@ -521,7 +521,9 @@ class TieredBuilder:
             self.scratch.append(*write.keys)
         with writing(self.engine) as conn:
             if conn.dialect.name == "sqlite":
-                cache_kib = sqlite_cache_kib(self.options.memory, self.next_id)
+                cache_kib = sqlite_cache_kib(
+                    self.options.memory, self.next_id, key_index=not self.key_index.dropped
+                )
                 conn.exec_driver_sql(f"PRAGMA cache_size = -{cache_kib}")
             if write.drop_key_index:
                 turn()  # no other transaction of the build is open
