@@ -46,8 +46,13 @@ Measured on main 403f9e6 (each state of a build in tiers written once), quiet 2-
     2x GamesmanPy (6 s) and 1.7x --workers 1 (5.1 s) both need less than one writer thread
     alone does on this schema.
 
-On main ec6fa10: --workers 1 9.5-9.7 s wall, 11.6 s CPU; --workers 2 10.8-11.2 s, 15.0 s CPU;
-GamesmanPy 12.9-13.1 s, 13.0 s CPU.
+    10M, 1 pair    --workers 2  78.6 s wall, 121 s CPU, tree 662 MiB (70 B/state)
+                   --workers 1  96.5 s, 124 s CPU, 2,104 MiB (221 B/state)
+                   ratio 1/2: 1.23x (0.96x on ec6fa10); both: N, remoteness 779; db 2.2 GiB
+
+On main ec6fa10: 1M --workers 1 9.5-9.7 s wall, 11.6 s CPU; --workers 2 10.8-11.2 s, 15.0 s
+CPU; GamesmanPy 12.9-13.1 s, 13.0 s CPU; and
+
     10M, 2 pairs   --workers 1  99.4-100.9 s, 127 s CPU, 2,647 MiB (279 B/state)
                    --workers 2  103.5-103.7 s, 148 s CPU, tree 1,405 MiB (148 B/state)
                    ratio 1/2: 0.96x and 0.97x; both: N, remoteness 779; database 2.2 GiB
