@@ -107,3 +107,4 @@ def test_creating_the_index_gives_the_connection_its_own_settings_back(tmp_path)
             assert key_index_present(conn)
     assert after == settings
     assert settings[1] != records.SORT_CACHE
+    assert settings[2] != records.SORT_TEMP_STORE  # in memory, but for the sort

@@ -181,6 +181,45 @@ def test_a_position_too_large_to_build_is_refused_at_once(tmp_path, spec, positi
 
 
 @pytest.mark.parametrize(
+    ("workers", "limit"),
+    [("1", "262,144"), ("2", "599,186")],  # 64 MiB at 256 B a state, and in tiers at 112 B
+)
+def test_the_refusal_names_the_limit_of_the_path_the_build_takes(tmp_path, workers, limit):
+    # nim 130,130,130 (383,306 states) is refused in one process, not in tiers; 200 is refused
+    # by both, each naming its own limit
+    db = tmp_path / "big.db"
+    build = ["build", "nim", "--db", str(db), "--memory", "64", "--workers", workers]
+    result = subprocess.run(
+        [sys.executable, "-m", "explorer", *build[:2], "200,200,200", *build[2:]],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == (
+        f"Error: position '200,200,200' of nim has more than {limit} states, more than a build "
+        "within --memory 64 MB can hold: build part of it with --max-states N, or raise --memory\n"
+    )
+    assert not db.exists()
+    result = subprocess.run(
+        [sys.executable, "-m", "explorer", *build[:2], "130,130,130", *build[2:], "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if workers == "1":
+        assert (result.returncode, result.stdout) == (1, "")
+        assert "has more than 262,144 states" in result.stderr
+        assert not db.exists()
+    else:  # started in tiers, and stopped cleanly by the budget: the same command goes on
+        assert result.returncode == 0, result.stderr
+        report = json.loads(result.stdout)
+        assert (report["status"], report["stopped_by"]) == ("stopped", "memory")
+        # states numbered and their moves stored; on SQLite a state's row waits for its value
+        assert 0 < report["states_new"] < 383_306 and report["edges_new"] > 0
+
+
+@pytest.mark.parametrize(
     ("spec", "position", "shown"),
     [
         ("nim", "1000000000000", "1000000000000"),

@@ -201,6 +201,7 @@ def build_command(
     from explorer.storage import open_database
     from explorer.storage.build_plans import refuse_unbuildable
     from explorer.storage.building import BuildOptions, refuse_misere_cycles
+    from explorer.storage.tiered import may_go_in_tiers
 
     options = BuildOptions(
         max_states=max_states,
@@ -209,12 +210,20 @@ def build_command(
     )
     # refuse a bad spec or position, or one too large to build, before opening a database
     game = load_game(spec)
-    refuse_unbuildable(game, game.parse(position), memory=options.memory, max_states=max_states)
+    root = game.parse(position)
+    refuse_unbuildable(
+        game,
+        root,
+        memory=options.memory,
+        max_states=max_states,
+        # a cluster's build goes in tiers on its workers
+        tiered=may_go_in_tiers(game, root, replace(options, workers=2) if cluster else options),
+    )
     if convention == MISERE:
         refuse_misere_cycles(game)
     # the bar's total: the states the game counts without generating them, where it can
     limit = max_states or MAX_STATES_STORED
-    counted = game.count_states(game.parse(position), limit)
+    counted = game.count_states(root, limit)
     total = max_states if counted is None else min(counted, limit)
     if cluster is not None and workers is not None:
         raise click.UsageError(
@@ -230,7 +239,7 @@ def build_command(
             dask.dask_client()  # a missing extra
             dask.refuse_local_database(url)
             database = stack.enter_context(open_database(url))
-            dask.refuse_untiered(database.engine, game, game.parse(position), options, convention)
+            dask.refuse_untiered(database.engine, game, root, options, convention)
             joined = stack.enter_context(dask.connect(cluster))
             executor = joined.executor
             options = replace(options, workers=max(2, joined.threads))

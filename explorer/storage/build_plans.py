@@ -15,18 +15,30 @@ from explorer.games.base import Game, Position
 
 #: A build stops cleanly (as at --max-states) before the process uses more memory than this.
 DEFAULT_MEMORY_BYTES = 4 * 2**30
-#: The fewest bytes a build holds per state (about ten numbers in its arrays, a move, the
-#: position index): a position with more states than the memory budget holds at this rate
-#: cannot be built whole, and is refused at once unless --max-states asks for a part.
+#: The fewest bytes a build in one process holds per state (about ten numbers in its arrays,
+#: a move, the position index; measured 279 B a state at 10M states): a position with more
+#: states than the memory budget holds at this rate cannot be built whole, and is refused at
+#: once unless --max-states asks for a part.
 MIN_BYTES_PER_STATE = 256
+#: The same floor for a build in tiers (`explorer.storage.tiered`), whose coordinator keeps
+#: four numbers a state and the moves of the tiers expanded and not yet solved, and no key of
+#: a tier done: the whole process tree's peak measured 148 B a state at 10M states and 124 B a
+#: state at 98M (2 workers).
+MIN_BYTES_PER_STATE_TIERED = 112
 #: A build stops for its memory budget when fewer new states than this fit in it.
 MIN_ROUND_STATES = 1024
 #: SQLite's page cache for a build's writes, in KiB: it grows with the states stored (it
-#: serves mostly the unique key index, about 30 bytes a state) from the least to the most,
-#: and takes an eighth of the memory budget at most. A 1M-state build is no slower with
-#: 16 MiB than with 256 MiB (0.93 of the CPU time, whole-process) and holds 220 MiB less.
-SQLITE_CACHE_KIB = (16_384, 262_144)
+#: serves mostly the unique key index, about 30 bytes a state) from the least (SQLite's own
+#: default) to the most, and takes an eighth of the memory budget at most. A 1M-state build
+#: is no slower with 16 MiB than with 256 MiB (0.93 of the CPU time, whole-process) and holds
+#: 220 MiB less. The cache's pages are not given back when it shrinks: the least is kept
+#: small, so that a build that drops the key index early (`APPEND_CACHE_KIB`) holds little.
+SQLITE_CACHE_KIB = (2_048, 262_144)
 CACHE_BYTES_PER_STATE = 16
+#: SQLite's page cache, in KiB, for a build's writes once it has dropped the key index (see
+#: `KeyIndexPlan`): rows then go in at the end of their tables and indexes, and SQLite's own
+#: default (2 MiB) serves as well. The 1M-state build in tiers held 11 MiB less so.
+APPEND_CACHE_KIB = 2048
 
 #: A build drops the unique key index (`explorer.storage.records.drop_key_index`) once it has
 #: written this many new states, and at least as many as the database held when it started (so
@@ -57,16 +69,25 @@ def resident_bytes() -> int:
 
 
 def refuse_unbuildable(
-    game: Game[Any], root: Position, *, memory: int | None, max_states: int | None
+    game: Game[Any],
+    root: Position,
+    *,
+    memory: int | None,
+    max_states: int | None,
+    tiered: bool = False,
 ) -> None:
     """Refuse at once, before anything is read or generated, a whole build that the memory
     budget cannot hold, when the game can count its states (`Game.count_states`).
+
+    `tiered` says the build goes in tiers (`explorer.storage.tiered.may_go_in_tiers`), which
+    holds fewer bytes a state than a build in one process.
 
     Raises
     ------
     GraphTooLargeError
         When the position has more states than `memory` bytes hold at `MIN_BYTES_PER_STATE`
-        and `max_states` (a part of the graph) is not given.
+        (`MIN_BYTES_PER_STATE_TIERED` in tiers) and `max_states` (a part of the graph) is not
+        given.
 
     Examples
     --------
@@ -78,6 +99,7 @@ def refuse_unbuildable(
     ... except GraphTooLargeError as error:
     ...     print(f"refused: more than {error.limit:,} states")
     refused: more than 4,194,304 states
+    >>> refuse_unbuildable(nim, (330, 330, 330), memory=2**30, max_states=None, tiered=True)
     """
     if memory is None:
         return
@@ -85,7 +107,7 @@ def refuse_unbuildable(
         _refuse_unlabellable(game, root, memory=memory, max_states=max_states)
     if max_states is not None:
         return
-    capacity = memory // MIN_BYTES_PER_STATE
+    capacity = memory // (MIN_BYTES_PER_STATE_TIERED if tiered else MIN_BYTES_PER_STATE)
     counted = game.count_states(root, capacity)
     if counted is not None and counted > capacity:
         key = game.format(root)
@@ -125,15 +147,20 @@ def _refuse_unlabellable(
     )
 
 
-def sqlite_cache_kib(memory: int | None, states: int) -> int:
+def sqlite_cache_kib(memory: int | None, states: int, *, key_index: bool = True) -> int:
     """SQLite's page cache for a write of a build of `states` states within `memory` bytes
-    (see `SQLITE_CACHE_KIB`).
+    (see `SQLITE_CACHE_KIB`), or `APPEND_CACHE_KIB` once the build has dropped the unique
+    key index (`key_index` False).
 
     Examples
     --------
-    >>> sqlite_cache_kib(None, 10**6), sqlite_cache_kib(2**30, 10**8)
-    (16384, 131072)
+    >>> sqlite_cache_kib(None, 10**5), sqlite_cache_kib(None, 10**6), sqlite_cache_kib(2**30, 10**8)
+    (2048, 15625, 131072)
+    >>> sqlite_cache_kib(2**30, 10**8, key_index=False)
+    2048
     """
+    if not key_index:
+        return APPEND_CACHE_KIB
     least, most = SQLITE_CACHE_KIB
     if memory is not None:
         most = min(most, memory // 8 // 1024)

@@ -541,7 +541,9 @@ class GraphBuilder:
     def _commit(self, batch: Batch, turn: Turn) -> None:
         """Write one batch in one transaction (on the writer thread, the only one: its turn
         has come)."""
-        cache_kib = sqlite_cache_kib(self.options.memory, self.next_id)
+        cache_kib = sqlite_cache_kib(
+            self.options.memory, self.next_id, key_index=not self.key_index.dropped
+        )
         commit_batch(self.engine, self.game_id, self.build_id, batch, cache_kib)
 
     def _label_cycles(self, conn: sa.Connection, root: int) -> LoopyValue:
@@ -670,7 +672,7 @@ def build_position(
     # a game whose parts have labels reads the part table first and adds to it after
     with SharedParts(engine).building(game, root, options.max_states is None, convention):
         if tiers_apply(engine, game, root, options, convention):
-            refuse_unbuildable(game, root, memory=options.memory, max_states=None)
+            refuse_unbuildable(game, root, memory=options.memory, max_states=None, tiered=True)
             return TieredBuilder(engine, game, root, options, executor, progress, convention).run()
         return GraphBuilder(engine, game, root, options, progress, convention).run()
 

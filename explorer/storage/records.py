@@ -41,10 +41,14 @@ from explorer.storage.tables import states as states_table
 SORT_THREADS = 4
 #: SQLite's page cache (its ``cache_size``) while it creates the key index.
 SORT_CACHE = -2000
+#: Where SQLite keeps the sort's runs while it creates the key index (``PRAGMA temp_store``):
+#: in files (1), not in memory as the connection's other temporary data. 5M keys: 23 MiB of
+#: memory at the peak and 2.7-3.9 s, against 322 MiB (64 B a key) and 6.2-7.5 s in memory.
+SORT_TEMP_STORE = 1
 #: The PostgreSQL advisory lock held while the key index is created (any fixed number).
 KEY_INDEX_LOCK = 0x6B657969
 #: The connection settings `ensure_key_index` changes while it sorts, and then puts back.
-SORT_PRAGMAS = ("threads", "cache_size")
+SORT_PRAGMAS = ("threads", "cache_size", "temp_store")
 
 
 def utc_now() -> datetime:
@@ -318,12 +322,13 @@ def ensure_key_index(conn: sa.Connection) -> bool:
         conn.exec_driver_sql(create)
         return True
     # sorted by worker threads, in SQLite's default cache (2 MB: a larger one holds more of the
-    # sort in memory, while the build still holds its graph); the pooled connection gets its
-    # own settings back after
+    # sort in memory, while the build still holds its graph), its runs in temporary files; the
+    # pooled connection gets its own settings back after
     threads = min(SORT_THREADS, os.cpu_count() or 1)
     kept = {name: conn.exec_driver_sql(f"PRAGMA {name}").scalar() for name in SORT_PRAGMAS}
     try:
-        for name, value in zip(SORT_PRAGMAS, (threads, SORT_CACHE), strict=True):
+        settings = (threads, SORT_CACHE, SORT_TEMP_STORE)
+        for name, value in zip(SORT_PRAGMAS, settings, strict=True):
             conn.exec_driver_sql(f"PRAGMA {name} = {value}")
         conn.exec_driver_sql(create)
     finally:

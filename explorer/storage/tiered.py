@@ -5,9 +5,11 @@ sweeps over its tiers. Expansion goes from the highest tier down: once every hig
 expanded, a tier holds all its states, so its slices go to the workers at once
 (`explorer.generation.tiers.expand_tier`, submitted to a `concurrent.futures.Executor`), and
 the coordinator numbers the states they reach, keeps each state's depth (fewest moves from
-the root) and writes the tier's new states and moves. Solving goes from the lowest tier up:
-every move of a tier ends in a lower, solved one, so one call of the solver's kernel gives the
-whole tier its values, written with the states' final depths.
+the root) and writes the tier's moves and its new states (on SQLite only their keys, into a
+scratch file: `explorer.storage.build_scratch`). Solving goes from the lowest tier up: every
+move of a tier ends in a lower, solved one, so one call of the solver's kernel gives the whole
+tier its values, written with the states' final depths (on SQLite each state's row then, whole
+and once).
 
 The coordinator alone writes, and keeps only compact arrays indexed by state id (depth, values,
 each tier's moves) and the keys of the tiers still to expand: no process holds every state's
@@ -24,7 +26,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -50,6 +52,7 @@ from explorer.solver import outcome
 from explorer.solver.arrays import MISERE_TERMINAL, NORMAL_TERMINAL, level_values
 from explorer.storage.build_arrays import UNKNOWN, Growable
 from explorer.storage.build_plans import KeyIndexPlan, resident_bytes, sqlite_cache_kib
+from explorer.storage.build_scratch import KeptMoves, KeyScratch, TierMoves
 from explorer.storage.build_writer import BatchWriter, BuildProgress, Turn
 from explorer.storage.bulk import (
     EdgePayload,
@@ -113,26 +116,43 @@ def tiered_spec(game: Game[Any]) -> str | None:
 def tiers_apply(
     engine: Engine, game: Game[Any], root: Position, options: BuildOptions, convention: Convention
 ) -> bool:
-    """Whether a build goes in tiers: more than one worker asked, a game with tiers whose play
-    cannot loop, no --max-states, a game a worker can load by its spec, and either nothing of
-    it stored or an unfinished build in tiers to continue (a build reusing states stored by
-    another build, or with a solved root, runs in one process)."""
-    if options.workers <= 1 or options.max_states is not None or game.may_cycle():
-        return False
-    if game.tier(root) is None or tiered_spec(game) is None:
+    """Whether a build goes in tiers: when it may (`may_go_in_tiers`), and either nothing of
+    the game is stored or an unfinished build in tiers is to continue (a build reusing states
+    stored by another build, or with a solved root, runs in one process)."""
+    if not may_go_in_tiers(game, root, options):
         return False
     with reading(engine) as conn:
         game_id = find_game(conn, GameSpec.parse(game.spec).canonical(), convention)
         if game_id is None:
             return True
-        stored = conn.execute(states_table.FIRST_KEY, {"g": game_id}).first()
-        if stored is None:
-            return True
         tiers = conn.execute(
             sa.text("SELECT 1 FROM tiers WHERE game_id = :g LIMIT 1"), {"g": game_id}
         ).first()
+        if tiers is None:
+            return conn.execute(states_table.FIRST_KEY, {"g": game_id}).first() is None
         root_row = conn.execute(states_table.BY_KEY, {"g": game_id, "k": game.format(root)}).first()
-    return tiers is not None and root_row is not None and root_row.grundy is None
+    # an unfinished build in tiers: its root is stored once solved (on PostgreSQL, unsolved)
+    return root_row is None or root_row.grundy is None
+
+
+def may_go_in_tiers(game: Game[Any], root: Position, options: BuildOptions) -> bool:
+    """Whether a build may go in tiers, as far as is known before its database is read: more
+    than one worker asked, a game with tiers whose play cannot loop, no --max-states, and a
+    game a worker can load by its spec (`tiers_apply` also reads what is stored).
+
+    Examples
+    --------
+    >>> from explorer.games import load_game
+    >>> from explorer.storage.building import BuildOptions
+    >>> nim = load_game("nim")
+    >>> may_go_in_tiers(nim, (3, 4), BuildOptions(workers=2))
+    True
+    >>> may_go_in_tiers(nim, (3, 4), BuildOptions(workers=1))
+    False
+    """
+    if options.workers <= 1 or options.max_states is not None or game.may_cycle():
+        return False
+    return game.tier(root) is not None and tiered_spec(game) is not None
 
 
 class Pool:
@@ -189,21 +209,13 @@ class Pool:
 
 
 @dataclass
-class TierMoves:
-    """The moves of one expanded tier: its states in order, their move counts, the ends."""
-
-    ids: np.ndarray
-    counts: np.ndarray
-    targets: np.ndarray
-    seconds: float = 0.0
-
-
-@dataclass
 class Write:
     """One transaction of a build in tiers (`BatchWriter` writes it on its thread)."""
 
     progress: BuildProgress
     new: NewStates | None = None
+    #: The first new state's id and the new states' keys, for the scratch file.
+    keys: tuple[int, list[str]] | None = None
     #: The moves, as the dialect's writer takes them (made on the coordinator's thread).
     edges: EdgePayload | None = None
     expanded: list[tuple[str, int, int, float]] = field(default_factory=list)
@@ -243,7 +255,7 @@ class TieredBuilder:
         self.root_tier = game.tier(root)
         self.known: dict[str, int] = {}  # keys of the states of tiers still to expand
         self.waiting: dict[int, tuple[list[int], list[str]]] = {}
-        self.moves: dict[int, TierMoves] = {}  # tiers expanded, not yet solved
+        self.moves = KeptMoves()  # tiers expanded, not yet solved
         self.depth = Growable(np.int32, FAR)
         self.grundy = Growable(np.int32, UNKNOWN)
         self.remote = Growable(np.int32, UNKNOWN)
@@ -256,6 +268,7 @@ class TieredBuilder:
         self.key_index = KeyIndexPlan(options.defer_key_index_at)
         self.stopped_by: str | None = None  # "memory" when the budget stopped the build
         self.started = time.perf_counter()
+        self.scratch: KeyScratch | None = None  # on SQLite, the keys until solved
 
     # -- the whole build ------------------------------------------------------------------
     def run(self) -> BuildReport:
@@ -263,10 +276,14 @@ class TieredBuilder:
             stored = find_game(conn, GameSpec.parse(self.game.spec).canonical(), self.convention)
             if stored is not None:
                 refuse_running(conn, stored, self.game.spec)
+                self.scratch = self._scratch(stored)
                 self._resume(conn, stored)
             self.key_index.stored_before = stored_states(conn)
         self._start()
         if not self.next_id:
+            self.scratch = self._scratch(self.game_id)
+            if self.scratch is not None:
+                self.scratch.start(0)
             self._discover([self.root_key], [self.root_tier])  # type: ignore[list-item]
             self.depth.data[0] = 0
         pool = Pool(self.workers, self.executor)
@@ -288,7 +305,13 @@ class TieredBuilder:
             raise
         finally:
             pool.close()
+            self.moves.close()
         return self._report()
+
+    def _scratch(self, game_id: int) -> KeyScratch | None:
+        if self.engine.dialect.name != "sqlite":
+            return None
+        return KeyScratch.beside(self.engine.url.database, game_id)
 
     def _start(self) -> None:
         with writing(self.engine) as conn:
@@ -383,9 +406,13 @@ class TieredBuilder:
             pending.expanded.append((str(tier), len(ids), len(targets), seconds))
             moves = sum(map(len, ends))
             if self.next_id - written_to + moves // 4 >= COMMIT_STATES or not self.waiting:
-                pending.new = self._new_states(written_to, self.next_id)
+                pending.tallies = [("edges", "", moves)]
+                if self.scratch is not None:
+                    pending.keys = (written_to, self._fresh(written_to, self.next_id))
+                else:
+                    pending.new = self._new_states(written_to, self.next_id)
+                    pending.tallies.append(("states", "", len(pending.new)))
                 pending.edges = self.payload(np.concatenate(sources), np.concatenate(ends))
-                pending.tallies = [("states", "", len(pending.new)), ("edges", "", moves)]
                 written_to, sources, ends = self.next_id, [], []
                 pending.progress = self._progress()
                 pending.counts = self._counts()
@@ -410,11 +437,16 @@ class TieredBuilder:
             for part, first in enumerate(range(0, len(keys), per))
         ]
 
+    def _fresh(self, first: int, end: int) -> list[str]:
+        """The keys of the states numbered `first` to `end` - 1, the last ones numbered."""
+        keys, self.fresh = self.fresh, []
+        assert len(keys) == end - first, "a new state's key was lost"
+        return keys
+
     def _new_states(self, first: int, end: int) -> NewStates:
         """The rows of the states numbered `first` to `end` - 1 (values unknown yet)."""
         ids = np.arange(first, end, dtype=np.int64)
-        keys, self.fresh = self.fresh, []
-        assert len(keys) == end - first, "a new state's key was lost"
+        keys = self._fresh(first, end)
         nothing = np.full(end - first, UNKNOWN, dtype=np.int64)
         return NewStates(
             self.game_id,
@@ -463,21 +495,19 @@ class TieredBuilder:
 
     def _values(self, write: Write, solved: list[np.ndarray]) -> None:
         ids = np.sort(np.concatenate(solved)) if solved else np.zeros(0, dtype=np.int64)
-        write.values = ValueColumns(
-            ids,
-            self.grundy.data[ids],
-            self.remote.data[ids],
-            self.height.data[ids],
-            self.build_id,
-            self.game_id,
-        )
-        write.depth = self.depth.data[ids].copy()
+        g, r, h = self.grundy.data[ids], self.remote.data[ids], self.height.data[ids]
+        depth = self.depth.data[ids].copy()
         # a state's depth is final, and counted, once it is solved
-        write.tallies = [
-            ("expanded", "", len(ids)),
-            *histogram("depth", write.depth),
-            *solved_counts(write.values.grundy, write.values.remoteness, write.values.height),
-        ]
+        write.tallies = [("expanded", "", len(ids)), *histogram("depth", depth)]
+        write.tallies += solved_counts(g, r, h)
+        if self.scratch is not None:  # each state's row, whole, its key from the scratch file
+            keys = self.scratch.keys(ids)
+            done = np.ones(len(ids), dtype=bool)
+            write.new = NewStates(self.game_id, self.build_id, ids, keys, depth, done, g, r, h)
+            write.tallies.append(("states", "", len(ids)))
+        else:
+            write.values = ValueColumns(ids, g, r, h, self.build_id, self.game_id)
+            write.depth = depth
         write.progress = self._progress()
         write.counts = self._counts()
 
@@ -486,9 +516,14 @@ class TieredBuilder:
         """Write one transaction (on a writer thread): the rows first, then, its turn come,
         what every transaction of the build updates (the game's counts, the build's row)."""
         game_id = self.game_id
+        if write.keys is not None:
+            assert self.scratch is not None
+            self.scratch.append(*write.keys)
         with writing(self.engine) as conn:
             if conn.dialect.name == "sqlite":
-                cache_kib = sqlite_cache_kib(self.options.memory, self.next_id)
+                cache_kib = sqlite_cache_kib(
+                    self.options.memory, self.next_id, key_index=not self.key_index.dropped
+                )
                 conn.exec_driver_sql(f"PRAGMA cache_size = -{cache_kib}")
             if write.drop_key_index:
                 turn()  # no other transaction of the build is open
@@ -532,6 +567,8 @@ class TieredBuilder:
             if write.last and self.key_index.dropped:
                 ensure_key_index(conn)
             update_build(conn, self.build_id, "complete" if write.last else "running", write.counts)
+        if write.last and self.scratch is not None:
+            self.scratch.remove()
 
     # -- resuming -------------------------------------------------------------------------
     def _resume(self, conn: sa.Connection, game_id: int) -> None:
@@ -549,9 +586,11 @@ class TieredBuilder:
         ids, depth, grundy, remote, height = read_int_columns(
             conn, states_table.by_id(*read), {"g": game_id}, len(read)
         )
-        if not ids.size:
+        src, dst = read_int_columns(conn, edges_table.ALL_ORDERED, {"g": game_id}, 2)
+        # every state numbered is stored, or (on SQLite, until solved) a stored move's end
+        size = max(int(ids.max(initial=-1)), int(dst.max(initial=-1)), 0 if done else -1) + 1
+        if not size:
             return
-        size = int(ids[-1]) + 1
         self.next_id = self.first_new = size
         for array, column in (
             (self.depth, depth),
@@ -564,7 +603,14 @@ class TieredBuilder:
         # the tier of every unsolved state, from its key; the keys of unexpanded tiers kept
         tier_of: dict[int, int] = {}
         parse, tier_fn = self.game.parse, self.game.tier
-        rows = conn.execute(states_table.UNSOLVED_KEYS, {"g": game_id})
+        rows: Iterable[tuple[int, str]]
+        if self.scratch is None:
+            rows = conn.execute(states_table.UNSOLVED_KEYS, {"g": game_id}).tuples()
+        else:  # the rows stored are solved; the keys of the others in the scratch files
+            self.scratch.start(size)
+            unsolved = np.setdiff1d(np.arange(size), ids)
+            rows = zip(unsolved.tolist(), self.scratch.keys(unsolved), strict=True)
+            self.depth.data[0] = 0  # the others' depths from the moves, below
         for state, key in rows:
             tier = tier_fn(parse(key))
             assert tier is not None
@@ -577,7 +623,6 @@ class TieredBuilder:
                 self.waiting[tier][1].append(key)
         self.tiers_done = len(done) + sum(done.values())
         # the moves of the tiers expanded and not solved, grouped by tier in id order
-        src, dst = read_int_columns(conn, edges_table.ALL_ORDERED, {"g": game_id}, 2)
         open_src = np.fromiter((s in tier_of for s in src.tolist()), dtype=bool, count=len(src))
         src, dst = src[open_src], dst[open_src]
         src_tier = np.array([tier_of[s] for s in src.tolist()], dtype=object)
