@@ -96,6 +96,37 @@ def test_two_workers_give_the_values_of_one(spec):
     assert np.array_equal(kernel(spec, 1500, 2, naive=True), one[:1501])
 
 
+@pytest.mark.parametrize("shares", [1, 2, 3, 5])
+def test_any_share_of_a_block_gives_the_same_values(shares):
+    # the block kernel's first phase deals a block's heaps out in interleaved runs, as many
+    # shares as asked (here more or fewer than numba's threads): every heap once, in any share
+    from explorer.solver.sparse_kernel import RUN
+    from explorer.solver.sparse_kernel import kernel as block_kernel
+
+    rules = load_game("kayles").split_rules
+    values = np.zeros(400, dtype=np.uint16)
+    moves = [np.array(part, dtype=np.int64) for part in (rules.leave_one, rules.take_all)]
+    split_after = np.array(rules.split_after, dtype=np.int64)
+    common, rare = np.zeros((2, 1 << 16), dtype=np.uint8), np.zeros(1, dtype=np.int64)
+    done = block_kernel(2)(
+        values,
+        0,
+        400,
+        *moves,
+        split_after,
+        rules.unequal,
+        False,
+        common,
+        rare,
+        0,
+        16,
+        3 * RUN + 5,
+        shares,
+    )[0]
+    assert done == 400
+    assert np.array_equal(values, kernel("kayles", 399, 1))
+
+
 @pytest.mark.slow  # 2^18 values of Grundy's game twice, and of three hard codes
 @pytest.mark.parametrize(
     ("spec", "upto"),

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import replace
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
-import networkx as nx
 import numpy as np
 
 from explorer.analysis.memo import GRAPH_MEMO
@@ -35,6 +34,9 @@ from explorer.solver.loopy import (
 )
 from explorer.solver.periods import proof_length
 from explorer.solver.sparse import guy_smith, heap_sequence
+
+if TYPE_CHECKING:
+    import networkx as nx  # annotations only: a value sequence never loads it
 
 Method = Literal["auto", "graph", "decompose"]
 

@@ -213,7 +213,7 @@ def extend_values(
             tail: tuple[Any, ...] = (seen,)
         else:  # every value so far below width, a block's marks in a few MiB
             width = 1 << max(run.largest.bit_length(), 1)
-            tail = (width, max(16, min(BLOCK_HEAPS, (1 << 20) // (2 * width + 1))))
+            tail = (width, max(16, min(BLOCK_HEAPS, (1 << 20) // (2 * width + 1))), workers)
         reached, nrare, top, pairs = compiled(
             values,
             n,

@@ -8,20 +8,25 @@ it prints (the two must agree) and the 1-minute load average before the run. It 
 median of the wall-time ratios (one worker's over N's). On a machine shared with other work
 the wall times drift with the load: read the CPU times and the load beside them.
 
-Measured here inside /work/wt/quiet (no other test or benchmark running; load average 1.6-2.0,
+Measured here inside /work/wt/quiet (no other test or benchmark running; load average 1.6-2.3,
 the two-worker runs counting for 2), Grundy's game to 2^22, Fletcher-32 78b1a00b every time:
-one worker 15.8-16.6 s wall, 16.0-16.8 s CPU; two workers 10.6-10.8 s wall, 18.7-19.3 s CPU;
-wall ratio median 1.50 (1.47-1.54). Where the rest goes: about 1.2 s of each run is one core's
-(Python, numba's start and cache load, summary rows, checksum); the block kernel's threads do
-18 % more work than the one-heap kernel (a heap's marks in its own row of the block, the pairs
-of the block done apart), and its second phase (the pairs whose larger part lies in the block,
-about 3 % of the pairs) runs on one thread. Numba's own thread pool (workqueue) took about
-100 us to start each block's threads (8,192 blocks of 512 heaps to 2^22; a 1.02 ratio);
-GNU OpenMP with OMP_WAIT_POLICY=passive takes about 1 us and sleeps between blocks. Bound:
-a run with nothing to compute takes 1.0-1.1 s CPU, so even a block kernel as lean as the
-one-heap kernel and perfectly shared would give (14.6 + 1.2) / (7.3 + 1.2) = 1.86.
+one worker 14.46-14.54 s wall, 14.6-14.8 s CPU; two workers 7.43-7.61 s wall, 14.1-14.3 s CPU;
+wall ratios 1.90, 1.96, 1.93 (median 1.93). Before (same machine and lock) one worker took
+15.8-16.6 s and two 10.6-10.8 s (ratio 1.50): the block kernel did 18 % more work than the
+one-heap kernel, mostly numba's test for a negative index on every load of the scan (an
+unsigned index now, in both kernels), and the first half of a block 4 % more than the second
+(its heaps are now dealt out in interleaved runs of 16). Where the two-worker time goes, timed
+in the kernel at 2^22 before that: phase 1 6.2 s (6.0 and 5.8 s a thread), phase 2 (serial)
+0.64 s, of which a third is the rare pairs of the block and two fifths the scans again from
+the start after a pair of the block took the candidate (5 % of the heaps);
+start-up and the rest about 1.0 s of one core (Python, numba's start and cache load, which
+imports scipy.linalg when scipy is installed, summary rows, checksum). Threads: numba's own
+pool (workqueue) took about 100 us to start each block's threads (8,192 blocks of 512 heaps to
+2^22); GNU OpenMP about 1 us, and a thread that spins up to GOMP_SPINCOUNT=100000 through
+phase 2 before sleeping saves another 6 % over sleeping at once.
 
-The hard codes on two workers (whole processes, quiet, load 1.6): octal:0.04 to 2^17 4.2 s
+The hard codes on two workers (whole processes, quiet, load 1.6; before the unsigned indices
+and the runs): octal:0.04 to 2^17 4.2 s
 (largest 1,024 at 109,363, as the table), 2^18 7.9 s, 2^19 15.1 s (about 28 us a heap, flat:
 its rare positions level off near 22,400), so about 1.3e8 heaps (2^27) in an hour if that
 holds; octal:0.06 (naive, quadratic) to 2^17 4.5 s, 2^18 10.2 s, so about 5.7e6 heaps in an
