@@ -19,6 +19,7 @@ written once, against 2.6 s for an insert and an update of each.
 
 from __future__ import annotations
 
+import mmap
 import os
 import tempfile
 from collections.abc import Iterator
@@ -42,7 +43,8 @@ class KeyScratch:
         self.ends_path = base.with_name(base.name + ".ends")
         self.count = 0  # states whose keys are written
         self.size = 0  # bytes of keys written
-        self._ends: np.ndarray | None = None  # the ends file, mapped to read
+        self._maps: list[mmap.mmap] = []  # the files, mapped to read
+        self._ends: np.ndarray | None = None
         self._keys: np.ndarray | None = None
 
     @classmethod
@@ -112,22 +114,33 @@ class KeyScratch:
             return []
         if self._ends is None or len(self._ends) < self.count:
             self.close()
-            self._ends = np.memmap(self.ends_path, dtype="<i8", mode="r")
-            self._keys = np.memmap(self.keys_path, dtype=np.uint8, mode="r")
+            for path in (self.ends_path, self.keys_path):
+                with path.open("rb") as file:
+                    self._maps.append(mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ))
+            self._ends = np.frombuffer(self._maps[0], dtype="<i8")
+            self._keys = np.frombuffer(self._maps[1], dtype=np.uint8)
         ends, data = self._ends, self._keys
         assert data is not None
-        first, last = int(ids[0]), int(ids[-1])
-        if last - first < 4 * len(ids):  # nearly a run: one read, split
-            start = int(ends[first - 1]) if first else 0
-            lines = bytes(data[start : int(ends[last]) - 1]).decode().split("\n")
-            return [lines[i] for i in (ids - first).tolist()]
-        starts = np.where(ids > 0, ends[np.maximum(ids - 1, 0)], 0).tolist()
-        stops = (ends[ids] - 1).tolist()
-        return [bytes(data[a:b]).decode() for a, b in zip(starts, stops, strict=True)]
+        try:
+            first, last = int(ids[0]), int(ids[-1])
+            if last - first < 4 * len(ids):  # nearly a run: one read, split
+                start = int(ends[first - 1]) if first else 0
+                lines = bytes(data[start : int(ends[last]) - 1]).decode().split("\n")
+                return [lines[i] for i in (ids - first).tolist()]
+            starts = np.where(ids > 0, ends[np.maximum(ids - 1, 0)], 0).tolist()
+            stops = (ends[ids] - 1).tolist()
+            return [bytes(data[a:b]).decode() for a, b in zip(starts, stops, strict=True)]
+        finally:
+            # the pages read stay in the system's file cache, not in this process: mapped,
+            # every key read would count in its memory until the build ends (10 MiB of a
+            # 1M-state build's 154 MiB peak)
+            for mapping in self._maps if hasattr(mmap, "MADV_DONTNEED") else ():
+                mapping.madvise(mmap.MADV_DONTNEED)
 
     def close(self) -> None:
         """Let go of the files' mappings."""
         self._ends = self._keys = None
+        self._maps = []
 
     def remove(self) -> None:
         """Delete the files (the build is done)."""
