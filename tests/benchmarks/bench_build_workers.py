@@ -28,17 +28,19 @@ idle processes), 3 pairs on SQLite and 2 on PostgreSQL (the server on the same 2
                 2 workers 19.4-21.4 s, 8.6-8.8 s + server 23.2-24.6 s; ratio 0.84-0.95x;
                 tree peak 440 B/state RSS against 310 (244 proportional)
 
-Why 1.7x is out of reach with these writes: on SQLite one writer thread does every write, and
-a one-process build already spends most of its wall time there (its writer thread ran 10.6 s
-of a 14 s build, sampled by py-spy); in a build in tiers it ran 10.3 s of 12.2 s: edges 4.3 s
-(5.9M rows into their key and the predecessors' index: 4.3 s alone, sorted, in a bare
-sqlite3 script), values 1.6 s, new states 1.4 s, commits 0.8 s, the key index 0.6 s. The
-workers' expansion is 3.6 s of CPU. With the writes serial, the ratio cannot pass about
-10 s / 8.5 s = 1.2x. On PostgreSQL the server does three quarters of the work (16 s of
-21 s CPU with one worker): the build keeps 1.15 cores busy with one worker, and with two
-its CPU (client and server) is 32 s, so that 2 cores cannot finish it in under 16 s.
-Dropping the predecessors' index while writing and creating it at the end saved 3 s of the
-server's CPU and cost 2.5 s. The figure to move is the write cost a state.
+Why 1.7x is out of reach with these writes: on SQLite one writer thread does every write. Since
+each state of a build in tiers is written once, whole, when solved (main 403f9e6; 1M, 2 workers:
+8.4-8.8 s wall, 1 worker 8.7-8.9 s, see ``bench_three_heaps.py``), that thread runs 6.9 s of 8.4 s,
+busy from 0.7 s to the end (py-spy): edges 4.5 s (5.9M rows into their key and the predecessors'
+index; a bare sqlite3 script takes 4.0 s CPU for them, sorted, 1.5 s without the index), states
+1.2 s, commits 0.5 s, the key index 0.4 s. The ratio cannot pass 8.7 s / 6.9 s = 1.26x. Tried and
+measured in a bare sqlite3 script on the build's 5.9M moves: dropping the predecessors' index while
+writing and creating it at the end (2.3 s + 3.0 s CPU against 4.9 s), rows in (dst, src) order
+(worse by 0.4 s), multi-row VALUES instead of ``json_each`` (0.15 s less), larger pages (16 KiB:
+0.25 s less; 64 KiB more), a 256 MiB cache, 200k-state transactions in the build (no change). On
+PostgreSQL the server does three quarters of the work (16 s of 21 s CPU with one worker): the build
+keeps 1.15 cores busy with one worker, and with two its CPU (client and server) is 32 s, so that 2
+cores cannot finish it in under 16 s. The figure to move is the write cost a move.
 """
 
 from __future__ import annotations

@@ -30,12 +30,29 @@ finds Grundy values and stores every move.
 Goals (issue 31): ``--workers 2`` at least 2x faster than GamesmanPy on the 1M build; the 10M
 build with 2 workers at least 1.7x faster than with one; a 10^8-state build completes.
 
-Measured on main ec6fa10, quiet 2-core machine (load 1.5-2.1, the session's idle processes):
+Measured on main 403f9e6 (each state of a build in tiers written once), quiet 2-core machine
+(load 1.7-2.4, the session's idle processes):
 
-    1M, 3 rounds   --workers 1  9.5-9.7 s wall, 11.6 s CPU, 355 MiB (370 B/state)
-                   --workers 2  10.8-11.2 s, 15.0 s CPU, tree 318 MiB (332 B/state)
-                   GamesmanPy   12.9-13.1 s, 13.0 s CPU, 548 MiB (Python 3.12)
-                   GamesmanPy / --workers 2: 1.20x wall (1.03x on b0043ab)
+    1M, 3 rounds   --workers 1  8.7-8.9 s wall, 11.3 s CPU, 361 MiB (377 B/state), db 219 MiB
+                   --workers 2  8.4-8.8 s, 12.7 s CPU, tree 283 MiB (296 B/state), db 222 MiB
+                   GamesmanPy   11.4-12.1 s, 12.0 s CPU, 546 MiB (Python 3.12), db 14 MiB
+                   GamesmanPy / --workers 2: 1.39x wall (1.20x on ec6fa10, 1.03x on b0043ab);
+                   --workers 1 / --workers 2: 1.00x wall
+
+    Where --workers 2 spends it (py-spy, 100 Hz): its one SQLite writer thread runs 6.9 s of
+    the 8.4 s (edges 4.5 s: 5.9M rows into their key and the predecessors' index; states,
+    whole, 1.2 s; commits 0.5 s; the key index 0.4 s; the keys' scratch file 0.2 s), from
+    0.7 s to the end, with no gap over 0.1 s. The build can end no sooner than its writer:
+    2x GamesmanPy (6 s) and 1.7x --workers 1 (5.1 s) both need less than one writer thread
+    alone does on this schema.
+
+    10M, 1 pair    --workers 2  78.6 s wall, 121 s CPU, tree 662 MiB (70 B/state)
+                   --workers 1  96.5 s, 124 s CPU, 2,104 MiB (221 B/state)
+                   ratio 1/2: 1.23x (0.96x on ec6fa10); both: N, remoteness 779; db 2.2 GiB
+
+On main ec6fa10: 1M --workers 1 9.5-9.7 s wall, 11.6 s CPU; --workers 2 10.8-11.2 s, 15.0 s
+CPU; GamesmanPy 12.9-13.1 s, 13.0 s CPU; and
+
     10M, 2 pairs   --workers 1  99.4-100.9 s, 127 s CPU, 2,647 MiB (279 B/state)
                    --workers 2  103.5-103.7 s, 148 s CPU, tree 1,405 MiB (148 B/state)
                    ratio 1/2: 0.96x and 0.97x; both: N, remoteness 779; database 2.2 GiB
