@@ -182,22 +182,22 @@ def test_a_position_too_large_to_build_is_refused_at_once(tmp_path, spec, positi
 
 @pytest.mark.parametrize(
     ("workers", "limit"),
-    [("1", "262,144"), ("2", "599,186")],  # 64 MiB at 256 B a state, and in tiers at 112 B
+    [("1", "262,144"), ("2", "2,097,152")],  # 64 MiB at 256 B a state, and in tiers at 32 B
 )
 def test_the_refusal_names_the_limit_of_the_path_the_build_takes(tmp_path, workers, limit):
-    # nim 130,130,130 (383,306 states) is refused in one process, not in tiers; 200 is refused
-    # by both, each naming its own limit
+    # nim 130,130,130 (383,306 states) is refused in one process, not in tiers; 250 (2,667,126)
+    # is refused by both, each naming its own limit
     db = tmp_path / "big.db"
     build = ["build", "nim", "--db", str(db), "--memory", "64", "--workers", workers]
     result = subprocess.run(
-        [sys.executable, "-m", "explorer", *build[:2], "200,200,200", *build[2:]],
+        [sys.executable, "-m", "explorer", *build[:2], "250,250,250", *build[2:]],
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert (result.returncode, result.stdout) == (1, "")
     assert result.stderr == (
-        f"Error: position '200,200,200' of nim has more than {limit} states, more than a build "
+        f"Error: position '250,250,250' of nim has more than {limit} states, more than a build "
         "within --memory 64 MB can hold: build part of it with --max-states N, or raise --memory\n"
     )
     assert not db.exists()

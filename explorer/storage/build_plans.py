@@ -21,10 +21,10 @@ DEFAULT_MEMORY_BYTES = 4 * 2**30
 #: once unless --max-states asks for a part.
 MIN_BYTES_PER_STATE = 256
 #: The same floor for a build in tiers (`explorer.storage.tiered`), whose coordinator keeps
-#: four numbers a state and the moves of the tiers expanded and not yet solved, and no key of
-#: a tier done: the whole process tree's peak measured 148 B a state at 10M states and 124 B a
-#: state at 98M (2 workers).
-MIN_BYTES_PER_STATE_TIERED = 112
+#: four 32-bit numbers a state in arrays that double as they grow, and its moves and keys in
+#: files. The whole process tree's peak (2 workers) measured 62-70 B a state at 10M states,
+#: and 60 B a state at 100.6M when the moves were still kept in memory.
+MIN_BYTES_PER_STATE_TIERED = 32
 #: A build stops for its memory budget when fewer new states than this fit in it.
 MIN_ROUND_STATES = 1024
 #: SQLite's page cache for a build's writes, in KiB: it grows with the states stored (it

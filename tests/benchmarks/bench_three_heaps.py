@@ -57,11 +57,28 @@ CPU; GamesmanPy 12.9-13.1 s, 13.0 s CPU; and
                    --workers 2  103.5-103.7 s, 148 s CPU, tree 1,405 MiB (148 B/state)
                    ratio 1/2: 0.96x and 0.97x; both: N, remoteness 779; database 2.2 GiB
 
-837,837,837 (98,431,480 states, 588,128,093 moves; 843 gives 100,558,380, which the state
-guard refuses: 256 B a state is more than the machine's 24,105 MiB), --workers 2 --memory
-24105, on main e8a40eb beside other work (load about 2.5): 1,563 s wall, 1,842 s CPU, tree
-peak 11.3 GiB (124 B/state; 5.8 GiB until the key index is made at the end), database 24.4
-GiB; P, remoteness 1674.
+Memory, the tree's peak: resident sets summed (RSS), and proportional sets summed (PSS, the
+fair measure: a page shared by several processes of the tree, as libpython, numpy and the
+fork server's preloaded modules are by the workers, counts once, split between them; it is
+what the tree takes from the machine). On main 27df648 (1M) and 9be5ed5 (10M), quiet (load
+1.8-3.6):
+
+    1M   --workers 2  RSS 251-253 MiB (262-264 B/state), PSS 186-187 MiB (194-196 B/state);
+                      on d89af16 316-317 and 254-255 MiB (330 and 266 B/state). PSS at the
+                      peak: coordinator 131 MiB (about 78 before its first state: interpreter,
+                      libraries, the database opened), workers 17 each, fork server 14,
+                      resource tracker 8; RSS 150, 31 each, 31, 14
+    1M   --workers 1  338-340 MiB (353-355 B/state); 348-350 on d89af16
+    10M  --workers 2  RSS 557 MiB (59 B/state), PSS 490 MiB (52 B/state); 80.1 s, 124 s CPU
+    10M  --workers 1  2,160 MiB (227 B/state); 96.4 s, 123 s CPU
+
+843,843,843 (100,558,380 states, 600,854,150 moves), --workers 2 --memory 22000, on main
+4f46f15 (every tier's moves still kept in memory until solved), niced beside the session's
+other work and paused 936 s by benchmarks: 3,010 s wall (2,074 s not paused), 1,729 s CPU of
+the tree, tree peak RSS 5,748 MiB (60 B/state), PSS 5,684 MiB (59 B/state), reached as the
+last tier is expanded; database 26.7 GB; P, remoteness 1686. Before (e8a40eb, 837,837,837,
+98,431,480 states): 1,563 s wall, tree peak 11.3 GiB (124 B/state), 5.5 GiB of it SQLite
+sorting the key index in memory at the end.
 """
 
 from __future__ import annotations

@@ -11,8 +11,16 @@ the wall times drift with the load: read the CPU times and the load beside them.
 Measured here inside /work/wt/quiet (no other test or benchmark running; load average 1.6-2.3,
 the two-worker runs counting for 2), Grundy's game to 2^22, Fletcher-32 78b1a00b every time:
 one worker 14.46-14.54 s wall, 14.6-14.8 s CPU; two workers 7.43-7.61 s wall, 14.1-14.3 s CPU;
-wall ratios 1.90, 1.96, 1.93 (median 1.93). Before (same machine and lock) one worker took
-15.8-16.6 s and two 10.6-10.8 s (ratio 1.50): the block kernel did 18 % more work than the
+wall ratios 1.90, 1.96, 1.93 (median 1.93); again later, load 2.4-4.0: 14.24-14.85 s and
+7.25-7.48 s, ratios 2.01, 1.96, 1.93. One caveat, in the kernels alone (same lock, 2^22): the
+block kernel compiled for threads but run on one thread takes 11.8 s where the one-worker
+kernel takes 13.8 s (two threads: 6.6 s), so against that one thread the kernel scales
+1.79x and a whole run would scale about 1.7x. One worker cannot take that path (it loads
+GNU OpenMP, which breaks sweep's forked processes). Numba compiles a parallel loop's body
+with noalias on its arrays and the numpy error model (numba/parfors/parfor_lowering.py); the
+error model alone showed no gain on the one-worker kernel (one quick trial); the cause is not
+yet found. Before (same machine and lock) one worker took 15.8-16.6 s and two 10.6-10.8 s
+(ratio 1.50): the block kernel did 18 % more work than the
 one-heap kernel, mostly numba's test for a negative index on every load of the scan (an
 unsigned index now, in both kernels), and the first half of a block 4 % more than the second
 (its heaps are now dealt out in interleaved runs of 16). Where the two-worker time goes, timed
