@@ -81,8 +81,8 @@ class KeyScratch:
         if stored < count or kept < size:
             raise DatabaseDamagedError(
                 f"the scratch files {self.keys_path} and {self.ends_path} of an unfinished "
-                f"build hold {stored:,} of its {count:,} states: delete the game "
-                "(explorer delete) and build it again"
+                f"build hold {stored:,} of its {count:,} states, so it cannot go on: "
+                "build the position into a new database file"
             )
         os.truncate(self.ends_path, count * 8)
         os.truncate(self.keys_path, size)
