@@ -57,11 +57,15 @@ def test_a_build_in_tiers_keeps_unsolved_keys_in_scratch_files_until_it_ends(tmp
     with sqlite3.connect(db) as conn:  # only solved states are stored: none yet
         assert conn.execute("SELECT COUNT(*) FROM states").fetchone() == (0,)
         assert conn.execute("SELECT COUNT(*) FROM edges").fetchone()[0] > 0
+    shown = run("stats", "kayles", "--db", str(db))[1]  # the states numbered, not yet stored
+    numbered = sum(t["states"] for t in run_json("stats", "kayles", "--db", str(db))["tiers"])
+    assert numbered > 0 and f"{numbered:,} more numbered by an unfinished build" in shown
     checked = run_json("verify", "--db", str(db))  # the moves wait for their states
     assert checked["ok"] and "unfinished build in tiers" in checked["games"][0]["rules"]
     with open_database(str(db)) as database:
         assert database.game("kayles").build("6,7,9", workers=2).status == "complete"
     assert not [p for p in tmp_path.iterdir() if "-tiers-" in p.name]
+    assert "more numbered" not in run("stats", "kayles", "--db", str(db))[1]
     assert content(one, "octal:0.77") == content(str(db), "octal:0.77")
     assert run_json("verify", "--db", str(db))["ok"]
 
