@@ -14,12 +14,15 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 import sqlalchemy as sa
 from alembic import command
 from sqlalchemy.engine import make_url
 
+from explorer.errors import DatabaseFullError
 from explorer.storage import open_database
+from explorer.storage.build_scratch import KeptMoves, TierMoves
 from explorer.storage.engine import alembic_config, resolve_url
 from tests.support.cli import run, run_json
 
@@ -565,3 +568,12 @@ def _refused_graph_file(tmp_path: Path, name: str, text: str, message: str) -> N
     assert_one_line_error(["import", str(graph), "--db", str(db)], message)
     assert_one_line_error(["solve", f"dag:{graph}", "a"], message)
     assert rows(str(db)) == before
+
+
+@pytest.mark.slow  # a process on a small full disk
+def test_a_builds_kept_moves_on_a_full_disk_are_a_full_disk_error(small_disk):
+    kept = KeptMoves(str(small_disk))  # the database's folder, here a 1 MiB disk
+    many = np.arange(200_000)  # 2.4 MB of moves
+    with pytest.raises(DatabaseFullError, match="cannot write the build's scratch file"):
+        kept[1] = TierMoves(many, np.ones_like(many), many)
+    kept.close()

@@ -35,6 +35,18 @@ from explorer.errors import DatabaseDamagedError, DatabaseFullError
 END = b"\n"
 
 
+def database_folder(database: str | None) -> Path | None:
+    """The folder of the SQLite file `database`; None for a database without a file (in
+    memory, or a server's).
+
+    >>> database_folder("/data/games.db").as_posix(), database_folder(":memory:")
+    ('/data', None)
+    """
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return None
+    return Path(database).absolute().parent
+
+
 class KeyScratch:
     """The scratch files of one build in tiers of one game (see the module's notes)."""
 
@@ -51,10 +63,10 @@ class KeyScratch:
     def beside(cls, database: str | None, game_id: int) -> KeyScratch | None:
         """The scratch files of game `game_id`'s build in the SQLite file `database`; None for a
         database without a file (in memory, or a server's)."""
-        if not database or database == ":memory:" or database.startswith("file:"):
+        folder = database_folder(database)
+        if folder is None or database is None:
             return None
-        path = Path(database)
-        return cls(path.with_name(f"{path.name}-tiers-{game_id}"))
+        return cls(folder / f"{Path(database).name}-tiers-{game_id}")
 
     def start(self, count: int) -> None:
         """Keep the keys of the first `count` states (those a build stored before) and drop
@@ -179,18 +191,22 @@ class KeptMoves:
     >>> kept.close()
     """
 
-    def __init__(self) -> None:
+    def __init__(self, folder: str | None = None) -> None:
+        self.folder = folder  # where the file goes: the database's folder, else the temporary one
         self.file: BinaryIO | None = None
         self.end = 0
         #: Each tier's place in the file: offset, states, moves, seconds to expand.
         self.places: dict[int, tuple[int, int, int, float]] = {}
 
     def __setitem__(self, tier: int, moves: TierMoves) -> None:
-        if self.file is None:
-            self.file = tempfile.TemporaryFile(prefix="explorer-moves-")
-        self.file.seek(self.end)
-        for array in (moves.ids, moves.counts, moves.targets):
-            self.file.write(np.asarray(array, dtype=np.int32).tobytes())
+        try:
+            if self.file is None:
+                self.file = tempfile.TemporaryFile(prefix="explorer-moves-", dir=self.folder)
+            self.file.seek(self.end)
+            for array in (moves.ids, moves.counts, moves.targets):
+                self.file.write(np.asarray(array, dtype=np.int32).tobytes())
+        except OSError as error:
+            raise DatabaseFullError(f"cannot write the build's scratch file: {error}") from error
         states, edges = len(moves.ids), len(moves.targets)
         self.places[tier] = (self.end, states, edges, moves.seconds)
         self.end += 4 * (2 * states + edges)

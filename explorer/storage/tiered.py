@@ -52,7 +52,7 @@ from explorer.solver import outcome
 from explorer.solver.arrays import MISERE_TERMINAL, NORMAL_TERMINAL, level_values
 from explorer.storage.build_arrays import UNKNOWN, Growable
 from explorer.storage.build_plans import KeyIndexPlan, resident_bytes, sqlite_cache_kib
-from explorer.storage.build_scratch import KeptMoves, KeyScratch, TierMoves
+from explorer.storage.build_scratch import KeptMoves, KeyScratch, TierMoves, database_folder
 from explorer.storage.build_writer import BatchWriter, BuildProgress, Turn
 from explorer.storage.bulk import (
     EdgePayload,
@@ -255,7 +255,9 @@ class TieredBuilder:
         self.root_tier = game.tier(root)
         self.known: dict[str, int] = {}  # keys of the states of tiers still to expand
         self.waiting: dict[int, tuple[list[int], list[str]]] = {}
-        self.moves = KeptMoves()  # tiers expanded, not yet solved
+        # tiers expanded, not yet solved: in a file beside an SQLite database, on its disk
+        folder = database_folder(engine.url.database) if engine.dialect.name == "sqlite" else None
+        self.moves = KeptMoves(None if folder is None else str(folder))
         self.depth = Growable(np.int32, FAR)
         self.grundy = Growable(np.int32, UNKNOWN)
         self.remote = Growable(np.int32, UNKNOWN)
