@@ -534,7 +534,7 @@ def stats_command(
     )
     # an unfinished build in tiers on SQLite stores each state once it is solved: the others
     # wait in its scratch files (`explorer.storage.build_scratch`)
-    waiting = sum(t["states"] for t in result["tiers"]) - result["states"]
+    waiting = sum(t["states"] for t in result.get("tiers", [])) - result["states"]
     if waiting > 0:
         console.print(
             f"                {waiting:,} more numbered by an unfinished build in tiers, "
