@@ -536,9 +536,11 @@ def stats_command(
     # wait in its scratch files (`explorer.storage.build_scratch`)
     waiting = sum(t["states"] for t in result.get("tiers", [])) - result["states"]
     if waiting > 0:
+        from explorer.storage.build_scratch import UNFINISHED
+
         console.print(
             f"                {waiting:,} more numbered by an unfinished build in tiers, "
-            "stored once solved: run the build again to finish it"
+            + UNFINISHED
         )
     console.print(f"edges           {result['edges']:,}")
     outcomes = ", ".join(f"{k} {v:,}" for k, v in result["by_outcome"].items())

@@ -35,6 +35,10 @@ from explorer.errors import DatabaseDamagedError, DatabaseFullError
 END = b"\n"
 
 
+#: What an unfinished build in tiers' states wait for, as `stats` and `verify` say it.
+UNFINISHED = "stored once solved: run the build again to finish it"
+
+
 def database_folder(database: str | None) -> Path | None:
     """The folder of the SQLite file `database`; None for a database without a file (in
     memory, or a server's).

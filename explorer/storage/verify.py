@@ -28,6 +28,7 @@ from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.games.pyspec import rules_changed, stored_rules
 from explorer.games.specs import GameSpec
 from explorer.solver.loopy import Infinite
+from explorer.storage.build_scratch import UNFINISHED
 from explorer.storage.bulk import read_int_columns
 from explorer.storage.checks import count_problems, depth_problems, loopy_move_problems
 from explorer.storage.counts import read_counts
@@ -341,7 +342,7 @@ def _check_game(
     if waiting:
         check.rules += (
             f"; {waiting:,} moves of an unfinished build in tiers wait for their states, "
-            "stored once solved: run the build again to finish it"
+            + UNFINISHED
         )
     if not loopy and not _unexpanded(conn, game_id):
         _check_all_solved(conn, checker, game_id)
