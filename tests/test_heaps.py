@@ -268,3 +268,20 @@ def test_winning_moves_of_a_long_sum_are_the_moves_to_p_positions(spec, position
     assert result.method == "decomposition"
     assert len(result.winning_moves) == len(set(result.winning_moves))
     assert sorted(result.winning_moves) == expected
+
+
+def test_a_heap_with_more_moves_than_are_examined_says_its_list_is_cut(monkeypatch):
+    from explorer.games import heaps
+
+    game = load_game("tb:0.{2+}")  # take one, break the rest into two heaps or more
+    monkeypatch.setattr(heaps, "LISTED_MOVES", 40)
+    first = [tuple(sorted(h for h in m if h)) for m in itertools.islice(game.heap_moves(30), 40)]
+    expected = [m for m in dict.fromkeys(first) if game.known_value(m) == 0]
+    found = game.moves_to_value((30,), 0)
+    assert found == expected != []
+    assert found.cut == "moves listed among the first 40 of heap 30"
+    assert game.moves_to_value((3, 30), game.known_value((3, 30))) == []  # mex: none
+    whole = game.moves_to_value((6,), 0)
+    assert whole.cut == "" and whole == [
+        s for s in dict.fromkeys(game.successors((6,))) if game.known_value(s) == 0
+    ]

@@ -68,6 +68,27 @@ def test_a_huge_single_heap_stopped_early_stays_small(tmp_path):
     assert report["peak_kb"] < 500 * 1024
 
 
+def test_winning_moves_of_a_heap_with_trillions_of_moves_stay_small():
+    # heap 200 less one breaks into any 2 or more heaps: about 3.6×10^12 moves, were listed
+    # whole before their values were looked up (12 GB in 2 minutes, and on)
+    result = subprocess.run(
+        [sys.executable, "-c", MEASURED, "solve", "tb:0.{2+}", "200", "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    report = json.loads(result.stdout)
+    assert report["peak_kb"] < 300 * 1024
+    assert (report["grundy"], report["outcome"]) == (99, "N")
+    assert report["note"].endswith("; moves listed among the first 1,000,000 of heap 200")
+    game = load_game("tb:0.{2+}")
+    moves = [tuple(map(int, m.split(","))) for m in report["winning_moves"]]
+    assert len(moves) == len(set(moves)) > 1000
+    for move in moves:
+        assert sum(move) == 199 and len(move) >= 2  # take one, leave two heaps or more and list(move) == sorted(move)
+        assert game.known_value(move) == 0
+
+
 def test_a_wide_branching_build_stays_small(tmp_path):
     # 20,301 states of up to 400 moves each: batches are bounded by moves, not only by states
     # (the whole graph went in one batch of 4 million edges, and the build peaked at 790 MB)

@@ -19,7 +19,7 @@ from explorer.analysis.memo import GRAPH_MEMO
 from explorer.analysis.results import Explanation, Solution, shown_value, value_fields
 from explorer.errors import CyclicGraphError, ExplorerError, GraphTooLargeError, SpecError
 from explorer.games.arguments import as_count, as_game, as_position
-from explorer.games.base import Decomposition, Game, Position, TableProgress
+from explorer.games.base import Decomposition, Game, Listed, Position, TableProgress
 from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.games.heaps import FAR_HEAP, FAR_MOVES, PERIODIC_SPLIT_PARTS
 from explorer.games.tables import heap_pair_table
@@ -372,6 +372,8 @@ def _solve_decomposed(
     else:
         method = "reduction" if reduction else "decomposition"
         note = parts.note
+    if isinstance(moves, Listed) and moves.cut:
+        note = f"{note}; {moves.cut}"
     return Solution(
         game=game.spec,
         position=game.format(position),
@@ -421,14 +423,16 @@ def _moves_through_parts(parts: Decomposition, total: Value, max_states: int) ->
         return moves
     assert isinstance(total, int)
     finite = cast(list[int], values)
-    return [
-        move for _, _, found in _part_changes(parts, finite, total, max_states) for move in found
-    ]
+    listed: Listed[Position] = Listed()
+    for _, _, found in _part_changes(parts, finite, total, max_states):
+        listed += found
+        listed.cut = listed.cut or found.cut
+    return listed
 
 
 def _part_changes(
     parts: Decomposition, values: list[int], total: int, max_states: int
-) -> list[tuple[int, int, list[Position]]]:
+) -> list[tuple[int, int, Listed[Position]]]:
     """Bouton's arithmetic for a sum of finite values `values` whose XOR `total` is not 0:
     each part i that can move to the value values[i] XOR total (the XOR is then 0), that
     value, and the winning moves of the sum it gives (equal parts listed once)."""
@@ -441,10 +445,11 @@ def _part_changes(
             continue
         seen.add(key)
         target = values[i] ^ total
-        found = [
-            parts.rebuild(positions[:i] + [moved] + positions[i + 1 :])
-            for moved in _moves_to_value(part.game, part.position, target, max_states)
-        ]
+        moved = _moves_to_value(part.game, part.position, target, max_states)
+        found: Listed[Position] = Listed(
+            parts.rebuild(positions[:i] + [m] + positions[i + 1 :]) for m in moved
+        )
+        found.cut = moved.cut if isinstance(moved, Listed) else ""
         if found:
             changes.append((i, target, found))
     return changes

@@ -128,7 +128,8 @@ _BOUND: dict[str, Any] = {}
 
 def _work_bound(ctx: click.Context, param: click.Parameter, value: int | None) -> None:
     """Start the command's work bound (`DEFAULT_MAX_SECONDS`, or ``--max-seconds``; 0 for
-    none): past it, SIGALRM raises `WorkLimitError` wherever the command is."""
+    none): past it, SIGALRM raises `WorkLimitError` wherever the command is. Where Python drops
+    an exception (a finaliser the garbage collector ran, say), it is raised again at once."""
     import signal
     import threading
 
@@ -137,16 +138,23 @@ def _work_bound(ctx: click.Context, param: click.Parameter, value: int | None) -
     if not seconds or threading.current_thread() is not threading.main_thread():
         return
     command = f"explorer {ctx.info_name}"
+    unraisable = sys.unraisablehook
 
     def stop(signum: int, frame: Any) -> None:
-        end_work_bound()
         raise WorkLimitError(
             f"{command} ran past its work bound of {seconds:,} s and stopped (raise it with "
             "--max-seconds N, or --max-seconds 0 for none; a build or a stored sequence keeps "
             "what it wrote and continues from there)"
         )
 
-    _BOUND["previous"] = signal.signal(signal.SIGALRM, stop)
+    def dropped(what: Any) -> None:
+        if isinstance(what.exc_value, WorkLimitError):
+            signal.setitimer(signal.ITIMER_REAL, 0.001)  # again, outside the finaliser
+        else:
+            unraisable(what)
+
+    _BOUND["previous"] = signal.signal(signal.SIGALRM, stop), unraisable
+    sys.unraisablehook = dropped
     signal.setitimer(signal.ITIMER_REAL, seconds)
 
 
@@ -156,7 +164,8 @@ def end_work_bound() -> None:
 
     if "previous" in _BOUND:
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, _BOUND.pop("previous"))
+        handler, sys.unraisablehook = _BOUND.pop("previous")
+        signal.signal(signal.SIGALRM, handler)
 
 
 def max_seconds_option() -> click.Option:

@@ -25,6 +25,13 @@ Position = Hashable
 P = TypeVar("P", bound=Hashable)
 
 
+class Listed(list[P]):
+    """Moves worth a value (`Game.moves_to_value`); `cut` says why the list may be short, ""
+    when it is whole."""
+
+    cut = ""
+
+
 @dataclass(frozen=True)
 class Part:
     """One summand of a decomposed position: a position of `game`."""
@@ -264,7 +271,8 @@ class Game(ABC, Generic[P]):
         return None
 
     def moves_to_value(self, position: P, target: int) -> list[P] | None:
-        """Successors whose value is `target`, when a shortcut knows them; None otherwise."""
+        """Successors whose value is `target`, when a shortcut knows them (a `Listed` whose
+        `cut` says when they are not all there); None otherwise."""
         return None
 
     def sequence_position(self, n: int) -> P | None:

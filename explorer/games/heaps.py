@@ -20,6 +20,7 @@ from explorer.errors import SpecError
 from explorer.games.base import (
     Decomposition,
     Game,
+    Listed,
     NimHeaps,
     natural_number,
     parse_int_list,
@@ -38,6 +39,9 @@ PERIODIC_SPLIT_PARTS = 1_000
 FAR_HEAP = 1 << 20
 #: Moves of such a far heap examined for winning moves.
 FAR_MOVES = 10_000
+#: Moves of any heap examined for winning moves: a game that breaks a heap into any number of
+#: parts has more than a lifetime lists (tb:0.{2+} from 200: p(199) - 1, about 3.6×10^12).
+LISTED_MOVES = 1_000_000
 #: Most digits of an octal code (a Bash or subtraction game's largest move).
 MAX_DIGITS = 10_000
 
@@ -304,29 +308,41 @@ class HeapGame(Game[Heaps]):
         """
         total = self.known_value(position)
         assert total is not None  # a heap game knows every value
-        moves: list[Heaps] = []
+        moves: Listed[Heaps] = Listed()
+        if target == total:
+            return moves  # a move keeping the total keeps its heap's value, which mex forbids
         for i, h in enumerate(position):
             if i and position[i - 1] == h:
                 continue
             rest = position[:i] + position[i + 1 :]
-            for result in self._heap_moves_to_value(h, target ^ total ^ self.heap_value(h)):
-                moves.append(tuple(sorted(rest + result)) if rest else result)
+            found = self._heap_moves_to_value(h, target ^ total ^ self.heap_value(h))
+            if isinstance(found, Listed) and found.cut:
+                moves.cut = found.cut
+            moves += (tuple(sorted(rest + result)) if rest else result for result in found)
         # moves from heaps of different sizes could meet in one position (not in these games)
-        return list(dict.fromkeys(moves))
+        moves[:] = dict.fromkeys(moves)
+        return moves
 
     def _heap_moves_to_value(self, heap: int, target: int) -> list[Heaps]:
         """What one heap (>= 1) can become that is worth `target`: distinct, sorted, no zeros,
-        in the order of `heap_moves`; subclasses vectorise it over their value table."""
-        results = [tuple(sorted(h for h in r if h > 0)) for r in self.heap_moves(heap)]
-        table = self.heap_values(max([heap, *(h for r in results for h in r)]))
-        moves = []
-        for result in dict.fromkeys(results):
+        in the order of `heap_moves`, among its first `LISTED_MOVES` (a `Listed` whose `cut`
+        says so when it has more); subclasses vectorise it over their value table."""
+        table = self.heap_values(heap)
+        moves: dict[Heaps, None] = {}
+        for count, move in enumerate(self.heap_moves(heap)):
+            if count == LISTED_MOVES:
+                cut: Listed[Heaps] = Listed(moves)
+                cut.cut = f"moves listed among the first {LISTED_MOVES:,} of heap {heap:,}"
+                return cut
+            result = tuple(sorted(h for h in move if h > 0))
+            if result and result[-1] >= len(table):
+                table = self.heap_values(result[-1])
             value = 0
             for h in result:
                 value ^= int(table[h])
             if value == target:
-                moves.append(result)
-        return moves
+                moves[result] = None
+        return list(moves)
 
     # values --------------------------------------------------------------
     @property
