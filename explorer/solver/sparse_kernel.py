@@ -509,7 +509,11 @@ def _extend_one(  # type: ignore[no-untyped-def]
                         for i in range(m):
                             if a > halves[i]:
                                 continue
-                            need -= _claim(seen, want, _pair(values, a, totals[i]), mark)
+                            v = _pair(values, a, totals[i])
+                            if want[v]:
+                                want[v] = 0
+                                seen[v] = mark
+                                need -= 1
                         pairs += m
                         a += 1
                     for x in range(cand):
