@@ -326,7 +326,7 @@ def _check_game(
         params = {"g": game_id, "lo": low, "hi": high}
         states = conn.execute(states_table.IN_RANGE, params).all()
         moves: dict[int, list[Any]] = {}
-        for move in conn.execute(edges_table.FROM_RANGE, params):
+        for move in conn.execute(edges_table.FROM_RANGE, params).all():
             moves.setdefault(move.src, []).append(move)
             check.edges += 1
         for row in states:
