@@ -509,6 +509,7 @@ def _extend_one(  # type: ignore[no-untyped-def]
                         for i in range(m):
                             if a > halves[i]:
                                 continue
+                            # by hand, not _claim: through it this loop ran 4-10x slower
                             v = _pair(values, a, totals[i])
                             if want[v]:
                                 want[v] = 0
