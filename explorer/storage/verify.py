@@ -45,6 +45,8 @@ if TYPE_CHECKING:
 
 #: States read per step (with all their moves): bounds the memory a check needs.
 CHUNK_STATES = 20_000
+#: Moves read per step, about, in a game whose states have many (fewer states a step then).
+CHUNK_EDGES = 200_000
 #: Problems SQLite's integrity check lists at most.
 INTEGRITY_ROWS = 100
 
@@ -313,9 +315,13 @@ def _check_game(
     if not rules:
         game = None
     # the stored count gives the total at once (counting the rows took seconds on big games)
-    total = read_counts(conn, game_id).get("states", {}).get("")
+    counts = read_counts(conn, game_id)
+    total = counts.get("states", {}).get("")
     if total is None:
         total = conn.execute(states_table.COUNT, {"g": game_id}).scalar_one()
+    edges = counts.get("edges", {}).get("")
+    if total and edges:  # a wide game: fewer states a step, for about `CHUNK_EDGES` moves
+        chunk = max(1, min(chunk, CHUNK_EDGES * total // edges))
     if progress is not None:
         progress(spec, 0, total)
     # an unfinished build in tiers stores a state (on SQLite) once it is solved: until then
