@@ -146,6 +146,18 @@ def test_a_build_stopped_by_its_bound_verifies_and_resumes(db_url: str) -> None:
     assert code in (0, 1)  # stored in part, or not at all when stopped before its first batch
 
 
+@pytest.mark.slow  # builds to their bound
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_build_stopped_by_its_bound_is_shown_interrupted(db_url: str, workers: str) -> None:
+    # the user's stop, as Ctrl-C is: in one process and in tiers alike (tiers said "failed")
+    args = ("subtraction:1,2", "300,300,300", "--db", db_url, "--workers", workers)
+    code, _, err = run("build", *args, *BOUND)
+    assert_bounded(code, err, "build")
+    (build,) = run_json("stats", "subtraction:1,2", "--db", db_url)["builds"]
+    assert build["status"] == "interrupted"
+    assert build["workers"] == (2 if workers == "2" else None)  # in tiers, or in one process
+
+
 def test_every_command_but_serve_takes_the_bound() -> None:
     for names in COMMAND_MODULES.values():
         for name in names:

@@ -26,7 +26,7 @@ import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from explorer.errors import RuleError, SpecError, WorkLimitError
+from explorer.errors import RuleError, SpecError
 from explorer.games import load_game, may_cycle
 from explorer.games.base import Game, Position
 from explorer.games.convention import MISERE, NORMAL, Convention
@@ -59,6 +59,7 @@ from explorer.storage.engine import reading, writing
 from explorer.storage.loopy import LoopyValue, label_arrays, value_params
 from explorer.storage.records import (
     BuildCounts,
+    ended_status,
     ensure_key_index,
     find_game,
     insert_build,
@@ -242,8 +243,7 @@ class GraphBuilder:
             )
             raise
         except BaseException as error:
-            stopped = isinstance(error, KeyboardInterrupt | WorkLimitError)
-            self._stopped("interrupted" if stopped else "failed")
+            self._stopped(ended_status(error))
             raise
 
     def _refuse_too_large(self) -> None:

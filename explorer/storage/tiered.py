@@ -67,6 +67,7 @@ from explorer.storage.engine import reading, writing
 from explorer.storage.records import (
     BuildCounts,
     drop_key_index,
+    ended_status,
     ensure_key_index,
     find_game,
     insert_build,
@@ -303,7 +304,7 @@ class TieredBuilder:
             if self.stopped_by is not None:
                 self._stopped("stopped", self._counts())
         except BaseException as error:
-            self._stopped("interrupted" if isinstance(error, KeyboardInterrupt) else "failed")
+            self._stopped(ended_status(error))
             raise
         finally:
             pool.close()
