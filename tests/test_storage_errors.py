@@ -572,7 +572,7 @@ def _refused_graph_file(tmp_path: Path, name: str, text: str, message: str) -> N
 
 @pytest.mark.slow  # a process on a small full disk
 def test_a_builds_kept_moves_on_a_full_disk_are_a_full_disk_error(small_disk):
-    kept = KeptMoves(str(small_disk))  # the database's folder, here a 1 MiB disk
+    kept = KeptMoves(small_disk)  # the database's folder, here a 1 MiB disk
     many = np.arange(200_000)  # 2.4 MB of moves
     with pytest.raises(DatabaseFullError, match="cannot write the build's scratch file"):
         kept[1] = TierMoves(many, np.ones_like(many), many)

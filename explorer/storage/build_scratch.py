@@ -195,7 +195,7 @@ class KeptMoves:
     >>> kept.close()
     """
 
-    def __init__(self, folder: str | None = None) -> None:
+    def __init__(self, folder: Path | None = None) -> None:
         self.folder = folder  # where the file goes: the database's folder, else the temporary one
         self.file: BinaryIO | None = None
         self.end = 0

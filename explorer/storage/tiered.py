@@ -258,7 +258,7 @@ class TieredBuilder:
         self.waiting: dict[int, tuple[list[int], list[str]]] = {}
         # tiers expanded, not yet solved: in a file beside an SQLite database, on its disk
         folder = database_folder(engine.url.database) if engine.dialect.name == "sqlite" else None
-        self.moves = KeptMoves(None if folder is None else str(folder))
+        self.moves = KeptMoves(folder)
         self.depth = Growable(np.int32, FAR)
         self.grundy = Growable(np.int32, UNKNOWN)
         self.remote = Growable(np.int32, UNKNOWN)
