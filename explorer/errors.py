@@ -158,6 +158,10 @@ class DatabaseDamagedError(DatabaseError):
     """The database is damaged: a malformed page, or a table or column of its schema missing."""
 
 
+class StoredPartError(DatabaseDamagedError):
+    """A part value read from a database's part table is not what the part's moves give."""
+
+
 class NotStoredError(_Message, ExplorerError, LookupError):
     """A query names a game or a position that the database does not hold."""
 

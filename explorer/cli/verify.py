@@ -91,7 +91,7 @@ def verify_command(
         for game in result.games:
             verdict = "ok" if not game.problems else plural(game.problems, "problem")
             console.print(
-                f"  {shown_game(game.game, game.convention)}: {game.states:,} states, "
+                f"  {shown_game(game.game, game.convention)}: {game.states:,} {game.unit}, "
                 f"{game.edges:,} moves ({game.rules}): {verdict}"
             )
         for line in result.damage():

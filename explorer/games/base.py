@@ -244,6 +244,13 @@ class Game(ABC, Generic[P]):
         table stores it; None when the game has no labels (the default)."""
         return None
 
+    def part_of_label(self, label: str) -> tuple[Game[Any], Any] | None:
+        """A game and a part of it whose value is that of this game's parts labelled `label`
+        (a part rebuilt from its label, so that a stored label can be valued again); None
+        when the game cannot rebuild one (the default). ValueError when `label` is no label
+        of this game."""
+        return None
+
     def picture(self, position: P) -> Picture | None:
         """How a part of this game looks, drawn beside its value on pages: its graph (vertices
         and edges) or its board (cells); None when the game has no picture (the default)."""

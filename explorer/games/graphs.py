@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 from explorer.errors import PositionError, SpecError
 from explorer.games.base import Decomposition, Game, Part
-from explorer.games.labels import graph_label
+from explorer.games.labels import graph_label, label_graph
 from explorer.games.pictures import GraphPicture
 
 #: A vertex name in an edge list: letters, digits, ``_`` and ``.``.
@@ -115,6 +115,15 @@ class Graph:
             found.append(component)
             left &= ~component
         return found
+
+
+def graph_of_label(label: str) -> Graph:
+    """The graph a part label (`explorer.games.labels`) was written from, its vertices
+    named 0, 1, ...; ValueError when the label is no uncoloured graph's."""
+    adjacency, colours = label_graph(label)
+    if colours is not None:
+        raise ValueError(f"{label!r} is no label of a graph game's part (it has colours)")
+    return Graph(tuple(map(str, range(len(adjacency)))), adjacency)
 
 
 def format_graph(graph: Graph) -> str:
@@ -333,6 +342,9 @@ class GraphFamily(Game[Graph]):
 
     def part_label(self, position: Graph) -> str | None:
         return graph_label(position.adjacency)
+
+    def part_of_label(self, label: str) -> tuple[Game[Any], Any] | None:
+        return self, graph_of_label(label)
 
     def picture(self, position: Graph) -> GraphPicture:
         return GraphPicture(position.names, tuple(position.edges()))

@@ -38,7 +38,7 @@ def load_part_values(
             sa.text("SELECT label, value FROM part_values WHERE family = :f"), {"f": family}
         )
         values = {label: int(value) for label, value in rows}
-        table.family(family).update(values)
+        table.add_stored(family, values)  # each checked against its moves when first used
         read[family] = set(values)
     return read
 
