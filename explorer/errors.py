@@ -166,6 +166,10 @@ class NotStoredError(_Message, ExplorerError, LookupError):
     """A query names a game or a position that the database does not hold."""
 
 
+class WorkerPoolError(ExplorerError, RuntimeError):
+    """A build's local worker processes kept dying: the build stops, what it wrote kept."""
+
+
 class ClusterError(ExplorerError, ConnectionError):
     """A build cannot run on the cluster named: no Dask, a bad address, no scheduler or worker
     answering, a worker without this explorer, or a database the machines cannot share."""
