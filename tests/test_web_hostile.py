@@ -155,7 +155,7 @@ def test_a_page_past_the_last_is_empty_and_leads_back_to_the_last(server: Server
         assert f"page {page:,} of 1" in body
         assert 'rel="prev" href="/states?spec=nim&amp;page=1"' in body
     status, body = answered(server, "/states?spec=nim&page=1")
-    assert status == 200 and 'id="states"' in body and "rel=\"prev\"" not in body
+    assert status == 200 and 'id="states"' in body and 'rel="prev"' not in body
 
 
 def test_naming_a_graph_file_never_reads_it(server: Server, stored: tuple[Path, str]):

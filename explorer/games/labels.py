@@ -85,8 +85,9 @@ def label_graph(label: str) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
     """
     text, slash, colours = label.partition("/")
     masks = tuple(int(mask, 16) for mask in text.split(".")) if text else ()
-    if any(mask < 0 or mask >> len(masks) or mask >> i & 1 for i, mask in enumerate(masks)) or any(
-        mask >> j & 1 != masks[j] >> i & 1 for i, mask in enumerate(masks) for j in range(len(masks))
+    n = len(masks)
+    if any(mask < 0 or mask >> n or mask >> i & 1 for i, mask in enumerate(masks)) or any(
+        mask >> j & 1 != masks[j] >> i & 1 for i, mask in enumerate(masks) for j in range(n)
     ):
         raise ValueError(f"{label!r} is no graph label (its masks are not a simple graph's)")
     if not slash:

@@ -564,9 +564,7 @@ def verify_database(
         if game is not None:
             misere = game.convention == MISERE  # parts are valued in normal play
             families = [] if misere or not rules else _part_families(game.spec)
-        _check_part_tables(
-            conn, result, families, rules=rules, show=show, progress=progress
-        )
+        _check_part_tables(conn, result, families, rules=rules, show=show, progress=progress)
     return result
 
 
@@ -642,9 +640,7 @@ PART_VALUES_OF = sa.text(
 ).bindparams(sa.bindparam("labels", expanding=True))
 
 
-def _check_parts(
-    conn: sa.Connection, checker: _Checker, family: str, game: GameRules[Any]
-) -> None:
+def _check_parts(conn: sa.Connection, checker: _Checker, family: str, game: GameRules[Any]) -> None:
     from explorer.analysis.parts import PartTable, part_value, parts_of
 
     check, after = checker.check, ""
@@ -669,15 +665,16 @@ def _check_parts(
                 continue
             rebuilt[label] = rules
             moves[label] = [
-                [(rules.part_label(piece), piece) for piece in parts_of(rules, successor)]
+                [(rules.part_label(piece) or "", piece) for piece in parts_of(rules, successor)]
                 for successor in dict.fromkeys(rules.successors(part))
             ]
             check.edges += len(moves[label])
         wanted = sorted({piece for found in moves.values() for m in found for piece, _ in m})
-        values = {}
+        values: dict[str, int] = {}
         for start in range(0, len(wanted), LOOKUP_LABELS):
             batch = wanted[start : start + LOOKUP_LABELS]
-            values.update(conn.execute(PART_VALUES_OF, {"f": family, "labels": batch}).all())
+            found = conn.execute(PART_VALUES_OF, {"f": family, "labels": batch})
+            values.update((label, int(value)) for label, value in found)
         for label, value in rows:
             if label not in moves:
                 continue
@@ -687,7 +684,7 @@ def _check_parts(
                 for piece_label, piece in move:
                     if piece_label not in values:  # not stored: valued here from nothing
                         values[piece_label] = part_value(rebuilt[label], piece, PartTable())
-                    total ^= int(values[piece_label])
+                    total ^= values[piece_label]
                 reached.add(total)
             expected = mex(reached)
             if int(value) != expected:
