@@ -9,8 +9,8 @@ import re
 import pytest
 import sqlalchemy as sa
 
+from explorer import open_database
 from explorer.build import plans as build_plans
-from explorer.storage import open_database
 from explorer.storage.backends.engine import resolve_url, writing
 from explorer.storage.rows import records
 from explorer.storage.rows.records import (

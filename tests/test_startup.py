@@ -20,9 +20,9 @@ import pytest
 import sqlalchemy as sa
 from alembic import command
 
+from explorer import open_database
 from explorer.cli import COMMAND_MODULES, main
 from explorer.cli.common import LazyCommands
-from explorer.storage import open_database
 from explorer.storage.backends.engine import SCHEMA_HEAD, alembic_config, head_revision
 from tests.support.environment import REPO
 

@@ -22,11 +22,12 @@ import sqlalchemy as sa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from explorer import open_database
 from explorer.build import arrays as build_arrays
 from explorer.games import load_game
 from explorer.generation import expansion
 from explorer.generation.expansion import HeapIndex, position_index
-from explorer.storage import NotStoredError, open_database
+from explorer.storage import NotStoredError
 from explorer.storage.backends import bulk
 from explorer.storage.backends.bulk import read_int_columns, writer_for
 from explorer.storage.backends.engine import ENV_VAR

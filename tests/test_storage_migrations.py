@@ -11,7 +11,8 @@ import sqlalchemy as sa
 from alembic import command
 from alembic.script import ScriptDirectory
 
-from explorer.storage import SchemaTooNewError, open_database
+from explorer import open_database
+from explorer.storage import SchemaTooNewError
 from explorer.storage.backends.engine import (
     alembic_config,
     head_revision,

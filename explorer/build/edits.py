@@ -427,7 +427,7 @@ def edit_game(engine: Engine, game: GameRow, edit: Edit) -> EditReport:
 
     Examples
     --------
-    >>> from explorer.storage import open_database
+    >>> from explorer import open_database
     >>> db = open_database("sqlite://")
     >>> game = db.game(import_graph(db.engine, "data/note003.json").game)
     >>> report = edit_game(db.engine, game.row(), Edit(remove_edges=(("b", "a"),)))
@@ -477,7 +477,7 @@ def import_graph(engine: Engine, source: str | DagGame) -> EditReport:
     Examples
     --------
     >>> import tempfile, pathlib
-    >>> from explorer.storage import open_database
+    >>> from explorer import open_database
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "g.edges"
     >>> _ = path.write_text("a -> b\\nb -> c\\n")
     >>> db = open_database("sqlite://")
@@ -606,7 +606,7 @@ def solve_stored(engine: Engine, game: GameRow) -> int:
 
     Examples
     --------
-    >>> from explorer.storage import open_database
+    >>> from explorer import open_database
     >>> db = open_database("sqlite://")
     >>> nim = db.game("nim")
     >>> _ = nim.build("2,2")

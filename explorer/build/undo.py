@@ -34,7 +34,7 @@ def undo_build(
 
     Examples
     --------
-    >>> from explorer.storage import open_database
+    >>> from explorer import open_database
     >>> db = open_database("sqlite://")
     >>> report = db.game("nim").build("2,2")
     >>> undo_build(db.engine, game_id=1, build_id=report.build_id, first_new=0,

@@ -494,7 +494,7 @@ def verify_database(
 
     Examples
     --------
-    >>> from explorer.storage import open_database
+    >>> from explorer import open_database
     >>> db = open_database("sqlite://")
     >>> _ = db.game("nim").build("2,2")
     >>> result = verify_database(db.engine)

@@ -49,7 +49,7 @@ def count_problems(conn: sa.Connection, game_id: int) -> Iterator[Found]:
 
     Examples
     --------
-    >>> from explorer.storage import open_database
+    >>> from explorer import open_database
     >>> db = open_database("sqlite://")
     >>> _ = db.game("nim").build("2")
     >>> with db.engine.begin() as conn:

@@ -192,7 +192,7 @@ def draw_stored(
 
     Examples
     --------
-    >>> from explorer.storage import open_database
+    >>> from explorer import open_database
     >>> with open_database("sqlite://") as db:
     ...     nim = db.game("nim")
     ...     _ = nim.build("1,2,3")

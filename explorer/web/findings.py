@@ -21,7 +21,7 @@ def findings(stored: StoredGame) -> dict[str, Any]:
 
     Examples
     --------
-    >>> from explorer.storage import open_database
+    >>> from explorer import open_database
     >>> from explorer.analysis.quotient import misere_quotient
     >>> from explorer import load_game
     >>> db = open_database("sqlite://")

@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from explorer.storage import open_database
+from explorer import open_database
 from explorer.storage.backends.bulk import STATE_COLUMNS
 from explorer.storage.backends.engine import SQLITE_PRAGMAS
 

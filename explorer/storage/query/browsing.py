@@ -40,7 +40,7 @@ class Browsing(GameRows):
 
         Examples
         --------
-        >>> from explorer.storage import open_database
+        >>> from explorer import open_database
         >>> db = open_database("sqlite://")
         >>> nim = db.game("nim")
         >>> _ = nim.build("1,2")
@@ -67,7 +67,7 @@ class Browsing(GameRows):
 
         Examples
         --------
-        >>> from explorer.storage import open_database
+        >>> from explorer import open_database
         >>> db = open_database("sqlite://")
         >>> nim = db.game("nim")
         >>> _ = nim.build("2")
@@ -90,7 +90,7 @@ class Browsing(GameRows):
 
         Examples
         --------
-        >>> from explorer.storage import open_database
+        >>> from explorer import open_database
         >>> db = open_database("sqlite://")
         >>> nim = db.game("nim")
         >>> _ = nim.build("3")
@@ -126,7 +126,7 @@ class Browsing(GameRows):
 
         Examples
         --------
-        >>> from explorer.storage import open_database
+        >>> from explorer import open_database
         >>> db = open_database("sqlite://")
         >>> nim = db.game("nim")
         >>> _ = nim.build("1,2,3")

@@ -72,7 +72,7 @@ class GameRows:
 
     Examples
     --------
-    >>> from explorer.storage import open_database
+    >>> from explorer import open_database
     >>> db = open_database("sqlite://")
     >>> _ = db.game("nim").build("2")
     >>> from explorer.errors import NotStoredError
@@ -94,6 +94,10 @@ class GameRows:
     ) -> None:
         self.database = database
         self.engine = database.engine
+        if not isinstance(game, str):
+            from explorer.games.arguments import as_game  # loads numpy: only for a Game
+
+            game = as_game(game)
         try:
             self.convention = Convention(convention)
         except ValueError:
@@ -162,7 +166,7 @@ class GameRows:
 
         Examples
         --------
-        >>> from explorer.storage import open_database
+        >>> from explorer import open_database
         >>> db = open_database("sqlite://")
         >>> _ = db.game("kayles", "misere").build("3")
         >>> db.game("kayles", "misere").row()

@@ -29,7 +29,7 @@ class Findings(GameRows):
     --------
     >>> from explorer.analysis.patterns import analyse
     >>> from explorer.games import load_game
-    >>> from explorer.storage import open_database
+    >>> from explorer import open_database
     >>> db = open_database("sqlite://")
     >>> game = db.game("subtraction:1,2")
     >>> found, values = analyse(load_game("subtraction:1,2"), 30)

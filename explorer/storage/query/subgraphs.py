@@ -55,7 +55,7 @@ class Subgraphs(GameRows):
 
         Examples
         --------
-        >>> from explorer.storage import open_database
+        >>> from explorer import open_database
         >>> db = open_database("sqlite://")
         >>> nim = db.game("nim")
         >>> _ = nim.build("1,2")
@@ -139,7 +139,7 @@ class Subgraphs(GameRows):
         Examples
         --------
         >>> import tempfile, networkx as nx
-        >>> from explorer.storage import open_database
+        >>> from explorer import open_database
         >>> db = open_database("sqlite://")
         >>> nim = db.game("nim")
         >>> _ = nim.build("1,2")

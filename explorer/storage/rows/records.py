@@ -437,7 +437,7 @@ def stored_specs(engine: Engine) -> list[tuple[str, str]]:
 
     Examples
     --------
-    >>> from explorer.storage import open_database
+    >>> from explorer import open_database
     >>> db = open_database("sqlite://")
     >>> _ = db.game("kayles").build("2")
     >>> stored_specs(db.engine)

@@ -7,7 +7,7 @@ written again from the definitions on purpose (``tests/test_table_statements.py`
 
 Examples
 --------
->>> from explorer.storage import open_database
+>>> from explorer import open_database
 >>> from explorer.storage.tables import edges, states
 >>> db = open_database("sqlite://")
 >>> nim = db.game("nim")
