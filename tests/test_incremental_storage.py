@@ -17,7 +17,7 @@ from explorer.errors import CyclicGraphError
 from explorer.games.dag import DagGame
 from explorer.solver.incremental import Edit, EditError, StateValue
 from explorer.storage import Database, NotStoredError, open_database
-from explorer.storage.engine import shown_location
+from explorer.storage.backends.engine import shown_location
 from tests.support.cli import run
 from tests.support.environment import REPO
 from tests.support.graphs import from_scratch, write_graph

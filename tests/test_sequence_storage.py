@@ -20,7 +20,7 @@ from explorer.analysis.sequences import stored_value_sequence
 from explorer.cli import main
 from explorer.solver.sparse import fletcher32, heap_sequence
 from explorer.storage import open_database
-from explorer.storage.sequences import CHUNK_VALUES
+from explorer.storage.rows.sequences import CHUNK_VALUES
 
 
 def sequence_json(*args: str) -> dict:

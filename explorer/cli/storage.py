@@ -198,10 +198,10 @@ def build_command(
       explorer build kayles 40 --db postgresql://me@localhost/games --max-states 100000
       explorer build nim 60,60,60 --db postgresql://me@db/games --cluster tcp://node1:8786
     """
+    from explorer.build.one_process import BuildOptions, refuse_misere_cycles
+    from explorer.build.plans import refuse_unbuildable
+    from explorer.build.tier_manager import may_go_in_tiers
     from explorer.storage import open_database
-    from explorer.storage.build_plans import refuse_unbuildable
-    from explorer.storage.building import BuildOptions, refuse_misere_cycles
-    from explorer.storage.tiered import may_go_in_tiers
 
     options = BuildOptions(
         max_states=max_states,
@@ -233,7 +233,7 @@ def build_command(
     with ExitStack() as stack:
         executor, joined = None, None
         if cluster is not None:
-            from explorer.storage import cluster as dask
+            from explorer.build import cluster as dask
 
             dask.scheduler_address(cluster)  # refused before anything is opened, as is
             dask.dask_client()  # a missing extra
@@ -533,10 +533,10 @@ def stats_command(
         f"{result['solved']:,} solved)"
     )
     # an unfinished build in tiers on SQLite stores each state once it is solved: the others
-    # wait in its scratch files (`explorer.storage.build_scratch`)
+    # wait in its scratch files (`explorer.build.scratch`)
     waiting = sum(t["states"] for t in result.get("tiers", [])) - result["states"]
     if waiting > 0:
-        from explorer.storage.build_scratch import UNFINISHED
+        from explorer.build.scratch import UNFINISHED
 
         console.print(
             f"                {waiting:,} more numbered by an unfinished build in tiers, "

@@ -14,24 +14,26 @@ from explorer.errors import DatabaseError, DatabaseURLError, NotStoredError, Sch
 from explorer.lazy import lazy_members
 
 if TYPE_CHECKING:
-    from explorer.storage.build_writer import BuildProgress
-    from explorer.storage.building import BuildOptions, BuildReport, build_position
+    from explorer.build.edits import EditReport
+    from explorer.build.one_process import BuildOptions, BuildReport, build_position
+    from explorer.build.writer import BuildProgress
+    from explorer.storage.backends.engine import DEFAULT_PATH, ENV_VAR, resolve_url
     from explorer.storage.database import Database, open_database
-    from explorer.storage.edits import EditReport
-    from explorer.storage.engine import DEFAULT_PATH, ENV_VAR, resolve_url
-    from explorer.storage.game_rows import QueryResult
+    from explorer.storage.query.game_rows import QueryResult
     from explorer.storage.stored_game import StoredGame
 
 #: Where each name lives: its module loads when the name is first asked for, so that a command
 #: that only reads does not load the builder and the editor.
 _HOMES = {
-    **dict.fromkeys(("BuildOptions", "BuildReport", "build_position"), "explorer.storage.building"),
-    "BuildProgress": "explorer.storage.build_writer",
+    **dict.fromkeys(
+        ("BuildOptions", "BuildReport", "build_position"), "explorer.build.one_process"
+    ),
+    "BuildProgress": "explorer.build.writer",
     **dict.fromkeys(("Database", "open_database"), "explorer.storage.database"),
-    "QueryResult": "explorer.storage.game_rows",
+    "QueryResult": "explorer.storage.query.game_rows",
     "StoredGame": "explorer.storage.stored_game",
-    "EditReport": "explorer.storage.edits",
-    **dict.fromkeys(("DEFAULT_PATH", "ENV_VAR", "resolve_url"), "explorer.storage.engine"),
+    "EditReport": "explorer.build.edits",
+    **dict.fromkeys(("DEFAULT_PATH", "ENV_VAR", "resolve_url"), "explorer.storage.backends.engine"),
 }
 
 

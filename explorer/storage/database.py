@@ -13,21 +13,21 @@ from sqlalchemy.engine import Engine
 
 from explorer.games.convention import NORMAL, Convention
 from explorer.games.specs import GameSpec
-from explorer.storage.engine import (
+from explorer.storage.backends.engine import (
     checkpoint_away,
     create_engine,
     translated,
 )
-from explorer.storage.findings import stored_findings
-from explorer.storage.part_values import SharedParts
-from explorer.storage.sequences import stored_sequences
+from explorer.storage.rows.findings import stored_findings
+from explorer.storage.rows.part_values import SharedParts
+from explorer.storage.rows.sequences import stored_sequences
 from explorer.storage.stored_game import StoredGame
 
 if TYPE_CHECKING:  # importing and checking load in the methods that do them
+    from explorer.build.edits import EditReport
+    from explorer.build.verify import Verification
     from explorer.games.base import Game
     from explorer.games.dag import DagGame
-    from explorer.storage.edits import EditReport
-    from explorer.storage.verify import Verification
 
 
 class Database:
@@ -140,7 +140,7 @@ class Database:
     @translated("write to")
     def import_graph(self, source: str | DagGame) -> EditReport:
         """Store a graph file as the game ``dag:PATH``, solved; if it is stored already, apply
-        only the difference and re-solve what it changes (see `explorer.storage.edits`).
+        only the difference and re-solve what it changes (see `explorer.build.edits`).
 
         Examples
         --------
@@ -150,7 +150,7 @@ class Database:
         ('import', 2)
         >>> db.close()
         """
-        from explorer.storage.edits import import_graph
+        from explorer.build.edits import import_graph
 
         return import_graph(self.engine, source)
 
@@ -173,7 +173,7 @@ class Database:
         (True, 6, 'ok')
         >>> db.close()
         """
-        from explorer.storage.verify import verify_database
+        from explorer.build.verify import verify_database
 
         return verify_database(self.engine, rules=rules, show=show, progress=progress)
 
@@ -226,7 +226,8 @@ def open_database(
     Raises
     ------
     DatabaseURLError, DatabaseError, SchemaTooNewError
-        See `explorer.storage.engine.create_engine`; nothing is written when they are raised.
+        See `explorer.storage.backends.engine.create_engine`; nothing is written when they are
+        raised.
 
     Examples
     --------

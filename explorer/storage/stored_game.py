@@ -15,30 +15,30 @@ import sqlalchemy as sa
 
 from explorer.games.convention import NORMAL
 from explorer.games.specs import GameSpec
-from explorer.storage.browsing import Browsing
-from explorer.storage.counts import read_counts
-from explorer.storage.damage import stored_key, stored_natural
-from explorer.storage.engine import release_page_cache, translated, writing
-from explorer.storage.findings import load_patterns, load_quotient
-from explorer.storage.game_rows import QueryResult, state_dict
-from explorer.storage.records import shown_status
-from explorer.storage.sequences import (
+from explorer.storage.backends.engine import release_page_cache, translated, writing
+from explorer.storage.query.browsing import Browsing
+from explorer.storage.query.damage import stored_key, stored_natural
+from explorer.storage.query.game_rows import QueryResult, state_dict
+from explorer.storage.query.stored_findings import Findings
+from explorer.storage.query.subgraphs import Subgraphs
+from explorer.storage.rows.counts import read_counts
+from explorer.storage.rows.findings import load_patterns, load_quotient
+from explorer.storage.rows.records import shown_status
+from explorer.storage.rows.sequences import (
     StoredSequence,
     delete_sequence,
     load_sequence,
     save_sequence,
 )
-from explorer.storage.stored_findings import Findings
-from explorer.storage.subgraphs import Subgraphs
 from explorer.storage.tables import edges
 from explorer.storage.tables import states as states_table
 
 if TYPE_CHECKING:  # building, editing and checking load in the methods that do them
+    from explorer.build.edits import EditReport
+    from explorer.build.one_process import BuildOptions, BuildReport
+    from explorer.build.verify import Verification
+    from explorer.build.writer import BuildProgress
     from explorer.solver.incremental import Edit
-    from explorer.storage.build_writer import BuildProgress
-    from explorer.storage.building import BuildOptions, BuildReport
-    from explorer.storage.edits import EditReport
-    from explorer.storage.verify import Verification
 
 
 class StoredGame(Browsing, Subgraphs, Findings):
@@ -90,7 +90,7 @@ class StoredGame(Browsing, Subgraphs, Findings):
             When the database refuses the writes (read-only, full, locked, or another build
             of the same game writing at the same time); what was committed stays consistent.
         """
-        from explorer.storage.building import BuildOptions, build_position
+        from explorer.build.one_process import BuildOptions, build_position
 
         options = replace(options or BuildOptions(), **changes)
         rules = self.spec if self.given is None else self.given
@@ -126,7 +126,7 @@ class StoredGame(Browsing, Subgraphs, Findings):
         (1, 1, 1)
         >>> db.close()
         """
-        from explorer.storage.edits import edit_game
+        from explorer.build.edits import edit_game
 
         self._normal_play("edits")
         return edit_game(self.engine, self.row(), edit)
@@ -145,7 +145,7 @@ class StoredGame(Browsing, Subgraphs, Findings):
         (6, 0)
         >>> db.close()
         """
-        from explorer.storage.edits import solve_stored
+        from explorer.build.edits import solve_stored
 
         self._normal_play("re-solves")
         return solve_stored(self.engine, self.row())
@@ -170,7 +170,7 @@ class StoredGame(Browsing, Subgraphs, Findings):
         True
         >>> db.close()
         """
-        from explorer.storage.verify import verify_database
+        from explorer.build.verify import verify_database
 
         return verify_database(self.engine, self.row(), rules=rules, show=show, progress=progress)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from explorer.storage.findings import pattern_status, pattern_text
+from explorer.storage.rows.findings import pattern_status, pattern_text
 
 if TYPE_CHECKING:
     from explorer.storage import StoredGame

@@ -30,7 +30,7 @@ import numpy as np
 import sqlalchemy as sa
 
 from explorer.storage import open_database
-from explorer.storage.bulk import STATE_COLUMNS, writer_for
+from explorer.storage.backends.bulk import STATE_COLUMNS, writer_for
 
 #: Subtraction game S = {1, 2} on three heaps of 180: every multiset of three heaps <= 180.
 SPEC, POSITION = "subtraction:1,2", "180,180,180"
@@ -147,7 +147,7 @@ def compare_backends(base: str) -> None:
     """The same build into SQLite and into PostgreSQL (a fresh schema each time), alternating."""
     from sqlalchemy.engine import make_url
 
-    from explorer.storage.engine import resolve_url
+    from explorer.storage.backends.engine import resolve_url
 
     admin = sa.create_engine(resolve_url(base))
     times: dict[str, list[float]] = {"SQLite": [], "PostgreSQL": []}

@@ -12,8 +12,8 @@ import numpy as np
 import sqlalchemy as sa
 
 from explorer.errors import DatabaseDamagedError
-from explorer.storage.models import PatternTable, QuotientTable
-from explorer.storage.records import utc_now
+from explorer.storage.rows.records import utc_now
+from explorer.storage.schema.models import PatternTable, QuotientTable
 
 if TYPE_CHECKING:
     from explorer.analysis.patterns import Patterns, Revision

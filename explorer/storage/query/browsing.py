@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
-from explorer.storage.damage import stored_key
-from explorer.storage.engine import translated
-from explorer.storage.game_rows import GameRows, state_dict
-from explorer.storage.neighbourhood import chunks
+from explorer.storage.backends.engine import translated
+from explorer.storage.query.damage import stored_key
+from explorer.storage.query.game_rows import GameRows, state_dict
+from explorer.storage.query.neighbourhood import chunks
 from explorer.storage.tables import edges, states
 
 if TYPE_CHECKING:

@@ -34,7 +34,7 @@ from explorer.games.base import Game
 from explorer.games.convention import NORMAL, Convention
 from explorer.games.pyspec import python_specs_match, rules_changed
 from explorer.games.specs import GameSpec
-from explorer.storage.models import KEY_INDEX, BuildTable, GameTable
+from explorer.storage.schema.models import KEY_INDEX, BuildTable, GameTable
 from explorer.storage.tables import states as states_table
 
 #: Worker threads SQLite may sort with while it creates the key index (``PRAGMA threads``).

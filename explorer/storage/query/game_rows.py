@@ -15,10 +15,10 @@ from explorer.errors import ExplorerError, NotStoredError, SpecError
 from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.games.pyspec import stored_rules
 from explorer.games.specs import GameSpec
-from explorer.storage.damage import checked_state
-from explorer.storage.engine import shown_location, translated
-from explorer.storage.neighbourhood import chunks
-from explorer.storage.records import changed_python_builds, lookup_game, stored_game
+from explorer.storage.backends.engine import shown_location, translated
+from explorer.storage.query.damage import checked_state
+from explorer.storage.query.neighbourhood import chunks
+from explorer.storage.rows.records import changed_python_builds, lookup_game, stored_game
 from explorer.storage.tables import edges, states
 
 if TYPE_CHECKING:
@@ -153,7 +153,7 @@ class GameRows:
     @translated("read")
     def row(self) -> GameRow:
         """The game's row in the handle's convention, looked up once: what the writes of one
-        game take (`explorer.storage.edits.edit_game`, `verify_database`, ...).
+        game take (`explorer.build.edits.edit_game`, `verify_database`, ...).
 
         Raises
         ------
