@@ -219,7 +219,7 @@ def _named_edges(match: re.Match[str], text: str) -> tuple[int, list[tuple[int, 
 def _file_edges(path: str, text: str) -> tuple[list[str], list[tuple[str, str]]]:
     from explorer.formats.reading import read_graph_file
 
-    vertices, edges = read_graph_file(path, acyclic=False)
+    vertices, edges = read_graph_file(path, acyclic=False, directed=False)
     if len(vertices) > MAX_VERTICES:
         raise PositionError(
             f"graph file {path!r} has {len(vertices):,} vertices, over {MAX_VERTICES:,}"
@@ -414,15 +414,20 @@ class GraphFamily(Game[Graph]):
 
     @classmethod
     def from_parameters(cls, parameters: str | None) -> GraphFamily:
+        return cls(cls.sequence_form(parameters, cls.family))
+
+    @classmethod
+    def sequence_form(cls, parameters: str | None, game: str) -> str | None:
+        """The sequence form `parameters` name (None for none), checked."""
         if parameters is None or parameters == "":
-            return cls()
+            return None
         form = parameters.strip().upper()
         if len(form) != 1 or form not in cls.forms:
             raise SpecError(
-                f"bad sequence form {parameters!r} for {cls.family} (expected one of "
+                f"bad sequence form {parameters!r} for {game} (expected one of "
                 f"{', '.join(cls.forms)}: the values on Pn, Cn, ...)"
             )
-        return cls(form)
+        return form
 
     @property
     def spec(self) -> str:
@@ -535,15 +540,20 @@ class ArcKayles(GraphFamily):
 
 
 def graph_game(
-    options: Callable[[Any], Sequence[Any]] | None = None, *, name: str | None = None
+    options: Callable[[Any], Sequence[Any]] | None = None,
+    *,
+    name: str | None = None,
+    form: str | None = None,
 ) -> Any:
     """Make a game on graphs from one function: a networkx ``Graph`` to its options (the
     graphs one move leaves). The game is played part by part: a position's connected parts
     are played side by side (the function sees one connected graph at a time), and each part
     is valued once per shape, by its canonical label.
 
-    Usable as ``@graph_game`` or ``@graph_game(name="...")``; positions are written as for
-    ``nodekayles`` (edge lists, named graphs, graph files).
+    Usable as ``@graph_game`` or ``@graph_game(name="...", form="P")``; positions are
+    written as for ``nodekayles`` (edge lists, named graphs, graph files, or NetworkX graphs
+    in the Python API). A `form` (P, C, S, W or K) gives the game one-parameter positions,
+    as ``nodekayles:P`` has: position n is Pn (Cn, ...), so ``explorer sequence`` takes it.
 
     Examples
     --------
@@ -553,10 +563,14 @@ def graph_game(
     ...     return [graph.subgraph(set(graph) - {v, *graph[v]}) for v in graph]
     >>> explorer.solve(node_kayles, node_kayles.parse("P5")).grundy
     3
+    >>> on_paths = explorer.graph_game(node_kayles.function, form="P")
+    >>> explorer.value_sequence(on_paths, 6).values.tolist()
+    [0, 1, 1, 2, 0, 3, 1]
     """
 
     def wrap(function: Callable[[Any], Sequence[Any]]) -> Game[Graph]:
-        return UserGraphGame(function, name or function.__name__)
+        shown = name or function.__name__
+        return UserGraphGame(function, shown, UserGraphGame.sequence_form(form, shown))
 
     return wrap if options is None else wrap(options)
 
@@ -568,10 +582,12 @@ class UserGraphGame(GraphFamily):
     example = ("", "P4")
     forms = "PCSWK"
 
-    def __init__(self, function: Callable[[Any], Sequence[Any]], name: str) -> None:
+    def __init__(
+        self, function: Callable[[Any], Sequence[Any]], name: str, form: str | None = None
+    ) -> None:
         from explorer.games.rule_calls import source_of
 
-        super().__init__()
+        super().__init__(form)
         self.function = self.rule = function
         self.name = name
         self.source = source_of(function, name)
