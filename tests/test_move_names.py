@@ -42,7 +42,7 @@ def test_node_kayles_names_the_vertex_taken_and_its_cell():
         "take vertex 6 (a3)",
         "take vertex 8 (c3)",
     ]
-    result = run_json("explain", "nodekayles", "3x3", "--json")
+    result = run_json("explain", "nodekayles", "3x3")
     names = result["move_names"]
     assert len(names) == 9
     for position, name in names.items():
@@ -65,7 +65,7 @@ def _fill(board: str, cells: list[str]) -> str:
 
 def test_cram_names_the_dominos_cells():
     out = run_ok("explain", "cram", "3x4")
-    result = run_json("explain", "cram", "3x4", "--json")
+    result = run_json("explain", "cram", "3x4")
     names = result["move_names"]
     assert len(names) == 17  # 3 x 3 across and 2 x 4 down
     for position, name in names.items():
@@ -79,7 +79,7 @@ def test_cram_names_the_dominos_cells():
 def test_hackenbush_names_the_edge_cut():
     out = run_ok("explain", "hackenbush", "g-a,a-b,b-g")
     assert "winning move: cut edge a-b" in out
-    result = run_json("explain", "hackenbush", "g-a,a-b,b-g", "--json")
+    result = run_json("explain", "hackenbush", "g-a,a-b,b-g")
     assert result["move_names"] == {
         "a-g,b-g": "cut edge a-b",
         "a-b,b-g": "cut edge a-g",
@@ -125,7 +125,7 @@ def test_a_sum_names_the_component_moved_in():
 
 def test_solve_json_names_winning_moves_as_its_text_does():
     out = run_ok("solve", "nodekayles", "3x3")
-    result = run_json("solve", "nodekayles", "3x3", "--json")
+    result = run_json("solve", "nodekayles", "3x3")
     for position in result["winning_moves"]:
         assert f"  {result['move_names'][position]} -> {position}" in out.splitlines()
     assert len(result["move_names"]) == len(result["winning_moves"]) == 5
@@ -134,7 +134,7 @@ def test_solve_json_names_winning_moves_as_its_text_does():
 def test_query_names_each_stored_move(tmp_path: Path):
     db = str(tmp_path / "cram.db")
     run_ok("build", "cram", "2x3", "--db", db)
-    state = run_json("query", "cram", "2x3", "--db", db, "--json")
+    state = run_json("query", "cram", "2x3", "--db", db)
     assert {s["position"]: s["move"] for s in state["successors"]} == {
         "##./...": "domino on a1-b1",
         "#../#..": "domino on a1-a2",
@@ -144,12 +144,12 @@ def test_query_names_each_stored_move(tmp_path: Path):
         ".../##.": "domino on a2-b2",
         ".../.##": "domino on b2-c2",
     }
-    page = run_json("query", "cram", "2x3", "--db", db, "--successors", "--json")
+    page = run_json("query", "cram", "2x3", "--db", db, "--successors")
     assert all(s["move"].startswith("domino on ") for s in page["states"])
 
 
 def test_a_game_without_words_names_moves_by_position():
-    result = run_json("solve", "chomp", "3x3", "--json")
+    result = run_json("solve", "chomp", "3x3")
     assert result["move_names"] == {}
     assert "  -> 3,1,1" in run_ok("solve", "chomp", "3x3").splitlines()
 
@@ -157,7 +157,7 @@ def test_a_game_without_words_names_moves_by_position():
 @pytest.mark.parametrize("command", ["solve", "explain"])
 def test_a_long_position_is_shortened_in_text_and_whole_in_json(command):
     out = run_ok(command, "nodekayles", "K200")
-    whole = run_json(command, "nodekayles", "K200", "--json")["position"]
+    whole = run_json(command, "nodekayles", "K200")["position"]
     assert len(whole) > 100_000
     assert len(out) < 2_000
     assert f"({len(whole):,} characters; --json prints it whole)" in out

@@ -59,6 +59,9 @@ EXPLAIN_WINNING = 20
 def games_command(as_json: bool) -> None:
     """List the game families, their parameters and position syntax.
 
+    On a terminal, a table; into a pipe or a file, a header line and a line a family, its
+    fields separated by tabs (aliases: kayles = octal:0.77, dawson = octal:0.07).
+
     \b
     Example:
       explorer games
@@ -80,11 +83,16 @@ def games_command(as_json: bool) -> None:
     if as_json:
         print_json(rows)
         return
+    columns = ("name", "parameters", "position", "example", "source")
+    if not console.is_terminal:  # into a pipe or a file: a line a family, fields by tabs
+        for line in [columns, *([row[c] for c in columns] for row in rows)]:
+            click.echo("\t".join(visible(field) for field in line))
+        return
     table = Table(title="game families (aliases: kayles = octal:0.77, dawson = octal:0.07)")
-    for column in ("name", "parameters", "position", "example", "source"):
+    for column in columns:
         table.add_column(column)
     for row in rows:
-        table.add_row(*(row[c] for c in ("name", "parameters", "position", "example", "source")))
+        table.add_row(*(row[c] for c in columns))
     print_table(table)
 
 
@@ -104,7 +112,8 @@ def games_command(as_json: bool) -> None:
 @stored_option("Read and add to the part values a database stores (games on graphs and boards)")
 @json_option(
     "one object: game, position, grundy, infinite, escapes, outcome, remoteness, winning_moves,"
-    " drawing_moves, method, states, note, convention (and reduction_value for a reduction)"
+    " drawing_moves, move_names (position reached -> the move in words), method, states, note,"
+    " convention (and reduction_value for a reduction)"
 )
 def solve_command(
     spec: str,
@@ -201,8 +210,8 @@ def solve_command(
 @json_option(
     "one object: game, position, grundy, infinite, escapes, outcome, method, successors "
     "([position, value] pairs), parts ([game, position, value]), changes (each part, game, "
-    "value, target, moves), nim, note, stage, counter, convention (and reduction_value for a "
-    "reduction)"
+    "value, target, moves), nim, move_names (position reached -> the move in words), note, "
+    "stage, counter, convention (and reduction_value for a reduction)"
 )
 def explain_command(
     spec: str,
