@@ -247,6 +247,24 @@ class GameRows:
         except ExplorerError as error:
             return position, str(error)
 
+    def move_words(self, line: Sequence[str]) -> list[str | None]:
+        """Each move of a line of play (stored keys, the start first) in a player's words
+        (`Game.move_name`), None where the rules have none or are not read.
+
+        Examples
+        --------
+        >>> from explorer.storage import open_database
+        >>> db = open_database("sqlite://")
+        >>> db.game("nim").move_words(["3,4", "1,4", "1,1"])
+        ['take 2 from 3', 'take 3 from 4']
+        >>> db.close()
+        """
+        words: list[str | None] = []
+        for before, after in zip(line, line[1:]):
+            moved = self._named(before, [{"position": after}])
+            words.append(moved[0]["move"])
+        return words
+
     def _named(self, key: str, moves: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The states a move from `key` reaches, each with its ``move`` in a player's words
         (`Game.move_name`; None where the rules have none or are not read)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from explorer.analysis.parts import PART_TABLE, PartTable
@@ -143,6 +143,41 @@ def parts_view(
     return PartsView(drawn, total, note, more=len(parts) - len(drawn))
 
 
+def position_drawing(
+    game: Game[Any], position: Position, start: Position | None = None
+) -> PartDrawing | None:
+    """The whole of `position` as its board or graph (not split into parts, without a value),
+    or None when the game has no picture of it; with `start`, a graph keeps the places its
+    vertices had on the start's grid, so that the drawing stays put as play goes on (the
+    play page).
+
+    Examples
+    --------
+    >>> from explorer import load_game
+    >>> kayles = load_game("nodekayles")
+    >>> now = position_drawing(kayles, kayles.parse("0,2,6,8"), kayles.parse("3x3"))
+    >>> [(d["x"], d["y"]) for d in now.dots], now.width
+    ([(17.0, 17.0), (97.0, 17.0), (17.0, 97.0), (97.0, 97.0)], 114.0)
+    >>> position_drawing(load_game("nim"), (3, 4)) is None
+    True
+    """
+    picture = game.picture(position)
+    before = None if start is None else game.picture(start)
+    if (
+        isinstance(picture, GraphPicture)
+        and isinstance(before, GraphPicture)
+        and before.places is not None
+    ):
+        place = dict(zip(before.vertices, before.places, strict=True))
+        if all(name in place for name in picture.vertices):
+            places = tuple(place[name] for name in picture.vertices)
+            drawn = replace(picture, places=places)
+            return _graph_drawing(game.spec, game.format(position), None, drawn, _box(before.places))
+    if picture is None:
+        return None
+    return _drawing(game, position, picture, None)
+
+
 def _drawing(
     game: Game[Any], position: Position, picture: Picture | None, value: int | None
 ) -> PartDrawing:
@@ -183,10 +218,37 @@ def _spot(vertices: int) -> float:
     return max(60.0, min(320.0, 48.0 * math.sqrt(vertices)))
 
 
-def _graph_drawing(spec: str, text: str, value: int | None, graph: GraphPicture) -> PartDrawing:
+#: Distance between neighbouring cells of a graph drawn on its grid, in pixels.
+GRID_STEP = 40.0
+
+
+#: The rows and columns a grid drawing spans: (top, left, bottom, right), inclusive.
+Box = tuple[int, int, int, int]
+
+
+def _box(places: tuple[tuple[int, int], ...]) -> Box:
+    """The rows and columns `places` span (one cell for none)."""
+    rows = [r for r, _ in places] or [0]
+    cols = [c for _, c in places] or [0]
+    return min(rows), min(cols), max(rows), max(cols)
+
+
+def _graph_drawing(
+    spec: str, text: str, value: int | None, graph: GraphPicture, box: Box | None = None
+) -> PartDrawing:
     count = len(graph.vertices)
     side = _spot(count)
-    if graph.ground is None:
+    if graph.places is not None:  # a graph on a grid is drawn on it, row 1 at the top
+        top, left, bottom, right = box or _box(graph.places)
+        inset = MARGIN + VERTEX
+        where = [
+            (inset + (c - left) * GRID_STEP, inset + (r - top) * GRID_STEP)
+            for r, c in graph.places
+        ]
+        width = 2 * inset + (right - left) * GRID_STEP
+        height = 2 * inset + (bottom - top) * GRID_STEP
+        ground = None
+    elif graph.ground is None:
         unit = _spring(count, graph.edges)
         where = [(MARGIN + x * side, MARGIN + y * side) for x, y in unit]
         width = height = side + 2 * MARGIN
