@@ -15,7 +15,7 @@ from typing import Any
 
 from explorer.analysis.parts import PART_TABLE, PartTable
 from explorer.games.base import Game, Position
-from explorer.games.pictures import BoardPicture, GraphPicture, Picture
+from explorer.games.pictures import BoardPicture, GraphPicture, Picture, cell_name
 
 #: Most parts a page draws (the others are counted).
 MAX_DRAWN_PARTS = 24
@@ -51,6 +51,28 @@ class PartDrawing:
     dots: list[dict[str, Any]] = field(default_factory=list)
     cells: list[dict[str, Any]] = field(default_factory=list)
     ground: dict[str, float] | None = None
+    #: The column letters and row numbers of a board or a grid (``x``, ``y``, ``text``), as
+    #: moves name cells (``b2``).
+    labels: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _grid_labels(
+    centre: tuple[float, float], step: float, box: tuple[int, int, int, int], gap: float
+) -> list[dict[str, Any]]:
+    """Column letters above and row numbers left of a grid, `gap` from the centres of its
+    outer cells: the cell (row, col) of `box` (top, left, bottom, right) is centred at
+    `centre` + (col - left, row - top) * `step`."""
+    x0, y0 = centre
+    top, left, bottom, right = box
+    labels = [
+        {"x": x0 + (c - left) * step, "y": y0 - gap, "text": cell_name(0, c)[:-1]}
+        for c in range(left, right + 1)
+    ]
+    labels += [
+        {"x": x0 - gap, "y": y0 + (r - top) * step, "text": str(r + 1)}
+        for r in range(top, bottom + 1)
+    ]
+    return labels
 
 
 @dataclass(frozen=True)
@@ -157,7 +179,7 @@ def position_drawing(
     >>> kayles = load_game("nodekayles")
     >>> now = position_drawing(kayles, kayles.parse("0,2,6,8"), kayles.parse("3x3"))
     >>> [(d["x"], d["y"]) for d in now.dots], now.width
-    ([(17.0, 17.0), (97.0, 17.0), (17.0, 97.0), (97.0, 97.0)], 114.0)
+    ([(27.0, 27.0), (107.0, 27.0), (27.0, 107.0), (107.0, 107.0)], 134.0)
     >>> position_drawing(load_game("nim"), (3, 4)) is None
     True
     """
@@ -202,6 +224,8 @@ def _board_drawing(spec: str, text: str, value: int | None, board: BoardPicture)
         for r in range(board.rows)
         for c in range(board.cols)
     ]
+    box = (0, 0, board.rows - 1, board.cols - 1)
+    centre = (MARGIN + size / 2, MARGIN + size / 2)
     return PartDrawing(
         spec,
         text,
@@ -210,6 +234,7 @@ def _board_drawing(spec: str, text: str, value: int | None, board: BoardPicture)
         height=2 * MARGIN + board.rows * size,
         kind="board",
         cells=cells,
+        labels=_grid_labels(centre, size, box, size / 2 + 6) if size >= LABELLED_CELL else [],
     )
 
 
@@ -220,6 +245,10 @@ def _spot(vertices: int) -> float:
 
 #: Distance between neighbouring cells of a graph drawn on its grid, in pixels.
 GRID_STEP = 40.0
+#: Room for the column letters and row numbers of a grid, in pixels.
+LABEL_ROOM = 10.0
+#: Smallest board cell, in pixels, whose row and column are labelled.
+LABELLED_CELL = 14.0
 
 
 #: The rows and columns a grid drawing spans: (top, left, bottom, right), inclusive.
@@ -238,9 +267,12 @@ def _graph_drawing(
 ) -> PartDrawing:
     count = len(graph.vertices)
     side = _spot(count)
+    labels: list[dict[str, Any]] = []
     if graph.places is not None:  # a graph on a grid is drawn on it, row 1 at the top
-        top, left, bottom, right = box or _box(graph.places)
-        inset = MARGIN + VERTEX
+        box = box or _box(graph.places)
+        top, left, bottom, right = box
+        inset = MARGIN + VERTEX + LABEL_ROOM
+        labels = _grid_labels((inset, inset), GRID_STEP, box, LABEL_ROOM + VERTEX + 2)
         where = [
             (inset + (c - left) * GRID_STEP, inset + (r - top) * GRID_STEP)
             for r, c in graph.places
@@ -272,6 +304,7 @@ def _graph_drawing(
         paths=paths,
         dots=dots,
         ground=ground,
+        labels=labels,
     )
 
 
