@@ -87,10 +87,13 @@ class PartsView:
 
     @property
     def xor_text(self) -> str:
-        """``1 XOR 0 XOR 3 = 2``, with ``?`` for a value not known."""
+        """``1 XOR 0 XOR 3 = 2``, with ``?`` for a value not known; of one part, its value."""
+        total = "?" if self.total is None else str(self.total)
+        if len(self.parts) + self.more == 1:
+            return total
         values = " XOR ".join("?" if p.value is None else str(p.value) for p in self.parts)
         more = f" XOR ({self.more:,} more parts)" if self.more else ""
-        return f"{values}{more} = {'?' if self.total is None else self.total}"
+        return f"{values}{more} = {total}"
 
 
 def known_values(table: PartTable, most: int | None = None) -> ValueOf:
