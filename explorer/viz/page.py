@@ -336,12 +336,12 @@ def draw_graph(graph: nx.DiGraph, *, title: str | None = None) -> GraphPage:
 
 
 #: Fewest states a row of the drawing holds before a wider layer is folded onto more rows.
-FOLD_AT = 12
+FOLD_AT = 8
 
 
 def folded_rows(graph: nx.DiGraph, level: Mapping[Hashable, int]) -> dict[Hashable, int]:
-    """The row each state is drawn on: its layer's, a layer wider than about twice the square
-    root of the states (`FOLD_AT` at least) folded onto as many rows as it needs, in the
+    """The row each state is drawn on: its layer's, a layer wider than one and a half times
+    the square root of the states (`FOLD_AT` at least) folded onto as many rows as it needs, in the
     graph's order, so that a page is about as wide as it is tall.
 
     Examples
@@ -349,10 +349,10 @@ def folded_rows(graph: nx.DiGraph, level: Mapping[Hashable, int]) -> dict[Hashab
     >>> import networkx as nx
     >>> star = nx.DiGraph([(0, k) for k in range(1, 31)])
     >>> rows = folded_rows(star, {n: min(n, 1) for n in star})
-    >>> rows[0], rows[1], rows[12], rows[13], rows[30]  # 30 states on rows of 12
-    (0, 1, 1, 2, 3)
+    >>> rows[0], rows[1], rows[9], rows[10], rows[30]  # 30 states on rows of 9
+    (0, 1, 1, 2, 4)
     """
-    wrap = max(FOLD_AT, math.ceil(2 * math.sqrt(graph.number_of_nodes())))
+    wrap = max(FOLD_AT, math.ceil(1.5 * math.sqrt(graph.number_of_nodes())))
     layers: dict[int, list[Hashable]] = {}
     for node in graph:
         layers.setdefault(level[node], []).append(node)
