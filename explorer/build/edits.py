@@ -20,6 +20,14 @@ import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
+from explorer.build.loopy import (
+    LOOPY_METHOD,
+    LoopyValue,
+    apply_loopy_edit,
+    label_arrays,
+    parse_escapes,
+    store_values,
+)
 from explorer.errors import EditError
 from explorer.games.base import Game
 from explorer.games.dag import DagGame
@@ -35,7 +43,14 @@ from explorer.solver.incremental import (
     edit_between,
 )
 from explorer.solver.loopy import Infinite
-from explorer.storage.backends.bulk import Row, StateRow, read_int_columns, value_columns, writer_for
+from explorer.storage.backends.bulk import (
+    Row,
+    StateRow,
+    read_int_columns,
+    value_columns,
+    writer_for,
+)
+from explorer.storage.backends.engine import writing
 from explorer.storage.rows.counts import (
     CountChanges,
     add_counts,
@@ -43,15 +58,6 @@ from explorer.storage.rows.counts import (
     recount,
     replace_value_counts,
     solved_counts,
-)
-from explorer.storage.backends.engine import writing
-from explorer.build.loopy import (
-    LOOPY_METHOD,
-    LoopyValue,
-    apply_loopy_edit,
-    label_arrays,
-    parse_escapes,
-    store_values,
 )
 from explorer.storage.rows.records import (
     BuildCounts,
