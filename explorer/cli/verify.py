@@ -65,8 +65,8 @@ def verify_command(
     successors, regenerates every state's moves from the rules (games imported from a file
     excepted), checks depths, the per-game counts and stored sequences, values every part of
     the part table again from its label and its moves (not with --no-rules), and runs
-    SQLite's integrity check (PostgreSQL has none). Prints a summary, one line per kind of damage and
-    the first mismatches; exits 1 if anything is wrong. A misère build (SPEC --misere, or every
+    SQLite's integrity check (PostgreSQL has none). Prints a summary, one line per kind of
+    damage and the first mismatches; exits 1 if anything is wrong. A misère build (SPEC --misere, or every
     game without SPEC) is checked by the misère rule: G⁻ = 1 without a move, else the mex.
 
     \b
@@ -75,7 +75,7 @@ def verify_command(
       explorer verify nim --db games.db --show 5
       explorer verify nim --misere
     """
-    from explorer.storage import open_database
+    from explorer.build import open_database
 
     if convention == MISERE and not spec:
         raise click.UsageError("--misere names a game's misère build: give its SPEC")
