@@ -66,8 +66,9 @@ def verify_command(
     excepted), checks depths, the per-game counts and stored sequences, values every part of
     the part table again from its label and its moves (not with --no-rules), and runs
     SQLite's integrity check (PostgreSQL has none). Prints a summary, one line per kind of
-    damage and the first mismatches; exits 1 if anything is wrong. A misère build (SPEC --misere, or every
-    game without SPEC) is checked by the misère rule: G⁻ = 1 without a move, else the mex.
+    damage and the first mismatches; exits 1 if anything is wrong. A misère build (SPEC
+    --misere, or every game without SPEC) is checked by the misère rule: G⁻ = 1 without a
+    move, else the mex.
 
     \b
     Examples:
