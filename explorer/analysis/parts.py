@@ -10,10 +10,12 @@ database's part table.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from explorer.games.base import Game, Position
+from explorer.games.base import Components, Game, Position
+from explorer.solver.pruned import PrunedSearch
 
 
 @dataclass
@@ -29,6 +31,12 @@ class PartTable:
     lookups: int = 0
     #: Look-ups and hits per family since the last `take_counts`.
     counted: dict[str, list[int]] = field(default_factory=dict)
+    #: Called now and then by a long search: storage saves what is new (``--db``).
+    checkpoint: Callable[[], None] | None = None
+    #: Called now and then by a long search with a line of progress.
+    progress: Callable[[str], None] | None = None
+    #: The memory a search's tables may take, in MiB (None: the search's default).
+    max_memory_mb: int | None = None
 
     def family(self, family: str) -> dict[str, int]:
         """The values of one family's labels (a live dict)."""
@@ -56,6 +64,7 @@ class PartTable:
         self.values.clear()
         self.counted.clear()
         self.reset_counters()
+        _SEARCHES.clear()
 
 
 #: The process's part values (storage fills it from a database and saves what is new).
@@ -73,6 +82,22 @@ def part_families(game: Game[Any]) -> list[str]:
             games.extend(summands)
         elif type(current).part_label is not Game.part_label:
             found.append(current.part_family())
+    return sorted(set(found))
+
+
+def search_families(game: Game[Any]) -> list[str]:
+    """The part families the pruned search of a game (and of a sum's components) fills
+    beyond `part_families`: its grid families (``cram-grid``, ``nodekayles-grid``)."""
+    games, found = [game], []
+    while games:
+        current = games.pop()
+        summands = current.summands()
+        if summands is not None:
+            games.extend(summands)
+        else:
+            rule = getattr(current, "grid_rule", None)
+            if rule is not None:
+                found.append(f"{rule}-grid")
     return sorted(set(found))
 
 
@@ -146,3 +171,129 @@ def part_value(game: Game[Any], position: Position, table: PartTable | None = No
         stack.pop()
     table.count(family, lookups, hits)
     return values[label]
+
+
+# -- the pruned search ---------------------------------------------------------------------
+#: The process's pruned searches, by part family: their tables live as long as the part table.
+_SEARCHES: dict[str, PrunedSearch[Any]] = {}
+
+
+def pruned_search(rules: Any, table: PartTable | None = None) -> PrunedSearch[Any]:
+    """The process's search of a rule set's family, holding every value the part table has
+    for it (stored values read by storage included)."""
+    table = PART_TABLE if table is None else table
+    search = _SEARCHES.get(rules.family)
+    if search is None or search.rules is not rules:
+        search = _SEARCHES[rules.family] = PrunedSearch(rules)
+    known = table.family(rules.family)
+    if len(known) > search.adopted:
+        search.adopt(known)
+        search.adopted = len(known)
+    search.max_memory_mb = table.max_memory_mb or search.max_memory_mb
+    search.report = lambda s: _report(s, table)
+    return search
+
+
+def _report(search: PrunedSearch[Any], table: PartTable) -> None:
+    """Now and then in a search: its new values into the part table, stored (``--db``), and
+    the table's size shown."""
+    _keep_fresh(search, table)
+    if table.checkpoint is not None:
+        table.checkpoint()
+    if table.progress is not None:
+        table.progress(f"{len(search.values):,} parts valued ({search.stats.searched:,} searched)")
+
+
+def _keep_fresh(search: PrunedSearch[Any], table: PartTable) -> None:
+    fresh = search.take_fresh()
+    family = table.family(search.rules.family)
+    for label, value in fresh:
+        family[label] = value
+    table.computed += len(fresh)
+    search.adopted = len(family)
+
+
+@dataclass(frozen=True)
+class PrunedAnswer:
+    """A value found by the pruned search, and how: the shortcuts it took and its work."""
+
+    value: int
+    family: str
+    shortcuts: tuple[str, ...]
+    searched: int
+    parts: int
+
+
+def pruned_value(components: Components, table: PartTable | None = None) -> PrunedAnswer:
+    """The value of a position given as components (`Game.components`), by the pruned search;
+    the values it finds go to the part table (even when it stops early).
+
+    Examples
+    --------
+    >>> from explorer import load_game
+    >>> cram = load_game("cram")
+    >>> pruned_value(cram.components(cram.parse("4x5"))).value  # Beling's table: *2
+    2
+    """
+    table = PART_TABLE if table is None else table
+    value = searched = 0
+    shortcuts: set[str] = set()
+    families = []
+    for rules, _ in components.groups:
+        rules.used.clear()
+    for rules, keys in components.groups:
+        search = pruned_search(rules, table)
+        before = search.stats.searched
+        try:
+            value ^= search.total(keys)
+        finally:
+            _keep_fresh(search, table)
+        searched += search.stats.searched - before
+        shortcuts |= rules.used
+        families.append(rules.family)
+    return PrunedAnswer(
+        value=value,
+        family=", ".join(families),
+        shortcuts=tuple(sorted(shortcuts)),
+        searched=searched,
+        parts=sum(len(table.family(f)) for f in families),
+    )
+
+
+def pruned_sum_is(components: Components, target: int, table: PartTable | None = None) -> bool:
+    """Whether a position given as components is worth `target`: every component but the
+    largest valued, the largest only asked ("is it `target` XOR the others?")."""
+    table = PART_TABLE if table is None else table
+    pieces = [
+        (rules.size(key), pruned_search(rules, table), key)
+        for rules, keys in components.groups
+        for key in keys
+    ]
+    if not pieces:
+        return target == 0
+    pieces.sort(key=lambda piece: piece[0], reverse=True)
+    try:
+        rest = 0
+        for _, search, key in pieces[1:]:
+            rest ^= search.total([key])
+        _, search, key = pieces[0]
+        return search.sum_is([key], target ^ rest)
+    finally:
+        for _, search, _ in pieces:
+            _keep_fresh(search, table)
+
+
+def pruned_moves_to_value(
+    game: Game[Any], position: Position, target: int, table: PartTable | None = None
+) -> list[Position] | None:
+    """The moves of `position` to a position of value `target`, each decided by the pruned
+    search ("is the value `target`?", not the full value); None when the game has no
+    components."""
+    found = []
+    for successor in dict.fromkeys(game.successors(position)):
+        components = game.components(successor)
+        if components is None:
+            return None
+        if pruned_sum_is(components, target, table):
+            found.append(successor)
+    return found

@@ -405,6 +405,19 @@ def working(label: str, *, enabled: bool = True) -> Iterator[Callable[[str], Non
         yield stage
 
 
+@contextmanager
+def search_progress(stage: Callable[[str], None]) -> Iterator[None]:
+    """Within the block, a long pruned search names its progress (the part table's size) in
+    a spinner's stage (`working`)."""
+    from explorer.analysis.parts import PART_TABLE
+
+    before, PART_TABLE.progress = PART_TABLE.progress, stage
+    try:
+        yield
+    finally:
+        PART_TABLE.progress = before
+
+
 def print_json(data: object) -> None:
     """One JSON document on standard output."""
     click.echo(json.dumps(data, ensure_ascii=False))

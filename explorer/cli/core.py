@@ -14,6 +14,7 @@ import click
 from rich.table import Table
 
 from explorer.cli.common import (
+    search_progress,
     MAX_SIDE,
     AsciiIntRange,
     console,
@@ -92,10 +93,11 @@ def games_command(as_json: bool) -> None:
 @click.argument("position")
 @click.option(
     "--method",
-    type=click.Choice(["auto", "graph", "decompose"]),
+    type=click.Choice(["auto", "graph", "decompose", "pruned"]),
     default="auto",
     show_default=True,
-    help="graph: whole game graph (gives remoteness); decompose: from the parts.",
+    help="graph: whole game graph (gives remoteness); decompose: from the parts; pruned: "
+    "the pruned nimber search (games on boards and graphs; auto takes it past small graphs).",
 )
 @misere_option
 @max_states_option
@@ -133,6 +135,9 @@ def solve_command(
 
     game = load_game(spec)
     if max_memory is not None:
+        from explorer.analysis.parts import PART_TABLE
+
+        PART_TABLE.max_memory_mb = max_memory
         for part in game.summands() or (game,):
             heaps = part.as_heap_game()
             if heaps is not None:
@@ -143,7 +148,8 @@ def solve_command(
 
             database = stack.enter_context(open_database(url or None))
             stack.enter_context(database.parts.shared(game))
-        stack.enter_context(working(f"solving {visible(spec)}", enabled=not as_json))
+        stage = stack.enter_context(working(f"solving {visible(spec)}", enabled=not as_json))
+        stack.enter_context(search_progress(stage))
         result = solve(
             game,
             game.parse(position),

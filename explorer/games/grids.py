@@ -285,3 +285,60 @@ def _cancel_pairs(keys: list[int]) -> tuple[int, ...]:
         else:
             kept.append(key)
     return tuple(kept)
+
+
+@lru_cache(maxsize=None)
+def grid_rules(rule: Rule) -> GridRules:
+    """The process's rules of one grid game (one object, so that its searches share them)."""
+    return GridRules(rule)
+
+
+def grid_cells(names: Sequence[str], adjacency: Sequence[int]) -> tuple[int, int, int] | None:
+    """A graph as cells of a grid, when it is one as written: vertices named by numbers,
+    vertex i at row i // width and column i % width, and edges exactly between the cells
+    that share a side (the named graphs ``RxC``). The (height, width, mask), or None.
+
+    Examples
+    --------
+    >>> grid_cells(("0", "1", "2", "3"), (0b110, 0b1001, 0b1001, 0b110))  # 2x2
+    (2, 2, 15)
+    >>> grid_cells(("5", "6"), (0b10, 0b1))  # an edge, numbered from 5
+    (1, 2, 3)
+    >>> grid_cells(("0", "1", "2"), (0b110, 0b101, 0b011)) is None  # a triangle
+    True
+    """
+    if not names or not all(name.isdigit() for name in names):
+        return None
+    numbers = [int(name) for name in names]
+    cells = [number - min(numbers) for number in numbers]
+    steps = set()
+    for i, mask in enumerate(adjacency):
+        while mask:
+            low = mask & -mask
+            j = low.bit_length() - 1
+            steps.add(abs(cells[i] - cells[j]))
+            mask ^= low
+    steps.discard(1)
+    if len(steps) > 1:
+        return None
+    width = steps.pop() if steps else max(cells) + 1
+    height = max(cells) // width + 1
+    if height * width > 1 << 16:
+        return None
+    mask = 0
+    for cell in cells:
+        mask |= 1 << cell
+    not_first, not_last, _ = _frame(height, width)
+    index = {cell: i for i, cell in enumerate(cells)}
+    for i, cell in enumerate(cells):
+        low = 1 << cell
+        near = (((low & not_first) >> 1) | ((low & not_last) << 1) | low << width | low >> width)
+        expected = 0
+        near &= mask
+        while near:
+            bit = near & -near
+            expected |= 1 << index[bit.bit_length() - 1]
+            near ^= bit
+        if expected != adjacency[i]:
+            return None
+    return height, width, mask

@@ -108,6 +108,8 @@ class PrunedSearch(Generic[K]):
         self.move_memo: dict[K, list[tuple[K, ...]]] = {}
         self.memo_moves = 0
         self.fresh: list[K] = []
+        #: How many labelled values the search has taken from a part table (`adopt`).
+        self.adopted = 0
         self.stats = SearchStats()
         self.max_memory_mb = max_memory_mb or DEFAULT_SEARCH_MEMORY_MB
         #: Called every `report_every` seconds with the search (progress, checkpoints).

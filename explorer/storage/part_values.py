@@ -17,7 +17,14 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from explorer.analysis.parts import PART_TABLE, PartTable, part_families, part_value, parts_of
+from explorer.analysis.parts import (
+    PART_TABLE,
+    PartTable,
+    part_families,
+    part_value,
+    parts_of,
+    search_families,
+)
 from explorer.games.convention import NORMAL, Convention
 from explorer.storage.engine import translated, translated_errors
 
@@ -132,13 +139,23 @@ class SharedParts:
         if not families:
             yield 0
             return
+        families += [f for f in search_families(game) if f not in families]
         with translated_errors(self.engine, "read"), self.engine.connect() as conn:
             read = load_part_values(conn, PART_TABLE, families)
-        try:
-            yield sum(map(len, read.values()))
-        finally:
+        count = sum(map(len, read.values()))
+
+        def save() -> None:
             with translated_errors(self.engine, "write to"), self.engine.begin() as conn:
                 save_part_values(conn, PART_TABLE, read)
+            for family in read:  # what is saved now is stored: the next save skips it
+                read[family] = set(PART_TABLE.family(family))
+
+        before, PART_TABLE.checkpoint = PART_TABLE.checkpoint, save
+        try:
+            yield count
+        finally:
+            PART_TABLE.checkpoint = before
+            save()
 
     @contextmanager
     def building(
