@@ -225,14 +225,14 @@ class PrunedAnswer:
 
 
 def pruned_value(components: Components, table: PartTable | None = None) -> PrunedAnswer:
-    """The value of a position given as components (`Game.components`), by the pruned search;
+    """The value of a position given as components (`Game.search_components`), by the pruned search;
     the values it finds go to the part table (even when it stops early).
 
     Examples
     --------
     >>> from explorer import load_game
     >>> cram = load_game("cram")
-    >>> pruned_value(cram.components(cram.parse("4x5"))).value  # Beling's table: *2
+    >>> pruned_value(cram.search_components(cram.parse("4x5"))).value  # Beling's table: *2
     2
     """
     table = PART_TABLE if table is None else table
@@ -291,7 +291,7 @@ def pruned_moves_to_value(
     components."""
     found = []
     for successor in dict.fromkeys(game.successors(position)):
-        components = game.components(successor)
+        components = game.search_components(successor)
         if components is None:
             return None
         if pruned_sum_is(components, target, table):

@@ -177,7 +177,7 @@ def _grundy_value(game: Game[Any], position: Position, *, max_states: int) -> Va
     known = game.known_value(position)
     if known is not None:
         return known
-    components = game.components(position)
+    components = game.search_components(position)
     if components is not None:
         from explorer.analysis.parts import pruned_value
 
@@ -302,7 +302,7 @@ def solve(
             listed = f"; moves listed among the first {FAR_MOVES:,} of each far heap"
         return replace(solution, method=method_name, note=far + listed)
     labelled = parts is None and game.part_label(position) is not None
-    components = game.components(position) if method != "graph" else None
+    components = game.search_components(position) if method != "graph" else None
     if method == "pruned" and components is None:
         raise SpecError(
             f"{game.spec} has no components for the pruned search (it is for Cram, "

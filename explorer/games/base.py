@@ -112,7 +112,7 @@ class Game(ABC, Generic[P]):
     The other methods are capabilities a family may offer, each with a default that offers
     nothing: a closed form (`known_value`, `moves_to_value`), counts (`count_states`,
     `count_moves`), a sum (`decompose`, `summands`), canonical parts (`part_label`, and
-    `picture` to draw them; `components` for the pruned search), a value table
+    `picture` to draw them; `search_components` for the pruned search), a value table
     (`value_table`), a sequence (`sequence_position`, `as_heap_game`), a shortcut for misère play (`nim_heaps`), cycles (`may_cycle`) and tiers
     (`tier`, which lets a build run on every core). The analysis, generation and storage
     layers ask for them instead of testing a game's class, so a new family opts in by
@@ -252,7 +252,7 @@ class Game(ABC, Generic[P]):
         table stores it; None when the game has no labels (the default)."""
         return None
 
-    def components(self, position: P) -> Components | None:
+    def search_components(self, position: P) -> Components | None:
         """The position as canonical components for the pruned nimber search
         (`explorer.solver.pruned`): the rules that give each component's moves, and the
         keys of the position's components; None when the game has none (the default)."""

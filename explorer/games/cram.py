@@ -283,7 +283,7 @@ class Cram(Game[Board]):
     def part_label(self, position: Board) -> str | None:
         return cell_graph_label(position)
 
-    def components(self, position: Board) -> Components | None:
+    def search_components(self, position: Board) -> Components | None:
         rules = grid_rules("cram")
         return Components(((rules, tuple(rules.board_components(*_sides(position)))),))
 

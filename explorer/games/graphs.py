@@ -335,7 +335,7 @@ class GraphFamily(Game[Graph]):
             "once per shape (canonical label)",
         )
 
-    def components(self, position: Graph) -> Components | None:
+    def search_components(self, position: Graph) -> Components | None:
         graph_rules = GraphRules(self)
         grid_keys: list[Hashable] = []
         graph_keys: list[Hashable] = []

@@ -101,8 +101,17 @@ class PrunedSearch(Generic[K]):
     (5, True, False)
     """
 
-    def __init__(self, rules: ComponentRules[K], *, max_memory_mb: int | None = None) -> None:
+    def __init__(
+        self,
+        rules: ComponentRules[K],
+        *,
+        max_memory_mb: int | None = None,
+        hardest_first: bool = False,
+    ) -> None:
         self.rules = rules
+        #: Try the moves that leave the largest components first (an independent check of
+        #: a result: another move order, the same values).
+        self.hardest_first = hardest_first
         self.values: dict[K, int] = {}
         self.lower: dict[K, int] = {}
         self.move_memo: dict[K, list[tuple[K, ...]]] = {}
@@ -206,7 +215,7 @@ class PrunedSearch(Generic[K]):
                 continue
             left.sort(key=size, reverse=True)
             pending.append((sum(size(p) ** 2 for p in left), [total, left]))
-        pending.sort(key=lambda item: item[0])
+        pending.sort(key=lambda item: item[0], reverse=self.hardest_first)
         return reached, [move for _, move in pending]
 
     def _move_has(self, move: list[object], target: int) -> bool:
