@@ -177,3 +177,22 @@ def test_the_part_table_holds_what_the_search_found():
     assert solve("cram", "4x5", method="pruned").grundy == 2
     assert len(PART_TABLE.family("cram-grid")) > 0
     PART_TABLE.clear()
+
+
+@settings(max_examples=fraction_of_examples(1.0), deadline=None)
+@given(boards(rows=5, cols=6), st.sampled_from(["cram", "nodekayles"]), st.booleans())
+def test_the_compiled_search_equals_the_python_search(board, rule, hardest_first):
+    from explorer.solver.pruned_kernel import CompiledGridSearch
+
+    rows = board.split("/")
+    height, width = len(rows), len(rows[0])
+    mask = sum(1 << (r * width + c) for r in range(height) for c in range(width) if rows[r][c] == ".")
+    rules = GridRules(rule)
+    keys = rules.board_components(height, width, mask)
+    python = PrunedSearch(rules)
+    compiled = CompiledGridSearch(rules, hardest_first=hardest_first)
+    assert compiled.total(keys) == python.total(keys)
+    for target in range(3):
+        assert compiled.sum_is(keys, target) == python.sum_is(keys, target)
+    for label, value in compiled.take_fresh():  # each value both found is the same
+        assert python.values.get(rules.key(label), value) == value

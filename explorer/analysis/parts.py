@@ -10,12 +10,12 @@ database's part table.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from explorer.games.base import Components, Game, Position
-from explorer.solver.pruned import PrunedSearch
+from explorer.solver.pruned import DEFAULT_SEARCH_MEMORY_MB, PrunedSearch
 
 
 @dataclass
@@ -175,36 +175,52 @@ def part_value(game: Game[Any], position: Position, table: PartTable | None = No
 
 # -- the pruned search ---------------------------------------------------------------------
 #: The process's pruned searches, by part family: their tables live as long as the part table.
-_SEARCHES: dict[str, PrunedSearch[Any]] = {}
+_SEARCHES: dict[tuple[str, bool], Any] = {}
 
 
-def pruned_search(rules: Any, table: PartTable | None = None) -> PrunedSearch[Any]:
-    """The process's search of a rule set's family, holding every value the part table has
+def pruned_search(
+    rules: Any, table: PartTable | None = None, keys: Sequence[Hashable] = ()
+) -> Any:
+    """The process's search of a rule set's family (a `PrunedSearch`, or its compiled form
+    where the rules offer one and every key fits it), holding every value the part table has
     for it (stored values read by storage included)."""
     table = PART_TABLE if table is None else table
-    search = _SEARCHES.get(rules.family)
+    compiled = getattr(rules, "compiled", False) and all(map(_fits, keys))
+    search = _SEARCHES.get((rules.family, compiled))
     if search is None or search.rules is not rules:
-        search = _SEARCHES[rules.family] = PrunedSearch(rules)
+        if compiled:
+            from explorer.solver.pruned_kernel import CompiledGridSearch
+
+            search = CompiledGridSearch(rules)
+        else:
+            search = PrunedSearch(rules)
+        _SEARCHES[(rules.family, compiled)] = search
     known = table.family(rules.family)
     if len(known) > search.adopted:
         search.adopt(known)
         search.adopted = len(known)
-    search.max_memory_mb = table.max_memory_mb or search.max_memory_mb
+    search.max_memory_mb = table.max_memory_mb or DEFAULT_SEARCH_MEMORY_MB
     search.report = lambda s: _report(s, table)
     return search
 
 
-def _report(search: PrunedSearch[Any], table: PartTable) -> None:
+def _fits(key: Hashable) -> bool:
+    from explorer.solver.pruned_kernel import CompiledGridSearch
+
+    return CompiledGridSearch.fits(key)  # type: ignore[arg-type]
+
+
+def _report(search: Any, table: PartTable) -> None:
     """Now and then in a search: its new values into the part table, stored (``--db``), and
     the table's size shown."""
     _keep_fresh(search, table)
     if table.checkpoint is not None:
         table.checkpoint()
     if table.progress is not None:
-        table.progress(f"{len(search.values):,} parts valued ({search.stats.searched:,} searched)")
+        table.progress(f"{search.size():,} parts valued ({search.stats.searched:,} searched)")
 
 
-def _keep_fresh(search: PrunedSearch[Any], table: PartTable) -> None:
+def _keep_fresh(search: Any, table: PartTable) -> None:
     fresh = search.take_fresh()
     family = table.family(search.rules.family)
     for label, value in fresh:
@@ -242,7 +258,7 @@ def pruned_value(components: Components, table: PartTable | None = None) -> Prun
     for rules, _ in components.groups:
         rules.used.clear()
     for rules, keys in components.groups:
-        search = pruned_search(rules, table)
+        search = pruned_search(rules, table, keys)
         before = search.stats.searched
         try:
             value ^= search.total(keys)
@@ -265,7 +281,7 @@ def pruned_sum_is(components: Components, target: int, table: PartTable | None =
     largest valued, the largest only asked ("is it `target` XOR the others?")."""
     table = PART_TABLE if table is None else table
     pieces = [
-        (rules.size(key), pruned_search(rules, table), key)
+        (rules.size(key), pruned_search(rules, table, keys), key)
         for rules, keys in components.groups
         for key in keys
     ]

@@ -135,9 +135,6 @@ def solve_command(
 
     game = load_game(spec)
     if max_memory is not None:
-        from explorer.analysis.parts import PART_TABLE
-
-        PART_TABLE.max_memory_mb = max_memory
         for part in game.summands() or (game,):
             heaps = part.as_heap_game()
             if heaps is not None:
@@ -149,7 +146,7 @@ def solve_command(
             database = stack.enter_context(open_database(url or None))
             stack.enter_context(database.parts.shared(game))
         stage = stack.enter_context(working(f"solving {visible(spec)}", enabled=not as_json))
-        stack.enter_context(search_progress(stage))
+        stack.enter_context(search_progress(stage, max_memory))
         result = solve(
             game,
             game.parse(position),

@@ -150,6 +150,8 @@ class GridRules:
     def __init__(self, rule: Rule) -> None:
         self.rule = rule
         self.family = f"{rule}-grid"
+        #: Searched compiled (`explorer.solver.pruned_kernel`) where components fit.
+        self.compiled = True
         #: The shortcuts the search took (each named in the answer's method).
         self.used: set[str] = set()
         self._path_values: list[int] = []

@@ -142,6 +142,10 @@ class PrunedSearch(Generic[K]):
         fresh, self.fresh = self.fresh, []
         return [(self.rules.label(key), self.values[key]) for key in fresh]
 
+    def size(self) -> int:
+        """Components with an exact value in the table."""
+        return len(self.values)
+
     def memory_bytes(self) -> int:
         """The tables' size, about."""
         return BYTES_PER_VALUE * (len(self.values) + len(self.lower)) + BYTES_PER_MOVE * (
