@@ -141,6 +141,34 @@ def test_claims_on_positions_reached(folder: Path) -> None:
     assert code == 1 and err.startswith("Error: bad claim 'n =='")
 
 
+def test_a_claim_past_its_positions_is_refused_before_they_are_listed() -> None:
+    # issue 41: the search went on through every move of the positions past the limit
+    # (2,000,000 from 1000000,1000000): no answer in 120 s; 38.6 s for 1000,1000
+    for start in ("1000000,1000000", "1000,1000"):
+        code, _, err = run("check", "nim", start, "--p", "a == b", "--max-seconds", "10")
+        assert (code, err) == (
+            1,
+            f"Error: position {start!r} of nim reaches more than 20,000 positions "
+            "(raise --max-states)\n",
+        )
+    report = run_json("check", "nim", "300,300", "--p", "a == b", "--max-states", "50000")
+    assert (report["positions"], report["holds"]) == (45_451, True)
+
+
+@pytest.mark.parametrize("spec", ["nim", "subtraction:1,2", "bash:3", "kayles"])
+def test_positions_listed_without_moves_are_those_the_moves_reach(spec: str) -> None:
+    from explorer.analysis.checks import claim_positions
+    from explorer.games import load_game
+    from explorer.generation.graph import build_graph
+
+    game = load_game(spec)
+    for text in ("3,4,5", "1,1,2", "6", "0"):
+        reached = claim_positions(game, text, None, 10_000)
+        assert reached[0] == game.parse(text)
+        assert sorted(reached) == sorted(build_graph(game, game.parse(text)).nodes), text
+    assert (game.list_states(game.parse("2,3")) is None) == (spec == "kayles")
+
+
 # -- plugins -------------------------------------------------------------------------------------
 @pytest.fixture
 def plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

@@ -349,9 +349,14 @@ def claim_positions(
     """The positions a claim is checked on: every one reachable from `position`, or the
     game's one-parameter positions 0 .. `upto` (single heaps, or ints)."""
     if position is not None:
-        report = GameReport(game.spec, position)
-        order, _, _ = _reachable(game, game.parse(position), max_states, report)
-        if not report.complete:
+        start = game.parse(position)
+        counted = game.count_states(start, max_states)
+        if counted is not None and counted > max_states:
+            order = None
+        else:
+            listed = game.list_states(start) if counted is not None else None
+            order = listed if listed is not None else _within(game, start, max_states)
+        if order is None:
             raise GraphTooLargeError(
                 f"position {position!r} of {game.spec} reaches more than {max_states:,} "
                 "positions (raise --max-states)",
@@ -373,6 +378,21 @@ def claim_positions(
             + ("" if example is not None else ", or declare example='10' in its rule")
         )
     return [game.parse(str(n)) for n in range(upto + 1)]
+
+
+def _within(game: Game[Any], start: Position, limit: int) -> list[Position] | None:
+    """The positions reachable from `start`, breadth first, or None as soon as there are more
+    than `limit` (the moves of the positions past it are never listed)."""
+    order = [start]
+    seen = {start}
+    for position in order:  # grows as it is read
+        for move in game.successors(position):
+            if move not in seen:
+                if len(order) >= limit:
+                    return None
+                seen.add(move)
+                order.append(move)
+    return order
 
 
 def check_claim(
