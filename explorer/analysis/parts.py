@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from explorer.errors import CyclicGraphError
 from explorer.games.base import Game, Position
 
 
@@ -124,6 +125,14 @@ def part_value(game: Game[Any], position: Position, table: PartTable | None = No
                     lookups += 1
                     if piece_label in values:
                         hits += 1
+                    elif piece_label == name or piece_label in expanded:
+                        # a part being valued comes back: its value would rest on itself
+                        raise CyclicGraphError(
+                            f"{game.spec}: a part shaped as {game.format(piece)[:60]!r} comes "
+                            f"back among the parts its own moves leave (from "
+                            f"{game.format(part)[:60]!r}): the game has a cycle, so its parts "
+                            "have no Grundy values"
+                        )
                     else:
                         missing.append((piece, piece_label))
                     labels.append(piece_label)
