@@ -360,7 +360,7 @@ def stored_value_sequence(
     Examples
     --------
     >>> from explorer import load_game
-    >>> from explorer.storage import open_database
+    >>> from explorer import open_database
     >>> db = open_database("sqlite://")
     >>> kayles = load_game("kayles")
     >>> stored_value_sequence(db.game(kayles), kayles, 1000).computed

@@ -292,6 +292,28 @@ def visible(text: object) -> str:
 
 _HIDDEN = {"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"}
 
+#: Longest position a command prints whole (``--json`` prints every position whole).
+LONGEST_POSITION = 200
+#: How much of a longer one it prints.
+SHOWN_START = 60
+
+
+def shown(text: object) -> str:
+    """A position as commands print it: `visible`, and one longer than `LONGEST_POSITION`
+    cut to its start and its length.
+
+    Examples
+    --------
+    >>> shown("3,4,5")
+    '3,4,5'
+    >>> shown("0-1," * 100)[-60:]
+    '0-1,0-1,0-1,... (400 characters; --json prints it whole)'
+    """
+    text = visible(text)
+    if len(text) <= LONGEST_POSITION:
+        return text
+    return f"{text[:SHOWN_START]}... ({len(text):,} characters; --json prints it whole)"
+
 
 def print_table(table: Table) -> None:
     """Print a rich table without dropping a value, at any width, on a terminal or not.

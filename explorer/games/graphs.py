@@ -16,7 +16,7 @@ from typing import Any, ClassVar, cast
 from explorer.errors import PositionError, SpecError
 from explorer.games.base import Decomposition, Game, Part
 from explorer.games.labels import graph_label
-from explorer.games.pictures import GraphPicture
+from explorer.games.pictures import GraphPicture, cell_name
 
 #: A vertex name in an edge list: letters, digits, ``_`` and ``.``.
 NAME = re.compile(r"[A-Za-z0-9_.]+")
@@ -168,6 +168,33 @@ class Graph:
             found.append(component)
             left &= ~component
         return found
+
+
+def grid_places(graph: Graph) -> tuple[tuple[int, int], ...] | None:
+    """The (row, column) of each vertex when the graph lies on a grid of numbered cells, as
+    an ``RxC`` graph numbers them (row by row from 0) and as moves leave it: every edge joins
+    i and i + 1 in one row, or i and i + C for one width C that some edge shows; None
+    otherwise (a vertex not a number, no edge across rows).
+
+    Examples
+    --------
+    >>> grid_places(parse_graph("2x3", "nodekayles"))
+    ((0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2))
+    >>> grid_places(parse_graph("0-3,4", "nodekayles")), grid_places(parse_graph("P3", "g"))
+    (((0, 0), (1, 0), (1, 1)), None)
+    """
+    if not all(name.isascii() and name.isdigit() for name in graph.names):
+        return None
+    numbers = [int(name) for name in graph.names]
+    pairs = [(numbers[i], numbers[j]) for i, j in graph.edges()]
+    widths = {abs(a - b) for a, b in pairs} - {1}
+    if len(widths) != 1:
+        return None
+    (width,) = widths
+    for a, b in pairs:
+        if abs(a - b) == 1 and min(a, b) % width == width - 1:
+            return None  # an edge from a row's end to the next row's start: no such grid
+    return tuple(divmod(n, width) for n in numbers)
 
 
 def format_graph(graph: Graph) -> str:
@@ -486,7 +513,17 @@ class GraphFamily(Game[Graph]):
         return graph_label(position.adjacency)
 
     def picture(self, position: Graph) -> GraphPicture:
-        return GraphPicture(position.names, tuple(position.edges()))
+        edges = tuple(position.edges())
+        return GraphPicture(position.names, edges, places=grid_places(position))
+
+    def vertices_named(self, graph: Graph, indices: Sequence[int]) -> str:
+        """Vertices as a player names them, joined by ``-``: their names, and their cells
+        (``b2``) on a grid."""
+        names = "-".join(graph.names[i] for i in indices)
+        places = grid_places(graph)
+        if places is None:
+            return names
+        return f"{names} ({'-'.join(cell_name(*places[i]) for i in indices)})"
 
     def sequence_position(self, n: int) -> Graph | None:
         if self.form is None:
@@ -516,6 +553,23 @@ class NodeKayles(GraphFamily):
         for v, neighbours in enumerate(graph.adjacency):
             yield graph.induced(full & ~(neighbours | 1 << v))
 
+    def move_name(self, position: Graph, successor: Graph) -> str | None:
+        """``take vertex 4``: the vertex whose neighbourhood the move took.
+
+        Examples
+        --------
+        >>> game = NodeKayles()
+        >>> grid = game.parse("3x3")
+        >>> game.move_name(grid, next(iter(game.successors(grid))))
+        'take vertex 0 (a1)'
+        """
+        kept = set(successor.names)
+        taken = sum(1 << i for i, name in enumerate(position.names) if name not in kept)
+        for v, neighbours in enumerate(position.adjacency):
+            if neighbours | 1 << v == taken:
+                return f"take vertex {self.vertices_named(position, [v])}"
+        return None
+
 
 class ArcKayles(GraphFamily):
     """Arc-Kayles: a move takes an edge with both its ends.
@@ -539,6 +593,21 @@ class ArcKayles(GraphFamily):
         full = graph.full
         for i, j in graph.edges():
             yield graph.induced(full & ~(1 << i | 1 << j))
+
+    def move_name(self, position: Graph, successor: Graph) -> str | None:
+        """``take edge 0-1``: the edge the move took, with both its ends.
+
+        Examples
+        --------
+        >>> game = ArcKayles()
+        >>> game.move_name(game.parse("P4"), game.parse("0,3"))
+        'take edge 1-2'
+        """
+        kept = set(successor.names)
+        taken = [i for i, name in enumerate(position.names) if name not in kept]
+        if len(taken) != 2 or not position.adjacency[taken[0]] >> taken[1] & 1:
+            return None
+        return f"take edge {self.vertices_named(position, taken)}"
 
 
 def graph_game(

@@ -15,10 +15,10 @@ from explorer.errors import ExplorerError, NotStoredError, SpecError
 from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.games.pyspec import stored_rules
 from explorer.games.specs import GameSpec
-from explorer.storage.damage import checked_state
-from explorer.storage.engine import shown_location, translated
-from explorer.storage.neighbourhood import chunks
-from explorer.storage.records import changed_python_builds, lookup_game, stored_game
+from explorer.storage.backends.engine import shown_location, translated
+from explorer.storage.query.damage import checked_state
+from explorer.storage.query.neighbourhood import chunks
+from explorer.storage.rows.records import changed_python_builds, lookup_game, stored_game
 from explorer.storage.tables import edges, states
 
 if TYPE_CHECKING:
@@ -72,7 +72,7 @@ class GameRows:
 
     Examples
     --------
-    >>> from explorer.storage import open_database
+    >>> from explorer import open_database
     >>> db = open_database("sqlite://")
     >>> _ = db.game("nim").build("2")
     >>> from explorer.errors import NotStoredError
@@ -94,6 +94,10 @@ class GameRows:
     ) -> None:
         self.database = database
         self.engine = database.engine
+        if not isinstance(game, str):
+            from explorer.games.arguments import as_game  # loads numpy: only for a Game
+
+            game = as_game(game)
         try:
             self.convention = Convention(convention)
         except ValueError:
@@ -153,7 +157,7 @@ class GameRows:
     @translated("read")
     def row(self) -> GameRow:
         """The game's row in the handle's convention, looked up once: what the writes of one
-        game take (`explorer.storage.edits.edit_game`, `verify_database`, ...).
+        game take (`explorer.build.edits.edit_game`, `verify_database`, ...).
 
         Raises
         ------
@@ -162,7 +166,7 @@ class GameRows:
 
         Examples
         --------
-        >>> from explorer.storage import open_database
+        >>> from explorer import open_database
         >>> db = open_database("sqlite://")
         >>> _ = db.game("kayles", "misere").build("3")
         >>> db.game("kayles", "misere").row()
@@ -246,6 +250,43 @@ class GameRows:
             return self._rules.format(self._rules.parse(position)), None
         except ExplorerError as error:
             return position, str(error)
+
+    def move_words(self, line: Sequence[str]) -> list[str | None]:
+        """Each move of a line of play (stored keys, the start first) in a player's words
+        (`Game.move_name`), None where the rules have none or are not read.
+
+        Examples
+        --------
+        >>> from explorer.storage import open_database
+        >>> db = open_database("sqlite://")
+        >>> db.game("nim").move_words(["3,4", "1,4", "1,1"])
+        ['take 2 from 3', 'take 3 from 4']
+        >>> db.close()
+        """
+        words: list[str | None] = []
+        for before, after in zip(line, line[1:], strict=False):
+            moved = self._named(before, [{"position": after}])
+            words.append(moved[0]["move"])
+        return words
+
+    def _named(self, key: str, moves: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The states a move from `key` reaches, each with its ``move`` in a player's words
+        (`Game.move_name`; None where the rules have none or are not read)."""
+        self._key(key)  # reads the rules, once
+        rules, position = self._rules, None
+        if rules is not None:
+            try:
+                position = rules.parse(key)
+            except ExplorerError:
+                rules = None
+        for state in moves:
+            state["move"] = None
+            if rules is not None:
+                try:
+                    state["move"] = rules.move_name(position, rules.parse(state["position"]))
+                except ExplorerError:  # a state an edit added, which the rules do not read
+                    pass
+        return moves
 
     def _located(self, conn: sa.Connection, position: str) -> tuple[int, str, Any]:
         """The game's id and shown spec, and the stored row of a position.
