@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from explorer.errors import StoredPartError
+from explorer.errors import CyclicGraphError, StoredPartError
 from explorer.games.base import Game, Position
 
 
@@ -162,6 +162,14 @@ def part_value(game: Game[Any], position: Position, table: PartTable | None = No
                         hits += 1
                         if piece_label in unchecked:  # before any value rests on it
                             _check_stored(game, piece, piece_label, table)
+                    elif piece_label == name or piece_label in expanded:
+                        # a part being valued comes back: its value would rest on itself
+                        raise CyclicGraphError(
+                            f"{game.spec}: a part shaped as {game.format(piece)[:60]!r} comes "
+                            f"back among the parts its own moves leave (from "
+                            f"{game.format(part)[:60]!r}): the game has a cycle, so its parts "
+                            "have no Grundy values"
+                        )
                     else:
                         missing.append((piece, piece_label))
                     labels.append(piece_label)

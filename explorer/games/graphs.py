@@ -64,11 +64,13 @@ def _is_file_name(term: str) -> bool:
     """Whether a term of a graph text names a graph file, whether it exists or not: a path,
     or a name ending in a graph file's suffix (``g.txt``) and holding no comma (an edge list
     ending in one, ``a-b,g.txt``, is refused as such)."""
-    from explorer.formats.reading import FORMATS
-
     if "/" in term or os.sep in term:
         return True
-    return os.path.splitext(term)[1].lower() in FORMATS and "," not in term
+    if "." not in term or "," in term:
+        return False
+    from explorer.formats.reading import FORMATS
+
+    return os.path.splitext(term)[1].lower() in FORMATS
 
 
 def vertex_name_problem(name: str) -> str | None:
