@@ -147,16 +147,18 @@ def solve_command(
             heaps = part.as_heap_game()
             if heaps is not None:
                 heaps.max_memory_mb = max_memory
+    parsed = game.parse(position)
     with ExitStack() as stack:
         if url is not None:  # the part values a database keeps, read first, added to after
             from explorer.storage import open_database
 
             database = stack.enter_context(open_database(url or None))
-            stack.enter_context(database.parts.shared(game))
+            # the position's parts are valued into it even when its graph answers alone
+            stack.enter_context(database.parts.building(game, parsed, True, convention))
         stack.enter_context(working(f"solving {visible(spec)}", enabled=not as_json))
         result = solve(
             game,
-            game.parse(position),
+            parsed,
             method=method,  # type: ignore[arg-type]
             max_states=max_states or DEFAULT_MAX_STATES,
             convention=convention,
