@@ -24,13 +24,13 @@ if TYPE_CHECKING:
     from explorer.analysis.sequences import ValueSequence, find_period, value_sequence
     from explorer.analysis.solving import explain, grundy_value, solve, value_table
     from explorer.analysis.sweep import Sweep, sweep_variants
+    from explorer.build import open_database
     from explorer.games import Convention, families, load_game
     from explorer.games.base import Game
     from explorer.games.graphs import graph_game
     from explorer.games.python import game, heap_game
     from explorer.generation.graph import build_graph
     from explorer.solver import mex
-    from explorer.storage import open_database
     from explorer.version import __version__ as __version__
     from explorer.viz import draw_game
 
@@ -66,7 +66,7 @@ _HOMES = {
     "Sweep": "explorer.analysis.sweep",
     "sweep_variants": "explorer.analysis.sweep",
     "misere_quotient": "explorer.analysis.quotient",
-    "open_database": "explorer.storage",
+    "open_database": "explorer.build",
     "draw_game": "explorer.viz",
 }
 

@@ -13,11 +13,12 @@ import sqlalchemy as sa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from explorer.errors import CyclicGraphError
+from explorer import open_database
+from explorer.build import Database
+from explorer.errors import CyclicGraphError, NotStoredError
 from explorer.games.dag import DagGame
 from explorer.solver.incremental import Edit, EditError, StateValue
-from explorer.storage import Database, NotStoredError, open_database
-from explorer.storage.engine import shown_location
+from explorer.storage.backends.engine import shown_location
 from tests.support.cli import run
 from tests.support.environment import REPO
 from tests.support.graphs import from_scratch, write_graph

@@ -11,7 +11,7 @@ preprocessors = pytest.importorskip("nbconvert.preprocessors")
 pytestmark = pytest.mark.slow
 
 CELLS = [
-    "import explorer\nfrom explorer.storage import open_database\n"
+    "import explorer\nfrom explorer import open_database\n"
     "from explorer.viz import draw_game\n"
     "db = open_database('notebook.db')\nnim = explorer.load_game('nim')",
     "db.game('nim').build('3,4,5')",

@@ -99,7 +99,7 @@ def test_pages_of_other_games_and_of_misere_play_have_no_parts():
 
 
 def test_a_stored_page_reads_part_values_from_the_database(tmp_path):
-    from explorer.storage import open_database
+    from explorer import open_database
 
     PART_TABLE.clear()
     with open_database(str(tmp_path / "g.db")) as db:

@@ -9,10 +9,9 @@ from typing import Any
 
 import pytest
 
-from explorer import load_game
+from explorer import load_game, open_database
 from explorer.analysis.parts import PART_TABLE
 from explorer.analysis.solving import grundy_value
-from explorer.storage import open_database
 from tests.support.cli import run_json, run_ok
 from tests.support.environment import REPO
 
@@ -69,7 +68,7 @@ FILL = """
 import sys
 from explorer import load_game
 from explorer.analysis.solving import grundy_value
-from explorer.storage import open_database
+from explorer import open_database
 game = load_game("nodekayles")
 with open_database(sys.argv[1]) as db, db.parts.shared(game):
     for text in sys.argv[2:]:

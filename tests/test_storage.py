@@ -22,12 +22,15 @@ import sqlalchemy as sa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from explorer import open_database
+from explorer.build import arrays as build_arrays
 from explorer.games import load_game
 from explorer.generation import expansion
 from explorer.generation.expansion import HeapIndex, position_index
-from explorer.storage import NotStoredError, build_arrays, bulk, open_database
-from explorer.storage.bulk import read_int_columns, writer_for
-from explorer.storage.engine import ENV_VAR
+from explorer.storage import NotStoredError
+from explorer.storage.backends import bulk
+from explorer.storage.backends.bulk import read_int_columns, writer_for
+from explorer.storage.backends.engine import ENV_VAR
 from tests.support.bruteforce import heap_game_moves, mex_values, remoteness_values
 from tests.support.cli import run, run_json
 from tests.support.storage import dump

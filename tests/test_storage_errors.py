@@ -20,10 +20,10 @@ import sqlalchemy as sa
 from alembic import command
 from sqlalchemy.engine import make_url
 
+from explorer import open_database
+from explorer.build.scratch import KeptMoves, TierMoves
 from explorer.errors import DatabaseFullError
-from explorer.storage import open_database
-from explorer.storage.build_scratch import KeptMoves, TierMoves
-from explorer.storage.engine import alembic_config, resolve_url
+from explorer.storage.backends.engine import alembic_config, resolve_url
 from tests.support.cli import run, run_json
 
 GAME_A = {"a": ["b"], "b": []}

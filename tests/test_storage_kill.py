@@ -22,7 +22,7 @@ BATCH = 40  # many small transactions, so kills land between and inside them
 
 BUILDER = """
 import sys
-from explorer.storage import open_database
+from explorer import open_database
 db = open_database(sys.argv[1])
 defer = None if sys.argv[5] == "never" else int(sys.argv[5])
 db.game(sys.argv[2]).build(

@@ -18,10 +18,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import explorer
+from explorer import open_database
+from explorer.build import tier_manager as tiered
+from explorer.build.writer import BatchWriter, BuildProgress, Turn
 from explorer.games import load_game
 from explorer.generation.tiers import TierTask, expand_tier
-from explorer.storage import open_database, tiered
-from explorer.storage.build_writer import BatchWriter, BuildProgress, Turn
 from tests.support.cli import run, run_json
 from tests.support.environment import REPO
 from tests.support.storage import content
@@ -183,8 +184,8 @@ def test_a_game_without_tiers_builds_in_one_process(tmp_path):
 
 BUILDER = """
 import sys
-from explorer.storage import open_database
-from explorer.storage import tiered
+from explorer import open_database
+from explorer.build import tier_manager as tiered
 tiered.MIN_SLICE_STATES = 20
 tiered.COMMIT_STATES = 500
 with open_database(sys.argv[1]) as db:

@@ -18,11 +18,11 @@ import markupsafe
 import networkx as nx
 import pytest
 
+from explorer import open_database
 from explorer.analysis.sequences import value_sequence
 from explorer.analysis.solving import explain, solve, value_table
 from explorer.errors import GraphTooLargeError, PositionError
 from explorer.games import load_game
-from explorer.storage import open_database
 from explorer.viz import (
     DEFAULT_BUDGET,
     LARGE_BUDGET,
@@ -457,7 +457,7 @@ def test_results_import_their_notebook_views_only_when_shown():
     code = (
         "import sys, explorer.storage, explorer.analysis.solving, explorer.analysis.sequences\n"
         "assert not [m for m in sys.modules if m.startswith(('explorer.viz', 'jinja2'))]\n"
-        "from explorer.storage import open_database\n"
+        "from explorer import open_database\n"
         "with open_database('sqlite://') as db:\n"
         "    shown = db.game('nim').build('1,2')._repr_html_()\n"
         "assert 'explorer.viz.notebook' in sys.modules and '<table>' in shown\n"

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from explorer import load_game
 from explorer.storage import resolve_url
-from explorer.storage.damage import checked_state
+from explorer.storage.query.damage import checked_state
 from tests.support.cli import run_ok
 from tests.support.environment import REPO
 from tests.support.serve import Server, start_server

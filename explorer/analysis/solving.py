@@ -11,13 +11,19 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast, get_args
 
 import numpy as np
 
 from explorer.analysis.memo import GRAPH_MEMO
 from explorer.analysis.results import Explanation, Solution, shown_value, value_fields
-from explorer.errors import CyclicGraphError, ExplorerError, GraphTooLargeError, SpecError
+from explorer.errors import (
+    CyclicGraphError,
+    ExplorerError,
+    GraphTooLargeError,
+    SpecError,
+    UsageError,
+)
 from explorer.games.arguments import as_count, as_game, as_position
 from explorer.games.base import Decomposition, Game, Listed, Position, TableProgress
 from explorer.games.convention import MISERE, NORMAL, Convention
@@ -39,6 +45,18 @@ if TYPE_CHECKING:
     import networkx as nx  # annotations only: a value sequence never loads it
 
 Method = Literal["auto", "graph", "decompose"]
+#: The methods `explain` takes.
+ExplainMethod = Literal["auto", "graph"]
+
+
+def _checked_method(method: object, accepted: object) -> None:
+    """Refuse a method name that is not one of the Literal type `accepted`'s."""
+    names = get_args(accepted)
+    if method not in names:
+        raise UsageError(
+            f"unknown method {method!r} (expected one of {', '.join(map(repr, names))})"
+        )
+
 
 #: In "auto", a position whose graph fits these budgets is solved whole (giving remoteness).
 AUTO_GRAPH_STATES = 5_000
@@ -254,6 +272,8 @@ def solve(
     ------
     ArgumentTypeError
         When `game` or `position` is of a type that names no game or position.
+    UsageError
+        When `method` is not one of the names above.
 
     Examples
     --------
@@ -273,6 +293,7 @@ def solve(
     >>> solve("kayles", 7).move_names
     {'3,3': 'take 1 from 7, leaving 3+3', '1,4': 'take 2 from 7, leaving 1+4'}
     """
+    _checked_method(method, Method)
     game = as_game(game)
     position = as_position(game, position)
     solution = _solve(game, position, method, max_states, convention)
@@ -518,7 +539,7 @@ def explain(
     position: Position | str | int,
     *,
     max_states: int = DEFAULT_MAX_STATES,
-    method: Literal["auto", "graph"] = "auto",
+    method: ExplainMethod = "auto",
     convention: Convention = NORMAL,
 ) -> Explanation:
     """Show how a position's value arises: the mex of its successors, or the XOR of its parts
@@ -527,7 +548,8 @@ def explain(
     explained by the mex of its moves too; with ``convention=MISERE``, its moves and their
     misère outcomes instead.
 
-    `game` and `position` are taken as by `solve`: objects, or a spec and a position text.
+    `game` and `position` are taken as by `solve`: objects, or a spec and a position text;
+    another `method` than ``"auto"`` or ``"graph"`` is refused (`UsageError`).
 
     Examples
     --------
@@ -553,6 +575,7 @@ def explain(
     >>> explain(nim, nim.parse("2")).move_names
     {'0': 'take 2 from 2', '1': 'take 1 from 2'}
     """
+    _checked_method(method, ExplainMethod)
     game = as_game(game)
     position = as_position(game, position)
     explanation = _explain(game, position, max_states, method, convention)

@@ -99,7 +99,7 @@ class ExplorerGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         notices.notify = _notify  # a writer that waits for another says so
         try:
-            result = super().invoke(ctx)
+            result = _invoke_unwrapped(super().invoke, ctx)
             sys.stdout.flush()  # here, so that a reader gone away is met below, not at exit
             return result
         except BrokenPipeError:  # the reader stopped (| head): end quietly, as Unix tools do
@@ -119,6 +119,18 @@ class ExplorerGroup(click.Group):
             raise click.ClickException(message) from None
         finally:
             end_work_bound()
+
+
+def _invoke_unwrapped(invoke: Callable[[click.Context], Any], ctx: click.Context) -> Any:
+    """`invoke`, with the stop or Ctrl-C that a signal raised inside a C extension given back:
+    such code (igraph's canonical labelling, say) runs the handler, then reports the exception
+    it raised as a `SystemError` whose cause it is."""
+    try:
+        return invoke(ctx)
+    except SystemError as error:
+        if isinstance(error.__cause__, WorkLimitError | KeyboardInterrupt):
+            raise error.__cause__ from None
+        raise
 
 
 # -- the work bound ----------------------------------------------------------------------------

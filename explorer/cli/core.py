@@ -150,7 +150,7 @@ def solve_command(
     parsed = game.parse(position)
     with ExitStack() as stack:
         if url is not None:  # the part values a database keeps, read first, added to after
-            from explorer.storage import open_database
+            from explorer.build import open_database
 
             database = stack.enter_context(open_database(url or None))
             # the position's parts are valued into it even when its graph answers alone
@@ -472,7 +472,7 @@ def sequence_command(
     with ExitStack() as stack:
         compute = value_sequence
         if url is not None:  # the values kept in a database, computed and stored as needed
-            from explorer.storage import open_database
+            from explorer.build import open_database
 
             database = stack.enter_context(open_database(url or None))
             stack.enter_context(database.parts.shared(game))

@@ -74,7 +74,7 @@ def verify_command(
       explorer verify nim --db games.db --show 5
       explorer verify nim --misere
     """
-    from explorer.storage import open_database
+    from explorer.build import open_database
 
     if convention == MISERE and not spec:
         raise click.UsageError("--misere names a game's misère build: give its SPEC")

@@ -258,6 +258,11 @@ class Game(ABC, Generic[P]):
         table stores it; None when the game has no labels (the default)."""
         return None
 
+    def networkx_position(self, graph: Any) -> P | None:
+        """The position a NetworkX graph stands for, in a game played on graphs (the Python
+        API takes one wherever it takes a position); None in the others."""
+        return None
+
     def picture(self, position: P) -> Picture | None:
         """How a part of this game looks, drawn beside its value on pages: its graph (vertices
         and edges) or its board (cells); None when the game has no picture (the default)."""

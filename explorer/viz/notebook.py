@@ -29,7 +29,8 @@ if TYPE_CHECKING:
     from explorer.analysis.results import Explanation, Solution
     from explorer.analysis.sequences import ValueSequence
     from explorer.analysis.sweep import Sweep
-    from explorer.storage import BuildReport, EditReport, QueryResult
+    from explorer.build import BuildReport, EditReport
+    from explorer.storage import QueryResult
     from explorer.viz.page import GraphPage
 
 #: Most states and moves drawn as a picture in a notebook (beyond, the page says how to see it).

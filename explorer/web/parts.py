@@ -37,7 +37,7 @@ class StoredParts:
         Examples
         --------
         >>> from explorer.games.convention import NORMAL
-        >>> from explorer.storage import open_database
+        >>> from explorer import open_database
         >>> from explorer.web.params import Names
         >>> db = open_database("sqlite://")
         >>> _ = db.game("cram").build(".../##./...")

@@ -17,8 +17,8 @@ import numpy as np
 import sqlalchemy as sa
 
 from explorer.solver import outcome
-from explorer.storage.damage import stored_natural
-from explorer.storage.neighbourhood import chunks
+from explorer.storage.query.damage import stored_natural
+from explorer.storage.query.neighbourhood import chunks
 from explorer.storage.tables import states
 from explorer.storage.tables.states import HISTOGRAMS
 

@@ -1,14 +1,19 @@
 """The patterns and the misère quotient stored for a game, as `StoredGame` reads and writes them
-(see `explorer.storage.findings`); both are of the game's normal-play rules, kept on its
+(see `explorer.storage.rows.findings`); both are of the game's normal-play rules, kept on its
 normal-play row, and a misère handle refuses them."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from explorer.storage.engine import translated
-from explorer.storage.findings import load_patterns, load_quotient, save_patterns, save_quotient
-from explorer.storage.game_rows import GameRows
+from explorer.storage.backends.engine import translated
+from explorer.storage.query.game_rows import GameRows
+from explorer.storage.rows.findings import (
+    load_patterns,
+    load_quotient,
+    save_patterns,
+    save_quotient,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -24,7 +29,7 @@ class Findings(GameRows):
     --------
     >>> from explorer.analysis.patterns import analyse
     >>> from explorer.games import load_game
-    >>> from explorer.storage import open_database
+    >>> from explorer import open_database
     >>> db = open_database("sqlite://")
     >>> game = db.game("subtraction:1,2")
     >>> found, values = analyse(load_game("subtraction:1,2"), 30)

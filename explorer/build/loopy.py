@@ -23,7 +23,7 @@ from explorer.storage.tables import edges, states
 
 if TYPE_CHECKING:  # the editor loads with edits, not with the reads that parse escapes
     from explorer.solver.incremental import Edit, EditResult
-    from explorer.storage.edits import StoredGraph
+    from explorer.build.edits import StoredGraph
 
 #: How `explorer edit` re-solves a game with cycles (stored in its build row).
 LOOPY_METHOD = (
@@ -120,7 +120,7 @@ def apply_loopy_edit(store: StoredGraph, edit: Edit) -> EditResult:
     """Check and apply an edit to a stored game with cycles (self-loops and cycles allowed),
     then re-solve every state that can reach an edited one; write the values that changed."""
     from explorer.solver.incremental import EditResult, check_edit
-    from explorer.storage.bulk import read_int_columns
+    from explorer.storage.backends.bulk import read_int_columns
 
     dirty = check_edit(store, edit, loops=True)
     store.change_structure(edit, dict.fromkeys(edit.add_states))

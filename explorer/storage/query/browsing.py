@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
-from explorer.storage.damage import stored_key
-from explorer.storage.engine import translated
-from explorer.storage.game_rows import GameRows, state_dict
-from explorer.storage.neighbourhood import chunks
+from explorer.storage.backends.engine import translated
+from explorer.storage.query.damage import stored_key
+from explorer.storage.query.game_rows import GameRows, state_dict
+from explorer.storage.query.neighbourhood import chunks
 from explorer.storage.tables import edges, states
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ class Browsing(GameRows):
 
         Examples
         --------
-        >>> from explorer.storage import open_database
+        >>> from explorer import open_database
         >>> db = open_database("sqlite://")
         >>> nim = db.game("nim")
         >>> _ = nim.build("1,2")
@@ -67,7 +67,7 @@ class Browsing(GameRows):
 
         Examples
         --------
-        >>> from explorer.storage import open_database
+        >>> from explorer import open_database
         >>> db = open_database("sqlite://")
         >>> nim = db.game("nim")
         >>> _ = nim.build("2")
@@ -90,7 +90,7 @@ class Browsing(GameRows):
 
         Examples
         --------
-        >>> from explorer.storage import open_database
+        >>> from explorer import open_database
         >>> db = open_database("sqlite://")
         >>> nim = db.game("nim")
         >>> _ = nim.build("3")
@@ -126,7 +126,7 @@ class Browsing(GameRows):
 
         Examples
         --------
-        >>> from explorer.storage import open_database
+        >>> from explorer import open_database
         >>> db = open_database("sqlite://")
         >>> nim = db.game("nim")
         >>> _ = nim.build("1,2,3")

@@ -12,8 +12,8 @@ import numpy as np
 import sqlalchemy as sa
 
 from explorer.errors import DatabaseDamagedError
-from explorer.storage.models import PatternTable, QuotientTable
-from explorer.storage.records import utc_now
+from explorer.storage.rows.records import utc_now
+from explorer.storage.schema.models import PatternTable, QuotientTable
 
 if TYPE_CHECKING:
     from explorer.analysis.patterns import Patterns, Revision
@@ -60,7 +60,7 @@ def save_patterns(
     Examples
     --------
     >>> from explorer.analysis.patterns import sequence_patterns
-    >>> from explorer.storage import open_database
+    >>> from explorer import open_database
     >>> db = open_database("sqlite://")
     >>> _ = db.game("nim").build("1")
     >>> values = np.array([0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 2])
@@ -190,7 +190,7 @@ def save_quotient(conn: sa.Connection, game_id: int, quotient: MisereQuotient) -
     --------
     >>> from explorer import load_game
     >>> from explorer.analysis.quotient import misere_quotient
-    >>> from explorer.storage import open_database
+    >>> from explorer import open_database
     >>> db = open_database("sqlite://")
     >>> _ = db.game("nim").build("1")
     >>> with db.engine.begin() as conn:
@@ -223,7 +223,7 @@ def stored_findings(conn: sa.Connection) -> dict[str, dict[str, Any]]:
     --------
     >>> from explorer import load_game
     >>> from explorer.analysis.quotient import misere_quotient
-    >>> from explorer.storage import open_database
+    >>> from explorer import open_database
     >>> db = open_database("sqlite://")
     >>> db.game("nim").save_quotient(misere_quotient(load_game("nim"), 3))
     >>> with db.engine.connect() as conn:

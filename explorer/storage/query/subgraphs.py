@@ -6,15 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from explorer.storage.engine import translated
-from explorer.storage.game_rows import GameRows
-from explorer.storage.neighbourhood import Direction, edges_among, neighbourhood_ids
+from explorer.storage.backends.engine import translated
+from explorer.storage.query.game_rows import GameRows
+from explorer.storage.query.neighbourhood import Direction, edges_among, neighbourhood_ids
 from explorer.storage.tables import edges, states
 
 if TYPE_CHECKING:
     import networkx as nx
 
-    from explorer.storage.export import ExportReport, Progress
+    from explorer.storage.query.export import ExportReport, Progress
 
 #: Largest graph `neighbourhood` and `subgraph` put in memory unless told otherwise.
 MAX_GRAPH_STATES = 200_000
@@ -55,7 +55,7 @@ class Subgraphs(GameRows):
 
         Examples
         --------
-        >>> from explorer.storage import open_database
+        >>> from explorer import open_database
         >>> db = open_database("sqlite://")
         >>> nim = db.game("nim")
         >>> _ = nim.build("1,2")
@@ -139,7 +139,7 @@ class Subgraphs(GameRows):
         Examples
         --------
         >>> import tempfile, networkx as nx
-        >>> from explorer.storage import open_database
+        >>> from explorer import open_database
         >>> db = open_database("sqlite://")
         >>> nim = db.game("nim")
         >>> _ = nim.build("1,2")
@@ -152,7 +152,7 @@ class Subgraphs(GameRows):
         """
         path = Path(path)
         from explorer.formats.writing import export_format
-        from explorer.storage.export import near_graph, whole_graph, write_export
+        from explorer.storage.query.export import near_graph, whole_graph, write_export
 
         chosen = export_format(path, fmt)
         with self.engine.connect() as conn:

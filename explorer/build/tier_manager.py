@@ -6,7 +6,7 @@ expanded, a tier holds all its states, so its slices go to the workers at once
 (`explorer.generation.tiers.expand_tier`, submitted to a `concurrent.futures.Executor`), and
 the coordinator numbers the states they reach, keeps each state's depth (fewest moves from
 the root) and writes the tier's moves and its new states (on SQLite only their keys, into a
-scratch file: `explorer.storage.build_scratch`). Solving goes from the lowest tier up: every
+scratch file: `explorer.build.scratch`). Solving goes from the lowest tier up: every
 move of a tier ends in a lower, solved one, so one call of the solver's kernel gives the whole
 tier its values, written with the states' final depths (on SQLite each state's row then, whole
 and once).
@@ -14,7 +14,7 @@ and once).
 The coordinator alone writes, and keeps only compact arrays indexed by state id (depth, values,
 each tier's moves) and the keys of the tiers still to expand: no process holds every state's
 key. SQLite takes one writer thread; PostgreSQL one a worker, each on a connection of its own,
-committing in turn (`explorer.storage.build_writer.BatchWriter`), so that the server's work on
+committing in turn (`explorer.build.writer.BatchWriter`), so that the server's work on
 the rows, most of a build's work there, is spread over its cores too. Workers hold one slice
 at a time. Each tier done is recorded in the ``tiers`` table in the transaction that writes
 it, so a build killed at any moment (the coordinator or a worker) and run again continues from
@@ -50,11 +50,11 @@ from explorer.generation.tiers import (
 )
 from explorer.solver import outcome
 from explorer.solver.arrays import MISERE_TERMINAL, NORMAL_TERMINAL, level_values
-from explorer.storage.build_arrays import UNKNOWN, Growable
-from explorer.storage.build_plans import KeyIndexPlan, resident_bytes, sqlite_cache_kib
-from explorer.storage.build_scratch import KeptMoves, KeyScratch, TierMoves, database_folder
-from explorer.storage.build_writer import BatchWriter, BuildProgress, Turn
-from explorer.storage.bulk import (
+from explorer.build.arrays import UNKNOWN, Growable
+from explorer.build.plans import KeyIndexPlan, resident_bytes, sqlite_cache_kib
+from explorer.build.scratch import KeptMoves, KeyScratch, TierMoves, database_folder
+from explorer.build.writer import BatchWriter, BuildProgress, Turn
+from explorer.storage.backends.bulk import (
     EdgePayload,
     NewStates,
     ValueColumns,
@@ -62,9 +62,9 @@ from explorer.storage.bulk import (
     writer_class,
     writer_for,
 )
-from explorer.storage.counts import add_counts, histogram, solved_counts, stored_states
-from explorer.storage.engine import reading, writing
-from explorer.storage.records import (
+from explorer.storage.rows.counts import add_counts, histogram, solved_counts, stored_states
+from explorer.storage.backends.engine import reading, writing
+from explorer.storage.rows.records import (
     BuildCounts,
     drop_key_index,
     ended_status,
@@ -81,7 +81,7 @@ from explorer.storage.tables import states as states_table
 from explorer.version import __version__
 
 if TYPE_CHECKING:
-    from explorer.storage.building import BuildOptions, BuildReport
+    from explorer.build.one_process import BuildOptions, BuildReport
 
 #: A depth no state has yet (the fewest moves from the root are found as tiers expand).
 FAR = np.iinfo(np.int32).max
@@ -144,7 +144,7 @@ def may_go_in_tiers(game: Game[Any], root: Position, options: BuildOptions) -> b
     Examples
     --------
     >>> from explorer.games import load_game
-    >>> from explorer.storage.building import BuildOptions
+    >>> from explorer.build.one_process import BuildOptions
     >>> nim = load_game("nim")
     >>> may_go_in_tiers(nim, (3, 4), BuildOptions(workers=2))
     True
@@ -227,7 +227,7 @@ class Write:
     last: bool = False
     #: Drop the unique key index before writing (see `KeyIndexPlan`).
     drop_key_index: bool = False
-    #: What the rows add to the game's counts (see `explorer.storage.counts`).
+    #: What the rows add to the game's counts (see `explorer.storage.rows.counts`).
     tallies: list[tuple[str, str, int]] = field(default_factory=list)
 
 
@@ -668,7 +668,7 @@ class TieredBuilder:
         )
 
     def _report(self) -> BuildReport:
-        from explorer.storage.building import BuildReport
+        from explorer.build.one_process import BuildReport
 
         g = int(self.grundy.data[0]) if self.next_id else UNKNOWN
         solved = g != UNKNOWN

@@ -7,11 +7,11 @@ graph. Because expansion order depends only on what is stored, a build killed at
 and run again ends with exactly the rows an uninterrupted build writes.
 
 A misère build (``convention=MISERE``) is the same build of the game's misère twin (a game row of
-its own, see `explorer.storage.records`): only the value of a state without moves differs
+its own, see `explorer.storage.rows.records`): only the value of a state without moves differs
 (G⁻ = 1, an N-position), so its states hold G⁻, misère outcomes and misère remoteness.
 
-The arrays live in `explorer.storage.build_arrays`, the memory budget and the key-index plan
-in `explorer.storage.build_plans`, the writer thread in `explorer.storage.build_writer`.
+The arrays live in `explorer.build.arrays`, the memory budget and the key-index plan
+in `explorer.build.plans`, the writer thread in `explorer.build.writer`.
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ from explorer.generation.expansion import PositionIndex, position_index
 from explorer.generation.sorted_runs import find_sorted
 from explorer.solver import outcome
 from explorer.solver.arrays import MISERE_TERMINAL, NORMAL_TERMINAL
-from explorer.storage.build_arrays import NO_IDS, UNKNOWN, BuildArrays, Frontier
-from explorer.storage.build_plans import (
+from explorer.build.arrays import NO_IDS, UNKNOWN, BuildArrays, Frontier
+from explorer.build.plans import (
     DEFAULT_MEMORY_BYTES,
     DEFER_KEY_INDEX_AT,
     MIN_ROUND_STATES,
@@ -46,18 +46,18 @@ from explorer.storage.build_plans import (
     refuse_unbuildable,
     sqlite_cache_kib,
 )
-from explorer.storage.build_writer import Batch, BatchWriter, BuildProgress, Turn, commit_batch
-from explorer.storage.bulk import (
+from explorer.build.writer import Batch, BatchWriter, BuildProgress, Turn, commit_batch
+from explorer.storage.backends.bulk import (
     STREAM,
     NewStates,
     read_int_columns,
     value_columns,
     writer_class,
 )
-from explorer.storage.counts import histogram, recount, solved_counts, stored_states
-from explorer.storage.engine import reading, writing
-from explorer.storage.loopy import LoopyValue, label_arrays, value_params
-from explorer.storage.records import (
+from explorer.storage.rows.counts import histogram, recount, solved_counts, stored_states
+from explorer.storage.backends.engine import reading, writing
+from explorer.build.loopy import LoopyValue, label_arrays, value_params
+from explorer.storage.rows.records import (
     BuildCounts,
     ended_status,
     ensure_key_index,
@@ -70,7 +70,7 @@ from explorer.storage.records import (
 )
 from explorer.storage.tables import edges as edges_table
 from explorer.storage.tables import states as states_table
-from explorer.storage.undo import undo_build
+from explorer.build.undo import undo_build
 from explorer.version import __version__
 
 #: States expanded per transaction: large enough for bulk rates, small enough to lose little.
@@ -99,10 +99,10 @@ class BuildOptions:
     defer_key_index_at : int or None
         Drop the unique key index once this many new states are written, and at least as
         many as the database held (the index is created again at the end: see
-        `explorer.storage.build_plans.DEFER_KEY_INDEX_AT`); None keeps it throughout.
+        `explorer.build.plans.DEFER_KEY_INDEX_AT`); None keeps it throughout.
     workers : int
         Worker processes: more than one builds a game with tiers in tiers
-        (`explorer.storage.tiered`); 1, or a game without tiers, builds in this process.
+        (`explorer.build.tier_manager`); 1, or a game without tiers, builds in this process.
 
     Examples
     --------
@@ -212,7 +212,7 @@ class GraphBuilder:
     def run(self) -> BuildReport:
         """Build, recording the build; a build stopped by an error is recorded ``failed``, one
         stopped by Ctrl-C ``interrupted`` (one killed outright stays ``running``, and is shown
-        interrupted once its process is gone: see `explorer.storage.records.shown_status`)."""
+        interrupted once its process is gone: see `explorer.storage.rows.records.shown_status`)."""
         # Everything stored is read before anything is written, so a database that cannot be
         # read (a damaged page, a table missing) is left exactly as it was; and read in one
         # snapshot, so a build committing meanwhile is not half seen.
@@ -614,7 +614,7 @@ def build_position(
     """Build the game graph of a position into a database, reusing whatever is stored.
 
     `explorer.storage.Database.build` is the usual entry point; this one takes an engine made
-    by `explorer.storage.engine.create_engine`.
+    by `explorer.storage.backends.engine.create_engine`.
 
     Parameters
     ----------
@@ -650,7 +650,7 @@ def build_position(
 
     Examples
     --------
-    >>> from explorer.storage.engine import create_engine
+    >>> from explorer.storage.backends.engine import create_engine
     >>> engine = create_engine("sqlite://")
     >>> report = build_position(engine, "subtraction:1,2", "4,4")
     >>> report.status, report.states_new, report.grundy
@@ -666,8 +666,8 @@ def build_position(
     root = game.parse(position)
     if convention == MISERE:
         refuse_misere_cycles(game)
-    from explorer.storage.part_values import SharedParts
-    from explorer.storage.tiered import TieredBuilder, tiers_apply
+    from explorer.storage.rows.part_values import SharedParts
+    from explorer.build.tier_manager import TieredBuilder, tiers_apply
 
     # a game whose parts have labels reads the part table first and adds to it after
     with SharedParts(engine).building(game, root, options.max_states is None, convention):

@@ -20,7 +20,7 @@ DEFAULT_MEMORY_BYTES = 4 * 2**30
 #: states than the memory budget holds at this rate cannot be built whole, and is refused at
 #: once unless --max-states asks for a part.
 MIN_BYTES_PER_STATE = 256
-#: The same floor for a build in tiers (`explorer.storage.tiered`), whose coordinator keeps
+#: The same floor for a build in tiers (`explorer.build.tier_manager`), whose coordinator keeps
 #: four 32-bit numbers a state in arrays that double as they grow, and its moves and keys in
 #: files. The whole process tree's peak (2 workers) measured 62-70 B a state at 10M states,
 #: and 60 B a state at 100.6M when the moves were still kept in memory.
@@ -40,14 +40,14 @@ CACHE_BYTES_PER_STATE = 16
 #: default (2 MiB) serves as well. The 1M-state build in tiers held 11 MiB less so.
 APPEND_CACHE_KIB = 2048
 
-#: A build drops the unique key index (`explorer.storage.records.drop_key_index`) once it has
+#: A build drops the unique key index (`explorer.storage.rows.records.drop_key_index`) once it has
 #: written this many new states, and at least as many as the database held when it started (so
 #: that creating the index again at its end costs less than what dropping it saved); it creates
 #: the index again when it ends. 1,004,731 states written: 3.0 s without the index plus 0.5 s
 #: to create it, against 5.5 s into it.
 DEFER_KEY_INDEX_AT = 100_000
 #: A build of at least this many states creates the key index while it solves its last batch
-#: (see `explorer.storage.building.GraphBuilder`): in a smaller one that saves under a second,
+#: (see `explorer.build.one_process.GraphBuilder`): in a smaller one that saves under a second,
 #: and costs 20 MB.
 OVERLAP_INDEX_AT = 4_000_000
 
@@ -79,7 +79,7 @@ def refuse_unbuildable(
     """Refuse at once, before anything is read or generated, a whole build that the memory
     budget cannot hold, when the game can count its states (`Game.count_states`).
 
-    `tiered` says the build goes in tiers (`explorer.storage.tiered.may_go_in_tiers`), which
+    `tiered` says the build goes in tiers (`explorer.build.tier_manager.may_go_in_tiers`), which
     holds fewer bytes a state than a build in one process.
 
     Raises

@@ -34,7 +34,7 @@ from explorer.games.base import Game
 from explorer.games.convention import NORMAL, Convention
 from explorer.games.pyspec import python_specs_match, rules_changed
 from explorer.games.specs import GameSpec
-from explorer.storage.models import KEY_INDEX, BuildTable, GameTable
+from explorer.storage.schema.models import KEY_INDEX, BuildTable, GameTable
 from explorer.storage.tables import states as states_table
 
 #: Worker threads SQLite may sort with while it creates the key index (``PRAGMA threads``).
@@ -437,7 +437,7 @@ def stored_specs(engine: Engine) -> list[tuple[str, str]]:
 
     Examples
     --------
-    >>> from explorer.storage import open_database
+    >>> from explorer import open_database
     >>> db = open_database("sqlite://")
     >>> _ = db.game("kayles").build("2")
     >>> stored_specs(db.engine)

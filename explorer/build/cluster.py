@@ -24,13 +24,13 @@ from typing import TYPE_CHECKING, Any
 from explorer.errors import ClusterError
 from explorer.games.base import Game, Position
 from explorer.games.convention import NORMAL, Convention
-from explorer.storage.engine import resolve_url
+from explorer.storage.backends.engine import resolve_url
 from explorer.version import __version__
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
-    from explorer.storage.building import BuildOptions
+    from explorer.build.one_process import BuildOptions
 
 #: How a user installs the engine (the README's "Many machines").
 INSTALL = "pip install 'explorer[cluster]' (in a checkout: pip install '.[cluster]')"
@@ -217,7 +217,7 @@ def refuse_untiered(
     convention: Convention = NORMAL,
 ) -> None:
     """Refuse a cluster build that would not go in tiers, so would run in this process alone."""
-    from explorer.storage.tiered import tiers_apply
+    from explorer.build.tier_manager import tiers_apply
 
     if not tiers_apply(engine, game, root, replace(options, workers=2), convention):
         raise ClusterError(

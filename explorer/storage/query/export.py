@@ -13,8 +13,8 @@ import sqlalchemy as sa
 
 from explorer.formats.writing import write_graph
 from explorer.games.convention import NORMAL, Convention
-from explorer.storage.bulk import partitions
-from explorer.storage.neighbourhood import chunks, edges_among
+from explorer.storage.backends.bulk import partitions
+from explorer.storage.query.neighbourhood import chunks, edges_among
 from explorer.storage.tables import edges as edge_sql
 from explorer.storage.tables import states as state_sql
 

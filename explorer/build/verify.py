@@ -5,7 +5,7 @@ bounded whatever the database's size) and recomputes, independently of the build
 state's Grundy value, outcome, remoteness and height must be given its stored successors; for
 games defined by rules it regenerates each expanded state's moves and compares them with the
 stored ones. It checks depths, the per-game counts and stored sequences too
-(`explorer.storage.checks`). On SQLite it also runs the file's own ``PRAGMA integrity_check``.
+(`explorer.build.verify_checks`). On SQLite it also runs the file's own ``PRAGMA integrity_check``.
 
 A misère build is checked by the misère rule: a state without moves has G⁻ = 1 (N: the
 opponent moved last), any other the mex of its successors' G⁻, P exactly where that is 0.
@@ -28,20 +28,20 @@ from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.games.pyspec import rules_changed, stored_rules
 from explorer.games.specs import GameSpec
 from explorer.solver.loopy import Infinite
-from explorer.storage.build_scratch import UNFINISHED
-from explorer.storage.bulk import read_int_columns
-from explorer.storage.checks import count_problems, depth_problems, loopy_move_problems
-from explorer.storage.counts import read_counts
-from explorer.storage.engine import reason
-from explorer.storage.loopy import label_arrays, parse_escapes
-from explorer.storage.models import KEY_INDEX, GameTable, SequenceTable
-from explorer.storage.records import key_index_present
-from explorer.storage.sequences import sequence_damage
+from explorer.build.scratch import UNFINISHED
+from explorer.storage.backends.bulk import read_int_columns
+from explorer.build.verify_checks import count_problems, depth_problems, loopy_move_problems
+from explorer.storage.rows.counts import read_counts
+from explorer.storage.backends.engine import reason
+from explorer.build.loopy import label_arrays, parse_escapes
+from explorer.storage.schema.models import KEY_INDEX, GameTable, SequenceTable
+from explorer.storage.rows.records import key_index_present
+from explorer.storage.rows.sequences import sequence_damage
 from explorer.storage.tables import edges as edges_table
 from explorer.storage.tables import states as states_table
 
 if TYPE_CHECKING:
-    from explorer.storage.game_rows import GameRow
+    from explorer.storage.query.game_rows import GameRow
 
 #: States read per step (with all their moves): bounds the memory a check needs.
 CHUNK_STATES = 20_000
@@ -325,7 +325,7 @@ def _check_game(
     if progress is not None:
         progress(spec, 0, total)
     # an unfinished build in tiers stores a state (on SQLite) once it is solved: until then
-    # the moves from it wait, its key in a scratch file (`explorer.storage.build_scratch`)
+    # the moves from it wait, its key in a scratch file (`explorer.build.scratch`)
     unfinished = conn.execute(UNSOLVED_TIER, {"g": game_id}).first() is not None
     waiting = 0
     for low, high in _ranges(conn, game_id, chunk):
@@ -494,7 +494,7 @@ def verify_database(
 
     Examples
     --------
-    >>> from explorer.storage import open_database
+    >>> from explorer import open_database
     >>> db = open_database("sqlite://")
     >>> _ = db.game("nim").build("2,2")
     >>> result = verify_database(db.engine)

@@ -111,7 +111,7 @@ class BuildTable(Base):
     #: How values were obtained, e.g. ``mex over stored successors (explorer 0.1.0)``.
     method: Mapped[str] = mapped_column(Text)
     #: The machine and process that wrote the row: a ``running`` row whose process is gone
-    #: was killed (see `explorer.storage.records.shown_status`).
+    #: was killed (see `explorer.storage.rows.records.shown_status`).
     host: Mapped[str | None] = mapped_column(Text)
     pid: Mapped[int | None] = mapped_column(Integer)
     #: Worker processes of a build in tiers (``explorer build --workers N``); NULL for a
@@ -139,7 +139,7 @@ class StateTable(Base):
     __tablename__ = "states"
     __table_args__ = (
         # an index, not a constraint, so that a large build can drop it while it writes and
-        # create it again whole at its end (`explorer.storage.records.drop_key_index`)
+        # create it again whole at its end (`explorer.storage.rows.records.drop_key_index`)
         Index(KEY_INDEX, "game_id", "key", unique=True),
         # comparisons, not IN ('P', 'N', 'D'): SQLite checks every row written, and an IN list
         # of three values costs it a lookup table per row (migration 0007)
@@ -185,7 +185,7 @@ class EdgeTable(Base):
 
 
 class TierTable(Base):
-    """One tier of a game built in tiers (`explorer.storage.tiered`): its states, the moves
+    """One tier of a game built in tiers (`explorer.build.tier_manager`): its states, the moves
     from them, and how long its expansion and its solving took (NULL until solved). A build
     killed and run again reads here which tiers are done. ``tier`` is the number as text
     (tiers may outgrow 64 bits: a row of coins read in binary)."""
@@ -206,7 +206,7 @@ class StateCountTable(Base):
     """A game's states counted: totals (``kind`` states, expanded, solved or edges, ``value``
     ``""``) and histograms (``kind`` outcome, grundy, depth, remoteness or height, ``value`` the
     column's value as text). Every writer keeps them exact in the transaction that writes the
-    rows (see `explorer.storage.counts`)."""
+    rows (see `explorer.storage.rows.counts`)."""
 
     __tablename__ = "state_counts"
 
@@ -282,7 +282,7 @@ class QuotientTable(Base):
 class PartValueTable(Base):
     """The value of a part (a position that does not split) of a game with canonical part
     labels, by the family's name and the label: one row per shape, shared by every game of
-    the family (`explorer.storage.part_values`)."""
+    the family (`explorer.storage.rows.part_values`)."""
 
     __tablename__ = "part_values"
 

@@ -39,7 +39,7 @@ from explorer.errors import (
     SchemaTooNewError,
 )
 from explorer.notices import say
-from explorer.storage.models import Base
+from explorer.storage.schema.models import Base
 
 if TYPE_CHECKING:  # Alembic loads only when a database needs its schema created or upgraded
     from alembic.config import Config
@@ -136,7 +136,7 @@ def _shown(url: URL) -> str:
 
 def migrations_path() -> Path:
     """The Alembic scripts: inside the installed package, else at the repository root."""
-    package = Path(__file__).resolve().parent.parent
+    package = Path(__file__).resolve().parents[2]
     for candidate in (package / "migrations", package.parent / "migrations"):
         if (candidate / "env.py").is_file():
             return candidate

@@ -2,7 +2,7 @@
 (``state_counts``), every state's depth, and a game with cycles against its rules.
 
 Each check is written here again from the definitions, on purpose: it must not share code with
-the writers it checks (`explorer.storage.counts`, the builder).
+the writers it checks (`explorer.storage.rows.counts`, the builder).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-#: The count totals and the columns counted by value (`explorer.storage.models.StateCountTable`).
+#: The count totals and the columns counted by value (`explorer.storage.schema.models.StateCountTable`).
 _COLUMNS = ("outcome", "grundy", "depth", "remoteness", "height")
 
 #: A problem found: (position or row named, check, detail).
@@ -49,7 +49,7 @@ def count_problems(conn: sa.Connection, game_id: int) -> Iterator[Found]:
 
     Examples
     --------
-    >>> from explorer.storage import open_database
+    >>> from explorer import open_database
     >>> db = open_database("sqlite://")
     >>> _ = db.game("nim").build("2")
     >>> with db.engine.begin() as conn:

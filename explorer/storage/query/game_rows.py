@@ -15,10 +15,10 @@ from explorer.errors import ExplorerError, NotStoredError, SpecError
 from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.games.pyspec import stored_rules
 from explorer.games.specs import GameSpec
-from explorer.storage.damage import checked_state
-from explorer.storage.engine import shown_location, translated
-from explorer.storage.neighbourhood import chunks
-from explorer.storage.records import changed_python_builds, lookup_game, stored_game
+from explorer.storage.backends.engine import shown_location, translated
+from explorer.storage.query.damage import checked_state
+from explorer.storage.query.neighbourhood import chunks
+from explorer.storage.rows.records import changed_python_builds, lookup_game, stored_game
 from explorer.storage.tables import edges, states
 
 if TYPE_CHECKING:
@@ -72,7 +72,7 @@ class GameRows:
 
     Examples
     --------
-    >>> from explorer.storage import open_database
+    >>> from explorer import open_database
     >>> db = open_database("sqlite://")
     >>> _ = db.game("nim").build("2")
     >>> from explorer.errors import NotStoredError
@@ -94,6 +94,10 @@ class GameRows:
     ) -> None:
         self.database = database
         self.engine = database.engine
+        if not isinstance(game, str):
+            from explorer.games.arguments import as_game  # loads numpy: only for a Game
+
+            game = as_game(game)
         try:
             self.convention = Convention(convention)
         except ValueError:
@@ -153,7 +157,7 @@ class GameRows:
     @translated("read")
     def row(self) -> GameRow:
         """The game's row in the handle's convention, looked up once: what the writes of one
-        game take (`explorer.storage.edits.edit_game`, `verify_database`, ...).
+        game take (`explorer.build.edits.edit_game`, `verify_database`, ...).
 
         Raises
         ------
@@ -162,7 +166,7 @@ class GameRows:
 
         Examples
         --------
-        >>> from explorer.storage import open_database
+        >>> from explorer import open_database
         >>> db = open_database("sqlite://")
         >>> _ = db.game("kayles", "misere").build("3")
         >>> db.game("kayles", "misere").row()

@@ -17,9 +17,9 @@ import sqlalchemy as sa
 
 from explorer.errors import DatabaseDamagedError
 from explorer.games import load_game
-from explorer.storage.damage import stored_natural
-from explorer.storage.models import SequenceChunkTable, SequenceTable
-from explorer.storage.records import find_game, stored_game, utc_now
+from explorer.storage.query.damage import stored_natural
+from explorer.storage.rows.records import find_game, stored_game, utc_now
+from explorer.storage.schema.models import SequenceChunkTable, SequenceTable
 
 #: Values per chunk row (128 KiB of data).
 CHUNK_VALUES = 1 << 16

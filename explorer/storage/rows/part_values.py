@@ -19,7 +19,7 @@ from sqlalchemy.engine import Engine
 
 from explorer.analysis.parts import PART_TABLE, PartTable, part_families, part_value, parts_of
 from explorer.games.convention import NORMAL, Convention
-from explorer.storage.engine import translated, translated_errors
+from explorer.storage.backends.engine import translated, translated_errors
 
 if TYPE_CHECKING:
     from explorer.games.base import Game, Position
@@ -50,7 +50,7 @@ def save_part_values(conn: sa.Connection, table: PartTable, stored: dict[str, se
 
     Examples
     --------
-    >>> from explorer.storage import open_database
+    >>> from explorer import open_database
     >>> table = PartTable()
     >>> table.add("cram", "3.5.6", 1)
     >>> with open_database("sqlite://") as db, db.engine.begin() as conn:
@@ -118,7 +118,7 @@ class SharedParts:
         --------
         >>> from explorer import load_game
         >>> from explorer.analysis.solving import grundy_value
-        >>> from explorer.storage import open_database
+        >>> from explorer import open_database
         >>> db = open_database("sqlite://")
         >>> kayles = load_game("nodekayles")
         >>> with db.parts.shared(kayles):

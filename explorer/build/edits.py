@@ -35,8 +35,8 @@ from explorer.solver.incremental import (
     edit_between,
 )
 from explorer.solver.loopy import Infinite
-from explorer.storage.bulk import Row, StateRow, read_int_columns, value_columns, writer_for
-from explorer.storage.counts import (
+from explorer.storage.backends.bulk import Row, StateRow, read_int_columns, value_columns, writer_for
+from explorer.storage.rows.counts import (
     CountChanges,
     add_counts,
     histogram,
@@ -44,8 +44,8 @@ from explorer.storage.counts import (
     replace_value_counts,
     solved_counts,
 )
-from explorer.storage.engine import writing
-from explorer.storage.loopy import (
+from explorer.storage.backends.engine import writing
+from explorer.build.loopy import (
     LOOPY_METHOD,
     LoopyValue,
     apply_loopy_edit,
@@ -53,7 +53,7 @@ from explorer.storage.loopy import (
     parse_escapes,
     store_values,
 )
-from explorer.storage.records import (
+from explorer.storage.rows.records import (
     BuildCounts,
     add_game,
     adopt_typed_game,
@@ -69,7 +69,7 @@ from explorer.storage.tables import states as states_table
 from explorer.version import __version__
 
 if TYPE_CHECKING:
-    from explorer.storage.game_rows import GameRow
+    from explorer.storage.query.game_rows import GameRow
 
 #: Keys sent in one ``IN (...)`` list (well under SQLite's limit on bound parameters).
 CHUNK = 5_000
@@ -427,7 +427,7 @@ def edit_game(engine: Engine, game: GameRow, edit: Edit) -> EditReport:
 
     Examples
     --------
-    >>> from explorer.storage import open_database
+    >>> from explorer import open_database
     >>> db = open_database("sqlite://")
     >>> game = db.game(import_graph(db.engine, "data/note003.json").game)
     >>> report = edit_game(db.engine, game.row(), Edit(remove_edges=(("b", "a"),)))
@@ -477,7 +477,7 @@ def import_graph(engine: Engine, source: str | DagGame) -> EditReport:
     Examples
     --------
     >>> import tempfile, pathlib
-    >>> from explorer.storage import open_database
+    >>> from explorer import open_database
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "g.edges"
     >>> _ = path.write_text("a -> b\\nb -> c\\n")
     >>> db = open_database("sqlite://")
@@ -572,7 +572,7 @@ def _store_new(
         counts=BuildCounts(states_new=size, edges_new=len(src), values_computed=size),
         method=f"import of {game.path}; {how} (explorer {__version__})",
     )
-    # plain tuples in `StateRow` order (see `explorer.storage.bulk.Row`)
+    # plain tuples in `StateRow` order (see `explorer.storage.backends.bulk.Row`)
     rows: list[Row] = list(
         zip(
             repeat(game_id),
@@ -606,7 +606,7 @@ def solve_stored(engine: Engine, game: GameRow) -> int:
 
     Examples
     --------
-    >>> from explorer.storage import open_database
+    >>> from explorer import open_database
     >>> db = open_database("sqlite://")
     >>> nim = db.game("nim")
     >>> _ = nim.build("2,2")

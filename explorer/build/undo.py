@@ -7,9 +7,9 @@ import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from explorer.storage.counts import recount
-from explorer.storage.engine import writing
-from explorer.storage.records import ensure_key_index
+from explorer.storage.rows.counts import recount
+from explorer.storage.backends.engine import writing
+from explorer.storage.rows.records import ensure_key_index
 from explorer.storage.tables import edges, states
 
 #: Ids per statement when old states' flags are put back (SQLite allows 32,766 parameters).
@@ -34,7 +34,7 @@ def undo_build(
 
     Examples
     --------
-    >>> from explorer.storage import open_database
+    >>> from explorer import open_database
     >>> db = open_database("sqlite://")
     >>> report = db.game("nim").build("2,2")
     >>> undo_build(db.engine, game_id=1, build_id=report.build_id, first_new=0,

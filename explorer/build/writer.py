@@ -14,16 +14,16 @@ from typing import Generic, Protocol, TypeVar
 
 from sqlalchemy.engine import Engine
 
-from explorer.storage.bulk import EdgePayload, NewStates, ValueColumns, writer_for
-from explorer.storage.counts import add_counts
-from explorer.storage.engine import writing
-from explorer.storage.records import BuildCounts, drop_key_index, ensure_key_index, update_build
+from explorer.storage.backends.bulk import EdgePayload, NewStates, ValueColumns, writer_for
+from explorer.storage.rows.counts import add_counts
+from explorer.storage.backends.engine import writing
+from explorer.storage.rows.records import BuildCounts, drop_key_index, ensure_key_index, update_build
 
 
 @dataclass(frozen=True)
 class BuildProgress:
     """Where a running build is, reported after every committed batch; a build in tiers
-    (`explorer.storage.tiered`) also gives its tier steps done (each tier is expanded, then
+    (`explorer.build.tier_manager`) also gives its tier steps done (each tier is expanded, then
     solved) out of those known so far, and its workers."""
 
     states_new: int
@@ -56,9 +56,9 @@ class Batch:
     values: ValueColumns
     counts: BuildCounts
     progress: BuildProgress
-    #: What the batch adds to the game's counts (see `explorer.storage.counts`).
+    #: What the batch adds to the game's counts (see `explorer.storage.rows.counts`).
     tallies: list[tuple[str, str, int]]
-    #: Drop the key index before writing (see `explorer.storage.build_plans.KeyIndexPlan`).
+    #: Drop the key index before writing (see `explorer.build.plans.KeyIndexPlan`).
     drop_key_index: bool = False
     #: Create it again after writing (the last batch of a large build that dropped it).
     create_key_index: bool = False
