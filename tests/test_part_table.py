@@ -258,3 +258,15 @@ def run_json_failing(*args: str) -> Any:
     code, out, err = run(*args, "--json")
     assert code == 1 and err.startswith("Error: "), err
     return json.loads(out)
+
+
+@pytest.mark.parametrize(("spec", "text"), [("nodekayles", "4x4"), ("cram", "2x3")])
+def test_solve_with_a_database_stores_the_parts_even_when_its_graph_answers(tmp_path, spec, text):
+    # a small position is solved by its whole graph; --db still adds its parts to the table
+    path = str(tmp_path / "pv.db")
+    solved = run_json("solve", spec, text, "--db", path)
+    assert solved["method"] == "graph"
+    (row,) = run_json("stats", "--parts", "--db", path)
+    assert row["family"] == spec and row["parts"] == stored_rows(path) > 0
+    # and what it stored values the position as the graph did, a second run valuing nothing
+    assert run_once(path, spec, text) == (solved["grundy"], 0)

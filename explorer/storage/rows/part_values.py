@@ -153,9 +153,10 @@ class SharedParts:
     def building(
         self, game: Game[Any], root: Position, complete: bool, convention: Convention
     ) -> Iterator[None]:
-        """Around a normal-play build of `root`: the part table shared (`shared`) and, for a
-        build meant to be `complete` (no state limit), the root's parts valued first, each
-        label the table lacks once, so that the table holds every part the build meets."""
+        """Around a normal-play build or solve of `root`: the part table shared (`shared`)
+        and, for a build meant to be `complete` (no state limit) or a solve, the root's parts
+        valued first, each label the table lacks once, so that the table holds every part
+        the build meets (and a solve answered by the whole graph still adds to it)."""
         if convention != NORMAL or not part_families(game):
             yield
             return
