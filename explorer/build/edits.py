@@ -20,6 +20,14 @@ import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
+from explorer.build.loopy import (
+    LOOPY_METHOD,
+    LoopyValue,
+    apply_loopy_edit,
+    label_arrays,
+    parse_escapes,
+    store_values,
+)
 from explorer.errors import EditError
 from explorer.games.base import Game
 from explorer.games.dag import DagGame
@@ -35,7 +43,14 @@ from explorer.solver.incremental import (
     edit_between,
 )
 from explorer.solver.loopy import Infinite
-from explorer.storage.backends.bulk import Row, StateRow, read_int_columns, value_columns, writer_for
+from explorer.storage.backends.bulk import (
+    Row,
+    StateRow,
+    read_int_columns,
+    value_columns,
+    writer_for,
+)
+from explorer.storage.backends.engine import writing
 from explorer.storage.rows.counts import (
     CountChanges,
     add_counts,
@@ -43,15 +58,6 @@ from explorer.storage.rows.counts import (
     recount,
     replace_value_counts,
     solved_counts,
-)
-from explorer.storage.backends.engine import writing
-from explorer.build.loopy import (
-    LOOPY_METHOD,
-    LoopyValue,
-    apply_loopy_edit,
-    label_arrays,
-    parse_escapes,
-    store_values,
 )
 from explorer.storage.rows.records import (
     BuildCounts,
@@ -335,12 +341,6 @@ class EditReport:
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
-
-    def _repr_html_(self) -> str:
-        # the notebook's table lives with every other view (imported only when shown)
-        from explorer.viz.notebook import edit_view
-
-        return edit_view(self)
 
 
 def _report(

@@ -26,6 +26,19 @@ import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
+from explorer.build.arrays import NO_IDS, UNKNOWN, BuildArrays, Frontier
+from explorer.build.loopy import LoopyValue, label_arrays, value_params
+from explorer.build.plans import (
+    DEFAULT_MEMORY_BYTES,
+    DEFER_KEY_INDEX_AT,
+    MIN_ROUND_STATES,
+    KeyIndexPlan,
+    MemoryBudget,
+    refuse_unbuildable,
+    sqlite_cache_kib,
+)
+from explorer.build.undo import undo_build
+from explorer.build.writer import Batch, BatchWriter, BuildProgress, Turn, commit_batch
 from explorer.errors import RuleError, SpecError
 from explorer.games import load_game, may_cycle
 from explorer.games.base import Game, Position
@@ -36,17 +49,6 @@ from explorer.generation.expansion import PositionIndex, position_index
 from explorer.generation.sorted_runs import find_sorted
 from explorer.solver import outcome
 from explorer.solver.arrays import MISERE_TERMINAL, NORMAL_TERMINAL
-from explorer.build.arrays import NO_IDS, UNKNOWN, BuildArrays, Frontier
-from explorer.build.plans import (
-    DEFAULT_MEMORY_BYTES,
-    DEFER_KEY_INDEX_AT,
-    MIN_ROUND_STATES,
-    KeyIndexPlan,
-    MemoryBudget,
-    refuse_unbuildable,
-    sqlite_cache_kib,
-)
-from explorer.build.writer import Batch, BatchWriter, BuildProgress, Turn, commit_batch
 from explorer.storage.backends.bulk import (
     STREAM,
     NewStates,
@@ -54,9 +56,8 @@ from explorer.storage.backends.bulk import (
     value_columns,
     writer_class,
 )
-from explorer.storage.rows.counts import histogram, recount, solved_counts, stored_states
 from explorer.storage.backends.engine import reading, writing
-from explorer.build.loopy import LoopyValue, label_arrays, value_params
+from explorer.storage.rows.counts import histogram, recount, solved_counts, stored_states
 from explorer.storage.rows.records import (
     BuildCounts,
     ended_status,
@@ -70,7 +71,6 @@ from explorer.storage.rows.records import (
 )
 from explorer.storage.tables import edges as edges_table
 from explorer.storage.tables import states as states_table
-from explorer.build.undo import undo_build
 from explorer.version import __version__
 
 #: States expanded per transaction: large enough for bulk rates, small enough to lose little.
@@ -160,12 +160,6 @@ class BuildReport:
             f"{self.states_stored:,} states stored ({self.states_new:,} new), G = {value}, "
             f"{self.outcome}, {self.seconds:.2f} s>"
         )
-
-    def _repr_html_(self) -> str:
-        # the notebook's table lives with every other view (imported only when shown)
-        from explorer.viz.notebook import build_view
-
-        return build_view(self)
 
 
 class GraphBuilder:
@@ -666,8 +660,8 @@ def build_position(
     root = game.parse(position)
     if convention == MISERE:
         refuse_misere_cycles(game)
-    from explorer.storage.rows.part_values import SharedParts
     from explorer.build.tier_manager import TieredBuilder, tiers_apply
+    from explorer.storage.rows.part_values import SharedParts
 
     # a game whose parts have labels reads the part table first and adds to it after
     with SharedParts(engine).building(game, root, options.max_states is None, convention):

@@ -38,6 +38,10 @@ import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
+from explorer.build.arrays import UNKNOWN, Growable
+from explorer.build.plans import KeyIndexPlan, resident_bytes, sqlite_cache_kib
+from explorer.build.scratch import KeptMoves, KeyScratch, TierMoves, database_folder
+from explorer.build.writer import BatchWriter, BuildProgress, Turn
 from explorer.games.base import Game, Position
 from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.games.specs import GameSpec
@@ -50,10 +54,6 @@ from explorer.generation.tiers import (
 )
 from explorer.solver import outcome
 from explorer.solver.arrays import MISERE_TERMINAL, NORMAL_TERMINAL, level_values
-from explorer.build.arrays import UNKNOWN, Growable
-from explorer.build.plans import KeyIndexPlan, resident_bytes, sqlite_cache_kib
-from explorer.build.scratch import KeptMoves, KeyScratch, TierMoves, database_folder
-from explorer.build.writer import BatchWriter, BuildProgress, Turn
 from explorer.storage.backends.bulk import (
     EdgePayload,
     NewStates,
@@ -62,8 +62,8 @@ from explorer.storage.backends.bulk import (
     writer_class,
     writer_for,
 )
-from explorer.storage.rows.counts import add_counts, histogram, solved_counts, stored_states
 from explorer.storage.backends.engine import reading, writing
+from explorer.storage.rows.counts import add_counts, histogram, solved_counts, stored_states
 from explorer.storage.rows.records import (
     BuildCounts,
     drop_key_index,

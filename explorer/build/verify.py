@@ -21,6 +21,9 @@ import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
+from explorer.build.loopy import label_arrays, parse_escapes
+from explorer.build.scratch import UNFINISHED
+from explorer.build.verify_checks import count_problems, depth_problems, loopy_move_problems
 from explorer.errors import ExplorerError
 from explorer.games import load_game, may_cycle
 from explorer.games.base import Game as GameRules
@@ -28,15 +31,12 @@ from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.games.pyspec import rules_changed, stored_rules
 from explorer.games.specs import GameSpec
 from explorer.solver.loopy import Infinite
-from explorer.build.scratch import UNFINISHED
 from explorer.storage.backends.bulk import read_int_columns
-from explorer.build.verify_checks import count_problems, depth_problems, loopy_move_problems
-from explorer.storage.rows.counts import read_counts
 from explorer.storage.backends.engine import reason
-from explorer.build.loopy import label_arrays, parse_escapes
-from explorer.storage.schema.models import KEY_INDEX, GameTable, SequenceTable
+from explorer.storage.rows.counts import read_counts
 from explorer.storage.rows.records import key_index_present
 from explorer.storage.rows.sequences import sequence_damage
+from explorer.storage.schema.models import KEY_INDEX, GameTable, SequenceTable
 from explorer.storage.tables import edges as edges_table
 from explorer.storage.tables import states as states_table
 
