@@ -20,6 +20,7 @@ import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
+from explorer.adjacency import Adjacency
 from explorer.build.loopy import (
     LOOPY_METHOD,
     LoopyValue,
@@ -33,7 +34,7 @@ from explorer.games.base import Game
 from explorer.games.dag import DagGame
 from explorer.games.specs import GameSpec
 from explorer.solver import outcome
-from explorer.solver.arrays import Adjacency, depths, solve_adjacency
+from explorer.solver.arrays import depths, solve_adjacency
 from explorer.solver.incremental import (
     Edit,
     EditResult,
