@@ -255,7 +255,7 @@ def _named_edges(match: re.Match[str], text: str) -> tuple[int, list[tuple[int, 
 
 
 def _file_edges(path: str, text: str) -> tuple[list[str], list[tuple[str, str]]]:
-    from explorer.formats.reading import read_graph_file
+    from explorer.games.graph_files import read_graph_file
 
     vertices, edges = read_graph_file(path, acyclic=False, directed=False)
     if len(vertices) > MAX_VERTICES:
