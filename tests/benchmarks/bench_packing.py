@@ -200,6 +200,115 @@ def query_times(
     return found
 
 
+def postgres(server: str, position: str, samples: int) -> None:
+    """The same on PostgreSQL: a build into a new database, its sizes and queries, then the
+    moves put into ``bytea`` columns of ``states`` (``edges`` dropped, the views made), the
+    table rewritten compact (``VACUUM FULL``), sizes and queries again."""
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    url = make_url(server)
+    name = f"bench_packing_{os.getpid()}"
+    admin = url.set(drivername="postgresql").render_as_string(hide_password=False)
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    db = url.set(database=name)
+    try:
+        command = [sys.executable, "-m", "explorer", "build", "subtraction:1,2", position]
+        subprocess.run(
+            [*command, "--db", db.render_as_string(hide_password=False), "--max-seconds", "0"],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+        )
+        plain = db.set(drivername="postgresql").render_as_string(hide_password=False)
+        with psycopg.connect(plain, autocommit=True) as conn:
+            _postgres_layouts(conn, samples)
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _postgres_layouts(conn: Any, samples: int) -> None:
+    ((game, states),) = conn.execute(
+        "SELECT game_id, COUNT(*) FROM states GROUP BY game_id"
+    ).fetchall()
+
+    def size(*relations: str) -> str:
+        parts = [
+            (r, conn.execute("SELECT pg_total_relation_size(%s)", (r,)).fetchone()[0])
+            for r in relations
+        ]
+        total = sum(b for _, b in parts) / states
+        return f"{total:.1f} B/state (" + ", ".join(f"{r} {b / states:.1f}" for r, b in parts) + ")"
+
+    picks = random.Random(43).sample(range(states), samples)
+
+    def times(into: str) -> str:
+        found: dict[str, list[float]] = {"moves of X": [], "moves into X": []}
+        for state in picks:
+            for label, sql in (
+                ("moves of X", "SELECT dst FROM edges WHERE game_id = %s AND src = %s"),
+                ("moves into X", f"SELECT src FROM {into} WHERE game_id = %s AND dst = %s"),
+            ):
+                started = time.perf_counter()
+                conn.execute(sql, (game, state), prepare=True).fetchall()
+                found[label].append(1e6 * (time.perf_counter() - started))
+        return ", ".join(
+            f"{label} {statistics.median(micros):.0f} us" for label, micros in found.items()
+        )
+
+    conn.execute("VACUUM FULL states")
+    conn.execute("VACUUM FULL edges")
+    print(f"\nPostgreSQL, {states:,} states, load {os.getloadavg()[0]:.2f}")
+    print(f"today:  {size('states', 'edges')}; {times('edges')} (median)")
+    started = time.perf_counter()
+    rows = conn.execute(
+        "SELECT src, dst FROM edges WHERE game_id = %s ORDER BY src, dst", (game,)
+    ).fetchall()
+    moves = np.array(rows, dtype=np.int64).reshape(-1, 2)
+    print(f"read every move from edges: {time.perf_counter() - started:.2f} s")
+    successors = Adjacency.from_edges(states, moves[:, 0], moves[:, 1])
+    predecessors = successors.reversed()
+    width = id_width(states - 1)
+    conn.execute("ALTER TABLE games ADD COLUMN id_width INTEGER")
+    conn.execute("UPDATE games SET id_width = %s WHERE id = %s", (width, game))
+    conn.execute("CREATE TEMPORARY TABLE packed (id integer, s bytea, p bytea)")
+    with conn.cursor().copy("COPY packed (id, s, p) FROM STDIN") as copy:
+        for state, (s, p) in enumerate(
+            zip(
+                pack(successors, "fixed", width).blobs(),
+                pack(predecessors, "fixed", width).blobs(),
+                strict=True,
+            )
+        ):
+            copy.write_row((state, s, p))
+    conn.execute("ALTER TABLE states ADD COLUMN successors bytea, ADD COLUMN predecessors bytea")
+    conn.execute(
+        "UPDATE states SET successors = packed.s, predecessors = packed.p FROM packed "
+        "WHERE states.game_id = %s AND states.id = packed.id",
+        (game,),
+    )
+    conn.execute("DROP VIEW moves")
+    conn.execute("DROP TABLE edges")
+    for statement in views_sql("postgresql"):
+        conn.execute(statement)
+    conn.execute("VACUUM FULL states")
+    conn.execute("ANALYZE states")
+    print(f"packed: {size('states')}; {times('edges_in')} (median)")
+    started = time.perf_counter()
+    rows = conn.execute(
+        "SELECT successors FROM states WHERE game_id = %s ORDER BY id", (game,)
+    ).fetchall()
+    read = unpack(Packed.from_blobs([bytes(b) for (b,) in rows], "fixed", width))
+    assert np.array_equal(read.target, successors.target)
+    print(f"read every move from the successors' column: {time.perf_counter() - started:.2f} s")
+    started = time.perf_counter()
+    count = conn.execute("SELECT COUNT(*), SUM(dst) FROM edges").fetchone()
+    assert count == (len(moves), int(moves[:, 1].sum())), count
+    print(f"every move through the view: {time.perf_counter() - started:.2f} s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--db", type=Path, help="a SQLite database explorer built (one game)")
@@ -208,7 +317,11 @@ def main() -> None:
     parser.add_argument("--variants", default=",".join(VARIANTS), help="packed copies to make")
     parser.add_argument("--keep", type=Path, help="keep the fixed packed copy at this path")
     parser.add_argument("--skip-encodings", action="store_true", help="only the copies")
+    parser.add_argument("--postgres", help="a PostgreSQL server's URL: measure there instead")
     args = parser.parse_args()
+    if args.postgres:
+        postgres(args.postgres, args.position, args.samples)
+        return
     scratch = tempfile.TemporaryDirectory()
     folder = Path(scratch.name)
     db = args.db
