@@ -208,7 +208,7 @@ def test_without_the_extra_the_error_names_the_install_command(monkeypatch):
 @pytest.mark.slow
 @pytest.mark.postgres
 def test_a_worker_running_another_explorer_is_refused(scheduler, pg_url, monkeypatch):
-    from explorer.storage import cluster
+    from explorer.build import cluster
 
     monkeypatch.setattr(cluster, "__version__", "0.0.1")  # the workers run the real one
     result = CliRunner().invoke(

@@ -10,16 +10,16 @@ from operator import xor
 
 import pytest
 
-from explorer import Convention, load_game, solve
+from explorer import Convention, load_game, open_database, solve
 from explorer.analysis.patterns import analyse
 from explorer.analysis.quotient import misere_quotient
+from explorer.build import Database, StoredGame
 from explorer.errors import NotStoredError, SpecError
 from explorer.games import register_game
 from explorer.games.base import Game
 from explorer.games.convention import MISERE, NORMAL
 from explorer.solver.incremental import Edit
 from explorer.solver.sparse import fletcher32
-from explorer.storage import Database, StoredGame, open_database
 from tests.support.bruteforce import heap_game_moves, mex_values, solve_by_definition
 
 # Nim again, from GAMES.md: take any number from one heap.

@@ -33,7 +33,7 @@ from explorer.solver.loopy import Infinite, format_value
 from explorer.viz.palette import outcome_text
 
 if TYPE_CHECKING:  # SQLAlchemy and Alembic load only in the commands that open a database
-    from explorer.storage import BuildProgress, BuildReport, Database
+    from explorer.build import BuildProgress, BuildReport, Database
 
 #: Most states one page of `explorer query` lists.
 MAX_PAGE = 1_000_000
@@ -123,8 +123,8 @@ def _print_build(
     "--max-states",
     type=AsciiIntRange(min=1, max=MAX_STATES_STORED),
     default=None,
-    help="Stop cleanly once this many new states are stored (the last state's moves are kept "
-    "together, so a few more may be); the same command continues later.",
+    help="Store at most this many new states, then stop cleanly; the same command continues "
+    "later. A state's moves are stored together: one with more new moves is refused.",
 )
 @click.option(
     "--memory",
@@ -198,10 +198,10 @@ def build_command(
       explorer build kayles 40 --db postgresql://me@localhost/games --max-states 100000
       explorer build nim 60,60,60 --db postgresql://me@db/games --cluster tcp://node1:8786
     """
-    from explorer.storage import open_database
-    from explorer.storage.build_plans import refuse_unbuildable
-    from explorer.storage.building import BuildOptions, refuse_misere_cycles
-    from explorer.storage.tiered import may_go_in_tiers
+    from explorer.build import open_database
+    from explorer.build.one_process import BuildOptions, refuse_misere_cycles
+    from explorer.build.plans import refuse_unbuildable
+    from explorer.build.tier_manager import may_go_in_tiers
 
     options = BuildOptions(
         max_states=max_states,
@@ -233,7 +233,7 @@ def build_command(
     with ExitStack() as stack:
         executor, joined = None, None
         if cluster is not None:
-            from explorer.storage import cluster as dask
+            from explorer.build import cluster as dask
 
             dask.scheduler_address(cluster)  # refused before anything is opened, as is
             dask.dask_client()  # a missing extra
@@ -379,7 +379,7 @@ def query_command(
         raise click.UsageError(
             "--outcome, --grundy, --depth and --infinite list states; give no POSITION"
         )
-    from explorer.storage import open_database
+    from explorer.build import open_database
 
     if position is not None:
         refuse_bad_position(spec, position)
@@ -476,7 +476,7 @@ def stats_command(
       explorer stats nim --misere
       explorer stats --parts --json
     """
-    from explorer.storage import open_database
+    from explorer.build import open_database
 
     if convention == MISERE and not spec:
         raise click.UsageError("--misere names a game's misère build: give its SPEC")
@@ -533,10 +533,10 @@ def stats_command(
         f"{result['solved']:,} solved)"
     )
     # an unfinished build in tiers on SQLite stores each state once it is solved: the others
-    # wait in its scratch files (`explorer.storage.build_scratch`)
+    # wait in its scratch files (`explorer.build.scratch`)
     waiting = sum(t["states"] for t in result.get("tiers", [])) - result["states"]
     if waiting > 0:
-        from explorer.storage.build_scratch import UNFINISHED
+        from explorer.build.scratch import UNFINISHED
 
         console.print(
             f"                {waiting:,} more numbered by an unfinished build in tiers, "

@@ -16,7 +16,7 @@ from typing import Literal
 
 import sqlalchemy as sa
 
-from explorer.storage.models import EdgeTable
+from explorer.storage.schema.models import EdgeTable
 from explorer.storage.tables.states import FIELDS, TOP_IDS, kept
 
 End = Literal["src", "dst"]
@@ -103,7 +103,7 @@ def count_upto(upto: bool) -> sa.TextClause:
 
 def exported(upto: bool) -> str:
     """The moves of game ``:g`` as pairs of keys, by (src, dst) (between states of ids up to
-    ``:cut`` when `upto`): a query to stream (see `explorer.storage.bulk.partitions`)."""
+    ``:cut`` when `upto`): a query to stream (see `explorer.storage.backends.bulk.partitions`)."""
     return (
         "SELECT a.key, b.key FROM edges AS e "
         "JOIN states AS a ON a.game_id = e.game_id AND a.id = e.src "
@@ -117,7 +117,7 @@ def _upto(upto: bool) -> str:
 
 
 #: Every move of game ``:g``: (src, dst), as a query to stream into arrays (see
-#: `explorer.storage.bulk.read_int_columns`).
+#: `explorer.storage.backends.bulk.read_int_columns`).
 ALL = "SELECT src, dst FROM edges WHERE game_id = :g"
 #: `ALL` by (src, dst).
 ALL_ORDERED = ALL + " ORDER BY src, dst"

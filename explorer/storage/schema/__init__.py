@@ -1,0 +1,1 @@
+"""The database schema: the SQLAlchemy models of every table (`models`)."""
