@@ -1,6 +1,7 @@
-"""A state's moves packed in its row (`explorer.storage.packing`): every encoding packs and
-unpacks every adjacency, predecessors are the transpose of successors, and the ``edges`` views
-read a built game's moves back in the stock ``sqlite3`` shell and on the PostgreSQL server."""
+"""A state's moves packed in its row (`explorer.storage.schema.packing`): every encoding packs
+and unpacks every adjacency, predecessors are the transpose of successors, and the ``edges``
+views read a built game's moves back in the stock ``sqlite3`` shell and on the PostgreSQL
+server."""
 
 from __future__ import annotations
 
@@ -16,10 +17,10 @@ import sqlalchemy as sa
 from hypothesis import given
 from hypothesis import strategies as st
 
-from explorer.solver.arrays import Adjacency
-from explorer.storage import open_database
-from explorer.storage.engine import resolve_url
-from explorer.storage.packing import (
+from explorer import open_database
+from explorer.adjacency import Adjacency
+from explorer.storage.backends.engine import resolve_url
+from explorer.storage.schema.packing import (
     ENCODINGS,
     MAX_WIDTH,
     Encoding,

@@ -1,6 +1,6 @@
-"""Benchmark: a state's moves packed in its row (`explorer.storage.packing`), measured on the moves
-of a real build: bytes a state and speed of each encoding, then a copy of the database whose
-``edges`` table is replaced by packed columns of ``states`` and the ``edges`` views, its size
+"""Benchmark: a state's moves packed in its row (`explorer.storage.schema.packing`), measured on
+the moves of a real build: bytes a state and speed of each encoding, then a copy of the database
+whose ``edges`` table is replaced by packed columns of ``states`` and the ``edges`` views, its size
 (SQLite's ``dbstat``, table by table) and the time of "the moves of X" against the original.
 
     python tests/benchmarks/bench_packing.py --db w1.db        # a database explorer built
@@ -35,8 +35,8 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from explorer.solver.arrays import Adjacency  # noqa: E402
-from explorer.storage.packing import (  # noqa: E402
+from explorer.adjacency import Adjacency  # noqa: E402
+from explorer.storage.schema.packing import (  # noqa: E402
     ENCODINGS,
     Encoding,
     Packed,

@@ -10,14 +10,14 @@ and reports its wall time; its peak memory (the largest process, from ``/usr/bin
 the whole process tree, resident and proportional sets sampled from /proc every 0.1 s); CPU
 seconds per thread of the coordinator (``/proc/PID/task/*/stat``: its main thread, its busiest
 other thread, the rest) and of the processes below it (the workers and their fork server), and
-so the coordinator's share of the tree's CPU; the file's bytes a state, table by table and index
-by index (SQLite's ``dbstat``); the time to read every move of the game into arrays (a fresh
-process of the same checkout: the ``edges`` table through one SELECT, or the packed
-``successors`` column through `explorer.storage.packing` where the database has one); and the
-time of ``explorer verify SPEC --max-seconds 0`` (whole process). GamesmanPy (a checkout given by
-``--gamesmanpy DIR``, set up as its README says: ``uv sync``) solves the same game once a
-round, as ``bench_three_heaps.py`` runs it: a `Game` class of the three heaps written into the
-checkout (its only game of heaps is one heap, ``ten_to_zero``).
+so the coordinator's share of the tree's CPU; the file's bytes a state, table by table and
+index by index (SQLite's ``dbstat``); the time to read every move of the game into arrays (a
+fresh process of the same checkout: the ``edges`` table through one SELECT, or the packed
+``successors`` column through `explorer.storage.schema.packing` where the database has one);
+and the time of ``explorer verify SPEC --max-seconds 0`` (whole process). GamesmanPy (a
+checkout given by ``--gamesmanpy DIR``, set up as its README says: ``uv sync``) solves the same
+game once a round, as ``bench_three_heaps.py`` runs it: a `Game` class of the three heaps
+written into the checkout (its only game of heaps is one heap, ``ten_to_zero``).
 
     python tests/benchmarks/bench_store.py OLD_CHECKOUT NEW_CHECKOUT --gamesmanpy DIR
     python tests/benchmarks/bench_store.py . --rounds 1                  # this checkout alone
@@ -68,7 +68,7 @@ conn = sqlite3.connect(sys.argv[1])
 ).fetchone()
 columns = {row[1] for row in conn.execute("PRAGMA table_info(states)")}
 if "successors" in columns:
-    from explorer.storage.packing import Packed, unpack
+    from explorer.storage.schema.packing import Packed, unpack
     (width,) = conn.execute("SELECT id_width FROM games WHERE id = ?", (game,)).fetchone()
     rows = conn.execute(
         "SELECT successors FROM states WHERE game_id = ? ORDER BY id", (game,)

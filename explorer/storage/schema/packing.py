@@ -33,7 +33,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from explorer.solver.arrays import Adjacency, Ints
+from explorer.adjacency import Adjacency, Ints
 
 #: How a state's ids are written: ``fixed`` (each id in `width` bytes, big-endian, so that
 #: the blob's hex reads as the ids and the ``edges`` view decodes it in plain SQL; width 4 is
@@ -44,7 +44,7 @@ Encoding = Literal["fixed", "varint", "delta"]
 ENCODINGS: tuple[Encoding, ...] = ("fixed", "varint", "delta")
 #: Bytes as numpy holds them.
 Bytes = npt.NDArray[np.uint8]
-#: The widest fixed width: state ids are below 2**31 (`explorer.storage.build_arrays.ID_LIMIT`).
+#: The widest fixed width: state ids are below 2**31 (`explorer.build.arrays.ID_LIMIT`).
 MAX_WIDTH = 4
 #: The most bytes a varint of an id below 2**35 takes.
 MAX_VARINT = 5
