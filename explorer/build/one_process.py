@@ -161,12 +161,6 @@ class BuildReport:
             f"{self.outcome}, {self.seconds:.2f} s>"
         )
 
-    def _repr_html_(self) -> str:
-        # the notebook's table lives with every other view (imported only when shown)
-        from explorer.viz.notebook import build_view
-
-        return build_view(self)
-
 
 class GraphBuilder:
     """One build of a position of a game into a database (see `build_position`)."""

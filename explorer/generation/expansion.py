@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 
+from explorer.adjacency import ranges
 from explorer.errors import GraphTooLargeError
 from explorer.games.base import Game, Position
 from explorer.games.heaps import HeapGame, Heaps
 from explorer.generation.sorted_runs import Run, find_sorted, push_run
-from explorer.solver.arrays import ranges
 
 #: Heap games are expanded with numpy when positions fit in this many heaps ...
 MAX_VECTOR_HEAPS = 16
