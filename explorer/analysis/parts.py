@@ -217,9 +217,7 @@ def part_value(game: Game[Any], position: Position, table: PartTable | None = No
 _SEARCHES: dict[tuple[str, bool], Any] = {}
 
 
-def pruned_search(
-    rules: Any, table: PartTable | None = None, keys: Sequence[Hashable] = ()
-) -> Any:
+def pruned_search(rules: Any, table: PartTable | None = None, keys: Sequence[Hashable] = ()) -> Any:
     """The process's search of a rule set's family (a `PrunedSearch`, or its compiled form
     where the rules offer one and every key fits it), holding every value the part table has
     for it (stored values read by storage included)."""
@@ -240,6 +238,17 @@ def pruned_search(
         search.adopted = len(known)
     search.max_memory_mb = table.max_memory_mb or DEFAULT_SEARCH_MEMORY_MB
     search.report = lambda s: _report(s, table)
+    unchecked = table.unchecked.get(rules.family, set())
+    for key in keys:  # the components asked for: a stored value is checked before it is used
+        label = rules.label(key)
+        if label in unchecked:
+            unchecked.discard(label)
+            moves = rules.moves(key)
+            values = {rules.label(piece): search.value(piece) for move in moves for piece in move}
+            expected = _mex_of_moves([tuple(map(rules.label, move)) for move in moves], values)
+            if known[label] != expected:
+                _SEARCHES.pop((rules.family, compiled), None)  # it adopted the wrong value
+                raise _damaged(rules.family, label, known.pop(label), expected)
     return search
 
 
@@ -352,6 +361,8 @@ def pruned_moves_to_value(
         if pruned_sum_is(components, target, table):
             found.append(successor)
     return found
+
+
 def _mex_of_moves(moves: list[tuple[str, ...]], values: dict[str, int]) -> int:
     """The mex over moves (each the labels of the parts it leaves) of their XORs."""
     reached = 0
