@@ -272,7 +272,11 @@ def line(record: dict[str, Any]) -> str:
         for name, size in sorted(record["parts"].items(), key=lambda item: -item[1])
         if size / states >= 0.5
     )
-    verify = f", verify {record['verify']:.1f} s" if "verify" in record else ""
+    verify = (
+        f", verify {record['verify']:.1f} s wall {record['verify_cpu']:.1f} s CPU"
+        if "verify" in record
+        else ""
+    )
     return (
         f"{head}\n{'':20}coordinator {record['coordinator']:.1f} s CPU (main thread "
         f"{record['main_thread']:.1f}, busiest other {record['busiest_other_thread']:.1f}, "
@@ -291,6 +295,7 @@ FIGURES = (
     ("file", "file B/st", 1.0),
     ("read_moves", "read s", 1.0),
     ("verify", "verify s", 1.0),
+    ("verify_cpu", "verify CPU", 1.0),
 )
 
 
@@ -326,7 +331,8 @@ def summary(records: list[dict[str, Any]]) -> None:
             if commit_a == commit_b and (workers_a, workers_b) == ("w1", "w2"):
                 pairs.append((a, b))
     for a, b in pairs:
-        print(f"ratio of median walls {a} / {b}: {medians[a]['wall'] / medians[b]['wall']:.2f}x")
+        wall, cpu = (medians[a][key] / medians[b][key] for key in ("wall", "cpu"))
+        print(f"ratio of medians {a} / {b}: wall {wall:.2f}x, CPU {cpu:.2f}x")
     for tool in builds:
         share = medians[tool]["share"]
         bound = " ".join(f"{n} cores {1 / (share + (1 - share) / n):.2f}x," for n in (2, 16, 64))
