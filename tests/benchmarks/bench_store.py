@@ -373,12 +373,13 @@ def main() -> None:
     records = []
     with tempfile.TemporaryDirectory() as scratch:
         for round_ in range(args.rounds):
-            order = list(args.checkouts)
-            if round_ % 2:
-                order.reverse()
+            # every run's place turns over from one round to the next: the checkouts' order
+            # and, within each, the worker counts'
             runs: list[tuple[str, Path | None, int]] = [
-                (f"{names[c]} w{n}", c, n) for c in order for n in workers
+                (f"{names[c]} w{n}", c, n) for c in args.checkouts for n in workers
             ]
+            if round_ % 2:
+                runs.reverse()
             if args.gamesmanpy is not None:
                 runs.insert(round_ % (len(runs) + 1), ("GamesmanPy", None, 0))
             verified: set[Path] = set()
