@@ -30,7 +30,24 @@ written into the checkout (its only game of heaps is one heap, ``ten_to_zero``).
 median of each figure, and the ratios of the medians. The machine is shared: the 1-minute load
 average is printed before each run, and only ratios within a round mean much.
 
-Baseline, main 2d056e8 (the store of issue 31), see the report of issue 43.
+Baseline: main e812f12 (edges as rows), 1M, 2 rounds, on the shared 2-core machine at load
+10-20 (other sessions' tests): wall times there are mostly waiting, CPU seconds say more.
+
+    --workers 1  83.2-93.4 s wall, 11.8-13.7 s CPU: main thread 4.6-5.5, writer 6.9-7.8;
+                 peak 339-340 MiB (PSS 318, 332 B/state); file 228.9 B/state (edges 87.3, their
+                 (game_id, dst, src) index 84.1, states 38.1, the key index 19.2); verify
+                 401.5-422.3 s wall, 58.1-63.0 s CPU (4.6-4.9x the build's CPU)
+    --workers 2  75.3-145.2 s wall, 14.4-19.0 s CPU: coordinator 10.8-14.2 (main 3.9-5.5,
+                 writer 6.0-7.5, others 0.9-1.2), 4 processes below 3.6-4.8: share 75 %;
+                 largest process 144-145 MiB, tree 248 MiB (PSS 172-173, 180 B/state); file
+                 231.4 B/state
+    GamesmanPy   94.3-148.5 s wall, 14.8-18.7 s CPU, 556-557 MiB; its database 14.1 B/state
+    medians      GamesmanPy / --workers 1: wall 1.37x, CPU 1.32x; GamesmanPy / --workers 2:
+                 1.10x, 1.01x; --workers 1 / --workers 2: 0.80x, 0.76x
+    Amdahl from the coordinator's 75 %: at most 1.31x on 16 cores, 1.28x on 4 machines of 2
+                 cores, 1.33x on any number
+    reading every move (the edges table, one SELECT): 3.34-3.40 s CPU (47-48 s wall at load
+                 20); the packed successors' column (bench_packing.py's copy): 1.08-1.29 s CPU
 """
 
 from __future__ import annotations
