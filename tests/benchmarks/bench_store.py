@@ -48,6 +48,13 @@ Baseline: main e812f12 (edges as rows), 1M, 2 rounds, on the shared 2-core machi
                  cores, 1.33x on any number
     reading every move (the edges table, one SELECT): 3.34-3.40 s CPU (47-48 s wall at load
                  20); the packed successors' column (bench_packing.py's copy): 1.08-1.29 s CPU
+
+10M (390,390,390: 10,039,596 states), --workers 2, one run at load 16: 900 s wall, 149.8 s CPU:
+coordinator 115.9 s (main thread 37.2, writer 71.2, others 7.5), 4 processes below 33.9 s:
+share 77 % (Amdahl: at most 1.27x on 16 cores, 1.25x on 4 machines of 2 cores, 1.29x on any
+number); largest process 453 MiB, tree 573 MiB (PSS 484, 51 B/state); file 241.1 B/state
+(edges 90.9, their reverse index 87.7, states 42.1, the key index 20.4); reading every move
+46.1 s CPU (203 s wall).
 """
 
 from __future__ import annotations
