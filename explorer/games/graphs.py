@@ -506,8 +506,10 @@ class GraphFamily(Game[Graph]):
         return graph_from_networkx(graph, f"a position of {self.spec}")
 
     def part_family(self) -> str:
-        family = getattr(type(self), "family", None)
-        return self.spec if family is None else str(family)
+        # a user's graph game names no family (its class's is ``py``, every user game's):
+        # its parts are filed under its spec, which its code's fingerprint makes its own
+        family = type(self).named_family()
+        return self.spec if family is None else family
 
     def part_label(self, position: Graph) -> str | None:
         return graph_label(position.adjacency)
