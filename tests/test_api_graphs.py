@@ -40,6 +40,18 @@ def test_a_users_graph_game_takes_networkx_graphs() -> None:
     assert explorer.grundy_value(nk, nx.cycle_graph(["a", "b", "c", "d"])) == 0
 
 
+def test_a_hackenbush_multigraph_with_its_ground_is_a_position() -> None:
+    flower = nx.MultiGraph([("g", "a"), ("g", "a"), ("a", "b"), ("b", "b")])
+    assert explorer.solve("hackenbush", flower).position == "a-b,a-g,a-g,b-b"
+    assert explorer.solve("hackenbush", flower).grundy == explorer.grundy_value(
+        "hackenbush", "g-a,g-a,a-b,b-b"
+    )
+    stalk = nx.Graph([("g", (0, 1)), ((0, 1), (0, 2))])
+    assert explorer.solve("hackenbush", stalk).position == "0_1-0_2,0_1-g"
+    with pytest.raises(PositionError, match="needs the ground, a node 'g'"):
+        explorer.solve("hackenbush", nx.path_graph(3))
+
+
 def test_two_users_graph_games_keep_their_own_part_values() -> None:
     @explorer.graph_game
     def takes_a_vertex(graph: nx.Graph) -> list[nx.Graph]:
