@@ -5,7 +5,8 @@ A game that labels its parts (`Game.part_label`: Node-Kayles, Arc-Kayles, Cram, 
 of the values of the parts each move leaves, with a memo keyed by (family, label). The walk is
 iterative (an explicit stack) and never builds a game graph, let alone a product of parts.
 The memo (`PART_TABLE`) lives for the process; storage loads it from and saves it to a
-database's part table.
+database's part table. A value read from a store is checked against the part's moves when
+first used (`PartTable.add_stored`): one changed value is never served.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from explorer.errors import CyclicGraphError
+from explorer.errors import CyclicGraphError, StoredPartError
 from explorer.games.base import Game, Position
 
 
@@ -30,6 +31,8 @@ class PartTable:
     lookups: int = 0
     #: Look-ups and hits per family since the last `take_counts`.
     counted: dict[str, list[int]] = field(default_factory=dict)
+    #: Labels whose values were read from a store and not checked yet, by family.
+    unchecked: dict[str, set[str]] = field(default_factory=dict)
 
     def family(self, family: str) -> dict[str, int]:
         """The values of one family's labels (a live dict)."""
@@ -37,6 +40,25 @@ class PartTable:
 
     def add(self, family: str, label: str, value: int) -> None:
         self.family(family)[label] = value
+
+    def add_stored(self, family: str, stored: dict[str, int]) -> None:
+        """Take values read from a store (a database's part table), which `part_value`
+        checks against each part's moves before it first uses one; a label the table knows
+        already keeps its value, and a stored value that differs from it is refused.
+
+        Raises
+        ------
+        StoredPartError
+            When a stored value differs from the one the table holds.
+        """
+        values = self.family(family)
+        for label, value in stored.items():
+            known = values.get(label)
+            if known is not None and known != value:
+                raise _damaged(family, label, value, known)
+        new = {label: value for label, value in stored.items() if label not in values}
+        values.update(new)
+        self.unchecked.setdefault(family, set()).update(new)
 
     def count(self, family: str, lookups: int, hits: int) -> None:
         self.lookups += lookups
@@ -56,7 +78,17 @@ class PartTable:
     def clear(self) -> None:
         self.values.clear()
         self.counted.clear()
+        self.unchecked.clear()
         self.reset_counters()
+
+
+def _damaged(family: str, label: str, stored: int, expected: int) -> StoredPartError:
+    return StoredPartError(
+        f"the part table stores {stored} for the {family} part labelled {label!r}, but its "
+        f"moves give {expected}: the stored table is damaged (explorer verify lists every "
+        "wrong part; delete the wrong rows of part_values, or the table, and they are "
+        "valued again)"
+    )
 
 
 #: The process's part values (storage fills it from a database and saves what is new).
@@ -100,8 +132,11 @@ def part_value(game: Game[Any], position: Position, table: PartTable | None = No
     label = game.part_label(position)
     if label is None:
         raise ValueError(f"{game.spec} gives no part label for {game.format(position)!r}")
+    unchecked = table.unchecked.get(family, set())
     if label in values:
         table.count(family, 1, 1)
+        if label in unchecked:
+            _check_stored(game, position, label, table)
         return values[label]
     lookups, hits = 1, 0
     # each frame: a part, its label, and its moves as tuples of labels once expanded
@@ -125,6 +160,8 @@ def part_value(game: Game[Any], position: Position, table: PartTable | None = No
                     lookups += 1
                     if piece_label in values:
                         hits += 1
+                        if piece_label in unchecked:  # before any value rests on it
+                            _check_stored(game, piece, piece_label, table)
                     elif piece_label == name or piece_label in expanded:
                         # a part being valued comes back: its value would rest on itself
                         raise CyclicGraphError(
@@ -143,15 +180,42 @@ def part_value(game: Game[Any], position: Position, table: PartTable | None = No
                 continue
         else:
             del expanded[name]
-        reached = 0
-        for move in moves:
-            total = 0
-            for piece_label in move:
-                total ^= values[piece_label]
-            reached |= 1 << total
-        value = (~reached & (reached + 1)).bit_length() - 1
-        table.add(family, name, value)
+        table.add(family, name, _mex_of_moves(moves, values))
         table.computed += 1
         stack.pop()
     table.count(family, lookups, hits)
     return values[label]
+
+
+def _mex_of_moves(moves: list[tuple[str, ...]], values: dict[str, int]) -> int:
+    """The mex over moves (each the labels of the parts it leaves) of their XORs."""
+    reached = 0
+    for move in moves:
+        total = 0
+        for piece_label in move:
+            total ^= values[piece_label]
+        reached |= 1 << total
+    return (~reached & (reached + 1)).bit_length() - 1
+
+
+def _check_stored(game: Game[Any], part: Position, label: str, table: PartTable) -> None:
+    """Check a stored value against the part's moves, one level down (the values the table
+    holds for what they leave; a part it lacks is valued): a value changed in the store is
+    refused when first used, and the table forgets it."""
+    family = game.part_family()
+    values = table.family(family)
+    table.unchecked[family].discard(label)
+    moves = []
+    for successor in dict.fromkeys(game.successors(part)):
+        labels = []
+        for piece in parts_of(game, successor):
+            piece_label = game.part_label(piece)
+            assert piece_label is not None
+            if piece_label not in values:
+                part_value(game, piece, table)
+            labels.append(piece_label)
+        moves.append(tuple(labels))
+    expected = _mex_of_moves(moves, values)
+    if values[label] != expected:
+        stored = values.pop(label)
+        raise _damaged(family, label, stored, expected)

@@ -258,6 +258,13 @@ class Game(ABC, Generic[P]):
         table stores it; None when the game has no labels (the default)."""
         return None
 
+    def part_of_label(self, label: str) -> tuple[Game[Any], Any] | None:
+        """A game and a part of it whose value is that of this game's parts labelled `label`
+        (a part rebuilt from its label, so that a stored label can be valued again); None
+        when the game cannot rebuild one (the default). ValueError when `label` is no label
+        of this game."""
+        return None
+
     def networkx_position(self, graph: Any) -> P | None:
         """The position a NetworkX graph stands for, in a game played on graphs (the Python
         API takes one wherever it takes a position); None in the others."""
@@ -281,6 +288,11 @@ class Game(ABC, Generic[P]):
         """How many positions are reachable from `position` (itself included), counted
         without generating them; any number above `limit` once the count is known to exceed
         it; None when the game cannot tell (graph generation then finds out)."""
+        return None
+
+    def list_states(self, position: P) -> list[P] | None:
+        """The positions `count_states` counts, `position` first, listed without generating
+        any move, when the game can; None otherwise (a graph's search then finds them)."""
         return None
 
     def count_moves(self, position: P) -> int | None:
@@ -441,3 +453,24 @@ def young_diagrams(rows: Sequence[int], limit: int) -> int:
         reach = np.minimum(np.cumsum(ways), cap)
         ways = reach[np.minimum(np.arange(above + 1), below)]
     return min(int(np.sum(ways)), cap)
+
+
+def young_diagrams_under(rows: Sequence[int]) -> Iterator[tuple[int, ...]]:
+    """Every non-increasing sequence that `young_diagrams` counts under `rows`, in
+    lexicographic order, each written smallest first without its zeros (a row of heaps).
+
+    Examples
+    --------
+    >>> list(young_diagrams_under([2, 2]))
+    [(), (1,), (1, 1), (2,), (1, 2), (2, 2)]
+    """
+    current = [0] * len(rows)
+    while True:
+        yield tuple(x for x in reversed(current) if x)
+        i = len(rows) - 1
+        while i >= 0 and not (current[i] < rows[i] and (i == 0 or current[i] < current[i - 1])):
+            i -= 1
+        if i < 0:
+            return
+        current[i] += 1
+        current[i + 1 :] = [0] * (len(rows) - i - 1)

@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from explorer.errors import PositionError, SpecError
 from explorer.games.base import Decomposition, Game, Part, natural_number
@@ -293,6 +294,11 @@ class Cram(Game[Board]):
 
     def part_label(self, position: Board) -> str | None:
         return cell_graph_label(position)
+
+    def part_of_label(self, label: str) -> tuple[Game[Any], Any] | None:
+        from explorer.games.graphs import ArcKayles, graph_of_label
+
+        return ArcKayles(), graph_of_label(label)  # a label is a graph of cells
 
     def picture(self, position: Board) -> BoardPicture:
         return BoardPicture(position.rows, position.cols, frozenset(position.cells()))

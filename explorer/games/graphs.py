@@ -15,7 +15,7 @@ from typing import Any, ClassVar, cast
 
 from explorer.errors import PositionError, SpecError
 from explorer.games.base import Decomposition, Game, Part
-from explorer.games.labels import graph_label
+from explorer.games.labels import graph_label, label_graph
 from explorer.games.pictures import GraphPicture, cell_name
 
 #: A vertex name in an edge list: letters, digits, ``_`` and ``.``.
@@ -170,6 +170,15 @@ class Graph:
         return found
 
 
+def graph_of_label(label: str) -> Graph:
+    """The graph a part label (`explorer.games.labels`) was written from, its vertices
+    named 0, 1, ...; ValueError when the label is no uncoloured graph's."""
+    adjacency, colours = label_graph(label)
+    if colours is not None:
+        raise ValueError(f"{label!r} is no label of a graph game's part (it has colours)")
+    return Graph(tuple(map(str, range(len(adjacency)))), adjacency)
+
+
 def grid_places(graph: Graph) -> tuple[tuple[int, int], ...] | None:
     """The (row, column) of each vertex when the graph lies on a grid of numbered cells, as
     an ``RxC`` graph numbers them (row by row from 0) and as moves leave it: every edge joins
@@ -246,7 +255,7 @@ def _named_edges(match: re.Match[str], text: str) -> tuple[int, list[tuple[int, 
 
 
 def _file_edges(path: str, text: str) -> tuple[list[str], list[tuple[str, str]]]:
-    from explorer.formats.reading import read_graph_file
+    from explorer.games.graph_files import read_graph_file
 
     vertices, edges = read_graph_file(path, acyclic=False, directed=False)
     if len(vertices) > MAX_VERTICES:
@@ -513,6 +522,9 @@ class GraphFamily(Game[Graph]):
 
     def part_label(self, position: Graph) -> str | None:
         return graph_label(position.adjacency)
+
+    def part_of_label(self, label: str) -> tuple[Game[Any], Any] | None:
+        return self, graph_of_label(label)
 
     def picture(self, position: Graph) -> GraphPicture:
         edges = tuple(position.edges())

@@ -18,6 +18,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from explorer.analysis.parts import PART_TABLE, PartTable, part_families, part_value, parts_of
+from explorer.errors import StoredPartError
 from explorer.games.convention import NORMAL, Convention
 from explorer.storage.backends.engine import translated, translated_errors
 
@@ -38,7 +39,7 @@ def load_part_values(
             sa.text("SELECT label, value FROM part_values WHERE family = :f"), {"f": family}
         )
         values = {label: int(value) for label, value in rows}
-        table.family(family).update(values)
+        table.add_stored(family, values)  # each checked against its moves when first used
         read[family] = set(values)
     return read
 
@@ -111,8 +112,9 @@ class SharedParts:
         """Within the block, the process's part table (`explorer.analysis.parts`) holds
         the values this database stores for the game's part families (of a sum's
         components too), and after it, even after an error, the values the process knows
-        beyond those are stored. Yields how many values were read; a game without part
-        labels reads none.
+        beyond those are stored (not after a stored value was found wrong: see
+        `explorer.analysis.parts.PartTable.add_stored`). Yields how many values were read;
+        a game without part labels reads none.
 
         Examples
         --------
@@ -136,17 +138,25 @@ class SharedParts:
             read = load_part_values(conn, PART_TABLE, families)
         try:
             yield sum(map(len, read.values()))
-        finally:
-            with translated_errors(self.engine, "write to"), self.engine.begin() as conn:
-                save_part_values(conn, PART_TABLE, read)
+        except StoredPartError:  # a damaged table: the command fails, and writes nothing
+            raise
+        except BaseException:
+            self._save(read)
+            raise
+        self._save(read)
+
+    def _save(self, read: dict[str, set[str]]) -> None:
+        with translated_errors(self.engine, "write to"), self.engine.begin() as conn:
+            save_part_values(conn, PART_TABLE, read)
 
     @contextmanager
     def building(
         self, game: Game[Any], root: Position, complete: bool, convention: Convention
     ) -> Iterator[None]:
-        """Around a normal-play build of `root`: the part table shared (`shared`) and, for a
-        build meant to be `complete` (no state limit), the root's parts valued first, each
-        label the table lacks once, so that the table holds every part the build meets."""
+        """Around a normal-play build or solve of `root`: the part table shared (`shared`)
+        and, for a build meant to be `complete` (no state limit) or a solve, the root's parts
+        valued first, each label the table lacks once, so that the table holds every part
+        the build meets (and a solve answered by the whole graph still adds to it)."""
         if convention != NORMAL or not part_families(game):
             yield
             return
