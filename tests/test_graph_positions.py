@@ -159,9 +159,7 @@ import networkx as nx
 
 @explorer.graph_game
 def grow(g):
-    h = nx.Graph(g)
-    h.add_edge(0, 1)  # int nodes beside the part's text names: a part of its own shape comes back
-    return [h]
+    return [nx.Graph(g)]  # a "move" that leaves the part as it was: a cycle
 """
 
 
@@ -201,3 +199,22 @@ def test_a_package_module_is_found_from_the_working_folder(folder: Path) -> None
 def test_sweep_refuses_full_width_digits() -> None:
     err = one_error("sweep", "bash:\uff11..\uff13", "--upto", "10")
     assert "'\uff11' is not an ASCII digit" in err
+
+
+CLASH = """\
+import explorer
+import networkx as nx
+
+
+@explorer.graph_game
+def clash(g):
+    h = nx.Graph(g)
+    h.add_node("z")
+    return [h.subgraph(list(g)[1:] + ["z"])] if len(g) > 1 else []
+"""
+
+
+def test_a_new_vertex_named_as_another_parts_is_refused(folder: Path) -> None:
+    write(folder, "clash.py", CLASH)
+    err = one_error("solve", "py:clash.py", "a-b,z-y")  # once merged into one part silently
+    assert "names a vertex 'z' of another part of the position" in err

@@ -68,7 +68,7 @@ def _is_file_name(term: str) -> bool:
         return True
     if "." not in term or "," in term:
         return False
-    from explorer.formats.reading import FORMATS
+    from explorer.games.graph_files import FORMATS
 
     return os.path.splitext(term)[1].lower() in FORMATS
 
@@ -695,6 +695,7 @@ class UserGraphGame(GraphFamily):
             )
             others = [m for m2, m in enumerate(parts) if m2 != k]
             kept = [graph.induced(m) for m in others]
+            elsewhere = {name for other in kept for name in other.names}
             for option in self.function(part):
                 if not isinstance(option, nx.Graph):
                     raise PositionError(
@@ -702,4 +703,11 @@ class UserGraphGame(GraphFamily):
                         "(expected undirected networkx graphs)"
                     )
                 what = f"the graph {self.name} returned for {format_graph(graph)[:40]!r}"
-                yield _rebuild(graph, [*kept, graph_from_networkx(option, what)], 0)
+                moved = graph_from_networkx(option, what)
+                shared = elsewhere.intersection(moved.names)
+                if shared:  # the parts would merge at that vertex: another game
+                    raise PositionError(
+                        f"{what} names a vertex {min(shared, key=natural_key)!r} of another "
+                        "part of the position (new vertices need names of their own)"
+                    )
+                yield _rebuild(graph, [*kept, moved], 0)
