@@ -11,11 +11,13 @@ first used (`PartTable.add_stored`): one changed value is never served.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from explorer.errors import CyclicGraphError, StoredPartError
-from explorer.games.base import Game, Position
+from explorer.games.base import Components, Game, Position
+from explorer.solver.pruned import DEFAULT_SEARCH_MEMORY_MB, PrunedSearch
 
 
 @dataclass
@@ -31,6 +33,12 @@ class PartTable:
     lookups: int = 0
     #: Look-ups and hits per family since the last `take_counts`.
     counted: dict[str, list[int]] = field(default_factory=dict)
+    #: Called now and then by a long search: storage saves what is new (``--db``).
+    checkpoint: Callable[[], None] | None = None
+    #: Called now and then by a long search with a line of progress.
+    progress: Callable[[str], None] | None = None
+    #: The memory a search's tables may take, in MiB (None: the search's default).
+    max_memory_mb: int | None = None
     #: Labels whose values were read from a store and not checked yet, by family.
     unchecked: dict[str, set[str]] = field(default_factory=dict)
 
@@ -80,6 +88,7 @@ class PartTable:
         self.counted.clear()
         self.unchecked.clear()
         self.reset_counters()
+        _SEARCHES.clear()
 
 
 def _damaged(family: str, label: str, stored: int, expected: int) -> StoredPartError:
@@ -106,6 +115,22 @@ def part_families(game: Game[Any]) -> list[str]:
             games.extend(summands)
         elif type(current).part_label is not Game.part_label:
             found.append(current.part_family())
+    return sorted(set(found))
+
+
+def search_families(game: Game[Any]) -> list[str]:
+    """The part families the pruned search of a game (and of a sum's components) fills
+    beyond `part_families`: its grid families (``cram-grid``, ``nodekayles-grid``)."""
+    games, found = [game], []
+    while games:
+        current = games.pop()
+        summands = current.summands()
+        if summands is not None:
+            games.extend(summands)
+        else:
+            rule = getattr(current, "grid_rule", None)
+            if rule is not None:
+                found.append(f"{rule}-grid")
     return sorted(set(found))
 
 
@@ -187,6 +212,146 @@ def part_value(game: Game[Any], position: Position, table: PartTable | None = No
     return values[label]
 
 
+# -- the pruned search ---------------------------------------------------------------------
+#: The process's pruned searches, by part family: their tables live as long as the part table.
+_SEARCHES: dict[tuple[str, bool], Any] = {}
+
+
+def pruned_search(
+    rules: Any, table: PartTable | None = None, keys: Sequence[Hashable] = ()
+) -> Any:
+    """The process's search of a rule set's family (a `PrunedSearch`, or its compiled form
+    where the rules offer one and every key fits it), holding every value the part table has
+    for it (stored values read by storage included)."""
+    table = PART_TABLE if table is None else table
+    compiled = getattr(rules, "compiled", False) and all(map(_fits, keys))
+    search = _SEARCHES.get((rules.family, compiled))
+    if search is None or search.rules is not rules:
+        if compiled:
+            from explorer.solver.pruned_kernel import CompiledGridSearch
+
+            search = CompiledGridSearch(rules)
+        else:
+            search = PrunedSearch(rules)
+        _SEARCHES[(rules.family, compiled)] = search
+    known = table.family(rules.family)
+    if len(known) > search.adopted:
+        search.adopt(known)
+        search.adopted = len(known)
+    search.max_memory_mb = table.max_memory_mb or DEFAULT_SEARCH_MEMORY_MB
+    search.report = lambda s: _report(s, table)
+    return search
+
+
+def _fits(key: Hashable) -> bool:
+    from explorer.solver.pruned_kernel import CompiledGridSearch
+
+    return CompiledGridSearch.fits(key)  # type: ignore[arg-type]
+
+
+def _report(search: Any, table: PartTable) -> None:
+    """Now and then in a search: its new values into the part table, stored (``--db``), and
+    the table's size shown."""
+    _keep_fresh(search, table)
+    if table.checkpoint is not None:
+        table.checkpoint()
+    if table.progress is not None:
+        table.progress(f"{search.size():,} parts valued ({search.stats.searched:,} searched)")
+
+
+def _keep_fresh(search: Any, table: PartTable) -> None:
+    fresh = search.take_fresh()
+    family = table.family(search.rules.family)
+    for label, value in fresh:
+        family[label] = value
+    table.computed += len(fresh)
+    search.adopted = len(family)
+
+
+@dataclass(frozen=True)
+class PrunedAnswer:
+    """A value found by the pruned search, and how: the shortcuts it took and its work."""
+
+    value: int
+    family: str
+    shortcuts: tuple[str, ...]
+    searched: int
+    parts: int
+
+
+def pruned_value(components: Components, table: PartTable | None = None) -> PrunedAnswer:
+    """The value of a position given as components (`Game.search_components`), by the pruned search;
+    the values it finds go to the part table (even when it stops early).
+
+    Examples
+    --------
+    >>> from explorer import load_game
+    >>> cram = load_game("cram")
+    >>> pruned_value(cram.search_components(cram.parse("4x5"))).value  # Beling's table: *2
+    2
+    """
+    table = PART_TABLE if table is None else table
+    value = searched = 0
+    shortcuts: set[str] = set()
+    families = []
+    for rules, _ in components.groups:
+        rules.used.clear()
+    for rules, keys in components.groups:
+        search = pruned_search(rules, table, keys)
+        before = search.stats.searched
+        try:
+            value ^= search.total(keys)
+        finally:
+            _keep_fresh(search, table)
+        searched += search.stats.searched - before
+        shortcuts |= rules.used
+        families.append(rules.family)
+    return PrunedAnswer(
+        value=value,
+        family=", ".join(families),
+        shortcuts=tuple(sorted(shortcuts)),
+        searched=searched,
+        parts=sum(len(table.family(f)) for f in families),
+    )
+
+
+def pruned_sum_is(components: Components, target: int, table: PartTable | None = None) -> bool:
+    """Whether a position given as components is worth `target`: every component but the
+    largest valued, the largest only asked ("is it `target` XOR the others?")."""
+    table = PART_TABLE if table is None else table
+    pieces = [
+        (rules.size(key), pruned_search(rules, table, keys), key)
+        for rules, keys in components.groups
+        for key in keys
+    ]
+    if not pieces:
+        return target == 0
+    pieces.sort(key=lambda piece: piece[0], reverse=True)
+    try:
+        rest = 0
+        for _, search, key in pieces[1:]:
+            rest ^= search.total([key])
+        _, search, key = pieces[0]
+        return search.sum_is([key], target ^ rest)
+    finally:
+        for _, search, _ in pieces:
+            _keep_fresh(search, table)
+
+
+def pruned_moves_to_value(
+    game: Game[Any], position: Position, target: int, table: PartTable | None = None
+) -> list[Position] | None:
+    """The moves of `position` to a position of value `target`, each decided by the pruned
+    search ("is the value `target`?", not the full value); None when the game has no
+    components."""
+    found = []
+    for successor in dict.fromkeys(game.successors(position)):
+        components = game.search_components(successor)
+        if components is None:
+            return None
+        if pruned_sum_is(components, target, table):
+            found.append(successor)
+    return found
 def _mex_of_moves(moves: list[tuple[str, ...]], values: dict[str, int]) -> int:
     """The mex over moves (each the labels of the parts it leaves) of their XORs."""
     reached = 0

@@ -17,7 +17,15 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from explorer.analysis.parts import PART_TABLE, PartTable, part_families, part_value, parts_of
+from explorer.analysis.parts import (
+    PART_TABLE,
+    PartTable,
+    part_families,
+    part_value,
+    parts_of,
+    pruned_value,
+    search_families,
+)
 from explorer.errors import StoredPartError
 from explorer.games.convention import NORMAL, Convention
 from explorer.storage.backends.engine import translated, translated_errors
@@ -134,15 +142,26 @@ class SharedParts:
         if not families:
             yield 0
             return
+        families += [f for f in search_families(game) if f not in families]
         with translated_errors(self.engine, "read"), self.engine.connect() as conn:
             read = load_part_values(conn, PART_TABLE, families)
+        count = sum(map(len, read.values()))
+
+        def checkpoint() -> None:  # a long search stores what it found as it goes
+            self._save(read)
+            for family in read:  # what is saved now is stored: the next save skips it
+                read[family] = set(PART_TABLE.family(family))
+
+        before, PART_TABLE.checkpoint = PART_TABLE.checkpoint, checkpoint
         try:
-            yield sum(map(len, read.values()))
+            yield count
         except StoredPartError:  # a damaged table: the command fails, and writes nothing
             raise
         except BaseException:
             self._save(read)
             raise
+        finally:
+            PART_TABLE.checkpoint = before
         self._save(read)
 
     def _save(self, read: dict[str, set[str]]) -> None:
@@ -161,7 +180,10 @@ class SharedParts:
             yield
             return
         with self.shared(game):
-            if complete:
+            components = game.search_components(root) if complete else None
+            if components is not None:  # the pruned search values the parts it needs
+                pruned_value(components)
+            elif complete:
                 for part in parts_of(game, root):
                     if game.part_label(part) is not None:
                         part_value(game, part)
