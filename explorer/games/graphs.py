@@ -13,7 +13,7 @@ from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, cast
 
-from explorer.errors import PositionError, SpecError
+from explorer.errors import CyclicGraphError, PositionError, RuleError, SpecError
 from explorer.games.base import Components, Decomposition, Game, Part
 from explorer.games.grids import SHORTCUT_PATHS, grid_cells, grid_rules
 from explorer.games.labels import graph_label, label_graph
@@ -680,8 +680,11 @@ class GraphRules:
 
     def moves(self, key: str) -> list[tuple[str, ...]]:
         found: dict[tuple[str, ...], None] = {}
-        for moved in self.game.graph_moves(self.graph(key)):
-            labels = sorted(self.label_of(part) for part in self.game.parts(moved))
+        whole = self.graph(key)
+        for moved in self.game.graph_moves(whole):
+            parts = self.game.parts(moved)
+            self._refuse_growth(whole, parts)
+            labels = sorted(self.label_of(part) for part in parts)
             kept: list[str] = []
             for label in labels:  # equal parts cancel: X + X is worth 0
                 if kept and kept[-1] == label:
@@ -690,6 +693,27 @@ class GraphRules:
                     kept.append(label)
             found[tuple(kept)] = None
         return list(found)
+
+    def _refuse_growth(self, whole: Graph, parts: Sequence[Graph]) -> None:
+        """Refuse a move that leaves a part as large as the one it moved in (a user's game
+        may): the search recurses on ever smaller parts, and a part that comes back has no
+        value."""
+        for part in parts:
+            if len(part.names) < len(whole.names):
+                continue
+            shown = format_graph(whole)[:60]
+            if graph_label(part.adjacency) == graph_label(whole.adjacency):
+                raise CyclicGraphError(
+                    f"{self.game.spec}: a part shaped as {shown!r} comes back among the parts "
+                    "its own moves leave: the game has a cycle, so its parts have no Grundy "
+                    "values"
+                )
+            raise RuleError(
+                f"{self.game.spec}: a move from the part {shown!r} leaves a part of "
+                f"{len(part.names):,} vertices, no fewer than its {len(whole.names):,}: parts "
+                "are valued one by one when moves leave smaller ones (solve it with --method "
+                "graph)"
+            )
 
     def known(self, key: str) -> int | None:
         if not key:
