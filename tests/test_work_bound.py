@@ -22,8 +22,6 @@ BOUND = "--max-seconds", "2"
 UNBOUNDED = {
     "patterns tb:0.{2+}": ("patterns", "tb:0.{2+}", "--upto", "100000"),
     "sequence tb:0.{2+}=": ("sequence", "tb:0.{2+}=", "--until-periodic", "--upto", "100000000"),
-    "patterns wythoff": ("patterns", "wythoff", "--upto", "5000"),
-    "patterns nim + subtraction": ("patterns", "nim + subtraction:1,2", "--upto", "3000"),
 }
 
 
