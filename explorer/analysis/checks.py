@@ -492,12 +492,14 @@ def check_claim(
     >>> wrong.failures, wrong.counterexamples[0].position, wrong.counterexamples[0].value
     (8, '3', '3')
     """
-    from explorer.analysis.solving import grundy_value, solve
+    from explorer.analysis.solving import grundy_value, prepare_heaps, solve
     from explorer.solver.loopy import Infinite
 
     evaluate = _claim(expression)
     report = ClaimReport(game.spec, expression, kind)
     places = claim_positions(game, position, upto, max_states)
+    if upto is not None and places:
+        prepare_heaps(game, places[-1])  # every heap's value at once, not table after table
     width = max((len(p) for p in places if isinstance(p, tuple)), default=0)
     for place in places:
         value = grundy_value(game, place, max_states=max_states)
