@@ -162,3 +162,15 @@ def test_a_long_position_is_shortened_in_text_and_whole_in_json(command):
     assert len(out) < 2_000
     assert f"({len(whole):,} characters; --json prints it whole)" in out
     assert whole[:60] in out
+
+
+def test_a_board_is_shown_as_a_board_its_cells_named_as_moves_name_them():
+    out = run_ok("solve", "cram", "..#./..../....").splitlines()
+    at = out.index("position    ..#./..../....")
+    assert out[at + 1 : at + 5] == [
+        "              a b c d",
+        "            1 . . # .",
+        "            2 . . . .",
+        "            3 . . . .",
+    ]
+    assert "  1 . . . ." in run_ok("explain", "cram", "3x4").splitlines()

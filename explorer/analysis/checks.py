@@ -13,10 +13,10 @@ from typing import Any, Literal
 
 import numpy as np
 
+from explorer.adjacency import Adjacency, find_cycle
 from explorer.errors import ExplorerError, GraphTooLargeError, RuleError, SpecError, UsageError
 from explorer.games import may_cycle
 from explorer.games.base import Game, Position
-from explorer.solver.arrays import Adjacency, find_cycle
 
 #: Positions a check explores from its start unless told otherwise.
 DEFAULT_CHECK_STATES = 20_000

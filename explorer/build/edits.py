@@ -20,6 +20,7 @@ import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
+from explorer.adjacency import Adjacency
 from explorer.build.loopy import (
     LOOPY_METHOD,
     LoopyValue,
@@ -33,7 +34,7 @@ from explorer.games.base import Game
 from explorer.games.dag import DagGame
 from explorer.games.specs import GameSpec
 from explorer.solver import outcome
-from explorer.solver.arrays import Adjacency, depths, solve_adjacency
+from explorer.solver.arrays import depths, solve_adjacency
 from explorer.solver.incremental import (
     Edit,
     EditResult,
@@ -341,12 +342,6 @@ class EditReport:
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
-
-    def _repr_html_(self) -> str:
-        # the notebook's table lives with every other view (imported only when shown)
-        from explorer.viz.notebook import edit_view
-
-        return edit_view(self)
 
 
 def _report(

@@ -89,6 +89,14 @@ class NimHeaps:
     rebuild: Callable[[Sequence[int]], Any] = field(compare=False)
 
 
+@dataclass(frozen=True)
+class Components:
+    """A position as the components the pruned search values: groups of a rule set (an
+    `explorer.solver.pruned.ComponentRules`) and the keys of its components there."""
+
+    groups: tuple[tuple[Any, tuple[Hashable, ...]], ...]
+
+
 #: Called now and then with (cells done, cells in all) while a value table is filled.
 TableProgress = Callable[[int, int], None]
 
@@ -104,11 +112,12 @@ class Game(ABC, Generic[P]):
     The other methods are capabilities a family may offer, each with a default that offers
     nothing: a closed form (`known_value`, `moves_to_value`), counts (`count_states`,
     `count_moves`), a sum (`decompose`, `summands`), canonical parts (`part_label`, and
-    `picture` to draw them), moves in words (`move_name`), a value table (`value_table`), a
-    sequence (`sequence_position`, `as_heap_game`), a shortcut for misère play (`nim_heaps`),
-    cycles (`may_cycle`) and tiers (`tier`, which lets a build run on every core). The
-    analysis, generation and storage layers ask for them instead of testing a game's class,
-    so a new family opts in by defining them.
+    `picture` to draw them; `search_components` for the pruned search), moves in words
+    (`move_name`), a value table (`value_table`), a sequence (`sequence_position`,
+    `as_heap_game`), a shortcut for misère play (`nim_heaps`), cycles (`may_cycle`) and tiers
+    (`tier`, which lets a build run on every core). The analysis, generation and storage
+    layers ask for them instead of testing a game's class, so a new family opts in by
+    defining them.
 
     A game of your own (``explorer.Game``, loaded with ``py:FILE.py``) needs only `parse`,
     `format` and `successors`, and ``example = ("", "START")`` to name a start; its spec is
@@ -256,6 +265,19 @@ class Game(ABC, Generic[P]):
         """The canonical label of a part (a position that does not split): equal labels
         mean equal values, so `explorer.analysis.parts` values each label once and a part
         table stores it; None when the game has no labels (the default)."""
+        return None
+
+    def search_components(self, position: P) -> Components | None:
+        """The position as canonical components for the pruned nimber search
+        (`explorer.solver.pruned`): the rules that give each component's moves, and the
+        keys of the position's components; None when the game has none (the default)."""
+        return None
+
+    def part_of_label(self, label: str) -> tuple[Game[Any], Any] | None:
+        """A game and a part of it whose value is that of this game's parts labelled `label`
+        (a part rebuilt from its label, so that a stored label can be valued again); None
+        when the game cannot rebuild one (the default). ValueError when `label` is no label
+        of this game."""
         return None
 
     def networkx_position(self, graph: Any) -> P | None:
