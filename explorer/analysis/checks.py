@@ -84,13 +84,14 @@ def _reachable(
     game: Game[Any], start: Position, limit: int, report: GameReport
 ) -> tuple[list[Position], list[int], list[int]]:
     """The positions reachable from `start` (the first `limit`, breadth first), checking
-    each one's text and its moves' determinism on the way; the moves as two id lists."""
+    each one's text and its moves' determinism on the way; the moves as two id lists (those
+    of the positions expanded before the limit was met)."""
     ids: dict[Position, int] = {start: 0}
     order = [start]
     src: list[int] = []
     dst: list[int] = []
     queue = deque([start])
-    while queue:
+    while queue and report.complete:  # past the limit, no more moves are listed
         position = queue.popleft()
         text = _round_trip(game, position, report)
         try:
