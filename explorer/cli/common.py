@@ -194,7 +194,8 @@ def max_seconds_option() -> click.Option:
         callback=_work_bound,
         metavar="S",
         help=f"Stop with an error after S seconds of work (default {DEFAULT_MAX_SECONDS:,}; "
-        "0: no bound).",
+        "0: no bound), or at once when work of known length shows by its pace that it cannot "
+        "end by then.",
     )
 
 
