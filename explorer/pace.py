@@ -39,6 +39,9 @@ def pace(what: str, total: int) -> Callable[[int], None]:
     `FIRST_LOOK` seconds, each second it forecasts the time the rest takes at the pace of the
     last second, and stops with `WorkLimitError` when that is past the bound by `MARGIN`.
 
+    Only for loops whose units cost no less as they go (values of heap n, whose moves grow with
+    n): a loop whose first unit fills a memo for the rest would be forecast far too long.
+
     Examples
     --------
     >>> check = pace("the values of nim up to heap 10", 10)
