@@ -9,7 +9,8 @@ them by the generalized nim-sum, never through the product graph.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal, cast, get_args
@@ -401,6 +402,18 @@ def _solve(
 #: Whether `_grundy_value` values parts by the pruned search: within `solve` (auto and
 #: pruned), so that the library's `grundy_value` keeps the full walk of the part table.
 _PRUNED: ContextVar[bool] = ContextVar("pruned", default=False)
+
+
+@contextmanager
+def searching() -> Iterator[None]:
+    """Within the block, parts of games with search components (`Game.search_components`)
+    are valued by the pruned search (as `solve` does), not by walking every position."""
+    token = _PRUNED.set(True)
+    try:
+        yield
+    finally:
+        _PRUNED.reset(token)
+
 
 #: How a part valued by its canonical label is solved (`solve` says it in its note).
 PART_NOTE = "valued by its moves, each part left valued once per shape (canonical label)"

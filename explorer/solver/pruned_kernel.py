@@ -169,7 +169,7 @@ def _known(rule: int, paths: np.ndarray, state: np.ndarray, hw: int, m: int) -> 
     if three == 0:
         if pairs == n - 1:
             state[PATHS] += 1
-            return paths[n]
+            return int(paths[n])
         if pairs == n and two == m:
             state[PATHS] += 1
             left_over = paths[n - 2] if rule == CRAM else paths[n - 3]
