@@ -521,8 +521,8 @@ class GraphFamily(Game[Graph]):
 
     def search_components(self, position: Graph) -> Components | None:
         graph_rules = GraphRules(self)
-        grid_keys: list[Hashable] = []
-        graph_keys: list[Hashable] = []
+        grid_keys: list[int] = []
+        graph_keys: list[str] = []
         for part in self.parts(position):
             cells = None if self.grid_rule is None else grid_cells(part.names, part.adjacency)
             if cells is None:
@@ -531,9 +531,9 @@ class GraphFamily(Game[Graph]):
                 grid_keys += grid_rules(self.grid_rule).board_components(*cells)
         groups: list[tuple[Any, tuple[Hashable, ...]]] = []
         if grid_keys:
-            groups.append((grid_rules(self.grid_rule), tuple(sorted(grid_keys))))  # type: ignore[arg-type, type-var]
+            groups.append((grid_rules(self.grid_rule), tuple(sorted(grid_keys))))
         if graph_keys or not groups:
-            groups.append((graph_rules, tuple(sorted(graph_keys))))  # type: ignore[type-var]
+            groups.append((graph_rules, tuple(sorted(graph_keys))))
         return Components(tuple(groups))
 
     def networkx_position(self, graph: Any) -> Graph:
