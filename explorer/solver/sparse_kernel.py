@@ -14,8 +14,8 @@ and the naive method.
 
 No member waits for another that the system has stopped (a busy machine): the team shares
 runs through a state word per run, a member that runs out of work does a run still claimed by
-another itself at once (whichever copy is done first is kept), and a member waiting for
-phase 2 naps after `SPIN` checks. One team serves a whole call, so numba starts its threads once a
+another itself at once (whichever copy is done first is kept), and a member waiting for phase
+2 naps after `SPIN` checks. One team serves a whole call: numba starts its threads once a
 call, not once a block.
 
 Imported only where values are computed: it loads numba.
@@ -145,7 +145,8 @@ def _nap_typed(typingctx: Any, micros: Any) -> Any:
 
     def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
         kind = ir.FunctionType(ir.IntType(32), [ir.IntType(32)])
-        usleep = cgutils.get_or_insert_function(builder.module, kind, "usleep")  # type: ignore[no-untyped-call]
+        declare = cgutils.get_or_insert_function  # untyped in numba
+        usleep = declare(builder.module, kind, "usleep")  # type: ignore[no-untyped-call]
         return builder.call(usleep, args)
 
     return types.int32(types.int32), codegen
