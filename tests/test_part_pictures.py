@@ -4,7 +4,6 @@ Chromium, offline."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import quote

@@ -159,9 +159,7 @@ def test_stats_parts_give_the_table_without_a_stored_game(tmp_path):
 
 
 @pytest.mark.parametrize(("spec", "text"), [("nodekayles", "4x4"), ("cram", "2x3")])
-def test_solve_with_a_database_stores_the_parts_even_when_its_graph_answers(
-    tmp_path, spec, text
-):
+def test_solve_with_a_database_stores_the_parts_even_when_its_graph_answers(tmp_path, spec, text):
     # a small position is solved by its whole graph; --db still adds its parts to the table
     path = str(tmp_path / "pv.db")
     solved = run_json("solve", spec, text, "--db", path)

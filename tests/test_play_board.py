@@ -97,7 +97,8 @@ def _cells(tab: Tab) -> list[str]:
     for y, x, empty in found:
         rows.setdefault(y, []).append((x, empty))
     return [
-        "".join("." if empty else "#" for _, empty in sorted(row)) for _, row in sorted(rows.items())
+        "".join("." if empty else "#" for _, empty in sorted(row))
+        for _, row in sorted(rows.items())
     ]
 
 
@@ -120,7 +121,9 @@ def test_playing_cram_redraws_the_board(tab: Tab, tmp_path: Path):
 
 
 def test_the_position_page_draws_the_position_and_suggests_one_of_its_game(tab: Tab):
-    tab.open(f"/position?spec=nodekayles&p={quote('0-1,0-3,1-2,1-4,2-5,3-4,3-6,4-5,4-7,5-8,6-7,7-8')}")
+    tab.open(
+        f"/position?spec=nodekayles&p={quote('0-1,0-3,1-2,1-4,2-5,3-4,3-6,4-5,4-7,5-8,6-7,7-8')}"
+    )
     assert len(_vertices(tab)) == 9
     # one part: its value once, no "G = 1 = 1"
     text = str(tab.page.text_content("main"))
@@ -129,5 +132,7 @@ def test_the_position_page_draws_the_position_and_suggests_one_of_its_game(tab: 
     placeholder = tab.page.get_attribute("form.search input[name=q]", "placeholder")
     assert placeholder == "e.g. 0-1,0-3,1-2,1-4,2-5,3-4,3-6,4-5,4-7,5-8,6-7,7-8"
     names = tab.page.eval_on_selector_all("#moves .move-name", "s => s.map(e => e.textContent)")
-    assert sorted(names) == sorted(f"take vertex {v} ({'abc'[v % 3]}{v // 3 + 1})" for v in range(9))
+    assert sorted(names) == sorted(
+        f"take vertex {v} ({'abc'[v % 3]}{v // 3 + 1})" for v in range(9)
+    )
     tab.check_clean()

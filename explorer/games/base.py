@@ -105,10 +105,10 @@ class Game(ABC, Generic[P]):
     nothing: a closed form (`known_value`, `moves_to_value`), counts (`count_states`,
     `count_moves`), a sum (`decompose`, `summands`), canonical parts (`part_label`, and
     `picture` to draw them), moves in words (`move_name`), a value table (`value_table`), a
-    sequence (`sequence_position`, `as_heap_game`), a shortcut for misère play (`nim_heaps`), cycles (`may_cycle`) and tiers
-    (`tier`, which lets a build run on every core). The analysis, generation and storage
-    layers ask for them instead of testing a game's class, so a new family opts in by
-    defining them.
+    sequence (`sequence_position`, `as_heap_game`), a shortcut for misère play (`nim_heaps`),
+    cycles (`may_cycle`) and tiers (`tier`, which lets a build run on every core). The
+    analysis, generation and storage layers ask for them instead of testing a game's class,
+    so a new family opts in by defining them.
 
     A game of your own (``explorer.Game``, loaded with ``py:FILE.py``) needs only `parse`,
     `format` and `successors`, and ``example = ("", "START")`` to name a start; its spec is

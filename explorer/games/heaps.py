@@ -8,8 +8,8 @@ values come from a table extended on demand (vectorised with numpy for the split
 from __future__ import annotations
 
 import itertools
-from collections import Counter
 import re
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain

@@ -197,7 +197,9 @@ def position_drawing(
         if all(name in place for name in picture.vertices):
             places = tuple(place[name] for name in picture.vertices)
             drawn = replace(picture, places=places)
-            return _graph_drawing(game.spec, game.format(position), None, drawn, _box(before.places))
+            return _graph_drawing(
+                game.spec, game.format(position), None, drawn, _box(before.places)
+            )
     if picture is None:
         return None
     return _drawing(game, position, picture, None)
@@ -277,8 +279,7 @@ def _graph_drawing(
         inset = MARGIN + VERTEX + LABEL_ROOM
         labels = _grid_labels((inset, inset), GRID_STEP, box, LABEL_ROOM + VERTEX + 2)
         where = [
-            (inset + (c - left) * GRID_STEP, inset + (r - top) * GRID_STEP)
-            for r, c in graph.places
+            (inset + (c - left) * GRID_STEP, inset + (r - top) * GRID_STEP) for r, c in graph.places
         ]
         width = 2 * inset + (right - left) * GRID_STEP
         height = 2 * inset + (bottom - top) * GRID_STEP

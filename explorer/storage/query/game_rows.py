@@ -264,7 +264,7 @@ class GameRows:
         >>> db.close()
         """
         words: list[str | None] = []
-        for before, after in zip(line, line[1:]):
+        for before, after in zip(line, line[1:], strict=False):
             moved = self._named(before, [{"position": after}])
             words.append(moved[0]["move"])
         return words
