@@ -18,9 +18,9 @@ from click.testing import CliRunner
 from explorer.analysis.solving import explain, grundy_value, solve
 from explorer.cli import main
 from explorer.errors import CyclicGraphError, GameFileError, PositionError, SpecError
-from explorer.formats.reading import read_graph_file
 from explorer.games import load_game
 from explorer.games.dag import DagGame
+from explorer.games.graph_files import read_graph_file
 from tests.support.environment import DATA, REPO
 
 HOSTILE = [

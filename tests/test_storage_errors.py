@@ -21,6 +21,7 @@ from alembic import command
 from sqlalchemy.engine import make_url
 
 from explorer import open_database
+from explorer.analysis.parts import PART_TABLE
 from explorer.build.scratch import KeptMoves, TierMoves
 from explorer.errors import DatabaseFullError
 from explorer.storage.backends.engine import alembic_config, resolve_url
@@ -577,3 +578,38 @@ def test_a_builds_kept_moves_on_a_full_disk_are_a_full_disk_error(small_disk):
     with pytest.raises(DatabaseFullError, match="cannot write the build's scratch file"):
         kept[1] = TierMoves(many, np.ones_like(many), many)
     kept.close()
+
+
+def test_failing_commands_leave_every_byte_of_the_database_as_it_was(stored):
+    path, graph, spec = stored
+    db = str(path)
+    run_json("solve", "nodekayles", "3x4", "--method", "decompose", "--db", db)
+    with sqlite3.connect(path) as conn:  # a part value changed by hand
+        conn.execute(
+            "UPDATE part_values SET value = value + 5 WHERE label = "
+            "(SELECT label FROM part_values ORDER BY LENGTH(label) DESC, label LIMIT 1)"
+        )
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    before = content(path)
+    PART_TABLE.clear()  # as in a new process: the values are read from the database
+    failing = [
+        (["build", "nim", "3,x"], "bad position"),
+        (["build", "nimm", "3"], "unknown game"),
+        (["build", "tb:0.{2+}", "20", "--max-states", "50"], "raise --max-states to at least"),
+        (["build", "nim", "1000000000000", "--max-states", "10"], "more than 1,000,000 moves"),
+        (["edit", spec, "--add-state", "x"], "already"),
+        (["edit", "nim", "--remove-state", "2,2"], "defined by rules"),
+        (["edit", spec, "--remove-state", "q"], "'q'"),
+        (["query", "nim", "7,7"], "not stored"),
+        (["query", "wythoff", "1,2"], "not stored"),
+        (["verify", "wythoff"], "not stored"),
+        (["import", str(graph.parent / "missing.json")], "missing.json"),
+        (["solve", "nodekayles", "3x4", "--method", "decompose"], "the part table stores"),
+        (["sequence", "kayles", "--upto", "x"], "x"),
+    ]
+    for args, message in failing:
+        code, out, err = run(*args, "--db", db)
+        assert code in (1, 2) and err.startswith(("Error: ", "Usage: ")), (args, err)
+        assert message in err and "Traceback" not in err, (args, err)
+        assert content(path) == before, args

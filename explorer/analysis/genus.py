@@ -97,12 +97,6 @@ class GenusSequence:
             f"<GenusSequence of {self.game}, heaps 0..{len(self.genera) - 1:,}: {self.summary()}>"
         )
 
-    def _repr_html_(self) -> str:
-        """The genus of each heap as a table for Jupyter."""
-        from explorer.viz.notebook import genus_view
-
-        return genus_view(self)
-
     def patterns(self) -> Patterns:
         """The genus sequence's period as a pattern (observed: no theorem bounds it), for
         ``explorer patterns --genus``."""

@@ -72,12 +72,6 @@ class Solution(_Valued):
             f"{moves} winning move{'' if moves == 1 else 's'} ({self.method})>"
         )
 
-    def _repr_html_(self) -> str:
-        """A table for Jupyter (`explorer.viz.notebook`, imported only when shown)."""
-        from explorer.viz.notebook import solution_view
-
-        return solution_view(self)
-
 
 @dataclass(frozen=True)
 class Explanation(_Valued):
@@ -123,12 +117,6 @@ class Explanation(_Valued):
             f"<Explanation {self.game} at {self.position}: G = {self.value} by {self.method}, "
             f"{parts}{len(self.successors)} moves listed>"
         )
-
-    def _repr_html_(self) -> str:
-        """The parts and their XOR, or the moves and their mex, as a table for Jupyter."""
-        from explorer.viz.notebook import explanation_view
-
-        return explanation_view(self)
 
     def reason(self) -> str:
         """One line saying how the value arose: the mex, or the labelling stage that fixed it."""

@@ -142,12 +142,6 @@ class ValueSequence:
             + ">"
         )
 
-    def _repr_html_(self) -> str:
-        """The values in rows of 20 (P-positions in bold red) and the period, for Jupyter."""
-        from explorer.viz.notebook import sequence_view
-
-        return sequence_view(self)
-
 
 def find_period(values: list[int] | np.ndarray) -> tuple[int, int] | None:
     """The (preperiod, period) the values show, or None.

@@ -25,7 +25,14 @@ from explorer.errors import (
     UsageError,
 )
 from explorer.games.arguments import as_count, as_game, as_position
-from explorer.games.base import Decomposition, Game, Listed, Position, TableProgress
+from explorer.games.base import (
+    Components,
+    Decomposition,
+    Game,
+    Listed,
+    Position,
+    TableProgress,
+)
 from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.games.heaps import FAR_HEAP, FAR_MOVES, PERIODIC_SPLIT_PARTS
 from explorer.games.tables import heap_pair_table
@@ -44,7 +51,7 @@ from explorer.solver.sparse import guy_smith, heap_sequence
 if TYPE_CHECKING:
     import networkx as nx  # annotations only: a value sequence never loads it
 
-Method = Literal["auto", "graph", "decompose"]
+Method = Literal["auto", "graph", "decompose", "pruned"]
 #: The methods `explain` takes.
 ExplainMethod = Literal["auto", "graph"]
 
@@ -188,6 +195,11 @@ def _grundy_value(game: Game[Any], position: Position, *, max_states: int) -> Va
     known = game.known_value(position)
     if known is not None:
         return known
+    components = game.search_components(position)
+    if components is not None:
+        from explorer.analysis.parts import pruned_value
+
+        return pruned_value(components).value
     parts = game.decompose(position)
     if parts is not None and parts.exact:
         return _xor_of_parts(parts, max_states)
@@ -345,6 +357,14 @@ def _solve(
             listed = f"; moves listed among the first {FAR_MOVES:,} of each far heap"
         return replace(solution, method=method_name, note=far + listed)
     labelled = parts is None and game.part_label(position) is not None
+    components = game.search_components(position) if method != "graph" else None
+    if method == "pruned" and components is None:
+        raise SpecError(
+            f"{game.spec} has no components for the pruned search (it is for Cram, "
+            "Node-Kayles, Arc-Kayles and graph games; try --method auto)"
+        )
+    if components is not None and method == "pruned":
+        return _solve_pruned(game, position, components)
     if parts is None and not labelled and game.known_value(position) is None:
         method = "graph"  # no parts and no formula: the whole graph is the only way
     small_sum = parts is None or (parts.exact and len(parts.parts) <= AUTO_GRAPH_PARTS)
@@ -360,6 +380,8 @@ def _solve(
         except GraphTooLargeError:
             if not small:
                 raise
+    if components is not None:
+        return _solve_pruned(game, position, components)
     solution = _solve_decomposed(game, position, parts, max_states)
     if labelled:
         return replace(solution, method="parts", note=PART_NOTE)
@@ -368,6 +390,28 @@ def _solve(
 
 #: How a part valued by its canonical label is solved (`solve` says it in its note).
 PART_NOTE = "valued by its moves, each part left valued once per shape (canonical label)"
+
+
+def _solve_pruned(game: Game[Any], position: Position, components: Components) -> Solution:
+    """A position valued by the pruned search, its winning moves found by asking each move
+    "is it 0?"."""
+    from explorer.analysis.parts import pruned_moves_to_value, pruned_value
+
+    answer = pruned_value(components)
+    outcome = outcome_of(answer.value)
+    moves = pruned_moves_to_value(game, position, 0) if outcome == "N" else []
+    shortcuts = "".join(f"; {shortcut}" for shortcut in answer.shortcuts)
+    return Solution(
+        game=game.spec,
+        position=game.format(position),
+        **value_fields(answer.value),
+        outcome=outcome,
+        remoteness=None,
+        winning_moves=[game.format(m) for m in moves or []],
+        method="pruned",
+        note=f"pruned nimber search (Lemoine-Viennot, Beling-Rogalski), each component valued "
+        f"once per shape ({answer.family}: {answer.parts:,} parts in the table){shortcuts}",
+    )
 
 
 def _solve_graph(

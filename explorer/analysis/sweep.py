@@ -186,12 +186,6 @@ class Sweep:
     def __repr__(self) -> str:
         return f"<Sweep {self.pattern} up to {self.upto:,}: {len(self.rows):,} variants>"
 
-    def _repr_html_(self) -> str:
-        """The variants as a table for Jupyter."""
-        from explorer.viz.notebook import sweep_view
-
-        return sweep_view(self)
-
 
 def sweep_variants(
     pattern: str,

@@ -9,9 +9,10 @@ from collections import deque
 
 import numpy as np
 
+from explorer.adjacency import Adjacency, in_levels, ranges
 from explorer.errors import GraphTooLargeError
 from explorer.generation.sorted_runs import Run, merged, push_run
-from explorer.solver.arrays import Adjacency, Values, in_levels, ranges
+from explorer.solver.arrays import Values
 
 UNKNOWN = -1
 #: States and moves a build holds at most: ids, counts and values are kept in 32-bit arrays

@@ -20,12 +20,21 @@ import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
+from explorer.adjacency import Adjacency
+from explorer.build.loopy import (
+    LOOPY_METHOD,
+    LoopyValue,
+    apply_loopy_edit,
+    label_arrays,
+    parse_escapes,
+    store_values,
+)
 from explorer.errors import EditError
 from explorer.games.base import Game
 from explorer.games.dag import DagGame
 from explorer.games.specs import GameSpec
 from explorer.solver import outcome
-from explorer.solver.arrays import Adjacency, depths, solve_adjacency
+from explorer.solver.arrays import depths, solve_adjacency
 from explorer.solver.incremental import (
     Edit,
     EditResult,
@@ -35,7 +44,14 @@ from explorer.solver.incremental import (
     edit_between,
 )
 from explorer.solver.loopy import Infinite
-from explorer.storage.backends.bulk import Row, StateRow, read_int_columns, value_columns, writer_for
+from explorer.storage.backends.bulk import (
+    Row,
+    StateRow,
+    read_int_columns,
+    value_columns,
+    writer_for,
+)
+from explorer.storage.backends.engine import writing
 from explorer.storage.rows.counts import (
     CountChanges,
     add_counts,
@@ -43,15 +59,6 @@ from explorer.storage.rows.counts import (
     recount,
     replace_value_counts,
     solved_counts,
-)
-from explorer.storage.backends.engine import writing
-from explorer.build.loopy import (
-    LOOPY_METHOD,
-    LoopyValue,
-    apply_loopy_edit,
-    label_arrays,
-    parse_escapes,
-    store_values,
 )
 from explorer.storage.rows.records import (
     BuildCounts,
@@ -335,12 +342,6 @@ class EditReport:
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
-
-    def _repr_html_(self) -> str:
-        # the notebook's table lives with every other view (imported only when shown)
-        from explorer.viz.notebook import edit_view
-
-        return edit_view(self)
 
 
 def _report(

@@ -38,6 +38,11 @@ import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
+from explorer.build.arrays import UNKNOWN, Growable
+from explorer.build.plans import KeyIndexPlan, resident_bytes, sqlite_cache_kib
+from explorer.build.scratch import KeptMoves, KeyScratch, TierMoves, database_folder
+from explorer.build.writer import BatchWriter, BuildProgress, Turn
+from explorer.errors import WorkerPoolError
 from explorer.games.base import Game, Position
 from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.games.specs import GameSpec
@@ -50,10 +55,6 @@ from explorer.generation.tiers import (
 )
 from explorer.solver import outcome
 from explorer.solver.arrays import MISERE_TERMINAL, NORMAL_TERMINAL, level_values
-from explorer.build.arrays import UNKNOWN, Growable
-from explorer.build.plans import KeyIndexPlan, resident_bytes, sqlite_cache_kib
-from explorer.build.scratch import KeptMoves, KeyScratch, TierMoves, database_folder
-from explorer.build.writer import BatchWriter, BuildProgress, Turn
 from explorer.storage.backends.bulk import (
     EdgePayload,
     NewStates,
@@ -62,8 +63,8 @@ from explorer.storage.backends.bulk import (
     writer_class,
     writer_for,
 )
-from explorer.storage.rows.counts import add_counts, histogram, solved_counts, stored_states
 from explorer.storage.backends.engine import reading, writing
+from explorer.storage.rows.counts import add_counts, histogram, solved_counts, stored_states
 from explorer.storage.rows.records import (
     BuildCounts,
     drop_key_index,
@@ -190,16 +191,22 @@ class Pool:
             if self.executor is None:
                 self.executor = self._start()
             executor = self.executor
-            futures: list[Future[TierExpansion]] = [
-                executor.submit(expand_tier, task) for task in tasks
-            ]
-            try:
+            try:  # a worker that died idle broke the pool already: submitting says so
+                futures: list[Future[TierExpansion]] = [
+                    executor.submit(expand_tier, task) for task in tasks
+                ]
                 results = [future.result() for future in futures]
-            except BrokenProcessPool:
-                if self.given is not None or attempt == RETRIES:
+            except BrokenProcessPool as error:
+                if self.given is not None:
                     raise
                 executor.shutdown(wait=False, cancel_futures=True)
                 self.executor = None
+                if attempt == RETRIES:
+                    raise WorkerPoolError(
+                        f"the build's worker pool broke {RETRIES + 1} times in a row (a worker "
+                        "killed, or out of memory): what was written is kept; run the same "
+                        "command again to continue (with fewer --workers if memory is short)"
+                    ) from error
                 continue
             yield from results
             return

@@ -7,8 +7,8 @@ import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from explorer.storage.rows.counts import recount
 from explorer.storage.backends.engine import writing
+from explorer.storage.rows.counts import recount
 from explorer.storage.rows.records import ensure_key_index
 from explorer.storage.tables import edges, states
 

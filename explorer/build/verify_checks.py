@@ -12,7 +12,8 @@ from typing import Any
 
 import sqlalchemy as sa
 
-#: The count totals and the columns counted by value (`explorer.storage.schema.models.StateCountTable`).
+#: The count totals and the columns counted by value
+#: (`explorer.storage.schema.models.StateCountTable`).
 _COLUMNS = ("outcome", "grundy", "depth", "remoteness", "height")
 
 #: A problem found: (position or row named, check, detail).

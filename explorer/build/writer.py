@@ -15,9 +15,14 @@ from typing import Generic, Protocol, TypeVar
 from sqlalchemy.engine import Engine
 
 from explorer.storage.backends.bulk import EdgePayload, NewStates, ValueColumns, writer_for
-from explorer.storage.rows.counts import add_counts
 from explorer.storage.backends.engine import writing
-from explorer.storage.rows.records import BuildCounts, drop_key_index, ensure_key_index, update_build
+from explorer.storage.rows.counts import add_counts
+from explorer.storage.rows.records import (
+    BuildCounts,
+    drop_key_index,
+    ensure_key_index,
+    update_build,
+)
 
 
 @dataclass(frozen=True)

@@ -439,6 +439,21 @@ def working(label: str, *, enabled: bool = True) -> Iterator[Callable[[str], Non
         yield stage
 
 
+@contextmanager
+def search_progress(stage: Callable[[str], None], max_memory: int | None) -> Iterator[None]:
+    """Within the block, a long pruned search names its progress (the part table's size) in
+    a spinner's stage (`working`), and keeps its tables within ``--memory`` when given."""
+    from explorer.analysis.parts import PART_TABLE
+
+    before = PART_TABLE.progress, PART_TABLE.max_memory_mb
+    PART_TABLE.progress = stage
+    PART_TABLE.max_memory_mb = max_memory
+    try:
+        yield
+    finally:
+        PART_TABLE.progress, PART_TABLE.max_memory_mb = before
+
+
 def print_json(data: object) -> None:
     """One JSON document on standard output."""
     click.echo(json.dumps(data, ensure_ascii=False))

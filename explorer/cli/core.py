@@ -14,6 +14,7 @@ import click
 from rich.table import Table
 
 from explorer.cli.common import (
+    search_progress,
     MAX_SIDE,
     AsciiIntRange,
     console,
@@ -103,10 +104,11 @@ def games_command(as_json: bool) -> None:
 @click.argument("position")
 @click.option(
     "--method",
-    type=click.Choice(["auto", "graph", "decompose"]),
+    type=click.Choice(["auto", "graph", "decompose", "pruned"]),
     default="auto",
     show_default=True,
-    help="graph: whole game graph (gives remoteness); decompose: from the parts.",
+    help="graph: whole game graph (gives remoteness); decompose: from the parts; pruned: "
+    "the pruned nimber search (games on boards and graphs; auto takes it past small graphs).",
 )
 @misere_option
 @max_states_option
@@ -157,7 +159,8 @@ def solve_command(
             database = stack.enter_context(open_database(url or None))
             # the position's parts are valued into it even when its graph answers alone
             stack.enter_context(database.parts.building(game, parsed, True, convention))
-        stack.enter_context(working(f"solving {visible(spec)}", enabled=not as_json))
+        stage = stack.enter_context(working(f"solving {visible(spec)}", enabled=not as_json))
+        stack.enter_context(search_progress(stage, max_memory))
         result = solve(
             game,
             parsed,

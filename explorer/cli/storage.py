@@ -124,8 +124,8 @@ def _print_build(
     "--max-states",
     type=AsciiIntRange(min=1, max=MAX_STATES_STORED),
     default=None,
-    help="Stop cleanly once this many new states are stored (the last state's moves are kept "
-    "together, so a few more may be); the same command continues later.",
+    help="Store at most this many new states, then stop cleanly; the same command continues "
+    "later. A state's moves are stored together: one with more new moves is refused.",
 )
 @click.option(
     "--memory",

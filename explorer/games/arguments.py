@@ -81,7 +81,7 @@ def as_position(game: Game[Any], position: Position | str | int) -> Position:
         return parsed
     networkx = sys.modules.get("networkx")  # a NetworkX graph exists only once it is loaded
     if networkx is not None and isinstance(position, networkx.Graph):
-        drawn = game.networkx_position(position)
+        drawn: Position | None = game.networkx_position(position)
         if drawn is None:
             raise ArgumentTypeError(
                 f"{game.spec} is not played on a graph: a position of it is a text, as the "

@@ -8,12 +8,12 @@ with each edge subdivided, so parallel edges and loops keep their count, the gro
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 from explorer.errors import PositionError
 from explorer.games.base import Decomposition, Game, Part
 from explorer.games.graphs import EMPTY, natural_key, parse_edge_terms
-from explorer.games.labels import graph_label
+from explorer.games.labels import graph_label, label_graph
 from explorer.games.pictures import GraphPicture
 
 GROUND = "g"
@@ -154,3 +154,17 @@ class Hackenbush(Game[Edges]):
                 adjacency[end] |= 1 << middle
         colours = [int(i == picture.ground) for i in range(count)] + [2] * len(edges)
         return graph_label(tuple(adjacency), tuple(colours))
+
+    def part_of_label(self, label: str) -> tuple[Game[Any], Any] | None:
+        adjacency, colours = label_graph(label)
+        if colours is None or colours.count(1) != 1 or not set(colours) <= {0, 1, 2}:
+            raise ValueError(f"{label!r} is no label of a hackenbush part (no ground)")
+        names = [GROUND if colour == 1 else str(i) for i, colour in enumerate(colours)]
+        edges = []
+        for mask, colour in zip(adjacency, colours, strict=True):
+            ends = [names[i] for i in range(len(names)) if mask >> i & 1]
+            if colour == 2:  # an edge, joined to its ends (to one end for a loop)
+                if not 1 <= len(ends) <= 2 or any(colours[names.index(e)] == 2 for e in ends):
+                    raise ValueError(f"{label!r} is no label of a hackenbush part")
+                edges.append(_edge(ends[0], ends[-1]))
+        return self, grounded(edges)

@@ -24,7 +24,7 @@ import sqlalchemy as sa
 from alembic import op
 
 from explorer.errors import ExplorerError
-from explorer.formats.reading import read_graph_file
+from explorer.games.graph_files import read_graph_file
 from explorer.storage.rows.records import edge_arrays, graph_fingerprint
 
 revision: str = "0002"

@@ -21,7 +21,8 @@ import numpy as np
 import sqlalchemy as sa
 
 from explorer import open_database
-from explorer.solver.arrays import Adjacency, solve_adjacency
+from explorer.adjacency import Adjacency
+from explorer.solver.arrays import solve_adjacency
 from explorer.solver.incremental import Edit
 from explorer.storage.backends.bulk import read_int_columns
 

@@ -48,12 +48,6 @@ class QueryResult(dict[str, Any]):
     `StoredGame.predecessors` return: a plain dict (their JSON form), shown as a table in a
     notebook."""
 
-    def _repr_html_(self) -> str:
-        # the notebook's table lives with every other view (imported only when shown)
-        from explorer.viz.notebook import query_view
-
-        return query_view(self)
-
 
 def state_dict(row: Any) -> dict[str, object]:
     """A state row as reads return it (see `checked_state`: a damaged value reads as None)."""

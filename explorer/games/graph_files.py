@@ -532,7 +532,7 @@ def _refuse_cycles(name: str, vertices: list[str], edges: list[Edge]) -> None:
     meets."""
     # the solver's cycle finder, imported here: reading a file is the one place the rules
     # need it, and the solver imports the games
-    from explorer.solver.arrays import Adjacency, find_cycle
+    from explorer.adjacency import Adjacency, find_cycle
 
     number = {v: i for i, v in enumerate(vertices)}
     src = [number[source] for source, _ in edges]
