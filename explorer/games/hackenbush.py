@@ -117,7 +117,7 @@ class Hackenbush(Game[Edges]):
         --------
         >>> game = Hackenbush()
         >>> game.move_name(game.parse("g-a,a-b"), game.parse("-"))
-        'cut edge a-g, b falls'
+        'cut edge a-g, a,b fall'
         """
         for k, (u, v) in enumerate(position):
             if grounded(list(position[:k] + position[k + 1 :])) == successor:
