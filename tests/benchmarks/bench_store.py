@@ -22,6 +22,7 @@ written into the checkout (its only game of heaps is one heap, ``ten_to_zero``).
     python tests/benchmarks/bench_store.py OLD_CHECKOUT NEW_CHECKOUT --gamesmanpy DIR
     python tests/benchmarks/bench_store.py . --rounds 1                  # this checkout alone
     python tests/benchmarks/bench_store.py OLD NEW --size 10m --workers 2 --verify none
+    python tests/benchmarks/bench_store.py NEW --size 100m --workers 2 --rounds 1 --memory 8192
     python tests/benchmarks/bench_store.py . --size quick --rounds 1     # a smoke run
     python tests/benchmarks/bench_store.py --summary runs.jsonl
 
@@ -77,7 +78,7 @@ from bench_build_workers import tree_memory
 from bench_three_heaps import gamesmanpy, register_gamesmanpy
 
 SPEC = "subtraction:1,2"
-SIZES = {"quick": 40, "1m": 180, "10m": 390}
+SIZES = {"quick": 40, "1m": 180, "10m": 390, "100m": 843}
 HZ = os.sysconf("SC_CLK_TCK")
 
 #: Reads every move of the game in a fresh process of the checkout: ``python -c`` with the
