@@ -87,22 +87,24 @@ HZ = os.sysconf("SC_CLK_TCK")
 READ_MOVES = """
 import json, sqlite3, sys, time
 import numpy as np
+CHUNK = 1_000_000  # rows a fetch: memory bounded at 10^8 states
 started, cpu = time.perf_counter(), time.process_time()
 conn = sqlite3.connect(sys.argv[1])
 (game,) = conn.execute(
     "SELECT id FROM games WHERE spec = ? AND convention = 'normal'", (sys.argv[2],)
 ).fetchone()
 columns = {row[1] for row in conn.execute("PRAGMA table_info(states)")}
+moves = 0
 if "successors" in columns:
     from explorer.storage.schema.packing import Packed, unpack
     (width,) = conn.execute("SELECT id_width FROM games WHERE id = ?", (game,)).fetchone()
-    rows = conn.execute(
-        "SELECT successors FROM states WHERE game_id = ? ORDER BY id", (game,)
-    ).fetchall()
-    moves = len(unpack(Packed.from_blobs([b or b"" for (b,) in rows], "fixed", width)).target)
+    cursor = conn.execute("SELECT successors FROM states WHERE game_id = ? ORDER BY id", (game,))
+    while rows := cursor.fetchmany(CHUNK):
+        moves += len(unpack(Packed.from_blobs([b or b"" for (b,) in rows], "fixed", width)).target)
 else:
-    rows = conn.execute("SELECT src, dst FROM edges WHERE game_id = ?", (game,)).fetchall()
-    moves = len(np.array(rows, dtype=np.int64).reshape(-1, 2))
+    cursor = conn.execute("SELECT src, dst FROM edges WHERE game_id = ?", (game,))
+    while rows := cursor.fetchmany(CHUNK):
+        moves += len(np.array(rows, dtype=np.int64).reshape(-1, 2))
 print(json.dumps({
     "moves": moves, "seconds": time.perf_counter() - started, "cpu": time.process_time() - cpu
 }))
