@@ -9,7 +9,9 @@ them by the generalized nim-sum, never through the product graph.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal, cast, get_args
 
@@ -195,7 +197,7 @@ def _grundy_value(game: Game[Any], position: Position, *, max_states: int) -> Va
     known = game.known_value(position)
     if known is not None:
         return known
-    components = game.search_components(position)
+    components = game.search_components(position) if _PRUNED.get() else None
     if components is not None:
         from explorer.analysis.parts import pruned_value
 
@@ -357,14 +359,19 @@ def _solve(
             listed = f"; moves listed among the first {FAR_MOVES:,} of each far heap"
         return replace(solution, method=method_name, note=far + listed)
     labelled = parts is None and game.part_label(position) is not None
-    components = game.search_components(position) if method != "graph" else None
-    if method == "pruned" and components is None:
+    components = game.search_components(position) if method in ("auto", "pruned") else None
+    if method == "pruned" and components is None and not _has_parts(game):
         raise SpecError(
             f"{game.spec} has no components for the pruned search (it is for Cram, "
             "Node-Kayles, Arc-Kayles and graph games; try --method auto)"
         )
     if components is not None and method == "pruned":
         return _solve_pruned(game, position, components)
+    if method == "pruned":  # a sum: its parts searched
+        method = "decompose"
+        searched = True
+    else:
+        searched = method == "auto"
     if parts is None and not labelled and game.known_value(position) is None:
         method = "graph"  # no parts and no formula: the whole graph is the only way
     small_sum = parts is None or (parts.exact and len(parts.parts) <= AUTO_GRAPH_PARTS)
@@ -382,14 +389,40 @@ def _solve(
                 raise
     if components is not None:
         return _solve_pruned(game, position, components)
-    solution = _solve_decomposed(game, position, parts, max_states)
+    token = _PRUNED.set(searched)
+    try:
+        solution = _solve_decomposed(game, position, parts, max_states)
+    finally:
+        _PRUNED.reset(token)
     if labelled:
         return replace(solution, method="parts", note=PART_NOTE)
     return solution
 
 
+#: Whether `_grundy_value` values parts by the pruned search: within `solve` (auto and
+#: pruned), so that the library's `grundy_value` keeps the full walk of the part table.
+_PRUNED: ContextVar[bool] = ContextVar("pruned", default=False)
+
+
+@contextmanager
+def searching() -> Iterator[None]:
+    """Within the block, parts of games with search components (`Game.search_components`)
+    are valued by the pruned search (as `solve` does), not by walking every position."""
+    token = _PRUNED.set(True)
+    try:
+        yield
+    finally:
+        _PRUNED.reset(token)
+
+
 #: How a part valued by its canonical label is solved (`solve` says it in its note).
 PART_NOTE = "valued by its moves, each part left valued once per shape (canonical label)"
+
+
+def _has_parts(game: Game[Any]) -> bool:
+    from explorer.analysis.parts import part_families
+
+    return bool(part_families(game))
 
 
 def _solve_pruned(game: Game[Any], position: Position, components: Components) -> Solution:
