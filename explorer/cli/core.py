@@ -14,7 +14,6 @@ import click
 from rich.table import Table
 
 from explorer.cli.common import (
-    search_progress,
     MAX_SIDE,
     AsciiIntRange,
     console,
@@ -26,6 +25,7 @@ from explorer.cli.common import (
     print_json,
     print_table,
     progress_bar,
+    search_progress,
     sequence_progress,
     shown,
     stored_option,
