@@ -217,9 +217,7 @@ def part_value(game: Game[Any], position: Position, table: PartTable | None = No
 _SEARCHES: dict[tuple[str, bool], Any] = {}
 
 
-def pruned_search(
-    rules: Any, table: PartTable | None = None, keys: Sequence[Hashable] = ()
-) -> Any:
+def pruned_search(rules: Any, table: PartTable | None = None, keys: Sequence[Hashable] = ()) -> Any:
     """The process's search of a rule set's family (a `PrunedSearch`, or its compiled form
     where the rules offer one and every key fits it), holding every value the part table has
     for it (stored values read by storage included)."""
@@ -332,7 +330,7 @@ def pruned_sum_is(components: Components, target: int, table: PartTable | None =
         for _, search, key in pieces[1:]:
             rest ^= search.total([key])
         _, search, key = pieces[0]
-        return search.sum_is([key], target ^ rest)
+        return bool(search.sum_is([key], target ^ rest))
     finally:
         for _, search, _ in pieces:
             _keep_fresh(search, table)
@@ -352,6 +350,8 @@ def pruned_moves_to_value(
         if pruned_sum_is(components, target, table):
             found.append(successor)
     return found
+
+
 def _mex_of_moves(moves: list[tuple[str, ...]], values: dict[str, int]) -> int:
     """The mex over moves (each the labels of the parts it leaves) of their XORs."""
     reached = 0

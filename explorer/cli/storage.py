@@ -262,8 +262,12 @@ def build_command(
 
 
 def _state_table(
-    states: list[dict[str, Any]], title: str | None = None, convention: str = "normal"
+    states: list[dict[str, Any]],
+    title: str | None = None,
+    convention: str = "normal",
+    start: str | None = None,
 ) -> Table:
+    """States as a table; a depth counted from another start than `start` names it."""
     table = Table(title=title)
     value = "G⁻" if convention == "misere" else "grundy"
     named = any(s.get("move") for s in states)  # moves in words, where the game has them
@@ -275,9 +279,20 @@ def _state_table(
             *([visible(s.get("move") or "")] if named else []),
             shown(s["position"]),
             _value_text(s),
-            *("·" if s[k] is None else str(s[k]) for k in ("outcome", "remoteness", "depth")),
+            *("·" if s[k] is None else str(s[k]) for k in ("outcome", "remoteness")),
+            _depth_text(s, start),
         )
     return table
+
+
+def _depth_text(state: dict[str, Any], start: str | None) -> str:
+    """A state's depth, with the start it counts from when that is not `start`."""
+    depth, since = state["depth"], state.get("depth_from")
+    if depth is None:
+        return "·"
+    if since is None or since == start or since == state["position"]:
+        return str(depth)
+    return f"{depth} (from {visible(since)})"
 
 
 def _value_text(state: dict[str, Any]) -> str:
@@ -434,12 +449,14 @@ def _print_state(state: dict[str, Any]) -> None:
         console.print(f"outcome     {outcome_text(state['outcome'])}")
         if state["remoteness"] is not None:
             console.print(f"remoteness  {state['remoteness']}")
-    console.print(f"depth       {state['depth']}")
+    start = state.get("depth_from")  # the moves' depths count from it unless they say
+    console.print(f"depth       {_depth_text(state, None)}")
     console.print(f"moves       {state['moves']:,} (predecessors: {state['predecessors']:,})")
     if state["successors"]:
-        print_table(
-            _state_table(state["successors"], "moves (P = winning move)", state["convention"])
+        table = _state_table(
+            state["successors"], "moves (P = winning move)", state["convention"], start
         )
+        print_table(table)
         if state["moves"] > len(state["successors"]):
             console.print(
                 f"... {state['moves'] - len(state['successors']):,} more: "
@@ -560,7 +577,12 @@ def stats_command(
     for value, count in result["by_grundy"].items():
         by_value.add_row(str(value), f"{count:,}")
     print_table(by_value)
-    by_depth = Table("depth", "states", title="by depth")
+    starts = result.get("depth_from", [])
+    title = "by depth"
+    if len(starts) > 1:  # depths of states stored by builds from different starts
+        shown = "; ".join(visible(start) for start in starts)
+        title += f" (moves from the start of the build that stored each state: {shown})"
+    by_depth = Table("depth", "states", title=title)
     for value, count in result["by_depth"].items():
         by_depth.add_row(str(value), f"{count:,}")
     print_table(by_depth)
