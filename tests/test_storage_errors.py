@@ -24,7 +24,7 @@ from explorer import open_database
 from explorer.analysis.parts import PART_TABLE
 from explorer.build.scratch import KeptMoves, TierMoves
 from explorer.errors import DatabaseFullError
-from explorer.storage.backends.engine import alembic_config, resolve_url
+from explorer.storage.backends.engine import SCHEMA_HEAD, alembic_config, resolve_url
 from tests.support.cli import run, run_json
 
 GAME_A = {"a": ["b"], "b": []}
@@ -613,3 +613,19 @@ def test_failing_commands_leave_every_byte_of_the_database_as_it_was(stored):
         assert code in (1, 2) and err.startswith(("Error: ", "Usage: ")), (args, err)
         assert message in err and "Traceback" not in err, (args, err)
         assert content(path) == before, args
+
+
+def test_a_read_command_that_upgrades_an_old_database_says_so_once(db_url):
+    run_json("build", "nim", "1,2", "--db", db_url)
+    engine = sa.create_engine(resolve_url(db_url))
+    with engine.begin() as conn:
+        command.downgrade(alembic_config(conn), "-1")
+        old = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
+    engine.dispose()
+    code, out, err = run("query", "nim", "1,2", "--db", db_url)
+    assert code == 0 and "grundy      3" in out
+    assert err.startswith("upgraded database ") and err.count("\n") == 1
+    assert err.endswith(
+        f" from schema revision {old!r} to {SCHEMA_HEAD!r}: an older explorer cannot open it now\n"
+    )
+    assert run("query", "nim", "1,2", "--db", db_url)[2] == ""  # at the head: nothing said

@@ -765,16 +765,46 @@ def value_table(
     """
     game = as_game(game)
     rows, cols = as_count(rows, "rows"), as_count(cols, "cols")
-    need = 8 * rows * cols * 4  # the table, its list form and the bitsets, about
+    _check_table_memory(rows, cols, 8 * 4, max_memory_mb)  # the array and its list form
+    table = value_array(
+        game, rows, cols, max_states=max_states, max_memory_mb=max_memory_mb, progress=progress
+    )
+    return [[None if v < 0 else v for v in row] for row in table.tolist()]
+
+
+def _check_table_memory(rows: int, cols: int, per_cell: int, max_memory_mb: int) -> None:
+    need = per_cell * rows * cols
     if need > max_memory_mb * 2**20:
         raise GraphTooLargeError(
             f"a table of {rows:,} x {cols:,} cells needs about {need / 2**20:,.0f} MiB, over "
             f"the limit of {max_memory_mb:,} MiB (raise it with --memory)",
             max_memory_mb,
         )
-    table = game.value_table(rows, cols, progress)
-    if table is not None:
-        return table
+
+
+def value_array(
+    game: Game[Any],
+    rows: int,
+    cols: int,
+    *,
+    max_states: int = DEFAULT_MAX_STATES,
+    max_memory_mb: int = DEFAULT_TABLE_MEMORY_MB,
+    progress: TableProgress | None = None,
+) -> np.ndarray:
+    """`value_table` as an integer array, -1 where a cell is not a position.
+
+    Examples
+    --------
+    >>> from explorer import load_game
+    >>> value_array(load_game("ferguson"), 2, 3).tolist()
+    [[-1, -1, -1], [-1, 0, 1]]
+    """
+    _check_table_memory(rows, cols, 8 * 2, max_memory_mb)  # the array and the work beside it
+    found = game.value_table(rows, cols, progress)
+    if isinstance(found, list):
+        return np.array([[-1 if v is None else v for v in row] for row in found], dtype=np.int64)
+    if found is not None:
+        return found
     heaps = game.as_heap_game()
     if heaps is not None:
         largest = max(rows, cols) - 1
@@ -782,8 +812,8 @@ def value_table(
         values = np.array([heaps.heap_value(n) for n in range(largest + 1)], dtype=np.int64)
         if progress is not None:
             progress(rows * cols, rows * cols)
-        return heap_pair_table(values, rows, cols).tolist()  # type: ignore[no-any-return]
-    table = [[None] * cols for _ in range(rows)]
+        return heap_pair_table(values, rows, cols)
+    table = np.full((rows, cols), -1, dtype=np.int64)
     # largest cells first: one graph from the far corner fills the memo for the rest
     for r in reversed(range(rows)):
         if progress is not None:
@@ -794,8 +824,8 @@ def value_table(
             except ExplorerError:
                 continue
             # Grundy values, never a reduction's (queens' keeps only the outcome)
-            table[r][c] = finite_value(game, position, max_states=max_states, reduction=False)
-    if all(v is None for row in table for v in row):
+            table[r, c] = finite_value(game, position, max_states=max_states, reduction=False)
+    if (table < 0).all():
         raise SpecError(
             f"{game.spec} has no two-coordinate positions (tables are for wythoff, ferguson "
             "and two heaps of a heap game)"

@@ -656,7 +656,7 @@ class TieredBuilder:
     def _counts(self) -> BuildCounts:
         return BuildCounts(
             states_new=self.next_id - self.first_new,
-            states_reused=0,
+            states_reused=self.first_new,  # an unfinished build's states, continued
             edges_new=self.edges_new,
             values_computed=self.values_computed,
         )
@@ -688,7 +688,7 @@ class TieredBuilder:
             status="complete" if self.stopped_by is None else "stopped",
             stopped_by=self.stopped_by,
             states_new=self.next_id - self.first_new,
-            states_reused=0,
+            states_reused=self.first_new,  # an unfinished build's states, continued
             edges_new=self.edges_new,
             values_computed=self.values_computed,
             frontier=sum(len(ids) for ids, _ in self.waiting.values()),

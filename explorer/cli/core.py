@@ -133,6 +133,9 @@ def solve_command(
 
     In a game with cycles the value may be infinite, ∞(K) (K: the finite values one move
     away), and the outcome a draw (D). With --misere the last player to move loses.
+    POSITION is written as `explorer games` shows for the family; in a graph game a lone
+    name is a vertex, never a named graph's other spelling (G3x4: write 3x4) or a file
+    (g.txt reads the file).
 
     \b
     Examples:

@@ -21,6 +21,7 @@ import json
 import os
 import socket
 from collections.abc import Sequence
+from concurrent.futures import CancelledError
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -29,7 +30,7 @@ import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from explorer.errors import BuildRunningError, NotStoredError, WorkLimitError
+from explorer.errors import BuildRunningError, NotStoredError, WorkerPoolError, WorkLimitError
 from explorer.games.base import Game
 from explorer.games.convention import NORMAL, Convention
 from explorer.games.pyspec import python_specs_match, rules_changed
@@ -354,8 +355,11 @@ def update_build(
 
 def ended_status(error: BaseException) -> str:
     """The status of a build that `error` ended: ``interrupted`` when the user stopped it (Ctrl-C,
-    the work bound of ``--max-seconds``; the same command resumes it), else ``failed``."""
-    return "interrupted" if isinstance(error, KeyboardInterrupt | WorkLimitError) else "failed"
+    the work bound of ``--max-seconds``) or it lost the processes running its tasks (a cluster's
+    scheduler gone, which cancels every task; a local pool that kept breaking): the same
+    command resumes it. Else ``failed``."""
+    stopped = KeyboardInterrupt | WorkLimitError | CancelledError | WorkerPoolError
+    return "interrupted" if isinstance(error, stopped) else "failed"
 
 
 def shown_status(status: str, host: str | None, pid: int | None) -> str:
