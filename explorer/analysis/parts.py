@@ -343,11 +343,16 @@ def pruned_moves_to_value(
     search ("is the value `target`?", not the full value); None when the game has no
     components."""
     found = []
+    answers: dict[tuple[tuple[str, tuple[Hashable, ...]], ...], bool] = {}
     for successor in dict.fromkeys(game.successors(position)):
         components = game.search_components(successor)
         if components is None:
             return None
-        if pruned_sum_is(components, target, table):
+        # moves equal under the position's symmetries leave equal components: asked once
+        shape = tuple((rules.family, keys) for rules, keys in components.groups)
+        if shape not in answers:
+            answers[shape] = pruned_sum_is(components, target, table)
+        if answers[shape]:
             found.append(successor)
     return found
 
