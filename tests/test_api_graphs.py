@@ -40,6 +40,33 @@ def test_a_users_graph_game_takes_networkx_graphs() -> None:
     assert explorer.grundy_value(nk, nx.cycle_graph(["a", "b", "c", "d"])) == 0
 
 
+def test_a_hackenbush_multigraph_with_its_ground_is_a_position() -> None:
+    flower = nx.MultiGraph([("g", "a"), ("g", "a"), ("a", "b"), ("b", "b")])
+    assert explorer.solve("hackenbush", flower).position == "a-b,a-g,a-g,b-b"
+    assert explorer.solve("hackenbush", flower).grundy == explorer.grundy_value(
+        "hackenbush", "g-a,g-a,a-b,b-b"
+    )
+    stalk = nx.Graph([("g", (0, 1)), ((0, 1), (0, 2))])
+    assert explorer.solve("hackenbush", stalk).position == "0_1-0_2,0_1-g"
+    with pytest.raises(PositionError, match="needs the ground, a node 'g'"):
+        explorer.solve("hackenbush", nx.path_graph(3))
+
+
+def test_two_users_graph_games_keep_their_own_part_values() -> None:
+    @explorer.graph_game
+    def takes_a_vertex(graph: nx.Graph) -> list[nx.Graph]:
+        return [graph.subgraph(set(graph) - {v, *graph[v]}) for v in graph]
+
+    @explorer.graph_game
+    def takes_an_edge(graph: nx.Graph) -> list[nx.Graph]:
+        return [graph.subgraph(set(graph) - {u, v}) for u, v in graph.edges]
+
+    # once both filed under the family "py": the second read the first's value of P4
+    assert explorer.solve(takes_a_vertex, "P4", method="decompose").grundy == 0
+    assert explorer.solve(takes_an_edge, "P4", method="decompose").grundy == 2
+    assert explorer.solve("arckayles", "P4").grundy == 2
+
+
 def test_graphs_a_game_cannot_take_are_refused() -> None:
     with pytest.raises(ArgumentTypeError, match="nim is not played on a graph"):
         explorer.solve("nim", nx.path_graph(3))

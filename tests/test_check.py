@@ -155,6 +155,15 @@ def test_a_claim_past_its_positions_is_refused_before_they_are_listed() -> None:
     assert (report["positions"], report["holds"]) == (45_451, True)
 
 
+@pytest.mark.slow  # two million moves listed twice (seconds); the bound when it fails
+def test_a_check_past_its_limit_lists_no_more_moves() -> None:
+    # the search went on through the moves of every position queued past --max-states
+    code, out, err = run("check", "nim", "1000000,1000000", "--json", "--max-seconds", "60")
+    assert code == 0, err
+    report = json.loads(out)
+    assert (report["positions"], report["complete"], report["ok"]) == (20_000, False, True)
+
+
 @pytest.mark.parametrize("spec", ["nim", "subtraction:1,2", "bash:3", "kayles"])
 def test_positions_listed_without_moves_are_those_the_moves_reach(spec: str) -> None:
     from explorer.analysis.checks import claim_positions

@@ -159,15 +159,17 @@ import networkx as nx
 
 @explorer.graph_game
 def grow(g):
-    h = nx.Graph(g)
-    h.add_edge(0, 1)  # int nodes beside the part's text names: a part of its own shape comes back
-    return [h]
+    return [nx.Graph(g)]  # a "move" that leaves the part as it was: a cycle
 """
 
 
 def test_a_graph_game_whose_parts_come_back_is_refused(folder: Path) -> None:
     write(folder, "grow.py", GROWS)
-    err = one_error("check", "py:grow.py", "P3")
+    code, out, err = run("check", "py:grow.py", "P3")  # once a KeyError from the part values
+    assert code == 1 and err.startswith("Error: ") and err.count("\n") == 1, err
+    # refused while valuing the parts, or reported by check as a cycle it did not expect
+    assert "comes back among the parts its own moves leave" in err or "play loops" in out
+    err = one_error("solve", "py:grow.py", "P3", "--method", "decompose")
     assert "comes back among the parts its own moves leave" in err
 
 
@@ -197,3 +199,22 @@ def test_a_package_module_is_found_from_the_working_folder(folder: Path) -> None
 def test_sweep_refuses_full_width_digits() -> None:
     err = one_error("sweep", "bash:\uff11..\uff13", "--upto", "10")
     assert "'\uff11' is not an ASCII digit" in err
+
+
+CLASH = """\
+import explorer
+import networkx as nx
+
+
+@explorer.graph_game
+def clash(g):
+    h = nx.Graph(g)
+    h.add_node("z")
+    return [h.subgraph(list(g)[1:] + ["z"])] if len(g) > 1 else []
+"""
+
+
+def test_a_new_vertex_named_as_another_parts_is_refused(folder: Path) -> None:
+    write(folder, "clash.py", CLASH)
+    err = one_error("solve", "py:clash.py", "a-b,z-y")  # once merged into one part silently
+    assert "names a vertex 'z' of another part of the position" in err

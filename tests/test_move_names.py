@@ -146,6 +146,9 @@ def test_query_names_each_stored_move(tmp_path: Path):
     }
     page = run_json("query", "cram", "2x3", "--db", db, "--successors")
     assert all(s["move"].startswith("domino on ") for s in page["states"])
+    # and the text names them beside the positions they reach
+    text = run_ok("query", "cram", "2x3", "--db", db)
+    assert re.search(r"│ domino on b1-b2 │ \.#\./\.#\.  │ +0 │ +P │", text)
 
 
 def test_a_game_without_words_names_moves_by_position():

@@ -84,13 +84,14 @@ def _reachable(
     game: Game[Any], start: Position, limit: int, report: GameReport
 ) -> tuple[list[Position], list[int], list[int]]:
     """The positions reachable from `start` (the first `limit`, breadth first), checking
-    each one's text and its moves' determinism on the way; the moves as two id lists."""
+    each one's text and its moves' determinism on the way; the moves as two id lists (those
+    of the positions expanded before the limit was met)."""
     ids: dict[Position, int] = {start: 0}
     order = [start]
     src: list[int] = []
     dst: list[int] = []
     queue = deque([start])
-    while queue:
+    while queue and report.complete:  # past the limit, no more moves are listed
         position = queue.popleft()
         text = _round_trip(game, position, report)
         try:
@@ -492,12 +493,14 @@ def check_claim(
     >>> wrong.failures, wrong.counterexamples[0].position, wrong.counterexamples[0].value
     (8, '3', '3')
     """
-    from explorer.analysis.solving import grundy_value, solve
+    from explorer.analysis.solving import grundy_value, prepare_heaps, solve
     from explorer.solver.loopy import Infinite
 
     evaluate = _claim(expression)
     report = ClaimReport(game.spec, expression, kind)
     places = claim_positions(game, position, upto, max_states)
+    if upto is not None and places:
+        prepare_heaps(game, places[-1])  # every heap's value at once, not table after table
     width = max((len(p) for p in places if isinstance(p, tuple)), default=0)
     for place in places:
         value = grundy_value(game, place, max_states=max_states)

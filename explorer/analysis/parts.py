@@ -341,7 +341,7 @@ def pruned_sum_is(components: Components, target: int, table: PartTable | None =
         for _, search, key in pieces[1:]:
             rest ^= search.total([key])
         _, search, key = pieces[0]
-        return search.sum_is([key], target ^ rest)
+        return bool(search.sum_is([key], target ^ rest))
     finally:
         for _, search, _ in pieces:
             _keep_fresh(search, table)
@@ -354,11 +354,16 @@ def pruned_moves_to_value(
     search ("is the value `target`?", not the full value); None when the game has no
     components."""
     found = []
+    answers: dict[tuple[tuple[str, tuple[Hashable, ...]], ...], bool] = {}
     for successor in dict.fromkeys(game.successors(position)):
         components = game.search_components(successor)
         if components is None:
             return None
-        if pruned_sum_is(components, target, table):
+        # moves equal under the position's symmetries leave equal components: asked once
+        shape = tuple((rules.family, keys) for rules, keys in components.groups)
+        if shape not in answers:
+            answers[shape] = pruned_sum_is(components, target, table)
+        if answers[shape]:
             found.append(successor)
     return found
 

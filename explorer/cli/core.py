@@ -14,7 +14,6 @@ import click
 from rich.table import Table
 
 from explorer.cli.common import (
-    search_progress,
     MAX_SIDE,
     AsciiIntRange,
     console,
@@ -26,6 +25,7 @@ from explorer.cli.common import (
     print_json,
     print_table,
     progress_bar,
+    search_progress,
     sequence_progress,
     shown,
     stored_option,
@@ -133,6 +133,9 @@ def solve_command(
 
     In a game with cycles the value may be infinite, ∞(K) (K: the finite values one move
     away), and the outcome a draw (D). With --misere the last player to move loses.
+    POSITION is written as `explorer games` shows for the family; in a graph game a lone
+    name is a vertex, never a named graph's other spelling (G3x4: write 3x4) or a file
+    (g.txt reads the file).
 
     \b
     Examples:
@@ -158,7 +161,9 @@ def solve_command(
 
             database = stack.enter_context(open_database(url or None))
             # the position's parts are valued into it even when its graph answers alone
-            stack.enter_context(database.parts.building(game, parsed, True, convention))
+            # (the pruned search stores the parts it values itself, as it goes)
+            complete = method != "pruned"
+            stack.enter_context(database.parts.building(game, parsed, complete, convention))
         stage = stack.enter_context(working(f"solving {visible(spec)}", enabled=not as_json))
         stack.enter_context(search_progress(stage, max_memory))
         result = solve(

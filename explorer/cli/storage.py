@@ -19,6 +19,7 @@ from explorer.cli.common import (
     print_json,
     print_table,
     progress_bar,
+    shown,
     visible,
     within_machine,
 )
@@ -269,11 +270,14 @@ def _state_table(
     """States as a table; a depth counted from another start than `start` names it."""
     table = Table(title=title)
     value = "G⁻" if convention == "misere" else "grundy"
-    for column in ("position", value, "outcome", "remoteness", "depth"):
-        table.add_column(column, justify="left" if column == "position" else "right")
+    named = any(s.get("move") for s in states)  # moves in words, where the game has them
+    for column in (*(["move"] if named else []), "position", value, "outcome", "remoteness"):
+        table.add_column(column, justify="left" if column in ("move", "position") else "right")
+    table.add_column("depth", justify="right")
     for s in states:
         table.add_row(
-            visible(s["position"]),
+            *([visible(s.get("move") or "")] if named else []),
+            shown(s["position"]),
             _value_text(s),
             *("·" if s[k] is None else str(s[k]) for k in ("outcome", "remoteness")),
             _depth_text(s, start),
@@ -415,7 +419,7 @@ def query_command(
             page = linked(position, limit=limit, offset=offset)
             title = (
                 f"{shown_game(page['game'], page['convention'])} "
-                f"{'moves from' if direction == 'out' else 'moves to'} {visible(page['position'])}"
+                f"{'moves from' if direction == 'out' else 'moves to'} {shown(page['position'])}"
             )
         else:
             state = game.state(position, moves=limit)
@@ -437,7 +441,7 @@ def _print_state(state: dict[str, Any]) -> None:
     console.print(f"game        {visible(state['game'])}")
     if misere:
         console.print("convention  misère (the player who moves last loses)")
-    console.print(f"position    {visible(state['position'])}")
+    console.print(f"position    {shown(state['position'])}")
     if state["outcome"] is None:
         console.print(f"{value}      not solved yet (its build has not finished)")
     else:

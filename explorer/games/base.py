@@ -335,10 +335,11 @@ class Game(ABC, Generic[P]):
 
     def value_table(
         self, rows: int, cols: int, progress: TableProgress | None = None
-    ) -> list[list[int | None]] | None:
-        """G(r, c) of the positions ``"r,c"`` for r < rows, c < cols (None where ``"r,c"`` is
-        not a position), by a method faster than solving each cell's graph; None when the game
-        has none. `progress(done, total)` is called now and then with the cells filled."""
+    ) -> np.ndarray | list[list[int | None]] | None:
+        """G(r, c) of the positions ``"r,c"`` for r < rows, c < cols, as an integer array (-1
+        where ``"r,c"`` is not a position) or a list of rows (None there), by a method faster
+        than solving each cell's graph; None when the game has none. `progress(done, total)`
+        is called now and then with the cells filled."""
         return None
 
     def nim_heaps(self, position: P) -> NimHeaps | None:

@@ -122,11 +122,22 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+def csv_paths(path: Path) -> tuple[Path, Path]:
+    """The node table and the edge table a CSV export writes (and `read_graph_file` reads):
+    ``X.nodes.csv``, ``X.edges.csv``.
+
+    Examples
+    --------
+    >>> [p.name for p in csv_paths(Path("out/nim.csv"))]
+    ['nim.nodes.csv', 'nim.edges.csv']
+    """
+    stem = path.with_suffix("") if path.suffix.lower() == ".csv" else path
+    return stem.with_name(stem.name + ".nodes.csv"), stem.with_name(stem.name + ".edges.csv")
+
+
 def _csv_pair(name: str) -> tuple[str, str] | None:
     """The node and edge tables a CSV export named `name` wrote, when `name` itself is no
     file and both tables are."""
-    from explorer.formats.writing import csv_paths
-
     if Path(name).suffix.lower() != ".csv" or os.path.lexists(name):
         return None
     nodes, edges = csv_paths(Path(name))

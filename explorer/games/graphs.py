@@ -13,7 +13,7 @@ from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, cast
 
-from explorer.errors import PositionError, SpecError
+from explorer.errors import CyclicGraphError, PositionError, RuleError, SpecError
 from explorer.games.base import Components, Decomposition, Game, Part
 from explorer.games.grids import SHORTCUT_PATHS, grid_cells, grid_rules
 from explorer.games.labels import graph_label, label_graph
@@ -69,7 +69,7 @@ def _is_file_name(term: str) -> bool:
         return True
     if "." not in term or "," in term:
         return False
-    from explorer.formats.reading import FORMATS
+    from explorer.games.graph_files import FORMATS
 
     return os.path.splitext(term)[1].lower() in FORMATS
 
@@ -521,8 +521,8 @@ class GraphFamily(Game[Graph]):
 
     def search_components(self, position: Graph) -> Components | None:
         graph_rules = GraphRules(self)
-        grid_keys: list[Hashable] = []
-        graph_keys: list[Hashable] = []
+        grid_keys: list[int] = []
+        graph_keys: list[str] = []
         for part in self.parts(position):
             cells = None if self.grid_rule is None else grid_cells(part.names, part.adjacency)
             if cells is None:
@@ -531,17 +531,19 @@ class GraphFamily(Game[Graph]):
                 grid_keys += grid_rules(self.grid_rule).board_components(*cells)
         groups: list[tuple[Any, tuple[Hashable, ...]]] = []
         if grid_keys:
-            groups.append((grid_rules(self.grid_rule), tuple(sorted(grid_keys))))  # type: ignore[arg-type, type-var]
+            groups.append((grid_rules(self.grid_rule), tuple(sorted(grid_keys))))
         if graph_keys or not groups:
-            groups.append((graph_rules, tuple(sorted(graph_keys))))  # type: ignore[type-var]
+            groups.append((graph_rules, tuple(sorted(graph_keys))))
         return Components(tuple(groups))
 
     def networkx_position(self, graph: Any) -> Graph:
         return graph_from_networkx(graph, f"a position of {self.spec}")
 
     def part_family(self) -> str:
-        family = getattr(type(self), "family", None)
-        return self.spec if family is None else str(family)
+        # a user's graph game names no family (its class's is ``py``, every user game's):
+        # its parts are filed under its spec, which its code's fingerprint makes its own
+        family = type(self).named_family()
+        return self.spec if family is None else family
 
     def part_label(self, position: Graph) -> str | None:
         return graph_label(position.adjacency)
@@ -678,8 +680,11 @@ class GraphRules:
 
     def moves(self, key: str) -> list[tuple[str, ...]]:
         found: dict[tuple[str, ...], None] = {}
-        for moved in self.game.graph_moves(self.graph(key)):
-            labels = sorted(self.label_of(part) for part in self.game.parts(moved))
+        whole = self.graph(key)
+        for moved in self.game.graph_moves(whole):
+            parts = self.game.parts(moved)
+            self._refuse_growth(whole, parts)
+            labels = sorted(self.label_of(part) for part in parts)
             kept: list[str] = []
             for label in labels:  # equal parts cancel: X + X is worth 0
                 if kept and kept[-1] == label:
@@ -688,6 +693,27 @@ class GraphRules:
                     kept.append(label)
             found[tuple(kept)] = None
         return list(found)
+
+    def _refuse_growth(self, whole: Graph, parts: Sequence[Graph]) -> None:
+        """Refuse a move that leaves a part as large as the one it moved in (a user's game
+        may): the search recurses on ever smaller parts, and a part that comes back has no
+        value."""
+        for part in parts:
+            if len(part.names) < len(whole.names):
+                continue
+            shown = format_graph(whole)[:60]
+            if graph_label(part.adjacency) == graph_label(whole.adjacency):
+                raise CyclicGraphError(
+                    f"{self.game.spec}: a part shaped as {shown!r} comes back among the parts "
+                    "its own moves leave: the game has a cycle, so its parts have no Grundy "
+                    "values"
+                )
+            raise RuleError(
+                f"{self.game.spec}: a move from the part {shown!r} leaves a part of "
+                f"{len(part.names):,} vertices, no fewer than its {len(whole.names):,}: parts "
+                "are valued one by one when moves leave smaller ones (solve it with --method "
+                "graph)"
+            )
 
     def known(self, key: str) -> int | None:
         if not key:
@@ -793,6 +819,7 @@ class UserGraphGame(GraphFamily):
             )
             others = [m for m2, m in enumerate(parts) if m2 != k]
             kept = [graph.induced(m) for m in others]
+            elsewhere = {name for other in kept for name in other.names}
             for option in self.function(part):
                 if not isinstance(option, nx.Graph):
                     raise PositionError(
@@ -800,4 +827,11 @@ class UserGraphGame(GraphFamily):
                         "(expected undirected networkx graphs)"
                     )
                 what = f"the graph {self.name} returned for {format_graph(graph)[:40]!r}"
-                yield _rebuild(graph, [*kept, graph_from_networkx(option, what)], 0)
+                moved = graph_from_networkx(option, what)
+                shared = elsewhere.intersection(moved.names)
+                if shared:  # the parts would merge at that vertex: another game
+                    raise PositionError(
+                        f"{what} names a vertex {min(shared, key=natural_key)!r} of another "
+                        "part of the position (new vertices need names of their own)"
+                    )
+                yield _rebuild(graph, [*kept, moved], 0)

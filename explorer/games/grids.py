@@ -14,7 +14,7 @@ kept in place is 0 (the second player answers each move with its image).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Literal
 
 #: Bits of a key that hold the height and the width (each below 1024).
@@ -289,7 +289,7 @@ def _cancel_pairs(keys: list[int]) -> tuple[int, ...]:
     return tuple(kept)
 
 
-@lru_cache(maxsize=None)
+@cache
 def grid_rules(rule: Rule) -> GridRules:
     """The process's rules of one grid game (one object, so that its searches share them)."""
     return GridRules(rule)
@@ -334,7 +334,7 @@ def grid_cells(names: Sequence[str], adjacency: Sequence[int]) -> tuple[int, int
     index = {cell: i for i, cell in enumerate(cells)}
     for i, cell in enumerate(cells):
         low = 1 << cell
-        near = (((low & not_first) >> 1) | ((low & not_last) << 1) | low << width | low >> width)
+        near = ((low & not_first) >> 1) | ((low & not_last) << 1) | low << width | low >> width
         expected = 0
         near &= mask
         while near:

@@ -12,7 +12,13 @@ from typing import Any, TypeAlias
 
 from explorer.errors import PositionError
 from explorer.games.base import Decomposition, Game, Part
-from explorer.games.graphs import EMPTY, natural_key, parse_edge_terms
+from explorer.games.graphs import (
+    EMPTY,
+    MAX_VERTICES,
+    natural_key,
+    parse_edge_terms,
+    vertex_names,
+)
 from explorer.games.labels import graph_label, label_graph
 from explorer.games.pictures import GraphPicture
 
@@ -74,6 +80,24 @@ class Hackenbush(Game[Edges]):
             )
         return grounded(edges)
 
+    def networkx_position(self, graph: Any) -> Edges:
+        """A NetworkX graph or multigraph whose node ``"g"`` is the ground (its vertices named
+        by `explorer.games.graphs.vertex_names`, the ground kept ``g``)."""
+        if graph.is_directed():
+            raise PositionError(
+                "a position of hackenbush is an undirected graph, not a directed one "
+                "(networkx.MultiGraph(graph) is its undirected multigraph)"
+            )
+        if GROUND not in graph:
+            raise PositionError(f"a graph for hackenbush needs the ground, a node {GROUND!r}")
+        if graph.number_of_nodes() > MAX_VERTICES:
+            raise PositionError(
+                f"a graph for hackenbush has {graph.number_of_nodes():,} vertices, over "
+                f"{MAX_VERTICES:,}"
+            )
+        names = {**vertex_names(list(graph.nodes)), GROUND: GROUND}
+        return grounded([(names[u], names[v]) for u, v in graph.edges()])
+
     def format(self, position: Edges) -> str:
         return ",".join(f"{u}-{v}" for u, v in position) if position else EMPTY
 
@@ -93,7 +117,7 @@ class Hackenbush(Game[Edges]):
         --------
         >>> game = Hackenbush()
         >>> game.move_name(game.parse("g-a,a-b"), game.parse("-"))
-        'cut edge a-g, b falls'
+        'cut edge a-g, a,b fall'
         """
         for k, (u, v) in enumerate(position):
             if grounded(list(position[:k] + position[k + 1 :])) == successor:

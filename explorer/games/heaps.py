@@ -30,6 +30,7 @@ from explorer.games.base import (
 )
 from explorer.games.removals import RemovalRule
 from explorer.machine import check_memory_need
+from explorer.pace import pace
 
 Heaps = tuple[int, ...]
 
@@ -202,7 +203,9 @@ class HeapGame(Game[Heaps]):
 
     def _table_extend(self, table: np.ndarray, start: int) -> None:
         """Fill table[start:] in place, by default from `heap_moves` and the mex rule."""
+        check = pace(f"the values of {self.spec} up to heap {len(table) - 1:,}", len(table))
         for n in range(start, len(table)):
+            check(n)
             mask = 0
             for result in self.heap_moves(n):
                 value = 0

@@ -169,7 +169,7 @@ def _known(rule: int, paths: np.ndarray, state: np.ndarray, hw: int, m: int) -> 
     if three == 0:
         if pairs == n - 1:
             state[PATHS] += 1
-            return paths[n]
+            return int(paths[n])
         if pairs == n and two == m:
             state[PATHS] += 1
             left_over = paths[n - 2] if rule == CRAM else paths[n - 3]
@@ -337,6 +337,7 @@ def search(
     values: np.ndarray,
     lower: np.ndarray,
     state: np.ndarray,
+    exported: np.ndarray,
     hardest_first: bool,
     root_hw: int,
     root_m: int,
@@ -387,8 +388,9 @@ def search(
                     low = lower[i]
                 else:
                     known = _known(rule, paths, state, hw, m)
-                    if known >= 0:
+                    if known >= 0:  # a shortcut's value: kept, never stored as a part
                         _put(keys_m, keys_hw, values, lower, state, hw, m, known, 0)
+                        exported[_slot(keys_m, keys_hw, hw, m)] = 1
                         result = known if target < 0 else (1 if known == target else 0)
                         answered = True
                     else:
@@ -419,6 +421,7 @@ def search(
                             value = _known(rule, paths, state, phw, pm)
                             if value >= 0:
                                 _put(keys_m, keys_hw, values, lower, state, phw, pm, value, 0)
+                                exported[_slot(keys_m, keys_hw, phw, pm)] = 1
                         if value >= 0:
                             total ^= value
                         else:
@@ -685,7 +688,7 @@ class CompiledGridSearch:
             before = self.state.copy()
             answer = search(
                 self.rule, self.paths, self.keys_m, self.keys_hw, self.values, self.lower,
-                self.state, self.hardest_first, h << 8 | w, mask, target,
+                self.state, self.exported, self.hardest_first, h << 8 | w, mask, target,
             )  # fmt: skip
             self.stats.searched = int(self.state[SEARCHED])
             if self.state[PATHS] > before[PATHS]:

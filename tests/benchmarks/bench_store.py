@@ -22,6 +22,7 @@ written into the checkout (its only game of heaps is one heap, ``ten_to_zero``).
     python tests/benchmarks/bench_store.py OLD_CHECKOUT NEW_CHECKOUT --gamesmanpy DIR
     python tests/benchmarks/bench_store.py . --rounds 1                  # this checkout alone
     python tests/benchmarks/bench_store.py OLD NEW --size 10m --workers 2 --verify none
+    python tests/benchmarks/bench_store.py NEW --size 100m --workers 2 --rounds 1 --memory 8192
     python tests/benchmarks/bench_store.py . --size quick --rounds 1     # a smoke run
     python tests/benchmarks/bench_store.py --summary runs.jsonl
 
@@ -30,7 +31,31 @@ written into the checkout (its only game of heaps is one heap, ``ten_to_zero``).
 median of each figure, and the ratios of the medians. The machine is shared: the 1-minute load
 average is printed before each run, and only ratios within a round mean much.
 
-Baseline, main 2d056e8 (the store of issue 31), see the report of issue 43.
+Baseline: main e812f12 (edges as rows), 1M, 2 rounds, on the shared 2-core machine at load
+10-20 (other sessions' tests): wall times there are mostly waiting, CPU seconds say more.
+
+    --workers 1  83.2-93.4 s wall, 11.8-13.7 s CPU: main thread 4.6-5.5, writer 6.9-7.8;
+                 peak 339-340 MiB (PSS 318, 332 B/state); file 228.9 B/state (edges 87.3, their
+                 (game_id, dst, src) index 84.1, states 38.1, the key index 19.2); verify
+                 401.5-422.3 s wall, 58.1-63.0 s CPU (4.6-4.9x the build's CPU)
+    --workers 2  75.3-145.2 s wall, 14.4-19.0 s CPU: coordinator 10.8-14.2 (main 3.9-5.5,
+                 writer 6.0-7.5, others 0.9-1.2), 4 processes below 3.6-4.8: share 75 %;
+                 largest process 144-145 MiB, tree 248 MiB (PSS 172-173, 180 B/state); file
+                 231.4 B/state
+    GamesmanPy   94.3-148.5 s wall, 14.8-18.7 s CPU, 556-557 MiB; its database 14.1 B/state
+    medians      GamesmanPy / --workers 1: wall 1.37x, CPU 1.32x; GamesmanPy / --workers 2:
+                 1.10x, 1.01x; --workers 1 / --workers 2: 0.80x, 0.76x
+    Amdahl from the coordinator's 75 %: at most 1.31x on 16 cores, 1.28x on 4 machines of 2
+                 cores, 1.33x on any number
+    reading every move (the edges table, one SELECT): 3.34-3.40 s CPU (47-48 s wall at load
+                 20); the packed successors' column (bench_packing.py's copy): 1.08-1.29 s CPU
+
+10M (390,390,390: 10,039,596 states), --workers 2, one run at load 16: 900 s wall, 149.8 s CPU:
+coordinator 115.9 s (main thread 37.2, writer 71.2, others 7.5), 4 processes below 33.9 s:
+share 77 % (Amdahl: at most 1.27x on 16 cores, 1.25x on 4 machines of 2 cores, 1.29x on any
+number); largest process 453 MiB, tree 573 MiB (PSS 484, 51 B/state); file 241.1 B/state
+(edges 90.9, their reverse index 87.7, states 42.1, the key index 20.4); reading every move
+46.1 s CPU (203 s wall).
 """
 
 from __future__ import annotations
@@ -53,31 +78,36 @@ from bench_build_workers import tree_memory
 from bench_three_heaps import gamesmanpy, register_gamesmanpy
 
 SPEC = "subtraction:1,2"
-SIZES = {"quick": 40, "1m": 180, "10m": 390}
+SIZES = {"quick": 40, "1m": 180, "10m": 390, "100m": 843}
 HZ = os.sysconf("SC_CLK_TCK")
 
 #: Reads every move of the game in a fresh process of the checkout: ``python -c`` with the
-#: database's path and the spec. Prints the moves' count and the seconds it took, as JSON.
+#: database's path and the spec. Prints the moves' count and the seconds it took (wall and
+#: CPU), as JSON.
 READ_MOVES = """
 import json, sqlite3, sys, time
 import numpy as np
-started = time.perf_counter()
+CHUNK = 1_000_000  # rows a fetch: memory bounded at 10^8 states
+started, cpu = time.perf_counter(), time.process_time()
 conn = sqlite3.connect(sys.argv[1])
 (game,) = conn.execute(
     "SELECT id FROM games WHERE spec = ? AND convention = 'normal'", (sys.argv[2],)
 ).fetchone()
 columns = {row[1] for row in conn.execute("PRAGMA table_info(states)")}
+moves = 0
 if "successors" in columns:
     from explorer.storage.schema.packing import Packed, unpack
     (width,) = conn.execute("SELECT id_width FROM games WHERE id = ?", (game,)).fetchone()
-    rows = conn.execute(
-        "SELECT successors FROM states WHERE game_id = ? ORDER BY id", (game,)
-    ).fetchall()
-    moves = len(unpack(Packed.from_blobs([b or b"" for (b,) in rows], "fixed", width)).target)
+    cursor = conn.execute("SELECT successors FROM states WHERE game_id = ? ORDER BY id", (game,))
+    while rows := cursor.fetchmany(CHUNK):
+        moves += len(unpack(Packed.from_blobs([b or b"" for (b,) in rows], "fixed", width)).target)
 else:
-    rows = conn.execute("SELECT src, dst FROM edges WHERE game_id = ?", (game,)).fetchall()
-    moves = len(np.array(rows, dtype=np.int64).reshape(-1, 2))
-print(json.dumps({"moves": moves, "seconds": time.perf_counter() - started}))
+    cursor = conn.execute("SELECT src, dst FROM edges WHERE game_id = ?", (game,))
+    while rows := cursor.fetchmany(CHUNK):
+        moves += len(np.array(rows, dtype=np.int64).reshape(-1, 2))
+print(json.dumps({
+    "moves": moves, "seconds": time.perf_counter() - started, "cpu": time.process_time() - cpu
+}))
 """
 
 
@@ -242,7 +272,7 @@ def explorer(
     )
     read = json.loads(reading.stdout)
     assert read["moves"] == record["edges"], (read, record["edges"])
-    record["read_moves"] = read["seconds"]
+    record["read_moves"], record["read_moves_cpu"] = read["seconds"], read["cpu"]
     if verify:
         check = [sys.executable, "-m", "explorer", "verify", SPEC, "--db", str(db)]
         checked = timed([*check, "--max-seconds", "0", "--json"], env, folder)
@@ -272,13 +302,18 @@ def line(record: dict[str, Any]) -> str:
         for name, size in sorted(record["parts"].items(), key=lambda item: -item[1])
         if size / states >= 0.5
     )
-    verify = f", verify {record['verify']:.1f} s" if "verify" in record else ""
+    verify = (
+        f", verify {record['verify']:.1f} s wall {record['verify_cpu']:.1f} s CPU"
+        if "verify" in record
+        else ""
+    )
     return (
         f"{head}\n{'':20}coordinator {record['coordinator']:.1f} s CPU (main thread "
         f"{record['main_thread']:.1f}, busiest other {record['busiest_other_thread']:.1f}, "
         f"rest {record['other_threads']:.1f}), {record['processes_below']} processes below "
         f"{record['below']:.1f} s: share {100 * record['share']:.0f} %; read every move "
-        f"{record['read_moves']:.2f} s{verify}\n{'':20}B/state: {parts}"
+        f"{record['read_moves']:.2f} s wall {record.get('read_moves_cpu', 0):.2f} s CPU"
+        f"{verify}\n{'':20}B/state: {parts}"
     )
 
 
@@ -290,7 +325,9 @@ FIGURES = (
     ("pss_tree", "PSS MiB", 2**-20),
     ("file", "file B/st", 1.0),
     ("read_moves", "read s", 1.0),
+    ("read_moves_cpu", "read CPU", 1.0),
     ("verify", "verify s", 1.0),
+    ("verify_cpu", "verify CPU", 1.0),
 )
 
 
@@ -326,7 +363,8 @@ def summary(records: list[dict[str, Any]]) -> None:
             if commit_a == commit_b and (workers_a, workers_b) == ("w1", "w2"):
                 pairs.append((a, b))
     for a, b in pairs:
-        print(f"ratio of median walls {a} / {b}: {medians[a]['wall'] / medians[b]['wall']:.2f}x")
+        wall, cpu = (medians[a][key] / medians[b][key] for key in ("wall", "cpu"))
+        print(f"ratio of medians {a} / {b}: wall {wall:.2f}x, CPU {cpu:.2f}x")
     for tool in builds:
         share = medians[tool]["share"]
         bound = " ".join(f"{n} cores {1 / (share + (1 - share) / n):.2f}x," for n in (2, 16, 64))
@@ -367,12 +405,13 @@ def main() -> None:
     records = []
     with tempfile.TemporaryDirectory() as scratch:
         for round_ in range(args.rounds):
-            order = list(args.checkouts)
-            if round_ % 2:
-                order.reverse()
+            # every run's place turns over from one round to the next: the checkouts' order
+            # and, within each, the worker counts'
             runs: list[tuple[str, Path | None, int]] = [
-                (f"{names[c]} w{n}", c, n) for c in order for n in workers
+                (f"{names[c]} w{n}", c, n) for c in args.checkouts for n in workers
             ]
+            if round_ % 2:
+                runs.reverse()
             if args.gamesmanpy is not None:
                 runs.insert(round_ % (len(runs) + 1), ("GamesmanPy", None, 0))
             verified: set[Path] = set()

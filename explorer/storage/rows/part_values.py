@@ -23,7 +23,6 @@ from explorer.analysis.parts import (
     part_families,
     part_value,
     parts_of,
-    pruned_value,
     search_families,
 )
 from explorer.errors import StoredPartError
@@ -180,10 +179,7 @@ class SharedParts:
             yield
             return
         with self.shared(game):
-            components = game.search_components(root) if complete else None
-            if components is not None:  # the pruned search values the parts it needs
-                pruned_value(components)
-            elif complete:
+            if complete:
                 for part in parts_of(game, root):
                     if game.part_label(part) is not None:
                         part_value(game, part)

@@ -1,5 +1,6 @@
 """A state's moves packed into one blob of its row: the encodings, packed and unpacked for every
-state at once in numpy, and the SQL of the ``edges`` views that decode them in plain SQL.
+state at once in numpy (the SQL of the ``edges`` views that decode them in plain SQL is
+`explorer.storage.tables.edges.views_sql`).
 
 Measured by ``tests/benchmarks/bench_packing.py`` on ``subtraction:1,2 180,180,180`` (1,004,731
 states, 5,913,089 moves, ids below 2**24), built by main 2d056e8, on the shared 2-core machine
@@ -23,6 +24,13 @@ fastest to pack and unpack, and decoded by plain SQL both ways (a varint's bound
 walk over its blob, which no view can push a ``WHERE`` into). Widths grow with the game: 4
 bytes from 2**24 states (16.8M) on, which the gaps would halve again; that is the choice to
 measure at 10^8 states.
+
+PostgreSQL, the same build (``--postgres``; load 16-21): today 871 B a state (``states`` 240 at
+fill factor 50, ``edges`` with its indexes 632); the moves as ``bytea`` columns of ``states``
+(rows filled whole) 186. The moves of a state through the views 69 µs, into it 62 (the
+``edges`` table 54 and 45); every move through the view, decoded by the server, 4.3 s; every
+move read into arrays through psycopg's text results 17-24 s (the table 30): reading should
+ask for binary results.
 """
 
 from __future__ import annotations
@@ -215,79 +223,3 @@ def _from_varints(data: Bytes, last: npt.NDArray[np.bool_]) -> Ints:
     )
     groups = (data & 0x7F).astype(np.int64) << (7 * place)
     return np.add.reduceat(groups, firsts)
-
-
-# -- the edges views ------------------------------------------------------------------------
-
-#: The table of slot numbers 0, 1, … that the SQLite views join a state's blob with: slot n is
-#: its (n + 1)-th id. It must have a row for every slot of the longest blob.
-SLOTS = "move_slots"
-#: The views: every move (game_id, src, dst) decoded from the successors' column, fast for a
-#: given ``src``; the same moves decoded from the predecessors' column, fast for a given ``dst``.
-FORWARD_VIEW, BACKWARD_VIEW = "edges", "edges_in"
-Dialect = Literal["sqlite", "postgresql"]
-
-
-def slots_sql(dialect: Dialect, count: int) -> list[str]:
-    """The statements that make the slots table hold 0 .. `count` - 1 (none on PostgreSQL,
-    whose views count slots with ``generate_series``)."""
-    if dialect != "sqlite":
-        return []
-    return [
-        f"CREATE TABLE IF NOT EXISTS {SLOTS} (n INTEGER PRIMARY KEY)",
-        f"INSERT OR IGNORE INTO {SLOTS} (n) WITH RECURSIVE c(n) AS (SELECT 0 UNION ALL "
-        f"SELECT n + 1 FROM c WHERE n + 1 < {int(count)}) SELECT n FROM c",
-    ]
-
-
-def views_sql(
-    dialect: Dialect,
-    successors: str = "successors",
-    predecessors: str = "predecessors",
-    width: str = "id_width",
-) -> list[str]:
-    """``CREATE VIEW`` statements of `FORWARD_VIEW` and `BACKWARD_VIEW` over the ``fixed``
-    blobs of columns `successors` and `predecessors` of ``states``, whose width is column
-    `width` of the state's ``games`` row. Plain SQL: the stock ``sqlite3`` shell and ``psql``
-    read them (SQLite through `SLOTS`, see `slots_sql`).
-
-    ``SELECT dst FROM edges WHERE game_id = ? AND src = ?`` reads one state's row, and so does
-    ``SELECT src FROM edges_in WHERE game_id = ? AND dst = ?``.
-    """
-    statements = []
-    for name, column, near in (
-        (FORWARD_VIEW, successors, "src"),
-        (BACKWARD_VIEW, predecessors, "dst"),
-    ):
-        if dialect == "sqlite":
-            # SQLite has no function that reads a byte, but instr() of a one-byte blob in the
-            # blob of the 256 bytes is one more than its value. The id's byte j goes left by
-            # 8 (width - 1 - j): by a negative count, past the width, SQLite shifts right,
-            # so the next slot's bytes read there come to 0. CROSS JOIN keeps the order: a
-            # game, its states in id order (through the primary key, not the key index in
-            # key order), then a state's slots (else a scan of every state a slot).
-            value = " + ".join(
-                f"((instr({_EVERY_BYTE}, substr(s.{column}, n.n * g.{width} + {j + 1}, 1)) - 1)"
-                f" << (8 * (g.{width} - {j + 1})))"
-                for j in range(MAX_WIDTH)
-            )
-            source = (
-                f"games AS g CROSS JOIN states AS s ON s.game_id = g.id "
-                f"CROSS JOIN {SLOTS} AS n ON n.n < length(s.{column}) / g.{width}"
-            )
-        else:
-            slot = f"substring(s.{column} FROM n * g.{width} + 1 FOR g.{width})"
-            value = f"('x' || lpad(encode({slot}, 'hex'), 8, '0'))::bit(32)::integer"
-            source = (
-                f"states AS s JOIN games AS g ON g.id = s.game_id CROSS JOIN LATERAL "
-                f"generate_series(0, length(s.{column}) / g.{width} - 1) AS n"
-            )
-        ends = f"s.id, {value}" if near == "src" else f"{value}, s.id"
-        statements.append(
-            f"CREATE VIEW {name} (game_id, src, dst) AS SELECT s.game_id, {ends} FROM {source}"
-        )
-    return statements
-
-
-#: The 256 bytes in order, as an SQLite blob literal.
-_EVERY_BYTE = "x'" + bytes(range(256)).hex().upper() + "'"
