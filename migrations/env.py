@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from alembic import context
 
-from explorer.storage.models import Base
+from explorer.storage.schema.models import Base
 
 connection = context.config.attributes.get("connection")
 if connection is None:

@@ -18,7 +18,8 @@ import pytest
 import sqlalchemy as sa
 from hypothesis import HealthCheck, settings
 
-from explorer.storage import Database, open_database
+from explorer import open_database
+from explorer.build import Database
 from tests.support.browser import Tab
 from tests.support.environment import CHROMIUM_FLAGS, IN_CI, require
 from tests.support.serve import Server

@@ -10,8 +10,8 @@ import networkx as nx
 import pytest
 
 import explorer
+from explorer import open_database
 from explorer.errors import ArgumentTypeError, ExplorerError, PositionError, UnknownGameError
-from explorer.storage import open_database
 from explorer.viz import draw_game
 from tests.support.bruteforce import heap_game_moves, mex_values
 from tests.support.environment import REPO

@@ -7,9 +7,10 @@ import sqlite3
 import numpy as np
 import pytest
 
+from explorer import open_database
+from explorer.build import tier_manager as tiered
+from explorer.build.scratch import KeyScratch
 from explorer.errors import DatabaseDamagedError
-from explorer.storage import open_database, tiered
-from explorer.storage.build_scratch import KeyScratch
 from tests.support.cli import run, run_json
 from tests.support.storage import content
 

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import explorer.games as games
-from explorer import load_game, value_sequence, value_table
+from explorer import load_game, open_database, value_sequence, value_table
 from explorer.analysis.memo import GRAPH_MEMO, GraphMemo
 from explorer.analysis.misere import misere_solution as solve_misere
 from explorer.analysis.solving import solve
@@ -20,7 +20,6 @@ from explorer.errors import PositionError, SpecError
 from explorer.games import Game, may_cycle, register_game
 from explorer.games.base import NimHeaps, TableProgress, natural_number, parse_int_list
 from explorer.games.heaps import HeapGame
-from explorer.storage import open_database
 from tests.support.bruteforce import heap_game_moves, mex_values, solve_by_definition
 from tests.support.strategies import fraction_of_examples
 

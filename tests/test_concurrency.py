@@ -22,7 +22,7 @@ pytestmark = pytest.mark.slow  # processes racing for one database
 BUILDER = """
 import sys
 import time
-from explorer.storage import open_database
+from explorer import open_database
 with open_database(sys.argv[1]) as db:
     report = db.game(sys.argv[2]).build(
         sys.argv[3],
@@ -146,7 +146,7 @@ def test_a_database_on_read_only_storage_answers_every_read_command(tmp_path, wh
 
 OPENER = """
 import sys, time
-from explorer.storage import open_database
+from explorer import open_database
 time.sleep(max(0.0, float(sys.argv[2]) - time.time()))
 with open_database(sys.argv[1]) as db:
     db.game(sys.argv[3]).build("3,4")
@@ -180,7 +180,7 @@ def test_processes_creating_one_new_database_at_once_all_succeed(tmp_path):
 #: A build that starts at a given time, its key index dropped from its first batch on when asked.
 TIMED_BUILDER = """
 import sys, time
-from explorer.storage import open_database
+from explorer import open_database
 url, spec, position, at, defer = sys.argv[1:6]
 time.sleep(max(0.0, float(at) - time.time()))
 with open_database(url) as db:

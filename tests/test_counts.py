@@ -21,13 +21,14 @@ from alembic import command
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from explorer import open_database
+from explorer.build import Database
 from explorer.errors import CyclicGraphError, EditError
 from explorer.games.loopy import GraphGame
 from explorer.solver.incremental import Edit
-from explorer.storage import Database, open_database
-from explorer.storage.counts import recount
-from explorer.storage.engine import alembic_config, resolve_url
-from explorer.storage.records import lookup_game
+from explorer.storage.backends.engine import alembic_config, resolve_url
+from explorer.storage.rows.counts import recount
+from explorer.storage.rows.records import lookup_game
 from tests.support.cli import run_json
 from tests.support.environment import REPO
 from tests.support.graphs import write_graph
@@ -145,7 +146,7 @@ def test_counts_stay_exact_through_imports_edits_and_solves(db_url, tmp_path):
 
 BUILDER = """
 import sys
-from explorer.storage import open_database
+from explorer import open_database
 with open_database(sys.argv[1]) as db:
     db.game("subtraction:1,2").build(
         "30,31,32",

@@ -18,9 +18,9 @@ from click.testing import CliRunner
 from explorer.analysis.solving import explain, grundy_value, solve
 from explorer.cli import main
 from explorer.errors import CyclicGraphError, GameFileError, PositionError, SpecError
-from explorer.formats.reading import read_graph_file
 from explorer.games import load_game
 from explorer.games.dag import DagGame
+from explorer.games.graph_files import read_graph_file
 from tests.support.environment import DATA, REPO
 
 HOSTILE = [
@@ -598,6 +598,7 @@ def test_cli_on_the_note003_graph(monkeypatch):
         "escapes": None,
         "drawing_moves": [],
         "convention": "normal",
+        "move_names": {},  # a DAG's moves have no words: its positions are its vertices' names
     }
     result = runner.invoke(main, ["explain", "dag:data/note003.json", "b"])
     assert result.exit_code == 0, result.output

@@ -14,8 +14,8 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
+from explorer import open_database
 from explorer.formats.writing import NODE_ATTRIBUTES
-from explorer.storage import open_database
 from tests.support.cli import run, run_json
 
 FORMATS = ["graphml", "gexf", "json", "csv"]
@@ -208,7 +208,7 @@ def test_replacing_a_file_keeps_its_mode_and_a_new_file_gets_the_umask(tmp_path)
 
 FULL_DISK = """
 import resource, signal, sys
-from explorer.storage import open_database
+from explorer import open_database
 from explorer.formats.writing import NODE_ATTRIBUTES
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG
 db = open_database(sys.argv[1], create=False)

@@ -13,11 +13,12 @@ import sqlalchemy as sa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from explorer.errors import CyclicGraphError
+from explorer import open_database
+from explorer.build import Database
+from explorer.errors import CyclicGraphError, NotStoredError
 from explorer.games.dag import DagGame
 from explorer.solver.incremental import Edit, EditError, StateValue
-from explorer.storage import Database, NotStoredError, open_database
-from explorer.storage.engine import shown_location
+from explorer.storage.backends.engine import shown_location
 from tests.support.cli import run
 from tests.support.environment import REPO
 from tests.support.graphs import from_scratch, write_graph
@@ -233,7 +234,7 @@ def test_a_game_defined_by_rules_cannot_be_edited(database: Database) -> None:
 
 def test_a_state_a_stopped_build_left_unsolved_cannot_be_edited(database: Database) -> None:
     spec = f"dag:{REPO / 'data' / 'subtraction-123-n10.edges'}"
-    database.game(spec).build("10", max_states=3)
+    database.game(spec).build("10", max_states=4)  # 10 and its three moves
     with pytest.raises(EditError) as refused:
         database.game(spec).edit(Edit(remove_states=("10",)))
     assert str(refused.value) == (

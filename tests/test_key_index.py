@@ -9,9 +9,11 @@ import re
 import pytest
 import sqlalchemy as sa
 
-from explorer.storage import build_plans, open_database, records
-from explorer.storage.engine import resolve_url, writing
-from explorer.storage.records import (
+from explorer import open_database
+from explorer.build import plans as build_plans
+from explorer.storage.backends.engine import resolve_url, writing
+from explorer.storage.rows import records
+from explorer.storage.rows.records import (
     SORT_PRAGMAS,
     drop_key_index,
     ensure_key_index,

@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from explorer.build import Database
 from explorer.cli import main
 from explorer.errors import CyclicGraphError, EditError
 from explorer.games import load_game
@@ -21,7 +22,6 @@ from explorer.games.loopy import GraphGame
 from explorer.games.specs import GameSpec
 from explorer.solver.incremental import Edit
 from explorer.solver.loopy import Infinite, label_vertices, outcome_of
-from explorer.storage import Database
 from tests.support.bruteforce import check_loopy_definition, plain_retrograde
 from tests.support.environment import DATA
 from tests.support.graphs import write_graph

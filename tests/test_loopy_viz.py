@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from click.testing import CliRunner
 
+from explorer import open_database
 from explorer.cli import main
 from explorer.games import load_game
 from explorer.games.convention import MISERE
 from explorer.games.loopy import GraphGame
 from explorer.generation.graph import build_graph
 from explorer.solver.misere import misere_outcomes
-from explorer.storage import open_database
 from explorer.viz import draw_game, draw_stored
 from explorer.viz.page import GROUPS
 from explorer.viz.palette import DRAW_COLOUR, INFINITE_COLOUR, MISERE_N_COLOUR, P_COLOUR

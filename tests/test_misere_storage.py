@@ -21,15 +21,15 @@ import sqlalchemy as sa
 from alembic import command
 from click.testing import CliRunner
 
-from explorer import load_game
+from explorer import load_game, open_database
 from explorer.cli import main
 from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.solver.misere import bouton_misere_outcome
-from explorer.storage import open_database
-from explorer.storage.engine import alembic_config, head_revision, resolve_url
+from explorer.storage.backends.engine import alembic_config, head_revision, resolve_url
 from tests.support.bruteforce import heap_game_moves, mex_values, misere_values, solve_by_definition
 from tests.support.cli import run, run_json
 from tests.support.heap_rules import RULES, SPLITTING
+from tests.support.notebook import shown_html
 from tests.support.serve import start_server
 from tests.support.storage import dump
 
@@ -361,9 +361,9 @@ def test_serve_shows_a_misere_build_beside_the_normal_one(backend, request, tmp_
 def test_notebook_views_name_a_misere_build():
     with open_database("sqlite://") as db:
         report = db.game("nim", MISERE).build("1,2")
-        shown = report._repr_html_()
+        shown = shown_html(report)
         assert "misère build of nim from 1,2" in shown and "misère value G⁻" in shown
-        state = db.game("nim", MISERE).state("1,2")._repr_html_()
+        state = shown_html(db.game("nim", MISERE).state("1,2"))
         assert "nim (misère) at 1,2" in state and "misère value G⁻" in state
-        normal = db.game("nim").build("1,2")._repr_html_()
+        normal = shown_html(db.game("nim").build("1,2"))
         assert "misère" not in normal and "Grundy value" in normal

@@ -11,7 +11,7 @@ preprocessors = pytest.importorskip("nbconvert.preprocessors")
 pytestmark = pytest.mark.slow
 
 CELLS = [
-    "import explorer\nfrom explorer.storage import open_database\n"
+    "import explorer\nfrom explorer import open_database\n"
     "from explorer.viz import draw_game\n"
     "db = open_database('notebook.db')\nnim = explorer.load_game('nim')",
     "db.game('nim').build('3,4,5')",
@@ -32,12 +32,15 @@ def test_a_notebook_with_a_build_a_query_a_page_and_a_sequence_is_light(tmp_path
     path = tmp_path / "session.ipynb"
     nbformat.write(notebook, str(path))
     assert path.stat().st_size < 200_000, f"{path.stat().st_size:,} bytes"
-    texts = []
+    texts, tables = [], []
     for cell in notebook.cells:
         assert all(output["output_type"] != "error" for output in cell.outputs), cell.outputs
         for output in cell.outputs:
             if "data" in output and "text/plain" in output["data"]:
                 texts.append(output["data"]["text/plain"])
+                tables.append("<table" in output["data"].get("text/html", ""))
+    # the build report, the state, the sequence, the solution and the explanation are tables
+    assert tables == [True, True, False, False, True, True, True], tables
     assert len(texts) == len(CELLS) - 1
     assert texts[1].startswith("{'game': 'nim',")  # a stored state is a plain dict
     for text in texts[:1] + texts[2:]:  # explorer's own objects: one short line each

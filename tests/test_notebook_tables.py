@@ -7,6 +7,7 @@ import html
 import re
 
 import explorer
+from tests.support.notebook import shown_html
 
 
 def _cells(page: str) -> list[list[str]]:
@@ -24,7 +25,7 @@ def _one_line(value: object) -> None:
 
 def test_patterns_are_a_table():
     found = explorer.patterns("kayles")
-    cells = _cells(found._repr_html_())
+    cells = _cells(shown_html(found))
     assert cells[0] == ["pattern", "what it says", "status"]
     assert [row[0] for row in cells[1:]] == [p.kind for p in found.patterns]
     assert "period 12, preperiod 71" in cells[1][1] and cells[1][2].startswith("proved")
@@ -33,7 +34,7 @@ def test_patterns_are_a_table():
 
 def test_a_misere_quotient_is_tables_of_its_facts():
     quotient = explorer.misere_quotient("octal:0.75", 16)
-    page = quotient._repr_html_()
+    page = shown_html(quotient)
     cells = _cells(page)
     assert ["presentation", quotient.presentation] in cells
     assert ["|Q|, |P|", "8, 2"] in cells
@@ -47,7 +48,7 @@ def test_a_misere_quotient_is_tables_of_its_facts():
 
 def test_a_sweep_is_a_table_of_variants():
     sweep = explorer.sweep_variants("subtraction:{1..3}", 200)
-    cells = _cells(sweep._repr_html_())
+    cells = _cells(shown_html(sweep))
     assert cells[0][:2] == ["variant", "period"]
     assert [row[0] for row in cells[1:]] == [r.spec for r in sweep.rows] and len(cells) == 8
     # a subtraction game {1..k}'s values repeat with period k + 1 (GAMES.md)
@@ -57,7 +58,7 @@ def test_a_sweep_is_a_table_of_variants():
 
 def test_a_genus_sequence_is_a_table():
     genus = explorer.genus_sequence(explorer.load_game("nim"), 4)
-    cells = _cells(genus._repr_html_())
+    cells = _cells(shown_html(genus))
     assert cells[0] == ["heap", "genus", "G", "G⁻"]
     assert [row[1] for row in cells[1:]] == [g.text() for g in genus.genera]
     # Nim: G(n) = n, and G⁻ (Bouton's misère rule): 1 for heap 0, 0 for heap 1, n from 2 on

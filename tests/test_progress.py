@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import explorer
-from explorer.storage import open_database
+from explorer import open_database
 from tests.support.cli import on_a_terminal
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from explorer import open_database
 from explorer.errors import RuleError
-from explorer.storage import open_database
 from tests.support.cli import run
 from tests.support.python_games import STONES_HEAP, write
 from tests.support.storage import every_row

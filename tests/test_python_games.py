@@ -12,8 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import explorer
+from explorer import open_database
 from explorer.games.position_text import format_position, parse_position
-from explorer.storage import open_database
 from tests.support.bruteforce import plain_retrograde
 from tests.support.cli import run, run_json
 from tests.support.python_games import (

@@ -157,7 +157,7 @@ import sys
 from explorer import load_game
 from explorer.analysis.sequences import stored_value_sequence
 from explorer.solver import sparse
-from explorer.storage import open_database
+from explorer import open_database
 sparse.CHECKPOINT_SECONDS = 0.2
 db = open_database(sys.argv[1])
 game = load_game("grundy")

@@ -15,12 +15,11 @@ import pytest
 import sqlalchemy as sa
 from click.testing import CliRunner
 
-from explorer import load_game
+from explorer import load_game, open_database
 from explorer.analysis.sequences import stored_value_sequence
 from explorer.cli import main
 from explorer.solver.sparse import fletcher32, heap_sequence
-from explorer.storage import open_database
-from explorer.storage.sequences import CHUNK_VALUES
+from explorer.storage.rows.sequences import CHUNK_VALUES
 
 
 def sequence_json(*args: str) -> dict:
@@ -79,7 +78,7 @@ import sys
 from explorer import load_game
 from explorer.analysis.sequences import stored_value_sequence
 from explorer.solver import sparse
-from explorer.storage import open_database
+from explorer import open_database
 sparse.CHECKPOINT_SECONDS = 0.2
 db = open_database(sys.argv[1])
 def progress(done, largest):

@@ -23,8 +23,8 @@ from urllib.parse import parse_qs, quote, urlsplit
 import pytest
 import sqlalchemy as sa
 
-from explorer import build_graph, load_game, solve
-from explorer.storage import DatabaseError, open_database, resolve_url
+from explorer import build_graph, load_game, open_database, solve
+from explorer.storage import DatabaseError, resolve_url
 from explorer.web.cache import Counts
 from tests.support.cli import run_ok
 from tests.support.pages import HOSTILE_FILE

@@ -9,7 +9,7 @@ import sqlite3
 import time
 from contextlib import closing
 
-from explorer.storage import open_database
+from explorer import open_database
 from tests.support.serve import start_server
 
 

@@ -11,6 +11,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
+from explorer import adjacency
 from explorer.solver import arrays, solve_graph
 from explorer.solver.incremental import StateValue, state_values
 from explorer.solver.misere import misere_grundy_values, misere_outcomes
@@ -137,6 +138,6 @@ def test_the_next_level_is_every_state_freed_of_its_last_wait(freed, waits):
     for state in freed:
         expected_pending[state] -= 1
     expected = sorted({s for s in freed if expected_pending[s] == 0})
-    ready = arrays.next_level(np.empty(0, dtype=np.int64), pending, np.array(freed, np.int64))
+    ready = adjacency.next_level(np.empty(0, dtype=np.int64), pending, np.array(freed, np.int64))
     assert ready.tolist() == expected
     assert pending.tolist() == expected_pending.tolist()

@@ -20,10 +20,10 @@ import pytest
 import sqlalchemy as sa
 from alembic import command
 
+from explorer import open_database
 from explorer.cli import COMMAND_MODULES, main
 from explorer.cli.common import LazyCommands
-from explorer.storage import open_database
-from explorer.storage.engine import SCHEMA_HEAD, alembic_config, head_revision
+from explorer.storage.backends.engine import SCHEMA_HEAD, alembic_config, head_revision
 from tests.support.environment import REPO
 
 #: Runs the command line on its arguments, then prints the modules it imported (also when the
@@ -43,11 +43,11 @@ HEAVY = {"alembic", "networkx", "pyvis", "jinja2", "matplotlib", "starlette", "u
 WRITERS = {
     "explorer.analysis.solving",
     "explorer.solver.incremental",
-    "explorer.storage.building",
-    "explorer.storage.edits",
+    "explorer.build.one_process",
+    "explorer.build.edits",
     "explorer.formats.writing",
-    "explorer.storage.export",
-    "explorer.storage.verify",
+    "explorer.storage.query.export",
+    "explorer.build.verify",
     "explorer.viz.graphs",
     "explorer.viz.page",
 }

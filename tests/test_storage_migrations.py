@@ -11,9 +11,15 @@ import sqlalchemy as sa
 from alembic import command
 from alembic.script import ScriptDirectory
 
-from explorer.storage import SchemaTooNewError, open_database
-from explorer.storage.engine import alembic_config, head_revision, migrations_path, resolve_url
-from explorer.storage.models import Base
+from explorer import open_database
+from explorer.storage import SchemaTooNewError
+from explorer.storage.backends.engine import (
+    alembic_config,
+    head_revision,
+    migrations_path,
+    resolve_url,
+)
+from explorer.storage.schema.models import Base
 from tests.support.cli import run, run_json
 from tests.support.environment import DATA
 from tests.support.storage import dump

@@ -237,7 +237,7 @@ def test_serve_shows_the_quotient_table_and_phi(served: tuple[Server, str, str])
 def test_a_damaged_stored_pattern_or_quotient_is_an_error_naming_the_fix(db_url: str) -> None:
     import sqlalchemy as sa
 
-    from explorer.storage.engine import resolve_url
+    from explorer.storage.backends.engine import resolve_url
 
     run_json("patterns", "subtraction:1,2", "--upto", "20", "--db", db_url)
     run_json("quotient", "nim", "--max-heap", "3", "--db", db_url)

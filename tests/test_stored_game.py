@@ -10,16 +10,16 @@ from operator import xor
 
 import pytest
 
-from explorer import Convention, load_game, solve
+from explorer import Convention, load_game, open_database, solve
 from explorer.analysis.patterns import analyse
 from explorer.analysis.quotient import misere_quotient
+from explorer.build import Database, StoredGame
 from explorer.errors import NotStoredError, SpecError
 from explorer.games import register_game
 from explorer.games.base import Game
 from explorer.games.convention import MISERE, NORMAL
 from explorer.solver.incremental import Edit
 from explorer.solver.sparse import fletcher32
-from explorer.storage import Database, StoredGame, open_database
 from tests.support.bruteforce import heap_game_moves, mex_values, solve_by_definition
 
 # Nim again, from GAMES.md: take any number from one heap.
@@ -187,6 +187,7 @@ def test_a_misere_handle_never_returns_or_writes_normal_play_findings(db_url, tm
         "export": lambda h: h.export(tmp_path / "m.json").states == len(g_minus),
         "verify": lambda h: h.verify().ok,
         "row": lambda h: (h.row().convention, h.row().spec) == (MISERE, "nim"),
+        "move_words": lambda h: h.move_words(["1,2", "1,1"]) == ["take 1 from 2"],
     }
     public = {
         name

@@ -11,7 +11,7 @@ import sys
 import pytest
 import sqlalchemy as sa
 
-from explorer.storage.engine import resolve_url
+from explorer.storage.backends.engine import resolve_url
 from tests.support.cli import run
 from tests.support.environment import REPO
 
@@ -182,7 +182,7 @@ def test_a_damaged_page_is_caught(tmp_path):
 def test_a_database_left_by_sigkill_verifies(db_url):
     builder = (
         "import sys\n"
-        "from explorer.storage import open_database\n"
+        "from explorer import open_database\n"
         "db = open_database(sys.argv[1])\n"
         "db.game('kayles').build(\n"
         "    '4,6,7,9', batch_states=40, progress=lambda p: print(1, flush=True)\n"
@@ -204,8 +204,8 @@ def test_a_database_left_by_sigkill_verifies(db_url):
 
 @pytest.mark.parametrize("chunk", [1, 7, 1000])
 def test_chunk_boundaries_do_not_matter(tmp_path, chunk):
-    from explorer.storage import open_database
-    from explorer.storage.verify import verify_database
+    from explorer import open_database
+    from explorer.build.verify import verify_database
 
     with open_database(str(tmp_path / "g.db")) as db:
         db.game("kayles").build("11")

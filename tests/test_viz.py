@@ -4,6 +4,7 @@ brute force written here, the cut and the neighbourhood, the page's safety, the 
 from __future__ import annotations
 
 import html
+import importlib
 import json
 import re
 import shlex
@@ -18,11 +19,12 @@ import markupsafe
 import networkx as nx
 import pytest
 
+import explorer
+from explorer import open_database
 from explorer.analysis.sequences import value_sequence
 from explorer.analysis.solving import explain, solve, value_table
 from explorer.errors import GraphTooLargeError, PositionError
 from explorer.games import load_game
-from explorer.storage import open_database
 from explorer.viz import (
     DEFAULT_BUDGET,
     LARGE_BUDGET,
@@ -34,13 +36,15 @@ from explorer.viz import (
     draw_graph,
     draw_stored,
     game_graph,
+    notebook,
     plot_p_positions,
     plot_sequence,
     plot_table,
 )
 from tests.support.bruteforce import brute_nim, distances, mex_values, nim_moves
-from tests.support.cli import run
+from tests.support.cli import run, run_ok
 from tests.support.environment import REPO
+from tests.support.notebook import shown_html
 from tests.support.pages import HOSTILE, HOSTILE_FILE, NASTY, page_data
 
 
@@ -453,16 +457,26 @@ def test_drawing_imports_pyvis_and_matplotlib_only_when_needed():
 
 @pytest.mark.slow  # fresh interpreters
 def test_results_import_their_notebook_views_only_when_shown():
-    # storage, analysis and sequences sit below viz: their results call the views lazily
+    # storage, analysis and the build stage sit below viz and never import it: importing
+    # explorer in a running IPython registers the views, which load when a result is shown
     code = (
-        "import sys, explorer.storage, explorer.analysis.solving, explorer.analysis.sequences\n"
+        "import sys\n"
+        "from IPython.core.interactiveshell import InteractiveShell\n"
+        "shell = InteractiveShell.instance()\n"
+        "import explorer.storage, explorer.analysis.solving, explorer.analysis.sequences\n"
         "assert not [m for m in sys.modules if m.startswith(('explorer.viz', 'jinja2'))]\n"
-        "from explorer.storage import open_database\n"
+        "from explorer import open_database\n"
         "with open_database('sqlite://') as db:\n"
-        "    shown = db.game('nim').build('1,2')._repr_html_()\n"
-        "assert 'explorer.viz.notebook' in sys.modules and '<table>' in shown\n"
+        "    data, _ = shell.display_formatter.format(db.game('nim').build('1,2'))\n"
+        "assert 'explorer.viz.notebook' in sys.modules and '<table>' in data['text/html']\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_every_notebook_view_names_a_class_and_a_view():
+    for (module, name), view in explorer.NOTEBOOK_VIEWS.items():
+        assert isinstance(getattr(importlib.import_module(module), name), type), (module, name)
+        assert callable(getattr(notebook, view)), view
 
 
 # --- from the database -------------------------------------------------------------------------
@@ -770,7 +784,8 @@ def test_cli_viz_around_and_condensed(tmp_path):
             ["plot", "sequence", "wythoff", "-o", "w.png"],
             1,
             "Error: wythoff has no one-parameter positions (sequences are for heap games, "
-            "treblecross strips and coin rows)",
+            "treblecross strips, coin rows and games on graphs given a form: nodekayles:P, "
+            '@explorer.graph_game(form="P"))',
         ),
     ],
 )
@@ -867,14 +882,14 @@ def test_docstring_examples_run(module):
 
 def test_solutions_and_sequences_show_as_html():
     nim = load_game("nim")
-    shown = solve(nim, nim.parse("1,2,4"))._repr_html_()
+    shown = shown_html(solve(nim, nim.parse("1,2,4")))
     assert "<caption>nim at 1,2,4</caption>" in shown and "<td>7</td>" in shown
     assert "<td>1,2,3</td>" in shown  # the one winning move
-    shown = explain(nim, nim.parse("1,2,4"))._repr_html_()
+    shown = shown_html(explain(nim, nim.parse("1,2,4")))
     assert "G = 1 XOR 2 XOR 4 = 7" in shown
     sub = load_game("subtraction:1,2,3")
-    assert "G = mex{0, 2, 3} = 1" in explain(sub, sub.parse("5"))._repr_html_()
-    shown = value_sequence(sub, 21)._repr_html_()
+    assert "G = mex{0, 2, 3} = 1" in shown_html(explain(sub, sub.parse("5")))
+    shown = shown_html(value_sequence(sub, 21))
     cells = re.findall(r"<td[^>]*>(?:<b>)?(\d+)", shown)
     assert cells == [str(n % 4) for n in range(22)]
     assert shown.count("<b>0</b>") == 6 and shown.count("<tr>") == 2
@@ -884,8 +899,8 @@ def test_solutions_and_sequences_show_as_html():
 def test_notebook_html_escapes_positions():
     game = load_game(f"dag:{HOSTILE_FILE}")
     for shown in (
-        solve(game, game.parse(HOSTILE))._repr_html_(),
-        explain(game, game.parse(HOSTILE))._repr_html_(),
+        shown_html(solve(game, game.parse(HOSTILE))),
+        shown_html(explain(game, game.parse(HOSTILE))),
     ):
         assert "<img" not in shown and "<script" not in shown
         assert html.escape(HOSTILE) in shown
@@ -911,13 +926,13 @@ def test_build_reports_and_query_results_show_as_tables(db_url):
         state = database.game("nim").state("3,4")
         zeros = database.game("nim").states(outcome="P", limit=3)
         linked = database.game("nim").successors("3,4", limit=100)
-    [(caption, rows)] = notebook_tables(report._repr_html_())
+    [(caption, rows)] = notebook_tables(shown_html(report))
     assert caption == "build of nim from 3,4: complete"
     table = dict(map(tuple, rows))
     assert table["states stored"] == str(len(values)) and table["Grundy value"] == "7"
     assert table["outcome"] == "N (the player to move wins)"
     assert table["remoteness"] == str(far[(3, 4)])
-    (caption, rows), (_, successors) = notebook_tables(state._repr_html_())
+    (caption, rows), (_, successors) = notebook_tables(shown_html(state))
     table = dict(map(tuple, rows))
     assert caption == "nim at 3,4" and table["moves"] == str(len(moves[(3, 4)]))
     winning = [q for q in moves[(3, 4)] if values[q] == 0]
@@ -927,12 +942,12 @@ def test_build_reports_and_query_results_show_as_tables(db_url):
     assert {nim.parse(r[0]): int(r[1]) for r in successors[1:]} == {
         q: values[q] for q in moves[(3, 4)]
     }
-    [(caption, rows)] = notebook_tables(zeros._repr_html_())
+    [(caption, rows)] = notebook_tables(shown_html(zeros))
     p_count = sum(1 for v in values.values() if v == 0)
     assert caption == f"nim: stored states (1 to 3 of {p_count})"
     assert len(rows) == 4 and all(row[2] == "P" and row[1] == "0" for row in rows[1:])
-    assert f"{p_count - 3} more states not shown" in zeros._repr_html_()
-    [(caption, rows)] = notebook_tables(linked._repr_html_())
+    assert f"{p_count - 3} more states not shown" in shown_html(zeros)
+    [(caption, rows)] = notebook_tables(shown_html(linked))
     assert caption == f"nim: moves from 3,4 (1 to {len(moves[(3, 4)])} of {len(moves[(3, 4)])})"
     # the dicts themselves are unchanged: the JSON form
     assert json.loads(json.dumps(zeros))["total"] == p_count and isinstance(zeros, dict)
@@ -943,10 +958,10 @@ def test_edit_reports_and_stored_hostile_names_show_as_text(db_url):
         report = database.import_graph(str(HOSTILE_FILE))
         state = database.game(report.game).state(HOSTILE)
         listed = database.game(report.game).states()
-    for shown in (report._repr_html_(), state._repr_html_(), listed._repr_html_()):
+    for shown in (shown_html(report), shown_html(state), shown_html(listed)):
         assert "<img" not in shown and "<script" not in shown
-    assert html.escape(HOSTILE) in state._repr_html_()
-    [(caption, rows)] = notebook_tables(report._repr_html_())
+    assert html.escape(HOSTILE) in shown_html(state)
+    [(caption, rows)] = notebook_tables(shown_html(report))
     vertices = json.loads(HOSTILE_FILE.read_text(encoding="utf-8"))
     assert caption.startswith(f"import of {report.game}: ")
     assert dict(map(tuple, rows))["states in the file"] == str(len(vertices["vertices"]))
@@ -979,3 +994,21 @@ def test_plot_legends_never_cover_the_data(tmp_path):
         (axes,) = figure.axes
         (legend,) = figure.legends
         assert not legend.get_window_extent(renderer).overlaps(axes.get_window_extent(renderer))
+
+
+def test_a_wide_layer_is_folded_onto_rows(tmp_path):
+    # viz cram 3x3: 50 states, 36 of them at depth 2, once laid in a strip 36 boards wide
+    out = tmp_path / "cram.html"
+    run_ok("viz", "cram", "3x3", "-o", str(out))
+    nodes, edges = page_data(out.read_text(encoding="utf-8"))
+    assert len(nodes) == 50
+    rows: dict[float, list[float]] = {}
+    for node in nodes:
+        rows.setdefault(node["y"], []).append(node["x"])
+    assert max(len(xs) for xs in rows.values()) <= 11
+    width = max(n["x"] for n in nodes) - min(n["x"] for n in nodes)
+    height = max(n["y"] for n in nodes) - min(n["y"] for n in nodes)
+    assert width < 3 * height
+    # still every move goes down the page
+    y = {n["id"]: n["y"] for n in nodes}
+    assert all(y[e["from"]] < y[e["to"]] for e in edges)

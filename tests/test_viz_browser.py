@@ -12,8 +12,8 @@ from typing import Any
 import networkx as nx
 import pytest
 
+from explorer import open_database
 from explorer.games import load_game
-from explorer.storage import open_database
 from explorer.viz import GraphPage, draw_game, draw_graph, draw_stored, game_graph
 from tests.support.bruteforce import brute_nim, distances
 from tests.support.pages import HOSTILE, HOSTILE_FILE, NASTY, page_data

@@ -145,12 +145,6 @@ class Patterns:
         kinds = ", ".join(p.kind for p in self.patterns) or "none"
         return f"<Patterns of {self.game} up to {self.upto:,}: {kinds}>"
 
-    def _repr_html_(self) -> str:
-        """The patterns as a table for Jupyter (`explorer.viz.notebook`)."""
-        from explorer.viz.notebook import patterns_view
-
-        return patterns_view(self)
-
     def find(self, kind: str) -> Pattern | None:
         """The pattern of that kind, if one was found."""
         return next((p for p in self.patterns if p.kind == kind), None)

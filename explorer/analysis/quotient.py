@@ -64,12 +64,6 @@ class MisereQuotient:
             f"|Q| = {self.size}, |P| = {self.p_size}>"
         )
 
-    def _repr_html_(self) -> str:
-        """Its presentation, P, Φ and products as tables for Jupyter."""
-        from explorer.viz.notebook import quotient_view
-
-        return quotient_view(self)
-
     def element_of(self, heaps: Iterable[int]) -> int:
         """The product of the heaps' elements (Φ of the sum).
 

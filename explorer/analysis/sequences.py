@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from explorer.analysis.solving import finite_value
+from explorer.analysis.solving import finite_value, searching
 from explorer.errors import SpecError
 from explorer.games.arguments import as_count, as_game
 from explorer.games.base import Game
@@ -142,12 +142,6 @@ class ValueSequence:
             + ">"
         )
 
-    def _repr_html_(self) -> str:
-        """The values in rows of 20 (P-positions in bold red) and the period, for Jupyter."""
-        from explorer.viz.notebook import sequence_view
-
-        return sequence_view(self)
-
 
 def find_period(values: list[int] | np.ndarray) -> tuple[int, int] | None:
     """The (preperiod, period) the values show, or None.
@@ -214,11 +208,13 @@ def value_sequence(
     if game.sequence_position(0) is None:
         raise SpecError(
             f"{game.spec} has no one-parameter positions (sequences are for heap games, "
-            "treblecross strips and coin rows)"
+            "treblecross strips, coin rows and games on graphs given a form: nodekayles:P, "
+            '@explorer.graph_game(form="P"))'
         )
     check_memory(upto, max_memory_mb or 2048)
     positions = [game.sequence_position(n) for n in range(upto + 1)]
-    values = np.array([finite_value(game, p) for p in positions], dtype=np.int64)
+    with searching():  # boards and graphs: the pruned search
+        values = np.array([finite_value(game, p) for p in positions], dtype=np.int64)
     found = observed_period(values, len(values))
     pre, period = found if found is not None else (None, None)
     # a reduction (treblecross's safe runs) keeps the outcome, not the value: said apart
@@ -359,7 +355,7 @@ def stored_value_sequence(
     Examples
     --------
     >>> from explorer import load_game
-    >>> from explorer.storage import open_database
+    >>> from explorer import open_database
     >>> db = open_database("sqlite://")
     >>> kayles = load_game("kayles")
     >>> stored_value_sequence(db.game(kayles), kayles, 1000).computed

@@ -9,17 +9,32 @@ them by the generalized nim-sum, never through the product graph.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast, get_args
 
 import numpy as np
 
 from explorer.analysis.memo import GRAPH_MEMO
 from explorer.analysis.results import Explanation, Solution, shown_value, value_fields
-from explorer.errors import CyclicGraphError, ExplorerError, GraphTooLargeError, SpecError
+from explorer.errors import (
+    CyclicGraphError,
+    ExplorerError,
+    GraphTooLargeError,
+    SpecError,
+    UsageError,
+)
 from explorer.games.arguments import as_count, as_game, as_position
-from explorer.games.base import Decomposition, Game, Listed, Position, TableProgress
+from explorer.games.base import (
+    Components,
+    Decomposition,
+    Game,
+    Listed,
+    Position,
+    TableProgress,
+)
 from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.games.heaps import FAR_HEAP, FAR_MOVES, PERIODIC_SPLIT_PARTS
 from explorer.games.tables import heap_pair_table
@@ -38,7 +53,19 @@ from explorer.solver.sparse import guy_smith, heap_sequence
 if TYPE_CHECKING:
     import networkx as nx  # annotations only: a value sequence never loads it
 
-Method = Literal["auto", "graph", "decompose"]
+Method = Literal["auto", "graph", "decompose", "pruned"]
+#: The methods `explain` takes.
+ExplainMethod = Literal["auto", "graph"]
+
+
+def _checked_method(method: object, accepted: object) -> None:
+    """Refuse a method name that is not one of the Literal type `accepted`'s."""
+    names = get_args(accepted)
+    if method not in names:
+        raise UsageError(
+            f"unknown method {method!r} (expected one of {', '.join(map(repr, names))})"
+        )
+
 
 #: In "auto", a position whose graph fits these budgets is solved whole (giving remoteness).
 AUTO_GRAPH_STATES = 5_000
@@ -170,6 +197,11 @@ def _grundy_value(game: Game[Any], position: Position, *, max_states: int) -> Va
     known = game.known_value(position)
     if known is not None:
         return known
+    components = game.search_components(position) if _PRUNED.get() else None
+    if components is not None:
+        from explorer.analysis.parts import pruned_value
+
+        return pruned_value(components).value
     parts = game.decompose(position)
     if parts is not None and parts.exact:
         return _xor_of_parts(parts, max_states)
@@ -254,6 +286,8 @@ def solve(
     ------
     ArgumentTypeError
         When `game` or `position` is of a type that names no game or position.
+    UsageError
+        When `method` is not one of the names above.
 
     Examples
     --------
@@ -270,9 +304,48 @@ def solve(
     ['1,1']
     >>> solve(nim, nim.parse("1,1,1"), convention=Convention.MISERE).outcome
     'P'
+    >>> solve("kayles", 7).move_names
+    {'3,3': 'take 1 from 7, leaving 3+3', '1,4': 'take 2 from 7, leaving 1+4'}
     """
+    _checked_method(method, Method)
     game = as_game(game)
     position = as_position(game, position)
+    solution = _solve(game, position, method, max_states, convention)
+    moves = [*solution.winning_moves, *solution.drawing_moves]
+    return replace(solution, move_names=named_moves(game, position, moves))
+
+
+def named_moves(game: Game[Any], position: Position, moves: Iterable[str]) -> dict[str, str]:
+    """The moves to the positions of texts `moves` in a player's words (`Game.move_name`),
+    by those texts; a move the game has no words for (or whose text it cannot read back) is
+    left out.
+
+    Examples
+    --------
+    >>> from explorer import load_game
+    >>> nim = load_game("nim")
+    >>> named_moves(nim, (3, 4, 5), ["1,4,5", "3,4"])
+    {'1,4,5': 'take 2 from 3', '3,4': 'take 5 from 5'}
+    """
+    names = {}
+    for text in moves:
+        try:
+            name = game.move_name(position, game.parse(text))
+        except ExplorerError:  # a game of one's own whose texts do not read back
+            continue
+        if name is not None:
+            names[text] = name
+    return names
+
+
+def _solve(
+    game: Game[Any],
+    position: Position,
+    method: Method,
+    max_states: int,
+    convention: Convention,
+) -> Solution:
+    """`solve` of a game and a position already parsed, the moves not yet named."""
     if convention == MISERE:
         from explorer.analysis.misere import misere_solution  # which builds on this module
 
@@ -290,6 +363,19 @@ def solve(
             listed = f"; moves listed among the first {FAR_MOVES:,} of each far heap"
         return replace(solution, method=method_name, note=far + listed)
     labelled = parts is None and game.part_label(position) is not None
+    components = game.search_components(position) if method in ("auto", "pruned") else None
+    if method == "pruned" and components is None and not _has_parts(game):
+        raise SpecError(
+            f"{game.spec} has no components for the pruned search (it is for Cram, "
+            "Node-Kayles, Arc-Kayles and graph games; try --method auto)"
+        )
+    if components is not None and method == "pruned":
+        return _solve_pruned(game, position, components)
+    if method == "pruned":  # a sum: its parts searched
+        method = "decompose"
+        searched = True
+    else:
+        searched = method == "auto"
     if parts is None and not labelled and game.known_value(position) is None:
         method = "graph"  # no parts and no formula: the whole graph is the only way
     small_sum = parts is None or (parts.exact and len(parts.parts) <= AUTO_GRAPH_PARTS)
@@ -305,14 +391,64 @@ def solve(
         except GraphTooLargeError:
             if not small:
                 raise
-    solution = _solve_decomposed(game, position, parts, max_states)
+    if components is not None:
+        return _solve_pruned(game, position, components)
+    token = _PRUNED.set(searched)
+    try:
+        solution = _solve_decomposed(game, position, parts, max_states)
+    finally:
+        _PRUNED.reset(token)
     if labelled:
         return replace(solution, method="parts", note=PART_NOTE)
     return solution
 
 
+#: Whether `_grundy_value` values parts by the pruned search: within `solve` (auto and
+#: pruned), so that the library's `grundy_value` keeps the full walk of the part table.
+_PRUNED: ContextVar[bool] = ContextVar("pruned", default=False)
+
+
+@contextmanager
+def searching() -> Iterator[None]:
+    """Within the block, parts of games with search components (`Game.search_components`)
+    are valued by the pruned search (as `solve` does), not by walking every position."""
+    token = _PRUNED.set(True)
+    try:
+        yield
+    finally:
+        _PRUNED.reset(token)
+
+
 #: How a part valued by its canonical label is solved (`solve` says it in its note).
 PART_NOTE = "valued by its moves, each part left valued once per shape (canonical label)"
+
+
+def _has_parts(game: Game[Any]) -> bool:
+    from explorer.analysis.parts import part_families
+
+    return bool(part_families(game))
+
+
+def _solve_pruned(game: Game[Any], position: Position, components: Components) -> Solution:
+    """A position valued by the pruned search, its winning moves found by asking each move
+    "is it 0?"."""
+    from explorer.analysis.parts import pruned_moves_to_value, pruned_value
+
+    answer = pruned_value(components)
+    outcome = outcome_of(answer.value)
+    moves = pruned_moves_to_value(game, position, 0) if outcome == "N" else []
+    shortcuts = "".join(f"; {shortcut}" for shortcut in answer.shortcuts)
+    return Solution(
+        game=game.spec,
+        position=game.format(position),
+        **value_fields(answer.value),
+        outcome=outcome,
+        remoteness=None,
+        winning_moves=[game.format(m) for m in moves or []],
+        method="pruned",
+        note=f"pruned nimber search (Lemoine-Viennot, Beling-Rogalski), each component valued "
+        f"once per shape ({answer.family}: {answer.parts:,} parts in the table){shortcuts}",
+    )
 
 
 def _solve_graph(
@@ -484,7 +620,7 @@ def explain(
     position: Position | str | int,
     *,
     max_states: int = DEFAULT_MAX_STATES,
-    method: Literal["auto", "graph"] = "auto",
+    method: ExplainMethod = "auto",
     convention: Convention = NORMAL,
 ) -> Explanation:
     """Show how a position's value arises: the mex of its successors, or the XOR of its parts
@@ -493,7 +629,8 @@ def explain(
     explained by the mex of its moves too; with ``convention=MISERE``, its moves and their
     misère outcomes instead.
 
-    `game` and `position` are taken as by `solve`: objects, or a spec and a position text.
+    `game` and `position` are taken as by `solve`: objects, or a spec and a position text;
+    another `method` than ``"auto"`` or ``"graph"`` is refused (`UsageError`).
 
     Examples
     --------
@@ -516,9 +653,25 @@ def explain(
     [{'part': '3', 'game': 'nim', 'value': 3, 'target': 1, 'moves': ['1,4,5']}]
     >>> explain(nim, nim.parse("2"), convention=Convention.MISERE).successors
     [('0', 'N'), ('1', 'P')]
+    >>> explain(nim, nim.parse("2")).move_names
+    {'0': 'take 2 from 2', '1': 'take 1 from 2'}
     """
+    _checked_method(method, ExplainMethod)
     game = as_game(game)
     position = as_position(game, position)
+    explanation = _explain(game, position, max_states, method, convention)
+    moves = [text for text, _ in explanation.successors]
+    return replace(explanation, move_names=named_moves(game, position, moves))
+
+
+def _explain(
+    game: Game[Any],
+    position: Position,
+    max_states: int,
+    method: Literal["auto", "graph"],
+    convention: Convention,
+) -> Explanation:
+    """`explain` of a game and a position already parsed, the moves not yet named."""
     if convention == MISERE:
         from explorer.analysis.misere import misere_explanation  # which builds on this module
 
@@ -616,16 +769,46 @@ def value_table(
     """
     game = as_game(game)
     rows, cols = as_count(rows, "rows"), as_count(cols, "cols")
-    need = 8 * rows * cols * 4  # the table, its list form and the bitsets, about
+    _check_table_memory(rows, cols, 8 * 4, max_memory_mb)  # the array and its list form
+    table = value_array(
+        game, rows, cols, max_states=max_states, max_memory_mb=max_memory_mb, progress=progress
+    )
+    return [[None if v < 0 else v for v in row] for row in table.tolist()]
+
+
+def _check_table_memory(rows: int, cols: int, per_cell: int, max_memory_mb: int) -> None:
+    need = per_cell * rows * cols
     if need > max_memory_mb * 2**20:
         raise GraphTooLargeError(
             f"a table of {rows:,} x {cols:,} cells needs about {need / 2**20:,.0f} MiB, over "
             f"the limit of {max_memory_mb:,} MiB (raise it with --memory)",
             max_memory_mb,
         )
-    table = game.value_table(rows, cols, progress)
-    if table is not None:
-        return table
+
+
+def value_array(
+    game: Game[Any],
+    rows: int,
+    cols: int,
+    *,
+    max_states: int = DEFAULT_MAX_STATES,
+    max_memory_mb: int = DEFAULT_TABLE_MEMORY_MB,
+    progress: TableProgress | None = None,
+) -> np.ndarray:
+    """`value_table` as an integer array, -1 where a cell is not a position.
+
+    Examples
+    --------
+    >>> from explorer import load_game
+    >>> value_array(load_game("ferguson"), 2, 3).tolist()
+    [[-1, -1, -1], [-1, 0, 1]]
+    """
+    _check_table_memory(rows, cols, 8 * 2, max_memory_mb)  # the array and the work beside it
+    found = game.value_table(rows, cols, progress)
+    if isinstance(found, list):
+        return np.array([[-1 if v is None else v for v in row] for row in found], dtype=np.int64)
+    if found is not None:
+        return found
     heaps = game.as_heap_game()
     if heaps is not None:
         largest = max(rows, cols) - 1
@@ -633,8 +816,8 @@ def value_table(
         values = np.array([heaps.heap_value(n) for n in range(largest + 1)], dtype=np.int64)
         if progress is not None:
             progress(rows * cols, rows * cols)
-        return heap_pair_table(values, rows, cols).tolist()  # type: ignore[no-any-return]
-    table = [[None] * cols for _ in range(rows)]
+        return heap_pair_table(values, rows, cols)
+    table = np.full((rows, cols), -1, dtype=np.int64)
     # largest cells first: one graph from the far corner fills the memo for the rest
     for r in reversed(range(rows)):
         if progress is not None:
@@ -645,8 +828,8 @@ def value_table(
             except ExplorerError:
                 continue
             # Grundy values, never a reduction's (queens' keeps only the outcome)
-            table[r][c] = finite_value(game, position, max_states=max_states, reduction=False)
-    if all(v is None for row in table for v in row):
+            table[r, c] = finite_value(game, position, max_states=max_states, reduction=False)
+    if (table < 0).all():
         raise SpecError(
             f"{game.spec} has no two-coordinate positions (tables are for wythoff, ferguson "
             "and two heaps of a heap game)"

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import ExitStack
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.table import Table
@@ -25,7 +25,9 @@ from explorer.cli.common import (
     print_json,
     print_table,
     progress_bar,
+    search_progress,
     sequence_progress,
+    shown,
     stored_option,
     upto_option,
     visible,
@@ -33,7 +35,9 @@ from explorer.cli.common import (
     working,
 )
 from explorer.games import families, load_game
+from explorer.games.base import Game
 from explorer.games.convention import MISERE, Convention
+from explorer.games.pictures import BoardPicture
 from explorer.generation.graph import DEFAULT_MAX_STATES
 from explorer.limits import MAX_STORED_INT
 from explorer.viz.palette import VERDICTS, outcome_text
@@ -58,6 +62,9 @@ EXPLAIN_WINNING = 20
 def games_command(as_json: bool) -> None:
     """List the game families, their parameters and position syntax.
 
+    On a terminal, a table; into a pipe or a file, a header line and a line a family, its
+    fields separated by tabs (aliases: kayles = octal:0.77, dawson = octal:0.07).
+
     \b
     Example:
       explorer games
@@ -79,11 +86,16 @@ def games_command(as_json: bool) -> None:
     if as_json:
         print_json(rows)
         return
+    columns = ("name", "parameters", "position", "example", "source")
+    if not console.is_terminal:  # into a pipe or a file: a line a family, fields by tabs
+        for line in [columns, *([row[c] for c in columns] for row in rows)]:
+            click.echo("\t".join(visible(field) for field in line))
+        return
     table = Table(title="game families (aliases: kayles = octal:0.77, dawson = octal:0.07)")
-    for column in ("name", "parameters", "position", "example", "source"):
+    for column in columns:
         table.add_column(column)
     for row in rows:
-        table.add_row(*(row[c] for c in ("name", "parameters", "position", "example", "source")))
+        table.add_row(*(row[c] for c in columns))
     print_table(table)
 
 
@@ -92,10 +104,11 @@ def games_command(as_json: bool) -> None:
 @click.argument("position")
 @click.option(
     "--method",
-    type=click.Choice(["auto", "graph", "decompose"]),
+    type=click.Choice(["auto", "graph", "decompose", "pruned"]),
     default="auto",
     show_default=True,
-    help="graph: whole game graph (gives remoteness); decompose: from the parts.",
+    help="graph: whole game graph (gives remoteness); decompose: from the parts; pruned: "
+    "the pruned nimber search (games on boards and graphs; auto takes it past small graphs).",
 )
 @misere_option
 @max_states_option
@@ -103,7 +116,8 @@ def games_command(as_json: bool) -> None:
 @stored_option("Read and add to the part values a database stores (games on graphs and boards)")
 @json_option(
     "one object: game, position, grundy, infinite, escapes, outcome, remoteness, winning_moves,"
-    " drawing_moves, method, states, note, convention (and reduction_value for a reduction)"
+    " drawing_moves, move_names (position reached -> the move in words), method, states, note,"
+    " convention (and reduction_value for a reduction)"
 )
 def solve_command(
     spec: str,
@@ -119,6 +133,9 @@ def solve_command(
 
     In a game with cycles the value may be infinite, ∞(K) (K: the finite values one move
     away), and the outcome a draw (D). With --misere the last player to move loses.
+    POSITION is written as `explorer games` shows for the family; in a graph game a lone
+    name is a vertex, never a named graph's other spelling (G3x4: write 3x4) or a file
+    (g.txt reads the file).
 
     \b
     Examples:
@@ -137,16 +154,21 @@ def solve_command(
             heaps = part.as_heap_game()
             if heaps is not None:
                 heaps.max_memory_mb = max_memory
+    parsed = game.parse(position)
     with ExitStack() as stack:
         if url is not None:  # the part values a database keeps, read first, added to after
-            from explorer.storage import open_database
+            from explorer.build import open_database
 
             database = stack.enter_context(open_database(url or None))
-            stack.enter_context(database.parts.shared(game))
-        stack.enter_context(working(f"solving {visible(spec)}", enabled=not as_json))
+            # the position's parts are valued into it even when its graph answers alone
+            # (the pruned search stores the parts it values itself, as it goes)
+            complete = method != "pruned"
+            stack.enter_context(database.parts.building(game, parsed, complete, convention))
+        stage = stack.enter_context(working(f"solving {visible(spec)}", enabled=not as_json))
+        stack.enter_context(search_progress(stage, max_memory))
         result = solve(
             game,
-            game.parse(position),
+            parsed,
             method=method,  # type: ignore[arg-type]
             max_states=max_states or DEFAULT_MAX_STATES,
             convention=convention,
@@ -155,7 +177,8 @@ def solve_command(
         print_json(result.to_dict())
         return
     console.print(f"game        {visible(result.game)}")
-    console.print(f"position    {visible(result.position)}")
+    console.print(f"position    {shown(result.position)}")
+    _print_board(game, parsed, "            ")
     if convention == MISERE:
         console.print("convention  misère (the player who moves last loses)")
     elif result.reduction_value is not None:
@@ -170,17 +193,17 @@ def solve_command(
         console.print(f"remoteness  {result.remoteness}")
     console.print(f"method      {result.method}" + (f" ({result.note})" if result.note else ""))
     if result.winning_moves:
-        shown = result.winning_moves[:20]
-        more = len(result.winning_moves) - len(shown)
+        first = result.winning_moves[:20]
+        more = len(result.winning_moves) - len(first)
         console.print("winning moves:")
-        for move in shown:
-            console.print(f"  -> {visible(move)}")
+        for move in first:
+            console.print(f"  {_move_line(move, result.move_names)}")
         if more:
             console.print(f"  ... and {more} more (use --json for all)")
     if result.drawing_moves:
         console.print("drawing moves (any other move loses):")
         for move in result.drawing_moves[:20]:
-            console.print(f"  -> {visible(move)}")
+            console.print(f"  {_move_line(move, result.move_names)}")
         if len(result.drawing_moves) > 20:
             console.print(f"  ... and {len(result.drawing_moves) - 20} more (use --json for all)")
 
@@ -200,8 +223,8 @@ def solve_command(
 @json_option(
     "one object: game, position, grundy, infinite, escapes, outcome, method, successors "
     "([position, value] pairs), parts ([game, position, value]), changes (each part, game, "
-    "value, target, moves), nim, note, stage, counter, convention (and reduction_value for a "
-    "reduction)"
+    "value, target, moves), nim, move_names (position reached -> the move in words), note, "
+    "stage, counter, convention (and reduction_value for a reduction)"
 )
 def explain_command(
     spec: str,
@@ -229,10 +252,11 @@ def explain_command(
     from explorer.analysis.solving import explain
 
     game = load_game(spec)
+    parsed = game.parse(position)
     with working(f"explaining {visible(spec)}", enabled=not as_json):  # a spinner on terminals
         result = explain(
             game,
-            game.parse(position),
+            parsed,
             max_states=max_states or DEFAULT_MAX_STATES,
             method=method,  # type: ignore[arg-type]
             convention=convention,
@@ -240,22 +264,23 @@ def explain_command(
     if as_json:
         print_json(result.to_dict())
         return
-    console.print(f"{visible(result.game)} at {visible(result.position)}")
+    console.print(f"{visible(result.game)} at {shown(result.position)}")
+    _print_board(game, parsed, "  ")
     if convention == MISERE:
-        _print_moves(result.successors, "misère outcome")
+        _print_moves(result, "misère outcome")
         console.print(result.note)
         return
     if result.method in ("decomposition", "reduction"):
         _print_sum(result)
     else:
-        _print_moves(result.successors, "grundy")
+        _print_moves(result, "grundy")
         console.print(result.reason())
-        winning = [visible(text) for text in result.winning_moves]
+        winning = _move_words(result.winning_moves, result.move_names)
         if winning:  # every N-position names its winning moves, listed above or not
-            shown = ", ".join(winning[:EXPLAIN_WINNING])
+            listed = "; ".join(winning[:EXPLAIN_WINNING])
             more = len(winning) - EXPLAIN_WINNING
             console.print(
-                f"winning move{'' if len(winning) == 1 else 's'}: {shown}"
+                f"winning move{'' if len(winning) == 1 else 's'}: {listed}"
                 + (f" and {more:,} more" if more > 0 else "")
             )
     console.print(VERDICTS[result.outcome])
@@ -273,7 +298,7 @@ def _print_sum(result: Explanation) -> None:
         table = Table("part", "game", "grundy", *(["binary"] if binary else []))
         for game_spec, text, value in result.parts:
             bits = [format(value, f"0{width}b")] if binary else []
-            table.add_row(visible(text), visible(game_spec), str(value), *bits)
+            table.add_row(shown(text), visible(game_spec), str(value), *bits)
         if binary:
             table.add_section()
             table.add_row("XOR", "", str(total), format(total or 0, f"0{width}b"))
@@ -288,17 +313,17 @@ def _print_sum(result: Explanation) -> None:
         console.print(f"G = {xor} = {result.value}")
     if result.changes:
         _print_changes(result, width)
-    winning = [visible(text) for text in result.winning_moves]
+    winning = _move_words(result.winning_moves, result.move_names)
     moves = len(result.successors)
     if moves and not (winning and moves == len(winning) and result.outcome == "N"):
-        _print_moves(result.successors, "reduction value" if reduced else "grundy")
+        _print_moves(result, "reduction value" if reduced else "grundy")
     if result.outcome == "P" and moves:
         console.print(
             "every move changes one part's value, so the XOR of the parts is no longer 0: "
             "no move reaches a P-position"
         )
     elif winning:
-        console.print(f"winning move{'s' if len(winning) > 1 else ''}: " + ", ".join(winning))
+        console.print(f"winning move{'s' if len(winning) > 1 else ''}: " + "; ".join(winning))
 
 
 def _print_changes(result: Explanation, width: int) -> None:
@@ -316,24 +341,51 @@ def _print_changes(result: Explanation, width: int) -> None:
     for change in result.changes:
         value, target = change["value"], change["target"]
         arithmetic = f"{bits(value)} XOR {bits(total)} = {bits(target)}"
-        moves = ", ".join(visible(m) for m in change["moves"][:EXPLAIN_WINNING])
+        first = change["moves"][:EXPLAIN_WINNING]
         if result.nim:
             console.print(
                 f"  heap {visible(change['part'])}: {arithmetic}: take {value - target:,} from "
-                f"the heap of {value:,}, leaving {target:,} -> {moves}"
+                f"the heap of {value:,}, leaving {target:,} -> {'; '.join(map(shown, first))}"
             )
         else:
+            moves = "; ".join(_move_words(first, result.move_names))
             console.print(
                 f"  part {visible(change['part'])} ({visible(change['game'])}, G {value}): "
                 f"{arithmetic}: move it to a position of value {target} -> {moves}"
             )
 
 
-def _print_moves(successors: Sequence[tuple[str, object]], column: str) -> None:
-    """The first `EXPLAIN_ROWS` moves of an explanation, each with its `column` value."""
-    table = Table("move to", column)
+#: Widest board `solve` and `explain` draw as text (in columns).
+WIDEST_BOARD = 26
+
+
+def _print_board(game: Game[Any], position: object, indent: str) -> None:
+    """A position on a board drawn as the board, its cells named as moves name them."""
+    picture = game.picture(position)
+    if isinstance(picture, BoardPicture) and 0 < picture.cols <= WIDEST_BOARD:
+        for line in picture.lines():
+            console.print(f"{indent}{line}")
+
+
+def _move_line(text: str, names: Mapping[str, str]) -> str:
+    """A move as `solve` lists it: its words, when the game has some, and where it goes."""
+    name = names.get(text)
+    return f"-> {shown(text)}" if name is None else f"{visible(name)} -> {shown(text)}"
+
+
+def _move_words(moves: Sequence[str], names: Mapping[str, str]) -> list[str]:
+    """Moves in a player's words where the game has some, else the positions they reach."""
+    return [visible(names[m]) if m in names else shown(m) for m in moves]
+
+
+def _print_moves(result: Explanation, column: str) -> None:
+    """The first `EXPLAIN_ROWS` moves of an explanation, each with its `column` value (and
+    its words, when the game has some)."""
+    successors, names = result.successors, result.move_names
+    table = Table(*(["move"] if names else []), "move to", column)
     for text, value in successors[:EXPLAIN_ROWS]:
-        table.add_row(visible(text), str(value))
+        words = [visible(names.get(text, ""))] if names else []
+        table.add_row(*words, shown(text), str(value))
     if successors:
         print_table(table)
     if len(successors) > EXPLAIN_ROWS:
@@ -445,7 +497,7 @@ def sequence_command(
     with ExitStack() as stack:
         compute = value_sequence
         if url is not None:  # the values kept in a database, computed and stored as needed
-            from explorer.storage import open_database
+            from explorer.build import open_database
 
             database = stack.enter_context(open_database(url or None))
             stack.enter_context(database.parts.shared(game))

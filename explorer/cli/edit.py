@@ -21,7 +21,7 @@ from explorer.games import load_game
 from explorer.games.loopy import file_game
 
 if TYPE_CHECKING:  # the database layer is imported by the commands that use it
-    from explorer.storage import EditReport
+    from explorer.build import EditReport
 
 #: Changed values listed by ``explorer import`` and ``explorer edit`` (``--json`` has all).
 SHOWN_CHANGES = 20
@@ -158,7 +158,7 @@ def import_command(file: str, url: str | None, as_json: bool) -> None:
       explorer import my_game.csv --db games.db --json
       explorer import graph:data/loopy.json
     """
-    from explorer.storage import open_database
+    from explorer.build import open_database
 
     game = file_game(file)
     with open_database(url) as database:
@@ -231,7 +231,7 @@ def edit_command(
         add_edges=tuple(add_edges),
         remove_edges=tuple(remove_edges),
     )
-    from explorer.storage import open_database
+    from explorer.build import open_database
 
     with open_database(url) as database:
         report = database.game(spec).edit(edit)

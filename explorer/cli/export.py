@@ -89,7 +89,7 @@ def export_command(
       explorer export nim -o nim.graphml
       explorer export nim --around 3,4,5 --depth 1 -o near.gexf
     """
-    from explorer.storage import open_database
+    from explorer.build import open_database
 
     if around is not None:
         refuse_bad_position(spec, around)

@@ -19,7 +19,7 @@ PHI_SHOWN = 1_000
 
 def print_findings(stats: dict[str, Any]) -> None:
     """Print the stored patterns and misère quotient of a game's `StoredGame.stats`."""
-    from explorer.storage.findings import pattern_status, pattern_text
+    from explorer.storage.rows.findings import pattern_status, pattern_text
 
     if stats.get("patterns"):
         console.print("patterns stored (explorer patterns --db):")

@@ -96,7 +96,7 @@ def patterns_command(
         found, data = analyse(game, upto, max_memory)
     revisions = []
     if url is not None:
-        from explorer.storage import open_database
+        from explorer.build import open_database
 
         with open_database(url or None) as database:
             revisions = database.game(game).save_patterns(found, data)

@@ -98,7 +98,7 @@ def quotient_command(
     with ExitStack() as stack:
         stored = None
         if url is not None:
-            from explorer.storage import open_database
+            from explorer.build import open_database
 
             stored = stack.enter_context(open_database(url or None)).game(game)
             quotient = stored.quotient()

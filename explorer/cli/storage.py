@@ -19,6 +19,7 @@ from explorer.cli.common import (
     print_json,
     print_table,
     progress_bar,
+    shown,
     visible,
     within_machine,
 )
@@ -33,7 +34,7 @@ from explorer.solver.loopy import Infinite, format_value
 from explorer.viz.palette import outcome_text
 
 if TYPE_CHECKING:  # SQLAlchemy and Alembic load only in the commands that open a database
-    from explorer.storage import BuildProgress, BuildReport, Database
+    from explorer.build import BuildProgress, BuildReport, Database
 
 #: Most states one page of `explorer query` lists.
 MAX_PAGE = 1_000_000
@@ -123,8 +124,8 @@ def _print_build(
     "--max-states",
     type=AsciiIntRange(min=1, max=MAX_STATES_STORED),
     default=None,
-    help="Stop cleanly once this many new states are stored (the last state's moves are kept "
-    "together, so a few more may be); the same command continues later.",
+    help="Store at most this many new states, then stop cleanly; the same command continues "
+    "later. A state's moves are stored together: one with more new moves is refused.",
 )
 @click.option(
     "--memory",
@@ -198,10 +199,10 @@ def build_command(
       explorer build kayles 40 --db postgresql://me@localhost/games --max-states 100000
       explorer build nim 60,60,60 --db postgresql://me@db/games --cluster tcp://node1:8786
     """
-    from explorer.storage import open_database
-    from explorer.storage.build_plans import refuse_unbuildable
-    from explorer.storage.building import BuildOptions, refuse_misere_cycles
-    from explorer.storage.tiered import may_go_in_tiers
+    from explorer.build import open_database
+    from explorer.build.one_process import BuildOptions, refuse_misere_cycles
+    from explorer.build.plans import refuse_unbuildable
+    from explorer.build.tier_manager import may_go_in_tiers
 
     options = BuildOptions(
         max_states=max_states,
@@ -233,7 +234,7 @@ def build_command(
     with ExitStack() as stack:
         executor, joined = None, None
         if cluster is not None:
-            from explorer.storage import cluster as dask
+            from explorer.build import cluster as dask
 
             dask.scheduler_address(cluster)  # refused before anything is opened, as is
             dask.dask_client()  # a missing extra
@@ -261,19 +262,37 @@ def build_command(
 
 
 def _state_table(
-    states: list[dict[str, Any]], title: str | None = None, convention: str = "normal"
+    states: list[dict[str, Any]],
+    title: str | None = None,
+    convention: str = "normal",
+    start: str | None = None,
 ) -> Table:
+    """States as a table; a depth counted from another start than `start` names it."""
     table = Table(title=title)
     value = "G⁻" if convention == "misere" else "grundy"
-    for column in ("position", value, "outcome", "remoteness", "depth"):
-        table.add_column(column, justify="left" if column == "position" else "right")
+    named = any(s.get("move") for s in states)  # moves in words, where the game has them
+    for column in (*(["move"] if named else []), "position", value, "outcome", "remoteness"):
+        table.add_column(column, justify="left" if column in ("move", "position") else "right")
+    table.add_column("depth", justify="right")
     for s in states:
         table.add_row(
-            visible(s["position"]),
+            *([visible(s.get("move") or "")] if named else []),
+            shown(s["position"]),
             _value_text(s),
-            *("·" if s[k] is None else str(s[k]) for k in ("outcome", "remoteness", "depth")),
+            *("·" if s[k] is None else str(s[k]) for k in ("outcome", "remoteness")),
+            _depth_text(s, start),
         )
     return table
+
+
+def _depth_text(state: dict[str, Any], start: str | None) -> str:
+    """A state's depth, with the start it counts from when that is not `start`."""
+    depth, since = state["depth"], state.get("depth_from")
+    if depth is None:
+        return "·"
+    if since is None or since == start or since == state["position"]:
+        return str(depth)
+    return f"{depth} (from {visible(since)})"
 
 
 def _value_text(state: dict[str, Any]) -> str:
@@ -340,8 +359,9 @@ def _page_note(total: int, offset: int, shown: int) -> str:
 @stored_misere_option
 @json_option(
     "one object; a position's: game, position, convention, grundy, infinite, escapes, outcome, "
-    "remoteness, depth, height, expanded, moves, predecessors, winning_moves, successors; a "
-    "listing's: game, convention, total, offset, limit, more, states"
+    "remoteness, depth, depth_from (the start depths count from), height, expanded, moves, "
+    "predecessors, winning_moves, successors (each with its move in words); a listing's: game, "
+    "convention, total, offset, limit, more, states"
 )
 def query_command(
     spec: str,
@@ -379,7 +399,7 @@ def query_command(
         raise click.UsageError(
             "--outcome, --grundy, --depth and --infinite list states; give no POSITION"
         )
-    from explorer.storage import open_database
+    from explorer.build import open_database
 
     if position is not None:
         refuse_bad_position(spec, position)
@@ -400,7 +420,7 @@ def query_command(
             page = linked(position, limit=limit, offset=offset)
             title = (
                 f"{shown_game(page['game'], page['convention'])} "
-                f"{'moves from' if direction == 'out' else 'moves to'} {visible(page['position'])}"
+                f"{'moves from' if direction == 'out' else 'moves to'} {shown(page['position'])}"
             )
         else:
             state = game.state(position, moves=limit)
@@ -422,7 +442,7 @@ def _print_state(state: dict[str, Any]) -> None:
     console.print(f"game        {visible(state['game'])}")
     if misere:
         console.print("convention  misère (the player who moves last loses)")
-    console.print(f"position    {visible(state['position'])}")
+    console.print(f"position    {shown(state['position'])}")
     if state["outcome"] is None:
         console.print(f"{value}      not solved yet (its build has not finished)")
     else:
@@ -430,12 +450,14 @@ def _print_state(state: dict[str, Any]) -> None:
         console.print(f"outcome     {outcome_text(state['outcome'])}")
         if state["remoteness"] is not None:
             console.print(f"remoteness  {state['remoteness']}")
-    console.print(f"depth       {state['depth']}")
+    start = state.get("depth_from")  # the moves' depths count from it unless they say
+    console.print(f"depth       {_depth_text(state, None)}")
     console.print(f"moves       {state['moves']:,} (predecessors: {state['predecessors']:,})")
     if state["successors"]:
-        print_table(
-            _state_table(state["successors"], "moves (P = winning move)", state["convention"])
+        table = _state_table(
+            state["successors"], "moves (P = winning move)", state["convention"], start
         )
+        print_table(table)
         if state["moves"] > len(state["successors"]):
             console.print(
                 f"... {state['moves'] - len(state['successors']):,} more: "
@@ -456,10 +478,10 @@ def _print_state(state: dict[str, Any]) -> None:
 )
 @json_option(
     "one object: game, convention, states, edges, expanded, solved, unsolved, by_outcome, "
-    "by_grundy, by_depth, max_grundy, max_depth, max_remoteness, max_height, builds, tiers (and"
-    " patterns, quotient, parts: its part table rows, when stored); without SPEC, a list of"
-    " such objects; with --parts, a list of part table rows: family, parts, lookups, hits, "
-    "hit_rate"
+    "by_grundy, by_depth, depth_from (the starts depths count from), max_grundy, max_depth, "
+    "max_remoteness, max_height, builds, tiers (and patterns, quotient, parts: its part table "
+    "rows, when stored); without SPEC, a list of such objects; with --parts, a list of part "
+    "table rows: family, parts, lookups, hits, hit_rate"
 )
 def stats_command(
     spec: str | None, url: str | None, convention: Convention, parts_only: bool, as_json: bool
@@ -476,7 +498,7 @@ def stats_command(
       explorer stats nim --misere
       explorer stats --parts --json
     """
-    from explorer.storage import open_database
+    from explorer.build import open_database
 
     if convention == MISERE and not spec:
         raise click.UsageError("--misere names a game's misère build: give its SPEC")
@@ -533,10 +555,10 @@ def stats_command(
         f"{result['solved']:,} solved)"
     )
     # an unfinished build in tiers on SQLite stores each state once it is solved: the others
-    # wait in its scratch files (`explorer.storage.build_scratch`)
+    # wait in its scratch files (`explorer.build.scratch`)
     waiting = sum(t["states"] for t in result.get("tiers", [])) - result["states"]
     if waiting > 0:
-        from explorer.storage.build_scratch import UNFINISHED
+        from explorer.build.scratch import UNFINISHED
 
         console.print(
             f"                {waiting:,} more numbered by an unfinished build in tiers, "
@@ -556,7 +578,12 @@ def stats_command(
     for value, count in result["by_grundy"].items():
         by_value.add_row(str(value), f"{count:,}")
     print_table(by_value)
-    by_depth = Table("depth", "states", title="by depth")
+    starts = result.get("depth_from", [])
+    title = "by depth"
+    if len(starts) > 1:  # depths of states stored by builds from different starts
+        shown = "; ".join(visible(start) for start in starts)
+        title += f" (moves from the start of the build that stored each state: {shown})"
+    by_depth = Table("depth", "states", title=title)
     for value, count in result["by_depth"].items():
         by_depth.add_row(str(value), f"{count:,}")
     print_table(by_depth)

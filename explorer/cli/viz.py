@@ -149,7 +149,7 @@ def viz_command(
     """
     shown = spec
     if url is not None:
-        from explorer.storage import open_database  # only when drawing from a database
+        from explorer.build import open_database  # only when drawing from a database
 
         with open_database(url, create=False) as database:
             page = draw_stored(
@@ -241,7 +241,7 @@ def plot_sequence_command(
         if url is None:
             sequence = value_sequence(game, upto)
         else:
-            from explorer.storage import open_database
+            from explorer.build import open_database
 
             database = stack.enter_context(open_database(url or None))
             sequence = stored_value_sequence(database.game(game), game, upto)

@@ -1,5 +1,6 @@
-"""Graph files: reading a game graph from one (`reading`) and writing one (`writing`).
+"""Graph files written: a game graph as GraphML, GEXF, JSON or CSV (`writing`).
 
-Neither module knows of the database: `explorer.storage.export` streams stored rows into
-`writing`.
+It knows nothing of the database: `explorer.storage.query.export` streams stored rows into
+`writing`. Reading a graph file is the rules' (`explorer.games.graph_files`, for ``dag:`` and
+``graph:`` games).
 """

@@ -10,11 +10,13 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from explorer.errors import PositionError, SpecError
-from explorer.games.base import Decomposition, Game, Part, natural_number
+from explorer.games.base import Components, Decomposition, Game, Part, natural_number
+from explorer.games.grids import grid_rules
 from explorer.games.labels import graph_label
-from explorer.games.pictures import BoardPicture
+from explorer.games.pictures import BoardPicture, cell_name
 
 #: Most cells a board may have (a board is a bit mask of its empty cells).
 MAX_CELLS = 400
@@ -190,6 +192,10 @@ def cell_graph_label(board: Board) -> str:
     return graph_label(tuple(adjacency))
 
 
+def _sides(board: Board) -> tuple[int, int, int]:
+    return board.rows, board.cols, board.empty
+
+
 class Cram(Game[Board]):
     """Cram: fill two adjacent empty cells (a domino, either way).
 
@@ -205,6 +211,8 @@ class Cram(Game[Board]):
     position_syntax = CRAM_SYNTAX
     example = ("cram", "..#./..../....")
     summary = "Cram: fill two adjacent empty cells of a board"
+    #: The grid rule the pruned search plays (`explorer.games.grids`).
+    grid_rule = "cram"
 
     def __init__(self, rows: int | None = None) -> None:
         self.rows = rows
@@ -244,6 +252,24 @@ class Cram(Game[Board]):
             if index + cols < rows * cols and empty >> (index + cols) & 1:
                 yield Board(rows, cols, empty & ~(1 << index | 1 << (index + cols)))
 
+    def move_name(self, position: Board, successor: Board) -> str | None:
+        """``domino on b2-b3``: the two cells the move filled (columns a, b, ... from the
+        left, rows 1, 2, ... from the top).
+
+        Examples
+        --------
+        >>> game = Cram()
+        >>> game.move_name(game.parse("2x2"), game.parse("#./#."))
+        'domino on a1-a2'
+        """
+        if (position.rows, position.cols) != (successor.rows, successor.cols):
+            return None
+        filled = Board(position.rows, position.cols, position.empty & ~successor.empty)
+        cells = list(filled.cells())
+        if len(cells) != 2 or successor.empty & ~position.empty:
+            return None
+        return "domino on " + "-".join(cell_name(r, c) for r, c in cells)
+
     def decompose(self, position: Board) -> Decomposition | None:
         regions = [r for r in _regions(position) if r & (r - 1)]  # a lone cell has no move
         if len(regions) == 1 and regions[0] == position.empty:
@@ -275,6 +301,15 @@ class Cram(Game[Board]):
 
     def part_label(self, position: Board) -> str | None:
         return cell_graph_label(position)
+
+    def search_components(self, position: Board) -> Components | None:
+        rules = grid_rules("cram")
+        return Components(((rules, tuple(rules.board_components(*_sides(position)))),))
+
+    def part_of_label(self, label: str) -> tuple[Game[Any], Any] | None:
+        from explorer.games.graphs import ArcKayles, graph_of_label
+
+        return ArcKayles(), graph_of_label(label)  # a label is a graph of cells
 
     def picture(self, position: Board) -> BoardPicture:
         return BoardPicture(position.rows, position.cols, frozenset(position.cells()))

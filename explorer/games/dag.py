@@ -1,6 +1,6 @@
 """Explicit graph games: a token on a vertex of a DAG read from a file, moved along out-edges.
 
-The file is read by `explorer.formats.reading.read_graph_file`.
+The file is read by `explorer.games.graph_files.read_graph_file`.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ class DagGame(Game[str]):
         return piece
 
     def __init__(self, path: str) -> None:
-        from explorer.formats.reading import collector_paused, read_graph_file
+        from explorer.games.graph_files import collector_paused, read_graph_file
 
         self.path = os.path.normpath(path)
         self.vertices, edges = read_graph_file(self.path, acyclic=self.acyclic)

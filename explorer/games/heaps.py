@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain
@@ -25,9 +26,11 @@ from explorer.games.base import (
     natural_number,
     parse_int_list,
     young_diagrams,
+    young_diagrams_under,
 )
 from explorer.games.removals import RemovalRule
 from explorer.machine import check_memory_need
+from explorer.pace import pace
 
 Heaps = tuple[int, ...]
 
@@ -200,7 +203,9 @@ class HeapGame(Game[Heaps]):
 
     def _table_extend(self, table: np.ndarray, start: int) -> None:
         """Fill table[start:] in place, by default from `heap_moves` and the mex rule."""
+        check = pace(f"the values of {self.spec} up to heap {len(table) - 1:,}", len(table))
         for n in range(start, len(table)):
+            check(n)
             mask = 0
             for result in self.heap_moves(n):
                 value = 0
@@ -225,6 +230,34 @@ class HeapGame(Game[Heaps]):
             for result in self.heap_moves(h):
                 yield tuple(sorted(rest + tuple(x for x in result if x > 0)))
 
+    def move_name(self, position: Heaps, successor: Heaps) -> str | None:
+        """The heap a move changes and what it leaves: ``take 2 from 3``, ``take 1 from 7,
+        leaving 3+3``, ``split 7 into 3+4``; None when no one heap becomes the others.
+
+        Examples
+        --------
+        >>> from explorer.games import load_game
+        >>> nim = load_game("nim")
+        >>> nim.move_name((3, 4, 5), (1, 4, 5)), nim.move_name((3, 4), (4,))
+        ('take 2 from 3', 'take 3 from 3')
+        >>> load_game("grundy").move_name((7,), (3, 4))
+        'split 7 into 3+4'
+        """
+        removed = Counter(position) - Counter(successor)
+        if sum(removed.values()) != 1:
+            return None
+        (heap,) = removed
+        left = sorted((Counter(successor) - Counter(position)).elements())
+        taken = heap - sum(left)
+        if taken < 0:
+            return None
+        leaving = "+".join(map(str, left))
+        if not taken:
+            return f"split {heap} into {leaving}"
+        if len(left) < 2:
+            return f"take {taken} from {heap}"
+        return f"take {taken} from {heap}, leaving {leaving}"
+
     def count_states(self, position: Heaps, limit: int) -> int | None:
         """For a game that never splits and takes one token at a time, the positions a
         position reaches are every row of heaps under it (`young_diagrams`); otherwise None.
@@ -240,6 +273,19 @@ class HeapGame(Game[Heaps]):
         if self.splits or not self.takes_one:
             return None
         return young_diagrams(sorted(position, reverse=True), limit)
+
+    def list_states(self, position: Heaps) -> list[Heaps] | None:
+        """The rows of heaps under `position` (as `count_states` counts them), largest first.
+
+        Examples
+        --------
+        >>> from explorer.games import load_game
+        >>> load_game("nim").list_states((1, 2))
+        [(1, 2), (2,), (1, 1), (1,), ()]
+        """
+        if self.splits or not self.takes_one:
+            return None
+        return list(young_diagrams_under(sorted(position, reverse=True)))[::-1]
 
     def tier(self, position: Heaps) -> int | None:
         """The sum of the heaps' weights, a weight per heap size that every move lowers

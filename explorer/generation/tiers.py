@@ -3,7 +3,7 @@
 A game with tiers (`explorer.games.base.Game.tier`: a number no move raises) is built tier by
 tier, highest first: once every higher tier is expanded, a tier holds every state it ever will,
 and its states can be expanded in any order, by any number of processes. The coordinator
-(`explorer.storage.tiered`) cuts each tier into slices of at most `SLICE_STATES` states and
+(`explorer.build.tier_manager`) cuts each tier into slices of at most `SLICE_STATES` states and
 submits one `TierTask` a slice to a `concurrent.futures.Executor`: a local
 ``ProcessPoolExecutor``, or a distributed engine's executor on a cluster.
 

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Literal, NamedTuple, overload
 import numpy as np
 import numpy.typing as npt
 
-from explorer.solver.arrays import Adjacency, Values, levels, mex_by_group, solve_adjacency
+from explorer.adjacency import Adjacency
+from explorer.solver.arrays import Values, levels, mex_by_group, solve_adjacency
 
 if TYPE_CHECKING:  # NetworkX loads with the graphs that use it, not with this module
     import networkx as nx

@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from explorer.adjacency import in_levels, refuse_cycle
 from explorer.solver import adjacency, outcome
-from explorer.solver.arrays import MISERE_TERMINAL, Values, in_levels, refuse_cycle
+from explorer.solver.arrays import MISERE_TERMINAL, Values
 from explorer.solver.loopy import retrograde
 
 if TYPE_CHECKING:  # NetworkX loads with the graphs that use it, not with this module

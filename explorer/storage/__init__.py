@@ -1,9 +1,11 @@
-"""The graph database: games, states, edges and values stored in SQLite or PostgreSQL.
+"""The graph database: games, states, edges and values stored in SQLite or PostgreSQL, and read.
 
-The only package that imports SQLAlchemy. Open a database with `open_database`; the `Database`
-it returns lists and imports games, and ``db.game(spec)`` gives a `StoredGame` that builds,
-edits, re-solves, exports, checks and reads one. Its schema is created and upgraded by the
-Alembic migrations shipped with explorer.
+The only package that imports SQLAlchemy, and it does I/O only: `schema` (the models), `backends`
+(engines and each dialect's bulk writes), `tables` (the SQL of each table), `rows` (where a row
+is written) and `query` (reads of one game). `open_database` gives a `Database` that lists games
+and reads them; ``db.game(spec)`` gives a `StoredGame` that reads, exports and stores findings.
+Builds, edits and checks are the build stage's (`explorer.build.open_database`). The schema is
+created and upgraded by the Alembic migrations shipped with explorer.
 """
 
 from __future__ import annotations
@@ -14,24 +16,17 @@ from explorer.errors import DatabaseError, DatabaseURLError, NotStoredError, Sch
 from explorer.lazy import lazy_members
 
 if TYPE_CHECKING:
-    from explorer.storage.build_writer import BuildProgress
-    from explorer.storage.building import BuildOptions, BuildReport, build_position
+    from explorer.storage.backends.engine import DEFAULT_PATH, ENV_VAR, resolve_url
     from explorer.storage.database import Database, open_database
-    from explorer.storage.edits import EditReport
-    from explorer.storage.engine import DEFAULT_PATH, ENV_VAR, resolve_url
-    from explorer.storage.game_rows import QueryResult
+    from explorer.storage.query.game_rows import QueryResult
     from explorer.storage.stored_game import StoredGame
 
-#: Where each name lives: its module loads when the name is first asked for, so that a command
-#: that only reads does not load the builder and the editor.
+#: Where each name lives: its module loads when the name is first asked for.
 _HOMES = {
-    **dict.fromkeys(("BuildOptions", "BuildReport", "build_position"), "explorer.storage.building"),
-    "BuildProgress": "explorer.storage.build_writer",
     **dict.fromkeys(("Database", "open_database"), "explorer.storage.database"),
-    "QueryResult": "explorer.storage.game_rows",
+    "QueryResult": "explorer.storage.query.game_rows",
     "StoredGame": "explorer.storage.stored_game",
-    "EditReport": "explorer.storage.edits",
-    **dict.fromkeys(("DEFAULT_PATH", "ENV_VAR", "resolve_url"), "explorer.storage.engine"),
+    **dict.fromkeys(("DEFAULT_PATH", "ENV_VAR", "resolve_url"), "explorer.storage.backends.engine"),
 }
 
 
@@ -41,18 +36,13 @@ __getattr__, __dir__ = lazy_members(globals(), _HOMES)
 __all__ = [
     "DEFAULT_PATH",
     "ENV_VAR",
-    "BuildOptions",
-    "BuildProgress",
-    "BuildReport",
     "Database",
     "DatabaseError",
     "DatabaseURLError",
-    "EditReport",
     "NotStoredError",
     "QueryResult",
     "SchemaTooNewError",
     "StoredGame",
-    "build_position",
     "open_database",
     "resolve_url",
 ]

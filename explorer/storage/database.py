@@ -1,40 +1,38 @@
-"""`Database`, the one way into a stored database: its games (`Database.game` gives a
-`StoredGame` to read and write one), graph files imported, every game checked at once, and what
-the web app watches (the builds running, a version that changes with every write).
+"""`Database`, the way into a stored database to read it: its games (`Database.game` gives a
+`StoredGame` to read one), and what the web app watches (the builds running, a version that
+changes with every write). The build stage's `explorer.build.Database` adds the writes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from explorer.games.convention import NORMAL, Convention
 from explorer.games.specs import GameSpec
-from explorer.storage.engine import (
+from explorer.storage.backends.engine import (
     checkpoint_away,
     create_engine,
     translated,
 )
-from explorer.storage.findings import stored_findings
-from explorer.storage.part_values import SharedParts
-from explorer.storage.sequences import stored_sequences
+from explorer.storage.rows.findings import stored_findings
+from explorer.storage.rows.part_values import SharedParts
+from explorer.storage.rows.sequences import stored_sequences
 from explorer.storage.stored_game import StoredGame
 
-if TYPE_CHECKING:  # importing and checking load in the methods that do them
+if TYPE_CHECKING:
     from explorer.games.base import Game
-    from explorer.games.dag import DagGame
-    from explorer.storage.edits import EditReport
-    from explorer.storage.verify import Verification
 
 
 class Database:
-    """An open explorer database. Use `open_database` to get one; `close` it when done.
+    """An open explorer database, to read: `open_database` gives one; `close` it when done.
+    `explorer.build.Database` (what `explorer.open_database` gives) adds builds and checks.
 
     Examples
     --------
+    >>> from explorer import open_database  # one that builds as well
     >>> db = open_database("sqlite://")  # in memory
     >>> db.game("nim").build("1,2").states_new
     5
@@ -55,7 +53,7 @@ class Database:
         self.engine.dispose()
         checkpoint_away(self.engine)
 
-    def __enter__(self) -> Database:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -94,10 +92,6 @@ class Database:
         open_database('sqlite://').game('kayles', 'misere')
         >>> db.close()
         """
-        if not isinstance(game, str):
-            from explorer.games.arguments import as_game  # loads numpy: only for a Game
-
-            game = as_game(game)
         return StoredGame(self, game, convention, rules=rules)
 
     @translated("read")
@@ -136,46 +130,6 @@ class Database:
             }
             for r in rows
         ]
-
-    @translated("write to")
-    def import_graph(self, source: str | DagGame) -> EditReport:
-        """Store a graph file as the game ``dag:PATH``, solved; if it is stored already, apply
-        only the difference and re-solve what it changes (see `explorer.storage.edits`).
-
-        Examples
-        --------
-        >>> db = open_database("sqlite://")
-        >>> report = db.import_graph("data/note003.json")
-        >>> report.kind, db.game(report.game).state("b")["grundy"]
-        ('import', 2)
-        >>> db.close()
-        """
-        from explorer.storage.edits import import_graph
-
-        return import_graph(self.engine, source)
-
-    def verify(
-        self,
-        *,
-        rules: bool = True,
-        show: int = 20,
-        progress: Callable[[str, int, int], None] | None = None,
-    ) -> Verification:
-        """Check every stored game, in each convention, and the file (see `verify_database`,
-        which takes the same options; `StoredGame.verify` checks one game).
-
-        Examples
-        --------
-        >>> db = open_database("sqlite://")
-        >>> _ = db.game("nim").build("2,2")
-        >>> result = db.verify()
-        >>> result.ok, result.games[0].states, result.integrity
-        (True, 6, 'ok')
-        >>> db.close()
-        """
-        from explorer.storage.verify import verify_database
-
-        return verify_database(self.engine, rules=rules, show=show, progress=progress)
 
     # -- what the web app watches ---------------------------------------------------------
     @translated("read")
@@ -226,7 +180,8 @@ def open_database(
     Raises
     ------
     DatabaseURLError, DatabaseError, SchemaTooNewError
-        See `explorer.storage.engine.create_engine`; nothing is written when they are raised.
+        See `explorer.storage.backends.engine.create_engine`; nothing is written when they are
+        raised.
 
     Examples
     --------

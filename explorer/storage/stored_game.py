@@ -1,44 +1,35 @@
 """`StoredGame`, one game of a database in one convention (``db.game("nim")``): its states,
-moves and counts as plain data, and the builds, edits, re-solves and checks that write it.
+moves and counts as plain data, its sequence and findings (the build stage's
+`explorer.build.StoredGame` adds the builds, edits, re-solves and checks).
 
 The game row is looked up once, on first use; every method then reads or writes that game.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from concurrent.futures import Executor
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import sqlalchemy as sa
 
 from explorer.games.convention import NORMAL
 from explorer.games.specs import GameSpec
-from explorer.storage.browsing import Browsing
-from explorer.storage.counts import read_counts
-from explorer.storage.damage import stored_key, stored_natural
-from explorer.storage.engine import release_page_cache, translated, writing
-from explorer.storage.findings import load_patterns, load_quotient
-from explorer.storage.game_rows import QueryResult, state_dict
-from explorer.storage.records import shown_status
-from explorer.storage.sequences import (
+from explorer.storage.backends.engine import release_page_cache, translated, writing
+from explorer.storage.query.browsing import Browsing
+from explorer.storage.query.damage import stored_key, stored_natural
+from explorer.storage.query.game_rows import QueryResult, state_dict
+from explorer.storage.query.stored_findings import Findings
+from explorer.storage.query.subgraphs import Subgraphs
+from explorer.storage.rows.counts import read_counts
+from explorer.storage.rows.findings import load_patterns, load_quotient
+from explorer.storage.rows.records import shown_status
+from explorer.storage.rows.sequences import (
     StoredSequence,
     delete_sequence,
     load_sequence,
     save_sequence,
 )
-from explorer.storage.stored_findings import Findings
-from explorer.storage.subgraphs import Subgraphs
 from explorer.storage.tables import edges
 from explorer.storage.tables import states as states_table
-
-if TYPE_CHECKING:  # building, editing and checking load in the methods that do them
-    from explorer.solver.incremental import Edit
-    from explorer.storage.build_writer import BuildProgress
-    from explorer.storage.building import BuildOptions, BuildReport
-    from explorer.storage.edits import EditReport
-    from explorer.storage.verify import Verification
 
 
 class StoredGame(Browsing, Subgraphs, Findings):
@@ -50,7 +41,7 @@ class StoredGame(Browsing, Subgraphs, Findings):
 
     Examples
     --------
-    >>> from explorer.storage import open_database
+    >>> from explorer import open_database
     >>> db = open_database("sqlite://")  # in memory
     >>> nim = db.game("nim")
     >>> nim.build("1,2").states_new
@@ -61,118 +52,6 @@ class StoredGame(Browsing, Subgraphs, Findings):
     'P'
     >>> db.close()
     """
-
-    # -- writes -----------------------------------------------------------------------------
-    @translated("write to")
-    def build(
-        self,
-        /,
-        position: str,
-        options: BuildOptions | None = None,
-        *,
-        progress: Callable[[BuildProgress], None] | None = None,
-        executor: Executor | None = None,
-        **changes: Any,
-    ) -> BuildReport:
-        """Build the game graph of a position into the database (see `build_position`), with
-        `options` (a `BuildOptions`, its defaults when not given) changed by keyword:
-        ``game.build("3,4,5", max_states=10_000)``; the convention is the handle's.
-
-        Stored states and values are reused; a build stopped by `max_states`, by the `memory`
-        budget (bytes the process may use; None for none) or killed continues where it
-        stopped when run again. With ``workers=N`` (N > 1) a game with tiers is built on N
-        worker processes, or on `executor` (a `concurrent.futures.Executor`) when given.
-        In the misère convention the game's misère build is made.
-
-        Raises
-        ------
-        DatabaseError
-            When the database refuses the writes (read-only, full, locked, or another build
-            of the same game writing at the same time); what was committed stays consistent.
-        """
-        from explorer.storage.building import BuildOptions, build_position
-
-        options = replace(options or BuildOptions(), **changes)
-        rules = self.spec if self.given is None else self.given
-        return build_position(
-            self.engine,
-            rules,
-            position,
-            options,
-            convention=self.convention,
-            progress=progress,
-            executor=executor,
-        )
-
-    @translated("write to")
-    def edit(self, edit: Edit) -> EditReport:
-        """Add and remove states and moves of a stored DAG game, re-solving only what changes.
-
-        Raises
-        ------
-        NotStoredError
-            When the game is not stored.
-        EditError, CyclicGraphError
-            When the edit is refused; nothing is written.
-
-        Examples
-        --------
-        >>> from explorer.solver.incremental import Edit
-        >>> from explorer.storage import open_database
-        >>> db = open_database("sqlite://")
-        >>> game = db.game(db.import_graph("data/note003.json").game)
-        >>> report = game.edit(Edit(remove_edges=(("b", "a"),)))
-        >>> report.reexamined, report.changed, game.state("b")["grundy"]
-        (1, 1, 1)
-        >>> db.close()
-        """
-        from explorer.storage.edits import edit_game
-
-        self._normal_play("edits")
-        return edit_game(self.engine, self.row(), edit)
-
-    @translated("write to")
-    def resolve(self) -> int:
-        """Re-solve every stored state of the game from its stored edges; returns how many.
-
-        Examples
-        --------
-        >>> from explorer.storage import open_database
-        >>> db = open_database("sqlite://")
-        >>> nim = db.game("nim")
-        >>> _ = nim.build("2,2")
-        >>> nim.resolve(), nim.state("2,2")["grundy"]
-        (6, 0)
-        >>> db.close()
-        """
-        from explorer.storage.edits import solve_stored
-
-        self._normal_play("re-solves")
-        return solve_stored(self.engine, self.row())
-
-    def verify(
-        self,
-        *,
-        rules: bool = True,
-        show: int = 20,
-        progress: Callable[[str, int, int], None] | None = None,
-    ) -> Verification:
-        """Check the game's stored values and moves (see `verify_database`, which takes the
-        same options), and SQLite's integrity check of the whole file.
-
-        Examples
-        --------
-        >>> from explorer.storage import open_database
-        >>> db = open_database("sqlite://")
-        >>> nim = db.game("nim")
-        >>> _ = nim.build("2,2")
-        >>> nim.verify().ok
-        True
-        >>> db.close()
-        """
-        from explorer.storage.verify import verify_database
-
-        return verify_database(self.engine, self.row(), rules=rules, show=show, progress=progress)
 
     # -- single positions -------------------------------------------------------------------
     @translated("read")
@@ -192,7 +71,14 @@ class StoredGame(Browsing, Subgraphs, Findings):
             result = QueryResult(game=spec, convention=self.convention, **state_dict(row))
             successors = self._linked(conn, game_id, row.id, "out", moves, 0)
             result["moves"] = successors["total"]
-            result["successors"] = successors["states"]
+            result["successors"] = self._named(row.key, successors["states"])
+            # a depth counts moves from the start of the build that stored the state: after
+            # builds from several starts, each state says which
+            keys = [row.key, *(state["position"] for state in result["successors"])]
+            starts = self._depth_starts(conn, game_id, keys)
+            result["depth_from"] = starts.get(row.key)
+            for state in result["successors"]:
+                state["depth_from"] = starts.get(state["position"])
             result["winning_moves"] = [
                 s["position"] for s in successors["states"] if s["outcome"] == "P"
             ]
@@ -200,6 +86,12 @@ class StoredGame(Browsing, Subgraphs, Findings):
                 edges.count_at("dst"), {"g": game_id, "s": row.id}
             ).scalar_one()
         return result
+
+    @staticmethod
+    def _depth_starts(conn: sa.Connection, game_id: int, keys: list[str]) -> dict[str, str]:
+        """The start of the build that stored each of `keys` (its depth counts from there)."""
+        rows = conn.execute(states_table.DEPTH_STARTS, {"g": game_id, "keys": keys})
+        return {key: root for key, root in rows if root is not None}
 
     @translated("read")
     def successors(self, position: str, *, limit: int = 20, offset: int = 0) -> QueryResult:
@@ -217,6 +109,8 @@ class StoredGame(Browsing, Subgraphs, Findings):
         with self.engine.connect() as conn:
             game_id, spec, row = self._located(conn, position)
             page = self._linked(conn, game_id, row.id, direction, limit, offset)
+        if direction == "out":
+            self._named(row.key, page["states"])
         return QueryResult(
             game=spec,
             convention=self.convention,
@@ -294,7 +188,7 @@ class StoredGame(Browsing, Subgraphs, Findings):
 
         Examples
         --------
-        >>> from explorer.storage import open_database
+        >>> from explorer import open_database
         >>> db = open_database("sqlite://")
         >>> nim = db.game("nim")
         >>> _ = nim.build("1,2")
@@ -378,6 +272,12 @@ class StoredGame(Browsing, Subgraphs, Findings):
             "by_outcome": by_outcome,
             "by_grundy": by_grundy,
             "by_depth": by_depth,
+            # each state's depth counts from the start of the build that stored it
+            "depth_from": list(
+                dict.fromkeys(
+                    b["position"] for b in builds if b["kind"] == "build" and b["states_new"]
+                )
+            ),
             "max_grundy": max(by_grundy, default=None),
             "max_depth": max(by_depth, default=None),
             "max_remoteness": max(remoteness, default=None),
@@ -397,7 +297,7 @@ class StoredGame(Browsing, Subgraphs, Findings):
         Examples
         --------
         >>> import numpy as np
-        >>> from explorer.storage import open_database
+        >>> from explorer import open_database
         >>> db = open_database("sqlite://")
         >>> nim = db.game("nim")
         >>> from explorer.solver.sparse import fletcher32

@@ -192,7 +192,7 @@ def draw_stored(
 
     Examples
     --------
-    >>> from explorer.storage import open_database
+    >>> from explorer import open_database
     >>> with open_database("sqlite://") as db:
     ...     nim = db.game("nim")
     ...     _ = nim.build("1,2,3")
@@ -224,7 +224,7 @@ def _stored_parts(game: StoredGame, position: str) -> PartsView | None:
     valued with the part values the database stores; None in misère play."""
     from explorer.games import load_game
     from explorer.games.specs import GameSpec
-    from explorer.storage.part_values import SharedParts
+    from explorer.storage.rows.part_values import SharedParts
     from explorer.viz.parts import known_values, parts_view
 
     if game.convention == MISERE or GameSpec.parse(game.spec).names_file:

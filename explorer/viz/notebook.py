@@ -3,10 +3,11 @@
 A drawn page shows as an SVG picture of the same drawing, a few kB instead of the page's 0.5 MB
 (hover a state for its values); `InteractivePage` is the page itself, on request. Solutions,
 explanations, value sequences, build and edit reports and stored states show as small tables.
-The result classes of lower layers call in here from their ``_repr_html_``, importing this
-module only then (as python-chess's ``Board`` does with ``chess.svg``): the results stay plain
-data, every piece of notebook HTML lives here and in the templates, and imports at module
-level still go one way.
+The result classes of lower layers know nothing of this module: `explorer.load_ipython_extension`
+(run by ``import explorer`` in IPython) registers each view with IPython's HTML formatter, and
+this module loads when a result is first shown. The results stay plain data, every piece of
+notebook HTML lives here and in the templates, and computation never imports drawing (as in
+NetworkX).
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ if TYPE_CHECKING:
     from explorer.analysis.results import Explanation, Solution
     from explorer.analysis.sequences import ValueSequence
     from explorer.analysis.sweep import Sweep
-    from explorer.storage import BuildReport, EditReport, QueryResult
+    from explorer.build import BuildReport, EditReport
+    from explorer.storage import QueryResult
     from explorer.viz.page import GraphPage
 
 #: Most states and moves drawn as a picture in a notebook (beyond, the page says how to see it).

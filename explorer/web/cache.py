@@ -37,7 +37,7 @@ class Counts:
 
     Examples
     --------
-    >>> from explorer.storage import open_database
+    >>> from explorer import open_database
     >>> db = open_database("sqlite://")
     >>> _ = db.game("nim").build("1,2")
     >>> Counts(db).stats(db.game("nim"), building=False, wait=30)["states"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from explorer.storage.findings import pattern_status, pattern_text
+from explorer.storage.rows.findings import pattern_status, pattern_text
 
 if TYPE_CHECKING:
     from explorer.storage import StoredGame
@@ -21,7 +21,7 @@ def findings(stored: StoredGame) -> dict[str, Any]:
 
     Examples
     --------
-    >>> from explorer.storage import open_database
+    >>> from explorer import open_database
     >>> from explorer.analysis.quotient import misere_quotient
     >>> from explorer import load_game
     >>> db = open_database("sqlite://")

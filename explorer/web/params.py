@@ -15,7 +15,7 @@ from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.games.pyspec import stored_rules
 from explorer.games.specs import GameSpec
 from explorer.limits import MAX_STORED_INT
-from explorer.storage.records import stored_specs
+from explorer.storage.rows.records import stored_specs
 
 if TYPE_CHECKING:
     from explorer.games.base import Game

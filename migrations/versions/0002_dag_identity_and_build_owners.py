@@ -24,8 +24,8 @@ import sqlalchemy as sa
 from alembic import op
 
 from explorer.errors import ExplorerError
-from explorer.formats.reading import read_graph_file
-from explorer.storage.records import edge_arrays, graph_fingerprint
+from explorer.games.graph_files import read_graph_file
+from explorer.storage.rows.records import edge_arrays, graph_fingerprint
 
 revision: str = "0002"
 down_revision: str | None = "0001"

@@ -18,7 +18,7 @@ down_revision: str | None = "0005"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
-#: The counts of one game from its rows (the same statement as explorer.storage.counts uses;
+#: The counts of one game from its rows (the same statement as explorer.storage.rows.counts uses;
 #: a migration keeps its own copy, as it must run unchanged whatever the code becomes).
 COUNTS = """
 INSERT INTO state_counts (game_id, kind, value, count)

@@ -17,7 +17,7 @@ down_revision: str | None = "0007"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
-#: The solved states of every game counted again, by the rule of explorer.storage.counts
+#: The solved states of every game counted again, by the rule of explorer.storage.rows.counts
 #: (a migration keeps its own copy, as it must run unchanged whatever the code becomes).
 SOLVED = """
 INSERT INTO state_counts (game_id, kind, value, count)

@@ -5,7 +5,7 @@ Revises: 0008
 Create Date: 2026-11-24
 
 The same rule as before (one state per game and key), held by an index that a large build can
-drop while it writes and create again at its end (`explorer.storage.records.drop_key_index`):
+drop while it writes and create again at its end (`explorer.storage.rows.records.drop_key_index`):
 SQLite cannot drop the index behind a UNIQUE constraint, and a key index filled state by state
 in discovery order costs a build most of its state writes (10 million keys took 70 s inserted
 into the index, 28 s without it plus 5 s to create it after) and is 14 % larger than one

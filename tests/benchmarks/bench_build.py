@@ -29,8 +29,8 @@ from pathlib import Path
 import numpy as np
 import sqlalchemy as sa
 
-from explorer.storage import open_database
-from explorer.storage.bulk import STATE_COLUMNS, writer_for
+from explorer import open_database
+from explorer.storage.backends.bulk import STATE_COLUMNS, writer_for
 
 #: Subtraction game S = {1, 2} on three heaps of 180: every multiset of three heaps <= 180.
 SPEC, POSITION = "subtraction:1,2", "180,180,180"
@@ -129,7 +129,7 @@ def one_build(url: str, position: str) -> float:
     """Seconds a build takes in a fresh process (opening the database included)."""
     code = (
         "import sys, time\n"
-        "from explorer.storage import open_database\n"
+        "from explorer import open_database\n"
         "started = time.perf_counter()\n"
         "with open_database(sys.argv[1]) as db:\n"
         "    report = db.game(sys.argv[2]).build(sys.argv[3])\n"
@@ -147,7 +147,7 @@ def compare_backends(base: str) -> None:
     """The same build into SQLite and into PostgreSQL (a fresh schema each time), alternating."""
     from sqlalchemy.engine import make_url
 
-    from explorer.storage.engine import resolve_url
+    from explorer.storage.backends.engine import resolve_url
 
     admin = sa.create_engine(resolve_url(base))
     times: dict[str, list[float]] = {"SQLite": [], "PostgreSQL": []}

@@ -30,7 +30,7 @@ import uuid
 import psycopg
 from distributed import Client
 
-from explorer.storage.engine import resolve_url
+from explorer.storage.backends.engine import resolve_url
 
 
 def worker_cpu() -> float:

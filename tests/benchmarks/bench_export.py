@@ -41,14 +41,14 @@ def child(code: str, *args: str) -> tuple[dict[str, object], float, float]:
 
 BUILD = """
 import json, sys
-from explorer.storage import open_database
+from explorer import open_database
 with open_database(sys.argv[1]) as db:
     print(json.dumps(db.game(sys.argv[2]).build(sys.argv[3]).to_dict()))
 """
 
 EXPORT = """
 import json, sys
-from explorer.storage import open_database
+from explorer import open_database
 with open_database(sys.argv[1], create=False) as db:
     print(json.dumps(db.game(sys.argv[2]).export(sys.argv[3]).to_dict()))
 """
@@ -62,7 +62,7 @@ print(json.dumps({"nodes": graph.number_of_nodes(), "edges": graph.number_of_edg
 
 NEAR = """
 import json, sys, time
-from explorer.storage import open_database
+from explorer import open_database
 with open_database(sys.argv[1], create=False) as db:
     times = {}
     for direction in ("out", "in", "both"):

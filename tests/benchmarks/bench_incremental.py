@@ -20,10 +20,11 @@ import time
 import numpy as np
 import sqlalchemy as sa
 
-from explorer.solver.arrays import Adjacency, solve_adjacency
+from explorer import open_database
+from explorer.adjacency import Adjacency
+from explorer.solver.arrays import solve_adjacency
 from explorer.solver.incremental import Edit
-from explorer.storage import open_database
-from explorer.storage.bulk import read_int_columns
+from explorer.storage.backends.bulk import read_int_columns
 
 
 def write_dag(path: str, states: int, seed: int) -> int:

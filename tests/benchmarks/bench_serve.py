@@ -27,7 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import quote
 
-from explorer.storage import open_database
+from explorer import open_database
 from tests.support.serve import start_server
 
 SPEC = "subtraction:1,2"

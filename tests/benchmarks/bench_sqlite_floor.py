@@ -42,9 +42,9 @@ from typing import Any
 
 import numpy as np
 
-from explorer.storage import open_database
-from explorer.storage.bulk import STATE_COLUMNS
-from explorer.storage.engine import SQLITE_PRAGMAS
+from explorer import open_database
+from explorer.storage.backends.bulk import STATE_COLUMNS
+from explorer.storage.backends.engine import SQLITE_PRAGMAS
 
 #: Subtraction game S = {1, 2} on three heaps of 180: every multiset of three heaps <= 180.
 SPEC, POSITION = "subtraction:1,2", "180,180,180"

@@ -92,9 +92,9 @@ from bench_sqlite_floor import (
     run,
 )
 
+from explorer import open_database
+from explorer.build.one_process import BATCH_MOVES, GraphBuilder
 from explorer.games import load_game
-from explorer.storage import open_database
-from explorer.storage.building import BATCH_MOVES, GraphBuilder
 
 ROUNDS = 3
 #: The goals of issue 12 against d3cd961's build of the full graph: 2.5x faster, at most 400 B

@@ -12,8 +12,8 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
-from explorer.storage.engine import resolve_url
-from explorer.storage.records import key_index_present
+from explorer.storage.backends.engine import resolve_url
+from explorer.storage.rows.records import key_index_present
 
 
 def fresh_url(kind: str, request: pytest.FixtureRequest, folder: Path) -> Iterator[str]:

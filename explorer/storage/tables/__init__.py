@@ -1,13 +1,13 @@
 """The SQL of each table in one module (``states``, ``edges``): named statements, their columns
-taken from the models (`explorer.storage.models`), that the reads and writes of one stored game
-call instead of writing SQL of their own. Dialect differences stay behind the writer classes
-(`explorer.storage.bulk`): a writer chooses the statement, these modules hold its text. The one
-other module with SQL on these tables is `explorer.storage.checks`, whose checks are written
-again from the definitions on purpose (``tests/test_table_statements.py`` keeps it so).
+taken from the models (`explorer.storage.schema.models`), that the reads and writes of one stored
+game call instead of writing SQL of their own. Dialect differences stay behind the writer classes
+(`explorer.storage.backends.bulk`): a writer chooses the statement, these modules hold its text.
+The one other module with SQL on these tables is `explorer.build.verify_checks`, whose checks are
+written again from the definitions on purpose (``tests/test_table_statements.py`` keeps it so).
 
 Examples
 --------
->>> from explorer.storage import open_database
+>>> from explorer import open_database
 >>> from explorer.storage.tables import edges, states
 >>> db = open_database("sqlite://")
 >>> nim = db.game("nim")

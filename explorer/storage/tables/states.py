@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import sqlalchemy as sa
 
-from explorer.storage.models import KEY_INDEX, StateTable
+from explorer.storage.schema.models import KEY_INDEX, StateTable
 
 #: The columns of a state row every read returns, in this order.
 COLUMNS = (
@@ -84,14 +84,14 @@ assert set(EXPORTED) <= set(COLUMNS)
 
 def exported(upto: bool) -> str:
     """The `EXPORTED` columns of game ``:g``'s states by id (up to id ``:cut`` when `upto`):
-    a query to stream (see `explorer.storage.bulk.partitions`)."""
+    a query to stream (see `explorer.storage.backends.bulk.partitions`)."""
     return (
         f"SELECT {', '.join(EXPORTED)} FROM states "
         "WHERE game_id = :g" + (" AND id <= :cut" if upto else "") + " ORDER BY id"
     )
 
 
-# -- a check's reads (`explorer.storage.verify`) -----------------------------------------------
+# -- a check's reads (`explorer.build.verify`) -----------------------------------------------
 #: Game ``:g``'s states, by id.
 ALL = sa.text(f"SELECT {FIELDS} FROM states AS s WHERE s.game_id = :g ORDER BY s.id")
 #: Game ``:g``'s states of ids from ``:lo`` up to (not including) ``:hi``, by id.
@@ -106,13 +106,13 @@ ANY_HEIGHT = sa.text("SELECT 1 FROM states WHERE game_id = :g AND height IS NOT 
 #: A row if game ``:g`` has a state not expanded.
 ANY_UNEXPANDED = sa.text("SELECT 1 FROM states WHERE game_id = :g AND NOT expanded LIMIT 1")
 
-# -- the key index (`explorer.storage.records.drop_key_index`) ---------------------------------
+# -- the key index (`explorer.storage.rows.records.drop_key_index`) -------------------------------
 #: Create the unique index of the states' keys in each game.
 CREATE_KEY_INDEX = f"CREATE UNIQUE INDEX IF NOT EXISTS {KEY_INDEX} ON states (game_id, key)"
 #: Drop it.
 DROP_KEY_INDEX = f"DROP INDEX IF EXISTS {KEY_INDEX}"
 
-# -- an edit's reads and writes, one state at a time (`explorer.storage.edits`) ---------------
+# -- an edit's reads and writes, one state at a time (`explorer.build.edits`) ---------------
 #: The columns of a state an edit keeps in memory, in this order.
 KEPT = ("id", "grundy", "remoteness", "height", "escapes")
 assert set(KEPT) <= set(COLUMNS)
@@ -126,6 +126,12 @@ def kept(alias: str) -> str:
 #: `KEPT` of the state of a key (``:g``, ``:k``).
 KEPT_BY_KEY = sa.text(f"SELECT {kept('s')} FROM states AS s WHERE s.game_id = :g AND s.key = :k")
 #: The keys and depths of the states ``:ids`` (expanding) of game ``:g``.
+#: The root of the build that stored each state of ``:keys`` (expanding) of game ``:g``.
+DEPTH_STARTS = sa.text(
+    "SELECT s.key, b.root FROM states AS s JOIN builds AS b ON b.id = s.build_id "
+    "WHERE s.game_id = :g AND s.key IN :keys AND b.kind = 'build'"
+).bindparams(sa.bindparam("keys", expanding=True))
+
 DEPTHS = sa.text("SELECT key, depth FROM states WHERE game_id = :g AND id IN :ids").bindparams(
     sa.bindparam("ids", expanding=True)
 )
@@ -142,7 +148,7 @@ SET_VALUE = sa.text(
     "value_build_id = :b WHERE game_id = :g AND id = :s"
 )
 
-# -- reads into arrays (queries to stream, see `explorer.storage.bulk.read_int_columns`) -------
+# -- reads into arrays (queries to stream, see `explorer.storage.backends.bulk.read_int_columns`)
 #: SQL giving 1 for an expanded state, else 0.
 EXPANDED = "CASE WHEN expanded THEN 1 ELSE 0 END"
 #: SQL giving 1 for a state with no value yet (neither a Grundy value nor a generalized one).
@@ -259,7 +265,7 @@ def unexpand(listed: str) -> sa.TextClause:
 LOOPY_ROWS = sa.text("SELECT id, key, grundy, escapes, remoteness FROM states WHERE game_id = :g")
 
 # -- counts ------------------------------------------------------------------------------------
-#: The kinds of counts of one value each (`explorer.storage.counts`).
+#: The kinds of counts of one value each (`explorer.storage.rows.counts`).
 HISTOGRAMS = ("outcome", "grundy", "depth", "remoteness", "height")
 #: Count game ``:g``'s states, moves and values into ``state_counts`` from scratch.
 RECOUNT = sa.text(

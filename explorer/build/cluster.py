@@ -1,0 +1,227 @@
+"""Building on many machines: a Dask distributed cluster runs a build's tier tasks.
+
+A build in tiers hands pure, idempotent tasks to a `concurrent.futures.Executor` (see
+`explorer.generation.tiers`). On one machine that is a process pool; on many it is the
+executor of a Dask distributed client, connected to a scheduler that workers on every machine
+joined (``dask scheduler``, ``dask worker tcp://HOST:8786``). Dask re-runs on another worker
+a task whose worker died, so a worker killed mid-build costs only its task's time. Dask
+(the ``cluster`` extra) is imported only here, and only when a cluster is asked for.
+
+The database is PostgreSQL, which every machine reaches: a SQLite file is refused, since it
+lives on one machine.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterator
+from concurrent.futures import CancelledError, Executor
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from explorer.errors import ClusterError
+from explorer.games.base import Game, Position
+from explorer.games.convention import NORMAL, Convention
+from explorer.storage.backends.engine import resolve_url
+from explorer.version import __version__
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
+
+    from explorer.build.one_process import BuildOptions
+
+#: How a user installs the engine (the README's "Many machines").
+INSTALL = "pip install 'explorer[cluster]' (in a checkout: pip install '.[cluster]')"
+#: Seconds to wait for the scheduler to answer, and for a first worker to join it.
+CONNECT_SECONDS = 30
+#: A scheduler's address: tcp://HOST:PORT or tls://HOST:PORT (HOST:PORT means tcp).
+ADDRESS = re.compile(r"^(?:(tcp|tls)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(\d{1,5})$")
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """A connected cluster: the executor a build submits its tasks to, and its size.
+
+    Attributes
+    ----------
+    executor : concurrent.futures.Executor
+        Dask's executor over the client: tasks run on the cluster's workers.
+    address : str
+        The scheduler's address, as ``tcp://HOST:PORT``.
+    workers : int
+        Worker processes joined when the build started.
+    threads : int
+        Tasks the cluster runs at once (every worker's threads).
+    """
+
+    executor: Executor
+    address: str
+    workers: int
+    threads: int
+
+
+def scheduler_address(text: str) -> str:
+    """The scheduler address `text` names, as ``tcp://HOST:PORT`` (or ``tls://``).
+
+    Raises
+    ------
+    ClusterError
+        When `text` is not ``[tcp://|tls://]HOST:PORT``.
+
+    Examples
+    --------
+    >>> scheduler_address("tcp://10.0.0.5:8786"), scheduler_address("node1:8786")
+    ('tcp://10.0.0.5:8786', 'tcp://node1:8786')
+    """
+    found = ADDRESS.match(text.strip())
+    if found is None or not 0 < int(found[3]) < 65536:
+        raise ClusterError(
+            f"bad cluster address {text!r}: expected the Dask scheduler's tcp://HOST:PORT, "
+            "say tcp://node1:8786 (dask scheduler prints it)"
+        )
+    return f"{found[1] or 'tcp'}://{found[2]}:{int(found[3])}"
+
+
+def refuse_local_database(url: str | None) -> None:
+    """Refuse a SQLite database for a cluster build: only PostgreSQL is shared by machines.
+
+    Examples
+    --------
+    >>> refuse_local_database("postgresql://me@db/games")
+    >>> refuse_local_database("games.db")
+    Traceback (most recent call last):
+    ...
+    explorer.errors.ClusterError: --cluster needs a PostgreSQL database, not the SQLite file ...
+    """
+    resolved = resolve_url(url)
+    if resolved.get_backend_name() == "sqlite":
+        shown = resolved.database or "in memory"
+        raise ClusterError(
+            f"--cluster needs a PostgreSQL database, not the SQLite file {shown!r}: give "
+            "--db postgresql://USER@HOST/DB, a server every machine of the cluster reaches"
+        )
+
+
+def dask_client() -> type[Any]:
+    """Dask's ``Client`` class, imported here only (the ``cluster`` extra).
+
+    Raises
+    ------
+    ClusterError
+        When Dask distributed is not installed: the error names the install command.
+    """
+    try:
+        from distributed import Client
+    except ImportError:
+        raise ClusterError(
+            f"--cluster needs Dask distributed, which is not installed: install it with {INSTALL}"
+        ) from None
+    return Client
+
+
+def worker_version() -> str:
+    """explorer's version, as a worker reports it (run on every worker before a build)."""
+    return __version__
+
+
+@contextmanager
+def connect(address: str, timeout: float = CONNECT_SECONDS) -> Iterator[Cluster]:
+    """Connect to the Dask scheduler at `address` and yield its `Cluster`; disconnect after.
+
+    Waits up to `timeout` seconds for the scheduler and for a first worker, and checks that
+    every worker runs this version of explorer (a task names explorer's functions, which a
+    worker imports).
+
+    Raises
+    ------
+    ClusterError
+        When Dask is not installed, the address is malformed, the scheduler does not answer,
+        no worker joins, or a worker lacks explorer or runs another version of it; and when
+        the cluster fails under the build (what was built is kept, and the same build
+        continues).
+    """
+    address = scheduler_address(address)
+    client_class = dask_client()
+    # Dask logs a lost connection with its traceback: the error raised here says it in a line
+    for name in list(logging.root.manager.loggerDict):
+        if name.split(".")[0] in ("distributed", "tornado", "asyncio"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
+    from distributed import KilledWorker
+    from distributed.comm.core import CommClosedError
+
+    # what a build raises when the cluster fails under it: a task that killed every worker
+    # it ran on, the scheduler gone, the futures cancelled with it
+    lost = (KilledWorker, CommClosedError, CancelledError)
+    try:
+        client = client_class(address, timeout=timeout, set_as_default=False)
+    except (OSError, TimeoutError) as error:
+        raise ClusterError(
+            f"cannot reach the Dask scheduler at {address} ({error}); start one there with: "
+            "dask scheduler"
+        ) from None
+    try:
+        try:
+            client.wait_for_workers(1, timeout=timeout)
+        except TimeoutError:
+            raise ClusterError(
+                f"no worker joined the Dask scheduler at {address} in {timeout:g} s; start "
+                f"one on each machine with: dask worker {address} --nthreads 1"
+            ) from None
+        _check_workers(client, address)
+        workers = client.scheduler_info(n_workers=-1)["workers"]
+        try:
+            yield Cluster(
+                executor=client.get_executor(pure=False),
+                address=address,
+                workers=len(workers),
+                threads=sum(int(worker["nthreads"]) for worker in workers.values()),
+            )
+        except lost as error:
+            raise ClusterError(
+                f"the build lost the Dask cluster at {address} ({type(error).__name__}: "
+                f"{error}); what was built is kept: run the same command again to continue"
+            ) from None
+    finally:
+        client.close()
+
+
+def _check_workers(client: Any, address: str) -> None:
+    """Refuse a worker that cannot import explorer, or runs another version of it."""
+    from distributed.comm.core import CommClosedError
+
+    try:
+        versions = client.run(worker_version)
+    except CommClosedError as error:
+        raise ClusterError(f"lost the Dask scheduler at {address} ({error})") from None
+    except Exception as error:  # a worker without explorer cannot unpickle worker_version
+        raise ClusterError(
+            f"a worker of {address} cannot run explorer ({type(error).__name__}: {error}); "
+            f"install explorer {__version__} on every worker's machine with {INSTALL}"
+        ) from None
+    other = {worker: version for worker, version in versions.items() if version != __version__}
+    if other:
+        worker, version = sorted(other.items())[0]
+        raise ClusterError(
+            f"the worker {worker} of {address} runs explorer {version}, this is "
+            f"{__version__}: install the same version on every machine"
+        )
+
+
+def refuse_untiered(
+    engine: Engine,
+    game: Game[Any],
+    root: Position,
+    options: BuildOptions,
+    convention: Convention = NORMAL,
+) -> None:
+    """Refuse a cluster build that would not go in tiers, so would run in this process alone."""
+    from explorer.build.tier_manager import tiers_apply
+
+    if not tiers_apply(engine, game, root, replace(options, workers=2), convention):
+        raise ClusterError(
+            f"--cluster builds a game in tiers, and this build of {game.spec} cannot go in "
+            "tiers (a game without tiers or whose play may loop, --max-states, or a build "
+            "continuing one made in one process): run it without --cluster"
+        )

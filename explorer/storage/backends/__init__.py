@@ -1,0 +1,2 @@
+"""The database servers: opening an engine for a URL (`engine`) and the bulk row writers and
+readers of each dialect (`bulk`)."""
