@@ -23,7 +23,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, Protocol, TypeVar
 
-from explorer.errors import LimitError
+from explorer.errors import SearchMemoryError
 
 K = TypeVar("K", bound=Hashable)
 
@@ -66,10 +66,6 @@ class ComponentRules(Protocol[K]):
     def key(self, label: str) -> K:
         """The key of a stored label."""
         ...
-
-
-class SearchMemoryError(LimitError):
-    """The search's tables outgrew their memory bound (``--memory``)."""
 
 
 @dataclass
