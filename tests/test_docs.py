@@ -8,6 +8,7 @@ import re
 import shlex
 import shutil
 import sqlite3
+import subprocess
 import sys
 from contextlib import closing
 from pathlib import Path
@@ -250,3 +251,22 @@ def fill_readme() -> None:
 
 if __name__ == "__main__":
     fill_readme()
+
+
+def test_a_checkout_ignores_the_files_a_database_leaves(tmp_path):
+    # SQLite in WAL mode keeps FILE.db-wal and FILE.db-shm beside a database while it is open
+    git = shutil.which("git")
+    if git is None:
+        pytest.skip("no git")
+    shutil.copy(README.parent / ".gitignore", tmp_path / ".gitignore")
+    subprocess.run([git, "init", "-q"], cwd=tmp_path, check=True)
+    for name in ("explorer.db", "explorer.db-wal", "explorer.db-shm", "graphs.db-wal"):
+        (tmp_path / name).write_bytes(b"")
+    status = subprocess.run(
+        [git, "status", "--porcelain", "--untracked-files=all"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert status.split() == ["??", ".gitignore"]

@@ -3,12 +3,14 @@ message, and the exit status a process ended by SIGPIPE gets (141), never a refu
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 
 import pytest
 
+from tests.support.cli import run_ok
 from tests.support.environment import REPO
 
 
@@ -35,3 +37,22 @@ def test_a_closed_pipe_ends_quietly(args, tmp_path):
     error = process.stderr.read()
     assert process.wait(timeout=120) == 141
     assert error == b""
+
+
+def test_games_into_a_pipe_is_a_line_a_family(tmp_path):
+    # as `explorer games | cat`: a header and one line of tab-separated fields a family
+    env = dict(os.environ, PYTHONPATH=str(REPO), COLUMNS="100")
+    out = subprocess.run(
+        [sys.executable, "-m", "explorer", "games"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        check=True,
+    ).stdout
+    lines = out.splitlines()
+    families = [row["name"] for row in json.loads(run_ok("games", "--json"))]
+    assert lines[0].split("\t") == ["name", "parameters", "position", "example", "source"]
+    assert [line.split("\t")[0] for line in lines[1:]] == families
+    assert all(len(line.split("\t")) == 5 for line in lines)
+    assert "━" not in out and "│" not in out

@@ -42,7 +42,7 @@ from explorer.viz import (
     plot_table,
 )
 from tests.support.bruteforce import brute_nim, distances, mex_values, nim_moves
-from tests.support.cli import run
+from tests.support.cli import run, run_ok
 from tests.support.environment import REPO
 from tests.support.notebook import shown_html
 from tests.support.pages import HOSTILE, HOSTILE_FILE, NASTY, page_data
@@ -993,3 +993,21 @@ def test_plot_legends_never_cover_the_data(tmp_path):
         (axes,) = figure.axes
         (legend,) = figure.legends
         assert not legend.get_window_extent(renderer).overlaps(axes.get_window_extent(renderer))
+
+
+def test_a_wide_layer_is_folded_onto_rows(tmp_path):
+    # viz cram 3x3: 50 states, 36 of them at depth 2, once laid in a strip 36 boards wide
+    out = tmp_path / "cram.html"
+    run_ok("viz", "cram", "3x3", "-o", str(out))
+    nodes, edges = page_data(out.read_text(encoding="utf-8"))
+    assert len(nodes) == 50
+    rows: dict[float, list[float]] = {}
+    for node in nodes:
+        rows.setdefault(node["y"], []).append(node["x"])
+    assert max(len(xs) for xs in rows.values()) <= 11
+    width = max(n["x"] for n in nodes) - min(n["x"] for n in nodes)
+    height = max(n["y"] for n in nodes) - min(n["y"] for n in nodes)
+    assert width < 3 * height
+    # still every move goes down the page
+    y = {n["id"]: n["y"] for n in nodes}
+    assert all(y[e["from"]] < y[e["to"]] for e in edges)

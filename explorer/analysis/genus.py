@@ -27,6 +27,7 @@ import numpy as np
 
 from explorer.analysis.patterns import OBSERVED, Pattern, Patterns
 from explorer.errors import MisereSequenceTooLargeError, SpecError
+from explorer.games.arguments import as_count, as_game
 from explorer.games.base import Game
 from explorer.games.heaps import HeapGame
 from explorer.solver.periods import observed_period
@@ -202,20 +203,21 @@ def genus_of(sums: _Sums, n: int, normal: int) -> Genus:
 
 
 def genus_sequence(
-    game: Game[Any],
+    game: Game[Any] | str,
     upto: int,
     *,
     max_states: int = MAX_SUMS,
     progress: Callable[[int, int], None] | None = None,
 ) -> GenusSequence:
-    """The genus of each heap 0..upto of a heap game.
+    """The genus of each heap 0..upto of a heap game, given as a `Game` or its spec.
 
     Examples
     --------
-    >>> from explorer import load_game
-    >>> [g.text() for g in genus_sequence(load_game("kayles"), 5).genera]
+    >>> [g.text() for g in genus_sequence("kayles", 5).genera]
     ['0^120', '1^031', '2^20', '3^31', '1^031', '4^146']
     """
+    game = as_game(game)
+    upto = as_count(upto, "upto")
     heaps = game.as_heap_game()
     if heaps is None:
         raise SpecError(f"the genus is for heap games, not {game.spec}")

@@ -11,7 +11,12 @@ from typing import Any, cast
 
 from explorer.analysis.results import Explanation, Solution
 from explorer.analysis.sequences import find_period
-from explorer.analysis.solving import AUTO_GRAPH_EDGES, AUTO_GRAPH_STATES, Method
+from explorer.analysis.solving import (
+    AUTO_GRAPH_EDGES,
+    AUTO_GRAPH_PARTS,
+    AUTO_GRAPH_STATES,
+    Method,
+)
 from explorer.errors import GraphTooLargeError, MisereSequenceTooLargeError, SpecError
 from explorer.games.base import Game, Position
 from explorer.games.convention import MISERE, Convention
@@ -75,7 +80,7 @@ def misere_solution(
         )
     if method == "graph" or (method == "auto" and nim is None):
         return _solve_graph(game, position, max_states=max_states, max_edges=None)
-    if method == "auto":
+    if method == "auto" and nim is not None and len(nim.heaps) <= AUTO_GRAPH_PARTS:
         try:
             return _solve_graph(
                 game, position, max_states=AUTO_GRAPH_STATES, max_edges=AUTO_GRAPH_EDGES
@@ -116,7 +121,7 @@ def _solve_quotient(game: HeapGame, position: Heaps, *, refuse: bool) -> Solutio
         return _solve_far_quotient(game, position, refuse=refuse)
     # no graph is begun with more moves at its start than its limit of states
     moves = sum(1 for h in set(position) for _ in game.heap_moves(h))
-    if not refuse and moves <= AUTO_GRAPH_STATES:
+    if not refuse and moves <= AUTO_GRAPH_STATES and len(position) <= AUTO_GRAPH_PARTS:
         try:
             return _solve_graph(
                 game, position, max_states=AUTO_GRAPH_STATES, max_edges=AUTO_GRAPH_EDGES

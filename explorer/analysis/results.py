@@ -48,6 +48,9 @@ class Solution(_Valued):
     #: With method ``reduction``: the value of the reduction, which is 0 exactly on P-positions
     #: but is not the game's Grundy value (`grundy` is then None).
     reduction_value: int | None = None
+    #: The winning and drawing moves in a player's words (`Game.move_name`), by the text of
+    #: the position each reaches; empty for a game without such words.
+    move_names: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, object]:
         """The JSON contract of ``explorer solve --json``: `game` (canonical spec), `position`
@@ -55,8 +58,10 @@ class Solution(_Valued):
         reduction), `reduction_value` (a reduction's value, which keeps only the outcome),
         `infinite`, `escapes` (the K of ∞(K), None when finite), `outcome` (``P``, ``N`` or
         ``D``), `remoteness` (None when only the parts were solved, or for a draw),
-        `winning_moves`, `drawing_moves` (from a draw), `method`, `states`, `note` and
-        `convention` (``normal`` or ``misere``); `reduction_value` only where there is one."""
+        `winning_moves`, `drawing_moves` (from a draw), `move_names` (each of those moves'
+        position text to the move in words, ``"take 2 from 3"``), `method`, `states`, `note`
+        and `convention` (``normal`` or ``misere``); `reduction_value` only where there is
+        one."""
         return _without_reduction(asdict(self))
 
     def __repr__(self) -> str:
@@ -93,6 +98,9 @@ class Explanation(_Valued):
     #: winning moves of the sum that change it), and whether the parts are heaps of Nim.
     changes: list[dict[str, Any]] = field(default_factory=list)
     nim: bool = False
+    #: The listed moves in a player's words (`Game.move_name`), by the text of the position
+    #: each reaches; empty for a game without such words.
+    move_names: dict[str, str] = field(default_factory=dict)
 
     @property
     def winning_moves(self) -> list[str]:

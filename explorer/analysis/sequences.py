@@ -208,7 +208,8 @@ def value_sequence(
     if game.sequence_position(0) is None:
         raise SpecError(
             f"{game.spec} has no one-parameter positions (sequences are for heap games, "
-            "treblecross strips and coin rows)"
+            "treblecross strips, coin rows and games on graphs given a form: nodekayles:P, "
+            '@explorer.graph_game(form="P"))'
         )
     check_memory(upto, max_memory_mb or 2048)
     positions = [game.sequence_position(n) for n in range(upto + 1)]

@@ -9,15 +9,21 @@ them by the generalized nim-sum, never through the product graph.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast, get_args
 
 import numpy as np
 
 from explorer.analysis.memo import GRAPH_MEMO
 from explorer.analysis.results import Explanation, Solution, shown_value, value_fields
-from explorer.errors import CyclicGraphError, ExplorerError, GraphTooLargeError, SpecError
+from explorer.errors import (
+    CyclicGraphError,
+    ExplorerError,
+    GraphTooLargeError,
+    SpecError,
+    UsageError,
+)
 from explorer.games.arguments import as_count, as_game, as_position
 from explorer.games.base import Decomposition, Game, Listed, Position, TableProgress
 from explorer.games.convention import MISERE, NORMAL, Convention
@@ -39,6 +45,18 @@ if TYPE_CHECKING:
     import networkx as nx  # annotations only: a value sequence never loads it
 
 Method = Literal["auto", "graph", "decompose"]
+#: The methods `explain` takes.
+ExplainMethod = Literal["auto", "graph"]
+
+
+def _checked_method(method: object, accepted: object) -> None:
+    """Refuse a method name that is not one of the Literal type `accepted`'s."""
+    names = get_args(accepted)
+    if method not in names:
+        raise UsageError(
+            f"unknown method {method!r} (expected one of {', '.join(map(repr, names))})"
+        )
+
 
 #: In "auto", a position whose graph fits these budgets is solved whole (giving remoteness).
 AUTO_GRAPH_STATES = 5_000
@@ -254,6 +272,8 @@ def solve(
     ------
     ArgumentTypeError
         When `game` or `position` is of a type that names no game or position.
+    UsageError
+        When `method` is not one of the names above.
 
     Examples
     --------
@@ -270,9 +290,44 @@ def solve(
     ['1,1']
     >>> solve(nim, nim.parse("1,1,1"), convention=Convention.MISERE).outcome
     'P'
+    >>> solve("kayles", 7).move_names
+    {'3,3': 'take 1 from 7, leaving 3+3', '1,4': 'take 2 from 7, leaving 1+4'}
     """
+    _checked_method(method, Method)
     game = as_game(game)
     position = as_position(game, position)
+    solution = _solve(game, position, method, max_states, convention)
+    moves = [*solution.winning_moves, *solution.drawing_moves]
+    return replace(solution, move_names=named_moves(game, position, moves))
+
+
+def named_moves(game: Game[Any], position: Position, moves: Iterable[str]) -> dict[str, str]:
+    """The moves to the positions of texts `moves` in a player's words (`Game.move_name`),
+    by those texts; a move the game has no words for is left out.
+
+    Examples
+    --------
+    >>> from explorer import load_game
+    >>> nim = load_game("nim")
+    >>> named_moves(nim, (3, 4, 5), ["1,4,5", "3,4"])
+    {'1,4,5': 'take 2 from 3', '3,4': 'take 5 from 5'}
+    """
+    names = {}
+    for text in moves:
+        name = game.move_name(position, game.parse(text))
+        if name is not None:
+            names[text] = name
+    return names
+
+
+def _solve(
+    game: Game[Any],
+    position: Position,
+    method: Method,
+    max_states: int,
+    convention: Convention,
+) -> Solution:
+    """`solve` of a game and a position already parsed, the moves not yet named."""
     if convention == MISERE:
         from explorer.analysis.misere import misere_solution  # which builds on this module
 
@@ -484,7 +539,7 @@ def explain(
     position: Position | str | int,
     *,
     max_states: int = DEFAULT_MAX_STATES,
-    method: Literal["auto", "graph"] = "auto",
+    method: ExplainMethod = "auto",
     convention: Convention = NORMAL,
 ) -> Explanation:
     """Show how a position's value arises: the mex of its successors, or the XOR of its parts
@@ -493,7 +548,8 @@ def explain(
     explained by the mex of its moves too; with ``convention=MISERE``, its moves and their
     misère outcomes instead.
 
-    `game` and `position` are taken as by `solve`: objects, or a spec and a position text.
+    `game` and `position` are taken as by `solve`: objects, or a spec and a position text;
+    another `method` than ``"auto"`` or ``"graph"`` is refused (`UsageError`).
 
     Examples
     --------
@@ -516,9 +572,25 @@ def explain(
     [{'part': '3', 'game': 'nim', 'value': 3, 'target': 1, 'moves': ['1,4,5']}]
     >>> explain(nim, nim.parse("2"), convention=Convention.MISERE).successors
     [('0', 'N'), ('1', 'P')]
+    >>> explain(nim, nim.parse("2")).move_names
+    {'0': 'take 2 from 2', '1': 'take 1 from 2'}
     """
+    _checked_method(method, ExplainMethod)
     game = as_game(game)
     position = as_position(game, position)
+    explanation = _explain(game, position, max_states, method, convention)
+    moves = [text for text, _ in explanation.successors]
+    return replace(explanation, move_names=named_moves(game, position, moves))
+
+
+def _explain(
+    game: Game[Any],
+    position: Position,
+    max_states: int,
+    method: Literal["auto", "graph"],
+    convention: Convention,
+) -> Explanation:
+    """`explain` of a game and a position already parsed, the moves not yet named."""
     if convention == MISERE:
         from explorer.analysis.misere import misere_explanation  # which builds on this module
 

@@ -19,7 +19,7 @@ MAX_VARIANTS = 100_000
 MAX_SET = 20
 
 #: A wildcard: every non-empty subset, an integer range, an octal digit; then stray syntax.
-_TOKENS = re.compile(r"\{(\d+)\.\.(\d+)\}|(\d+)\.\.(\d+)|(\?)|([{}]|\.\.)")
+_TOKENS = re.compile(r"\{(\d+)\.\.(\d+)\}|(\d+)\.\.(\d+)|(\?)|([{}]|\.\.)", re.ASCII)
 
 Choices = Callable[[], Iterable[str]]
 
@@ -77,6 +77,12 @@ def variants(pattern: str, max_variants: int = MAX_VARIANTS) -> tuple[int, Itera
     >>> count, list(specs)[-2:]
     (16, ['octal:4.6', 'octal:4.7'])
     """
+    wide = next((c for c in pattern if c.isdigit() and not c.isascii()), None)
+    if wide is not None:  # as every spec and number refuses them
+        raise SweepError(
+            f"bad sweep pattern {pattern!r}: {wide!r} is not an ASCII digit (write numbers "
+            "with 0-9)"
+        )
     pieces: list[Choices] = []
     counts: list[int] = []
     at = 0

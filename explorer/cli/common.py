@@ -99,7 +99,7 @@ class ExplorerGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         notices.notify = _notify  # a writer that waits for another says so
         try:
-            result = super().invoke(ctx)
+            result = _invoke_unwrapped(super().invoke, ctx)
             sys.stdout.flush()  # here, so that a reader gone away is met below, not at exit
             return result
         except BrokenPipeError:  # the reader stopped (| head): end quietly, as Unix tools do
@@ -119,6 +119,18 @@ class ExplorerGroup(click.Group):
             raise click.ClickException(message) from None
         finally:
             end_work_bound()
+
+
+def _invoke_unwrapped(invoke: Callable[[click.Context], Any], ctx: click.Context) -> Any:
+    """`invoke`, with the stop or Ctrl-C that a signal raised inside a C extension given back:
+    such code (igraph's canonical labelling, say) runs the handler, then reports the exception
+    it raised as a `SystemError` whose cause it is."""
+    try:
+        return invoke(ctx)
+    except SystemError as error:
+        if isinstance(error.__cause__, WorkLimitError | KeyboardInterrupt):
+            raise error.__cause__ from None
+        raise
 
 
 # -- the work bound ----------------------------------------------------------------------------
@@ -279,6 +291,28 @@ def visible(text: object) -> str:
 
 
 _HIDDEN = {"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"}
+
+#: Longest position a command prints whole (``--json`` prints every position whole).
+LONGEST_POSITION = 200
+#: How much of a longer one it prints.
+SHOWN_START = 60
+
+
+def shown(text: object) -> str:
+    """A position as commands print it: `visible`, and one longer than `LONGEST_POSITION`
+    cut to its start and its length.
+
+    Examples
+    --------
+    >>> shown("3,4,5")
+    '3,4,5'
+    >>> shown("0-1," * 100)[-60:]
+    '0-1,0-1,0-1,... (400 characters; --json prints it whole)'
+    """
+    text = visible(text)
+    if len(text) <= LONGEST_POSITION:
+        return text
+    return f"{text[:SHOWN_START]}... ({len(text):,} characters; --json prints it whole)"
 
 
 def print_table(table: Table) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import ExitStack
 from functools import partial
 from typing import TYPE_CHECKING
@@ -26,6 +26,7 @@ from explorer.cli.common import (
     print_table,
     progress_bar,
     sequence_progress,
+    shown,
     stored_option,
     upto_option,
     visible,
@@ -58,6 +59,9 @@ EXPLAIN_WINNING = 20
 def games_command(as_json: bool) -> None:
     """List the game families, their parameters and position syntax.
 
+    On a terminal, a table; into a pipe or a file, a header line and a line a family, its
+    fields separated by tabs (aliases: kayles = octal:0.77, dawson = octal:0.07).
+
     \b
     Example:
       explorer games
@@ -79,11 +83,16 @@ def games_command(as_json: bool) -> None:
     if as_json:
         print_json(rows)
         return
+    columns = ("name", "parameters", "position", "example", "source")
+    if not console.is_terminal:  # into a pipe or a file: a line a family, fields by tabs
+        for line in [columns, *([row[c] for c in columns] for row in rows)]:
+            click.echo("\t".join(visible(field) for field in line))
+        return
     table = Table(title="game families (aliases: kayles = octal:0.77, dawson = octal:0.07)")
-    for column in ("name", "parameters", "position", "example", "source"):
+    for column in columns:
         table.add_column(column)
     for row in rows:
-        table.add_row(*(row[c] for c in ("name", "parameters", "position", "example", "source")))
+        table.add_row(*(row[c] for c in columns))
     print_table(table)
 
 
@@ -103,7 +112,8 @@ def games_command(as_json: bool) -> None:
 @stored_option("Read and add to the part values a database stores (games on graphs and boards)")
 @json_option(
     "one object: game, position, grundy, infinite, escapes, outcome, remoteness, winning_moves,"
-    " drawing_moves, method, states, note, convention (and reduction_value for a reduction)"
+    " drawing_moves, move_names (position reached -> the move in words), method, states, note,"
+    " convention (and reduction_value for a reduction)"
 )
 def solve_command(
     spec: str,
@@ -155,7 +165,7 @@ def solve_command(
         print_json(result.to_dict())
         return
     console.print(f"game        {visible(result.game)}")
-    console.print(f"position    {visible(result.position)}")
+    console.print(f"position    {shown(result.position)}")
     if convention == MISERE:
         console.print("convention  misère (the player who moves last loses)")
     elif result.reduction_value is not None:
@@ -170,17 +180,17 @@ def solve_command(
         console.print(f"remoteness  {result.remoteness}")
     console.print(f"method      {result.method}" + (f" ({result.note})" if result.note else ""))
     if result.winning_moves:
-        shown = result.winning_moves[:20]
-        more = len(result.winning_moves) - len(shown)
+        first = result.winning_moves[:20]
+        more = len(result.winning_moves) - len(first)
         console.print("winning moves:")
-        for move in shown:
-            console.print(f"  -> {visible(move)}")
+        for move in first:
+            console.print(f"  {_move_line(move, result.move_names)}")
         if more:
             console.print(f"  ... and {more} more (use --json for all)")
     if result.drawing_moves:
         console.print("drawing moves (any other move loses):")
         for move in result.drawing_moves[:20]:
-            console.print(f"  -> {visible(move)}")
+            console.print(f"  {_move_line(move, result.move_names)}")
         if len(result.drawing_moves) > 20:
             console.print(f"  ... and {len(result.drawing_moves) - 20} more (use --json for all)")
 
@@ -200,8 +210,8 @@ def solve_command(
 @json_option(
     "one object: game, position, grundy, infinite, escapes, outcome, method, successors "
     "([position, value] pairs), parts ([game, position, value]), changes (each part, game, "
-    "value, target, moves), nim, note, stage, counter, convention (and reduction_value for a "
-    "reduction)"
+    "value, target, moves), nim, move_names (position reached -> the move in words), note, "
+    "stage, counter, convention (and reduction_value for a reduction)"
 )
 def explain_command(
     spec: str,
@@ -240,22 +250,22 @@ def explain_command(
     if as_json:
         print_json(result.to_dict())
         return
-    console.print(f"{visible(result.game)} at {visible(result.position)}")
+    console.print(f"{visible(result.game)} at {shown(result.position)}")
     if convention == MISERE:
-        _print_moves(result.successors, "misère outcome")
+        _print_moves(result, "misère outcome")
         console.print(result.note)
         return
     if result.method in ("decomposition", "reduction"):
         _print_sum(result)
     else:
-        _print_moves(result.successors, "grundy")
+        _print_moves(result, "grundy")
         console.print(result.reason())
-        winning = [visible(text) for text in result.winning_moves]
+        winning = _move_words(result.winning_moves, result.move_names)
         if winning:  # every N-position names its winning moves, listed above or not
-            shown = ", ".join(winning[:EXPLAIN_WINNING])
+            listed = "; ".join(winning[:EXPLAIN_WINNING])
             more = len(winning) - EXPLAIN_WINNING
             console.print(
-                f"winning move{'' if len(winning) == 1 else 's'}: {shown}"
+                f"winning move{'' if len(winning) == 1 else 's'}: {listed}"
                 + (f" and {more:,} more" if more > 0 else "")
             )
     console.print(VERDICTS[result.outcome])
@@ -273,7 +283,7 @@ def _print_sum(result: Explanation) -> None:
         table = Table("part", "game", "grundy", *(["binary"] if binary else []))
         for game_spec, text, value in result.parts:
             bits = [format(value, f"0{width}b")] if binary else []
-            table.add_row(visible(text), visible(game_spec), str(value), *bits)
+            table.add_row(shown(text), visible(game_spec), str(value), *bits)
         if binary:
             table.add_section()
             table.add_row("XOR", "", str(total), format(total or 0, f"0{width}b"))
@@ -288,17 +298,17 @@ def _print_sum(result: Explanation) -> None:
         console.print(f"G = {xor} = {result.value}")
     if result.changes:
         _print_changes(result, width)
-    winning = [visible(text) for text in result.winning_moves]
+    winning = _move_words(result.winning_moves, result.move_names)
     moves = len(result.successors)
     if moves and not (winning and moves == len(winning) and result.outcome == "N"):
-        _print_moves(result.successors, "reduction value" if reduced else "grundy")
+        _print_moves(result, "reduction value" if reduced else "grundy")
     if result.outcome == "P" and moves:
         console.print(
             "every move changes one part's value, so the XOR of the parts is no longer 0: "
             "no move reaches a P-position"
         )
     elif winning:
-        console.print(f"winning move{'s' if len(winning) > 1 else ''}: " + ", ".join(winning))
+        console.print(f"winning move{'s' if len(winning) > 1 else ''}: " + "; ".join(winning))
 
 
 def _print_changes(result: Explanation, width: int) -> None:
@@ -316,24 +326,39 @@ def _print_changes(result: Explanation, width: int) -> None:
     for change in result.changes:
         value, target = change["value"], change["target"]
         arithmetic = f"{bits(value)} XOR {bits(total)} = {bits(target)}"
-        moves = ", ".join(visible(m) for m in change["moves"][:EXPLAIN_WINNING])
+        first = change["moves"][:EXPLAIN_WINNING]
         if result.nim:
             console.print(
                 f"  heap {visible(change['part'])}: {arithmetic}: take {value - target:,} from "
-                f"the heap of {value:,}, leaving {target:,} -> {moves}"
+                f"the heap of {value:,}, leaving {target:,} -> {'; '.join(map(shown, first))}"
             )
         else:
+            moves = "; ".join(_move_words(first, result.move_names))
             console.print(
                 f"  part {visible(change['part'])} ({visible(change['game'])}, G {value}): "
                 f"{arithmetic}: move it to a position of value {target} -> {moves}"
             )
 
 
-def _print_moves(successors: Sequence[tuple[str, object]], column: str) -> None:
-    """The first `EXPLAIN_ROWS` moves of an explanation, each with its `column` value."""
-    table = Table("move to", column)
+def _move_line(text: str, names: Mapping[str, str]) -> str:
+    """A move as `solve` lists it: its words, when the game has some, and where it goes."""
+    name = names.get(text)
+    return f"-> {shown(text)}" if name is None else f"{visible(name)} -> {shown(text)}"
+
+
+def _move_words(moves: Sequence[str], names: Mapping[str, str]) -> list[str]:
+    """Moves in a player's words where the game has some, else the positions they reach."""
+    return [visible(names[m]) if m in names else shown(m) for m in moves]
+
+
+def _print_moves(result: Explanation, column: str) -> None:
+    """The first `EXPLAIN_ROWS` moves of an explanation, each with its `column` value (and
+    its words, when the game has some)."""
+    successors, names = result.successors, result.move_names
+    table = Table(*(["move"] if names else []), "move to", column)
     for text, value in successors[:EXPLAIN_ROWS]:
-        table.add_row(visible(text), str(value))
+        words = [visible(names.get(text, ""))] if names else []
+        table.add_row(*words, shown(text), str(value))
     if successors:
         print_table(table)
     if len(successors) > EXPLAIN_ROWS:

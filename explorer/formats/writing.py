@@ -18,6 +18,7 @@ from typing import IO, Any
 from explorer.errors import ExportError
 from explorer.files import replacing
 from explorer.games.convention import MISERE, NORMAL, Convention
+from explorer.games.graph_files import csv_paths
 
 FORMATS = ("graphml", "gexf", "json", "csv")
 
@@ -44,18 +45,6 @@ def export_format(path: Path, fmt: str | None) -> str:
             f"{', '.join(FORMATS)}, given by --format or the file suffix)"
         )
     return chosen
-
-
-def csv_paths(path: Path) -> tuple[Path, Path]:
-    """The node table and the edge table a CSV export writes: ``X.nodes.csv``, ``X.edges.csv``.
-
-    Examples
-    --------
-    >>> [p.name for p in csv_paths(Path("out/nim.csv"))]
-    ['nim.nodes.csv', 'nim.edges.csv']
-    """
-    stem = path.with_suffix("") if path.suffix.lower() == ".csv" else path
-    return stem.with_name(stem.name + ".nodes.csv"), stem.with_name(stem.name + ".edges.csv")
 
 
 def export_paths(path: Path, fmt: str) -> list[Path]:

@@ -4,6 +4,7 @@ line takes (a spec such as ``"kayles"``, a position such as ``"3,4,5"`` or a hea
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from explorer.errors import ArgumentTypeError, PositionError
@@ -44,15 +45,17 @@ def as_game(game: Game[Any] | str) -> Game[Any]:
 def as_position(game: Game[Any], position: Position | str | int) -> Position:
     """The position `position` stands for in `game`: a text (or an int, read as its text, a
     heap size in a heap game) parsed with ``game.parse``, unless the text is itself a position
-    the game formats back to it (a game whose positions are texts); anything else as it is,
-    once it is known to be a hashable object of a kind a position can be.
+    the game formats back to it (a game whose positions are texts); a NetworkX graph in a game
+    played on graphs (`Game.networkx_position`); anything else as it is, once it is known to
+    be a hashable object of a kind a position can be.
 
     Raises
     ------
     PositionError
         For a text that is not a position of the game.
     ArgumentTypeError
-        For a float, None, a list or anything else that is never a position.
+        For a float, None, a list or anything else that is never a position (a NetworkX
+        graph in a game not played on graphs).
 
     Examples
     --------
@@ -76,6 +79,15 @@ def as_position(game: Game[Any], position: Position | str | int) -> Position:
     if isinstance(position, int) and not isinstance(position, bool):
         parsed = game.parse(str(position))
         return parsed
+    networkx = sys.modules.get("networkx")  # a NetworkX graph exists only once it is loaded
+    if networkx is not None and isinstance(position, networkx.Graph):
+        drawn: Position | None = game.networkx_position(position)
+        if drawn is None:
+            raise ArgumentTypeError(
+                f"{game.spec} is not played on a graph: a position of it is a text, as the "
+                f"command line takes it, or what game.parse returns, not a NetworkX graph"
+            )
+        return drawn
     wrong = isinstance(position, _NOT_POSITIONS)
     if not wrong:
         try:

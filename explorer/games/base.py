@@ -104,11 +104,11 @@ class Game(ABC, Generic[P]):
     The other methods are capabilities a family may offer, each with a default that offers
     nothing: a closed form (`known_value`, `moves_to_value`), counts (`count_states`,
     `count_moves`), a sum (`decompose`, `summands`), canonical parts (`part_label`, and
-    `picture` to draw them), a value table (`value_table`), a sequence (`sequence_position`,
-    `as_heap_game`), a shortcut for misère play (`nim_heaps`), cycles (`may_cycle`) and tiers
-    (`tier`, which lets a build run on every core). The analysis, generation and storage
-    layers ask for them instead of testing a game's class, so a new family opts in by
-    defining them.
+    `picture` to draw them), moves in words (`move_name`), a value table (`value_table`), a
+    sequence (`sequence_position`, `as_heap_game`), a shortcut for misère play (`nim_heaps`),
+    cycles (`may_cycle`) and tiers (`tier`, which lets a build run on every core). The
+    analysis, generation and storage layers ask for them instead of testing a game's class,
+    so a new family opts in by defining them.
 
     A game of your own (``explorer.Game``, loaded with ``py:FILE.py``) needs only `parse`,
     `format` and `successors`, and ``example = ("", "START")`` to name a start; its spec is
@@ -238,10 +238,29 @@ class Game(ABC, Generic[P]):
         """Split a position into a sum of parts, or None when it is not a sum."""
         return None
 
+    def move_name(self, position: P, successor: P) -> str | None:
+        """What the move from `position` to `successor` does, in a player's words (``take
+        vertex 4``, ``domino on b2-b3``, ``take 1 from 7, leaving 3+3``), read from the rules;
+        None when the family has no such words (the default: the successor's text names it).
+
+        Examples
+        --------
+        >>> from explorer.games import load_game
+        >>> kayles = load_game("kayles")
+        >>> kayles.move_name((7,), (3, 3)), load_game("chomp").move_name((2,), (1,))
+        ('take 1 from 7, leaving 3+3', None)
+        """
+        return None
+
     def part_label(self, position: P) -> str | None:
         """The canonical label of a part (a position that does not split): equal labels
         mean equal values, so `explorer.analysis.parts` values each label once and a part
         table stores it; None when the game has no labels (the default)."""
+        return None
+
+    def networkx_position(self, graph: Any) -> P | None:
+        """The position a NetworkX graph stands for, in a game played on graphs (the Python
+        API takes one wherever it takes a position); None in the others."""
         return None
 
     def picture(self, position: P) -> Picture | None:

@@ -14,7 +14,7 @@ from functools import lru_cache
 from explorer.errors import PositionError, SpecError
 from explorer.games.base import Decomposition, Game, Part, natural_number
 from explorer.games.labels import graph_label
-from explorer.games.pictures import BoardPicture
+from explorer.games.pictures import BoardPicture, cell_name
 
 #: Most cells a board may have (a board is a bit mask of its empty cells).
 MAX_CELLS = 400
@@ -243,6 +243,24 @@ class Cram(Game[Board]):
                 yield Board(rows, cols, empty & ~(3 << index))
             if index + cols < rows * cols and empty >> (index + cols) & 1:
                 yield Board(rows, cols, empty & ~(1 << index | 1 << (index + cols)))
+
+    def move_name(self, position: Board, successor: Board) -> str | None:
+        """``domino on b2-b3``: the two cells the move filled (columns a, b, ... from the
+        left, rows 1, 2, ... from the top).
+
+        Examples
+        --------
+        >>> game = Cram()
+        >>> game.move_name(game.parse("2x2"), game.parse("#./#."))
+        'domino on a1-a2'
+        """
+        if (position.rows, position.cols) != (successor.rows, successor.cols):
+            return None
+        filled = Board(position.rows, position.cols, position.empty & ~successor.empty)
+        cells = list(filled.cells())
+        if len(cells) != 2 or successor.empty & ~position.empty:
+            return None
+        return "domino on " + "-".join(cell_name(r, c) for r, c in cells)
 
     def decompose(self, position: Board) -> Decomposition | None:
         regions = [r for r in _regions(position) if r & (r - 1)]  # a lone cell has no move

@@ -34,23 +34,27 @@ _COMMENT = re.compile(r"(?:^|\s)#.*$")
 
 
 def read_graph_file(
-    path: str | os.PathLike[str], *, acyclic: bool = True
+    path: str | os.PathLike[str], *, acyclic: bool = True, directed: bool = True
 ) -> tuple[list[str], list[Edge]]:
     """Read and validate a directed graph from a file: a DAG, or any digraph if not `acyclic`.
 
     Formats, chosen by extension:
 
     - ``.json``: ``{"vertices": [...], "edges": [[u, v], ...]}`` (an optional
-      ``"description"`` string is ignored), or an adjacency object ``{"a": ["b", "c"], ...}``
-      whose keys declare the vertices (a sink is written ``"t": []``);
+      ``"description"`` string is ignored), an adjacency object ``{"a": ["b", "c"], ...}``
+      whose keys declare the vertices (a sink is written ``"t": []``), or NetworkX's
+      node-link JSON (``{"nodes": [{"id": ...}, ...], "edges": [{"source": ..., "target":
+      ...}, ...]}``, or ``"links"``), which ``explorer export`` writes;
     - ``.txt`` / ``.edges``: one ``u v`` or ``u -> v`` per line (``->`` allows names with
       spaces), a lone name declares a vertex, ``#`` starts a comment;
     - ``.csv``: a ``source,target`` header, then one edge per row (an empty target declares
-      a vertex);
+      a vertex); ``X.csv`` that does not exist beside the pair ``X.nodes.csv`` and
+      ``X.edges.csv`` that ``explorer export -o X.csv`` writes is read from the pair;
     - ``.graphml``: ``<node id=...>`` and ``<edge source=... target=...>`` of one directed
       graph.
 
-    Files are UTF-8. Vertex names are strings (JSON integers are turned into strings).
+    Files are UTF-8. Vertex names are strings (JSON integers are turned into strings, a
+    node-link list id such as ``[0, 1]``, NetworkX's tuple ``(0, 1)``, into ``0_1``).
 
     Parameters
     ----------
@@ -58,6 +62,9 @@ def read_graph_file(
         The file.
     acyclic : bool
         Refuse cycles and self-loops (the default, for ``dag:``); ``graph:`` allows both.
+    directed : bool
+        Refuse undirected GraphML and node-link graphs (the default: a game's moves have a
+        direction); a graph position (``nodekayles FILE``) takes either.
 
     Returns
     -------
@@ -85,10 +92,13 @@ def read_graph_file(
     (['b', 'a', 'c'], [('b', 'a'), ('c', 'a')])
     """
     name = os.fspath(path)
+    pair = _csv_pair(name)
+    if pair is not None:
+        return _read_csv_pair(name, *pair, acyclic)
     text = _read_text(name)
     kind = FORMATS[Path(name).suffix.lower()]
     with collector_paused():
-        return _read_graph_text(name, text, kind, acyclic)
+        return _read_graph_text(name, text, kind, acyclic, directed)
 
 
 @contextmanager
@@ -112,8 +122,55 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+def csv_paths(path: Path) -> tuple[Path, Path]:
+    """The node table and the edge table a CSV export writes: ``X.nodes.csv``, ``X.edges.csv``.
+
+    Examples
+    --------
+    >>> [p.name for p in csv_paths(Path("out/nim.csv"))]
+    ['nim.nodes.csv', 'nim.edges.csv']
+    """
+    stem = path.with_suffix("") if path.suffix.lower() == ".csv" else path
+    return stem.with_name(stem.name + ".nodes.csv"), stem.with_name(stem.name + ".edges.csv")
+
+
+def _csv_pair(name: str) -> tuple[str, str] | None:
+    """The node and edge tables a CSV export named `name` wrote, when `name` itself is no
+    file and both tables are."""
+    if Path(name).suffix.lower() != ".csv" or os.path.lexists(name):
+        return None
+    nodes, edges = csv_paths(Path(name))
+    if nodes.is_file() and edges.is_file():
+        return str(nodes), str(edges)
+    return None
+
+
+def _read_csv_pair(
+    name: str, nodes_file: str, edges_file: str, acyclic: bool
+) -> tuple[list[str], list[Edge]]:
+    """A graph from a CSV export's two tables: its vertices from the first column of the node
+    table (headed ``position``), its edges from the edge table."""
+    nodes_text = _read_text(nodes_file)
+    rows = csv.reader(io.StringIO(nodes_text))
+    try:
+        header = next(rows, [])
+        if [cell.strip().lower() for cell in header][:1] != ["position"]:
+            raise GameFileError(
+                f"graph file {nodes_file!r} must start with the header 'position' (the node "
+                f"table explorer export writes), got {','.join(header)!r}"
+            )
+        vertices = [row[0] for row in rows if row and row[0]]
+    except csv.Error as error:
+        raise GameFileError(
+            f"graph file {nodes_file!r} is not valid CSV: {error} (line {rows.line_num})"
+        ) from None
+    with collector_paused():
+        _, edges, _ = _read_csv(edges_file, _read_text(edges_file))
+        return _validated(name, vertices, edges, True, acyclic)
+
+
 def _read_graph_text(
-    name: str, text: str, kind: str, acyclic: bool = True
+    name: str, text: str, kind: str, acyclic: bool = True, directed: bool = True
 ) -> tuple[list[str], list[Edge]]:
     """Parse and validate the text of a graph file of the given kind."""
     if not text.strip():
@@ -124,11 +181,11 @@ def _read_graph_text(
     if found is not None and found != kind and not (kind == "GraphML" and found == "XML"):
         raise GameFileError(f"graph file {name!r} holds {found}, not {kind} as its extension says")
     if kind == "JSON":
-        vertices, edges, declared = _read_json(name, text)
+        vertices, edges, declared = _read_json(name, text, directed)
     elif kind == "CSV":
         vertices, edges, declared = _read_csv(name, text)
     elif kind == "GraphML":
-        vertices, edges, declared = _read_graphml(name, text)
+        vertices, edges, declared = _read_graphml(name, text, directed)
     else:
         vertices, edges, declared = _read_edge_list(name, text)
     return _validated(name, vertices, edges, declared, acyclic)
@@ -189,18 +246,68 @@ def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
-def _vertex_name(name: str, value: object, where: str) -> str:
-    """A JSON vertex name as a string (integers allowed, as their decimal text)."""
+def _vertex_name(name: str, value: object, where: str, lists: bool = False) -> str:
+    """A JSON vertex name as a string (integers allowed, as their decimal text; with `lists`,
+    a list of names, as node-link JSON writes a tuple, joined by ``_``)."""
     if isinstance(value, str):
         return value
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
+    if lists and isinstance(value, list) and value:
+        return "_".join(_vertex_name(name, part, where) for part in value)
     raise GameFileError(
         f"bad vertex name {value!r} {where} in graph file {name!r} (expected a string)"
     )
 
 
-def _read_json(name: str, text: str) -> tuple[list[str], list[Edge], bool]:
+def _is_node_link(data: dict[str, Any]) -> bool:
+    """Whether a JSON object is NetworkX's node-link form: a list of node objects, and edges
+    (``"edges"`` or, before NetworkX 3.4, ``"links"``)."""
+    nodes = data.get("nodes")
+    return (
+        isinstance(nodes, list)
+        and all(isinstance(node, dict) for node in nodes)
+        and ("edges" in data or "links" in data)
+    )
+
+
+def _read_node_link(
+    name: str, data: dict[str, Any], directed: bool
+) -> tuple[list[str], list[Edge], bool]:
+    if directed and data.get("directed") is False:
+        raise GameFileError(
+            f"graph file {name!r} holds an undirected graph (a game graph needs directed "
+            'edges: "directed": true)'
+        )
+    vertices = []
+    for node in data["nodes"]:
+        if "id" not in node:
+            raise GameFileError(f"a node in graph file {name!r} has no id: {node!r}")
+        vertices.append(_vertex_name(name, node["id"], "as a node id", lists=True))
+    listed = data.get("edges", data.get("links"))
+    if not isinstance(listed, list):
+        raise GameFileError(
+            f"the edges of graph file {name!r} must be a list of objects with a source and a "
+            f"target, got {listed!r}"
+        )
+    edges = []
+    for edge in listed:
+        if not isinstance(edge, dict) or "source" not in edge or "target" not in edge:
+            raise GameFileError(
+                f"bad edge {edge!r} in graph file {name!r} (expected an object with a source "
+                "and a target)"
+            )
+        where = f"in the edge {edge!r}"
+        edges.append(
+            (
+                _vertex_name(name, edge["source"], where, lists=True),
+                _vertex_name(name, edge["target"], where, lists=True),
+            )
+        )
+    return vertices, edges, True
+
+
+def _read_json(name: str, text: str, directed: bool = True) -> tuple[list[str], list[Edge], bool]:
     try:
         data = json.loads(text, object_pairs_hook=_no_duplicate_keys)
     except DuplicateKeyError as error:
@@ -229,6 +336,8 @@ def _read_json(name: str, text: str) -> tuple[list[str], list[Edge], bool]:
         )
     if {"vertices", "edges"} <= data.keys() <= {"vertices", "edges", "description"}:
         return _read_json_lists(name, data)
+    if _is_node_link(data):
+        return _read_node_link(name, data, directed)
     edges = []
     for source, targets in data.items():
         if not isinstance(targets, list):
@@ -340,7 +449,9 @@ def _local(tag: str) -> str:
     return local if namespace in ("", "{" + _GRAPHML_NS) else tag
 
 
-def _read_graphml(name: str, text: str) -> tuple[list[str], list[Edge], bool]:
+def _read_graphml(
+    name: str, text: str, directed: bool = True
+) -> tuple[list[str], list[Edge], bool]:
     if "<!DOCTYPE" in text or "<!ENTITY" in text:
         # entities expand: a few lines can name a vertex with gigabytes of text
         raise GameFileError(
@@ -376,8 +487,9 @@ def _read_graphml(name: str, text: str) -> tuple[list[str], list[Edge], bool]:
             source, target = element.get("source"), element.get("target")
             if source is None or target is None:
                 raise GameFileError(f"an <edge> in graph file {name!r} lacks a source or a target")
-            directed = element.get("directed")
-            if directed == "false" or (directed is None and not directed_by_default):
+            marked = element.get("directed")
+            undirected = marked == "false" or (marked is None and not directed_by_default)
+            if undirected and directed:
                 raise GameFileError(
                     f"the edge {source!r} -- {target!r} in graph file {name!r} is undirected "
                     '(a game graph needs directed edges: edgedefault="directed")'

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from explorer.errors import PositionError, SpecError
 from explorer.games.base import Decomposition, Game, Part
 from explorer.games.labels import graph_label
-from explorer.games.pictures import GraphPicture
+from explorer.games.pictures import GraphPicture, cell_name
 
 #: A vertex name in an edge list: letters, digits, ``_`` and ``.``.
 NAME = re.compile(r"[A-Za-z0-9_.]+")
@@ -25,12 +25,63 @@ EMPTY = "-"
 #: Most vertices a named graph or a file may bring (positions are solved part by part, but
 #: a part is a bit mask of its vertices).
 MAX_VERTICES = 1_000
+#: The named graphs, as `GRAPH_SYNTAX` and the errors list them.
+NAMED_GRAPHS = "Pn, Cn, Kn, Km_n, Sn, Wn or RxC, as P5, C7, K4, K3_3, S4, W5, 3x4"
 #: What a graph position looks like, for error messages.
 GRAPH_SYNTAX = (
-    "an edge list like a-b,b-c,d (a lone name is an isolated vertex), named graphs Pn, Cn, "
-    "Kn, Km_n, Sn, Wn or RxC joined by +, a graph file (.json, .txt, .csv, .graphml), "
-    f"or {EMPTY!r} for no vertex"
+    "an edge list like a-b,b-c,d (a lone name is an isolated vertex; vertex names are "
+    "letters, digits, _ and ., never spelled like a named graph or a graph file), named "
+    f"graphs ({NAMED_GRAPHS}) joined by +, a graph file (.json, .txt, .csv, .graphml; a path "
+    f"or a bare file name), or {EMPTY!r} for no vertex"
 )
+#: Other spellings of the named graphs (papers', other cases): never read as a vertex name.
+_SPELLINGS = (
+    (re.compile(r"(?:g|grid)?_?(\d+)_?x_?(\d+)", re.I | re.A), "{0}x{1}"),
+    (re.compile(r"k_?(\d+)_(\d+)", re.I | re.A), "K{0}_{1}"),
+    (re.compile(r"(p|c|k|s|w|path|cycle|complete|star|wheel)_?(\d+)", re.I | re.A), "{0}{1}"),
+)
+
+
+def named_spelling(name: str) -> str | None:
+    """The named graph `name` is spelled like, in the spelling positions take, or None.
+
+    Examples
+    --------
+    >>> [named_spelling(n) for n in ("G3x4", "k5", "Path_6", "K3_3", "a1", "12")]
+    ['3x4', 'K5', 'P6', 'K3_3', None, None]
+    """
+    for pattern, spelling in _SPELLINGS:
+        match = pattern.fullmatch(name)
+        if match is not None:
+            first, *rest = match.groups()
+            if not first.isdigit():
+                first = first[0].upper()
+            return spelling.format(first, *(str(int(n)) for n in rest))
+    return None
+
+
+def _is_file_name(term: str) -> bool:
+    """Whether a term of a graph text names a graph file, whether it exists or not: a path,
+    or a name ending in a graph file's suffix (``g.txt``) and holding no comma (an edge list
+    ending in one, ``a-b,g.txt``, is refused as such)."""
+    from explorer.games.graph_files import FORMATS
+
+    if "/" in term or os.sep in term:
+        return True
+    return os.path.splitext(term)[1].lower() in FORMATS and "," not in term
+
+
+def vertex_name_problem(name: str) -> str | None:
+    """Why `name` cannot name a vertex (None when it can): not letters, digits, ``_`` and
+    ``.``, spelled like a named graph, or like a graph file."""
+    if NAME.fullmatch(name) is None:
+        return "is not a name of letters, digits, '_' and '.'"
+    spelling = named_spelling(name)
+    if spelling is not None:
+        return f"is spelled like the named graph {spelling}"
+    if _is_file_name(name):
+        return "is spelled like a graph file"
+    return None
 
 
 def natural_key(name: str) -> tuple[int, int, str]:
@@ -117,6 +168,33 @@ class Graph:
         return found
 
 
+def grid_places(graph: Graph) -> tuple[tuple[int, int], ...] | None:
+    """The (row, column) of each vertex when the graph lies on a grid of numbered cells, as
+    an ``RxC`` graph numbers them (row by row from 0) and as moves leave it: every edge joins
+    i and i + 1 in one row, or i and i + C for one width C that some edge shows; None
+    otherwise (a vertex not a number, no edge across rows).
+
+    Examples
+    --------
+    >>> grid_places(parse_graph("2x3", "nodekayles"))
+    ((0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2))
+    >>> grid_places(parse_graph("0-3,4", "nodekayles")), grid_places(parse_graph("P3", "g"))
+    (((0, 0), (1, 0), (1, 1)), None)
+    """
+    if not all(name.isascii() and name.isdigit() for name in graph.names):
+        return None
+    numbers = [int(name) for name in graph.names]
+    pairs = [(numbers[i], numbers[j]) for i, j in graph.edges()]
+    widths = {abs(a - b) for a, b in pairs} - {1}
+    if len(widths) != 1:
+        return None
+    (width,) = widths
+    for a, b in pairs:
+        if abs(a - b) == 1 and min(a, b) % width == width - 1:
+            return None  # an edge from a row's end to the next row's start: no such grid
+    return tuple(divmod(n, width) for n in numbers)
+
+
 def format_graph(graph: Graph) -> str:
     """The canonical text: edges ``u-v`` (u before v), then isolated vertices, or ``-``."""
     names = graph.names
@@ -168,16 +246,77 @@ def _named_edges(match: re.Match[str], text: str) -> tuple[int, list[tuple[int, 
 def _file_edges(path: str, text: str) -> tuple[list[str], list[tuple[str, str]]]:
     from explorer.games.graph_files import read_graph_file
 
-    vertices, edges = read_graph_file(path, acyclic=False)
-    for name in vertices:
-        if NAME.fullmatch(name) is None:
-            raise PositionError(
-                f"graph file {text!r}: vertex {name!r} is not a name of letters, digits, "
-                "'_' and '.'"
-            )
+    vertices, edges = read_graph_file(path, acyclic=False, directed=False)
     if len(vertices) > MAX_VERTICES:
-        raise PositionError(f"graph file {text!r} has {len(vertices):,} vertices, over {1000:,}")
-    return vertices, [(u, v) for u, v in edges]
+        raise PositionError(
+            f"graph file {path!r} has {len(vertices):,} vertices, over {MAX_VERTICES:,}"
+        )
+    names = vertex_names(vertices)
+    return [names[v] for v in vertices], [(names[u], names[v]) for u, v in edges]
+
+
+def _node_name(node: object) -> str | None:
+    """A graph node's vertex name: a name as it is, a natural number as its digits, a tuple
+    of them joined by ``_`` (``(0, 1)`` is ``0_1``); None for any other node."""
+    if isinstance(node, str):
+        return node if vertex_name_problem(node) is None else None
+    if isinstance(node, int) and not isinstance(node, bool) and node >= 0:
+        return str(node)
+    if isinstance(node, tuple) and node:
+        parts = [_node_name(part) for part in node]
+        if all(parts):
+            joined = "_".join(cast(list[str], parts))
+            return joined if vertex_name_problem(joined) is None else None
+    return None
+
+
+def vertex_names(nodes: Sequence[Hashable]) -> dict[Hashable, str]:
+    """Vertex names for the nodes of a graph (a file's, a NetworkX graph's): each node's own
+    name (see `_node_name`) when every node has one and no two share it, else the numbers
+    0, 1, ... in the nodes' order.
+
+    Examples
+    --------
+    >>> vertex_names([(0, 0), (0, 1)]), vertex_names(["a b", "c"])
+    ({(0, 0): '0_0', (0, 1): '0_1'}, {'a b': '0', 'c': '1'})
+    """
+    names = {node: _node_name(node) for node in nodes}
+    if all(names.values()) and len(set(names.values())) == len(names):
+        return cast(dict[Hashable, str], names)
+    return {node: str(i) for i, node in enumerate(names)}
+
+
+def graph_from_networkx(graph: Any, what: str) -> Graph:
+    """The simple graph a NetworkX graph draws, its vertices named by `vertex_names`; `what`
+    names the graph in errors (``"a position of nodekayles"``).
+
+    Raises
+    ------
+    PositionError
+        For a directed graph or a multigraph, a loop, or more than `MAX_VERTICES` vertices.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> format_graph(graph_from_networkx(nx.grid_2d_graph(1, 3), "a position"))
+    '0_0-0_1,0_1-0_2'
+    """
+    if graph.is_directed() or graph.is_multigraph():
+        kind = "directed graph" if graph.is_directed() else "multigraph"
+        raise PositionError(
+            f"{what} is a {kind}, not a simple undirected graph (networkx.Graph(graph) is "
+            "its simple undirected graph)"
+        )
+    if graph.number_of_nodes() > MAX_VERTICES:
+        raise PositionError(
+            f"{what} has {graph.number_of_nodes():,} vertices, over {MAX_VERTICES:,}"
+        )
+    names = vertex_names(list(graph.nodes))
+    edges = [(names[u], names[v]) for u, v in graph.edges]
+    loop = next((u for u, v in edges if u == v), None)
+    if loop is not None:
+        raise PositionError(f"{what} has the loop {loop}-{loop} (graphs are simple)")
+    return Graph.from_edges(list(names.values()), edges)
 
 
 def parse_edge_terms(
@@ -197,7 +336,7 @@ def parse_edge_terms(
         match = NAMED.fullmatch(term)
         if match is not None:
             named.append(_named_edges(match, text))
-        elif os.path.isfile(term) and not NAME.fullmatch(term):
+        elif _is_file_name(term):
             more_vertices, more_edges = _file_edges(term, text)
             vertices += more_vertices
             edges += more_edges
@@ -209,6 +348,8 @@ def parse_edge_terms(
                         f"bad position {text!r} for {game}: {item!r} is not a vertex or an "
                         f"edge u-v (expected {GRAPH_SYNTAX})"
                     )
+                for end in ends:
+                    _refuse_lookalike(end, term if len(ends) == 1 else None, text, game)
                 if len(ends) == 2:
                     edges.append((ends[0], ends[1]))
                 else:
@@ -230,6 +371,33 @@ def parse_edge_terms(
     if len({*vertices, *(v for e in edges for v in e)}) > MAX_VERTICES:
         raise PositionError(f"graph {text[:40]!r} has over {MAX_VERTICES:,} vertices")
     return vertices, edges
+
+
+def _refuse_lookalike(name: str, term: str | None, text: str, game: str) -> None:
+    """Refuse a vertex name spelled like a named graph or a graph file, saying how to write
+    what it looks like; `term` is the term a lone name stands in (None for an edge's end)."""
+    spelling = named_spelling(name)
+    if spelling is not None:
+        if term is None:
+            advice = "name the vertex otherwise"
+        elif name == term:  # the whole term: another spelling of a named graph
+            advice = f"write {spelling}"
+        else:
+            advice = f"a named graph is a term of its own, joined to others by + (a-b+{spelling})"
+            if re.search(r"K\d+,\d+", text, re.I | re.A):
+                advice += "; the complete bipartite graph Km,n is written Km_n (K3_3)"
+        raise PositionError(
+            f"bad position {text!r} for {game}: {name!r} is spelled like the named graph "
+            f"{spelling}, not a vertex name: {advice} (named graphs: {NAMED_GRAPHS})"
+        )
+    if _is_file_name(name):
+        advice = "name the vertex otherwise" if term is None else "a graph file is a term of "
+        if term is not None:
+            advice += f"its own, joined to others by + (a-b+{name})"
+        raise PositionError(
+            f"bad position {text!r} for {game}: {name!r} is spelled like a graph file, not a "
+            f"vertex name: {advice}"
+        )
 
 
 def parse_graph(text: str, game: str) -> Graph:
@@ -273,15 +441,20 @@ class GraphFamily(Game[Graph]):
 
     @classmethod
     def from_parameters(cls, parameters: str | None) -> GraphFamily:
+        return cls(cls.sequence_form(parameters, cls.family))
+
+    @classmethod
+    def sequence_form(cls, parameters: str | None, game: str) -> str | None:
+        """The sequence form `parameters` name (None for none), checked."""
         if parameters is None or parameters == "":
-            return cls()
+            return None
         form = parameters.strip().upper()
         if len(form) != 1 or form not in cls.forms:
             raise SpecError(
-                f"bad sequence form {parameters!r} for {cls.family} (expected one of "
+                f"bad sequence form {parameters!r} for {game} (expected one of "
                 f"{', '.join(cls.forms)}: the values on Pn, Cn, ...)"
             )
-        return cls(form)
+        return form
 
     @property
     def spec(self) -> str:
@@ -327,6 +500,9 @@ class GraphFamily(Game[Graph]):
             "once per shape (canonical label)",
         )
 
+    def networkx_position(self, graph: Any) -> Graph:
+        return graph_from_networkx(graph, f"a position of {self.spec}")
+
     def part_family(self) -> str:
         family = getattr(type(self), "family", None)
         return self.spec if family is None else str(family)
@@ -335,7 +511,17 @@ class GraphFamily(Game[Graph]):
         return graph_label(position.adjacency)
 
     def picture(self, position: Graph) -> GraphPicture:
-        return GraphPicture(position.names, tuple(position.edges()))
+        edges = tuple(position.edges())
+        return GraphPicture(position.names, edges, places=grid_places(position))
+
+    def vertices_named(self, graph: Graph, indices: Sequence[int]) -> str:
+        """Vertices as a player names them, joined by ``-``: their names, and their cells
+        (``b2``) on a grid."""
+        names = "-".join(graph.names[i] for i in indices)
+        places = grid_places(graph)
+        if places is None:
+            return names
+        return f"{names} ({'-'.join(cell_name(*places[i]) for i in indices)})"
 
     def sequence_position(self, n: int) -> Graph | None:
         if self.form is None:
@@ -365,6 +551,23 @@ class NodeKayles(GraphFamily):
         for v, neighbours in enumerate(graph.adjacency):
             yield graph.induced(full & ~(neighbours | 1 << v))
 
+    def move_name(self, position: Graph, successor: Graph) -> str | None:
+        """``take vertex 4``: the vertex whose neighbourhood the move took.
+
+        Examples
+        --------
+        >>> game = NodeKayles()
+        >>> grid = game.parse("3x3")
+        >>> game.move_name(grid, next(iter(game.successors(grid))))
+        'take vertex 0 (a1)'
+        """
+        kept = set(successor.names)
+        taken = sum(1 << i for i, name in enumerate(position.names) if name not in kept)
+        for v, neighbours in enumerate(position.adjacency):
+            if neighbours | 1 << v == taken:
+                return f"take vertex {self.vertices_named(position, [v])}"
+        return None
+
 
 class ArcKayles(GraphFamily):
     """Arc-Kayles: a move takes an edge with both its ends.
@@ -389,17 +592,37 @@ class ArcKayles(GraphFamily):
         for i, j in graph.edges():
             yield graph.induced(full & ~(1 << i | 1 << j))
 
+    def move_name(self, position: Graph, successor: Graph) -> str | None:
+        """``take edge 0-1``: the edge the move took, with both its ends.
+
+        Examples
+        --------
+        >>> game = ArcKayles()
+        >>> game.move_name(game.parse("P4"), game.parse("0,3"))
+        'take edge 1-2'
+        """
+        kept = set(successor.names)
+        taken = [i for i, name in enumerate(position.names) if name not in kept]
+        if len(taken) != 2 or not position.adjacency[taken[0]] >> taken[1] & 1:
+            return None
+        return f"take edge {self.vertices_named(position, taken)}"
+
 
 def graph_game(
-    options: Callable[[Any], Sequence[Any]] | None = None, *, name: str | None = None
+    options: Callable[[Any], Sequence[Any]] | None = None,
+    *,
+    name: str | None = None,
+    form: str | None = None,
 ) -> Any:
     """Make a game on graphs from one function: a networkx ``Graph`` to its options (the
     graphs one move leaves). The game is played part by part: a position's connected parts
     are played side by side (the function sees one connected graph at a time), and each part
     is valued once per shape, by its canonical label.
 
-    Usable as ``@graph_game`` or ``@graph_game(name="...")``; positions are written as for
-    ``nodekayles`` (edge lists, named graphs, graph files).
+    Usable as ``@graph_game`` or ``@graph_game(name="...", form="P")``; positions are
+    written as for ``nodekayles`` (edge lists, named graphs, graph files, or NetworkX graphs
+    in the Python API). A `form` (P, C, S, W or K) gives the game one-parameter positions,
+    as ``nodekayles:P`` has: position n is Pn (Cn, ...), so ``explorer sequence`` takes it.
 
     Examples
     --------
@@ -409,10 +632,14 @@ def graph_game(
     ...     return [graph.subgraph(set(graph) - {v, *graph[v]}) for v in graph]
     >>> explorer.solve(node_kayles, node_kayles.parse("P5")).grundy
     3
+    >>> on_paths = explorer.graph_game(node_kayles.function, form="P")
+    >>> explorer.value_sequence(on_paths, 6).values.tolist()
+    [0, 1, 1, 2, 0, 3, 1]
     """
 
     def wrap(function: Callable[[Any], Sequence[Any]]) -> Game[Graph]:
-        return UserGraphGame(function, name or function.__name__)
+        shown = name or function.__name__
+        return UserGraphGame(function, shown, UserGraphGame.sequence_form(form, shown))
 
     return wrap if options is None else wrap(options)
 
@@ -424,10 +651,12 @@ class UserGraphGame(GraphFamily):
     example = ("", "P4")
     forms = "PCSWK"
 
-    def __init__(self, function: Callable[[Any], Sequence[Any]], name: str) -> None:
+    def __init__(
+        self, function: Callable[[Any], Sequence[Any]], name: str, form: str | None = None
+    ) -> None:
         from explorer.games.rule_calls import source_of
 
-        super().__init__()
+        super().__init__(form)
         self.function = self.rule = function
         self.name = name
         self.source = source_of(function, name)
@@ -451,11 +680,10 @@ class UserGraphGame(GraphFamily):
             others = [m for m2, m in enumerate(parts) if m2 != k]
             kept = [graph.induced(m) for m in others]
             for option in self.function(part):
-                if not isinstance(option, nx.Graph) or option.is_directed():
+                if not isinstance(option, nx.Graph):
                     raise PositionError(
                         f"{self.name} returned {option!r} for {format_graph(graph)!r} "
                         "(expected undirected networkx graphs)"
                     )
-                names = [str(v) for v in option.nodes]
-                moved = Graph.from_edges(names, [(str(u), str(v)) for u, v in option.edges])
-                yield _rebuild(graph, [*kept, moved], 0)
+                what = f"the graph {self.name} returned for {format_graph(graph)[:40]!r}"
+                yield _rebuild(graph, [*kept, graph_from_networkx(option, what)], 0)

@@ -86,6 +86,23 @@ class Hackenbush(Game[Edges]):
     def tier(self, position: Edges) -> int | None:
         return len(position)  # a move cuts an edge at least
 
+    def move_name(self, position: Edges, successor: Edges) -> str | None:
+        """``cut edge a-b``, and what falls with it.
+
+        Examples
+        --------
+        >>> game = Hackenbush()
+        >>> game.move_name(game.parse("g-a,a-b"), game.parse("-"))
+        'cut edge a-g, b falls'
+        """
+        for k, (u, v) in enumerate(position):
+            if grounded(list(position[:k] + position[k + 1 :])) == successor:
+                kept = {w for e in successor for w in e} | {GROUND}
+                fallen = sorted({w for e in position for w in e} - kept, key=natural_key)
+                falls = f", {','.join(fallen)} fall{'s' if len(fallen) == 1 else ''}"
+                return f"cut edge {u}-{v}" + (falls if fallen else "")
+        return None
+
     def _parts(self, position: Edges) -> list[Edges]:
         """The parts meeting only at the ground (each ground loop is one)."""
         root: dict[str, str] = {}

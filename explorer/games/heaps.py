@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain
@@ -224,6 +225,34 @@ class HeapGame(Game[Heaps]):
             rest = position[:i] + position[i + 1 :]
             for result in self.heap_moves(h):
                 yield tuple(sorted(rest + tuple(x for x in result if x > 0)))
+
+    def move_name(self, position: Heaps, successor: Heaps) -> str | None:
+        """The heap a move changes and what it leaves: ``take 2 from 3``, ``take 1 from 7,
+        leaving 3+3``, ``split 7 into 3+4``; None when no one heap becomes the others.
+
+        Examples
+        --------
+        >>> from explorer.games import load_game
+        >>> nim = load_game("nim")
+        >>> nim.move_name((3, 4, 5), (1, 4, 5)), nim.move_name((3, 4), (4,))
+        ('take 2 from 3', 'take 3 from 3')
+        >>> load_game("grundy").move_name((7,), (3, 4))
+        'split 7 into 3+4'
+        """
+        removed = Counter(position) - Counter(successor)
+        if sum(removed.values()) != 1:
+            return None
+        (heap,) = removed
+        left = sorted((Counter(successor) - Counter(position)).elements())
+        taken = heap - sum(left)
+        if taken < 0:
+            return None
+        leaving = "+".join(map(str, left))
+        if not taken:
+            return f"split {heap} into {leaving}"
+        if len(left) < 2:
+            return f"take {taken} from {heap}"
+        return f"take {taken} from {heap}, leaving {leaving}"
 
     def count_states(self, position: Heaps, limit: int) -> int | None:
         """For a game that never splits and takes one token at a time, the positions a

@@ -10,11 +10,29 @@ from dataclasses import dataclass
 from typing import TypeAlias
 
 
+def cell_name(row: int, col: int) -> str:
+    """A board's cell as players name it: its column as letters (``a`` to ``z``, then ``aa``,
+    ...), its row as a number from 1, the top row first.
+
+    Examples
+    --------
+    >>> cell_name(0, 0), cell_name(1, 2), cell_name(0, 27)
+    ('a1', 'c2', 'ab1')
+    """
+    letters = ""
+    col += 1
+    while col:
+        col, digit = divmod(col - 1, 26)
+        letters = chr(ord("a") + digit) + letters
+    return f"{letters}{row + 1}"
+
+
 @dataclass(frozen=True)
 class GraphPicture:
     """A graph: vertex names, and edges as pairs of indices into them (a pair (i, i) is a
     loop; a pair given twice is two parallel edges). `ground`, when not None, is the index
-    of a vertex drawn as the ground (Hackenbush's).
+    of a vertex drawn as the ground (Hackenbush's); `places`, when not None, the (row,
+    column) of each vertex on a grid (an ``RxC`` graph and what moves leave of it).
 
     Examples
     --------
@@ -27,6 +45,7 @@ class GraphPicture:
     vertices: tuple[str, ...]
     edges: tuple[tuple[int, int], ...]
     ground: int | None = None
+    places: tuple[tuple[int, int], ...] | None = None
 
 
 @dataclass(frozen=True)

@@ -138,8 +138,19 @@ def resolved(spec: PythonSpec) -> tuple[PythonSpec, str | None]:
     if spec.is_file:
         path = os.path.realpath(spec.target)
         return PythonSpec(path, spec.name, spec.fingerprint), path if os.path.isfile(path) else None
+    _working_folder_searched()
     found = _module_file(spec.target)
     return spec, found if found is not None and os.path.isfile(found) else None
+
+
+def _working_folder_searched() -> None:
+    """Put the working folder on ``sys.path`` (first) if it is not there: a module is found
+    from where the command runs, as ``python -c "import pkg.rules"`` finds it, though the
+    ``explorer`` script's own ``sys.path`` starts at its installed folder."""
+    here = os.getcwd()
+    searched = {os.path.realpath(entry or os.curdir) for entry in sys.path}
+    if os.path.realpath(here) not in searched:
+        sys.path.insert(0, here)
 
 
 def game_names(path: str) -> list[str]:

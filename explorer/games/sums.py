@@ -105,6 +105,17 @@ class SumGame(Game[tuple[Position, ...]]):
             for moved in game.successors(position[i]):
                 yield position[:i] + (moved,) + position[i + 1 :]
 
+    def move_name(
+        self, position: tuple[Position, ...], successor: tuple[Position, ...]
+    ) -> str | None:
+        """The move in the one component it changes, named by that game after its spec."""
+        changed = [i for i, (a, b) in enumerate(zip(position, successor, strict=True)) if a != b]
+        if len(changed) != 1:
+            return None
+        (i,) = changed
+        name = self.components[i].move_name(position[i], successor[i])
+        return None if name is None else f"{self.components[i].spec}: {name}"
+
     def tier(self, position: tuple[Position, ...]) -> int | None:
         """The sum of the parts' tiers (a move lowers one part's), None when a part has none."""
         total = 0

@@ -71,7 +71,7 @@ class StoredGame(Browsing, Subgraphs, Findings):
             result = QueryResult(game=spec, convention=self.convention, **state_dict(row))
             successors = self._linked(conn, game_id, row.id, "out", moves, 0)
             result["moves"] = successors["total"]
-            result["successors"] = successors["states"]
+            result["successors"] = self._named(row.key, successors["states"])
             result["winning_moves"] = [
                 s["position"] for s in successors["states"] if s["outcome"] == "P"
             ]
@@ -96,6 +96,8 @@ class StoredGame(Browsing, Subgraphs, Findings):
         with self.engine.connect() as conn:
             game_id, spec, row = self._located(conn, position)
             page = self._linked(conn, game_id, row.id, direction, limit, offset)
+        if direction == "out":
+            self._named(row.key, page["states"])
         return QueryResult(
             game=spec,
             convention=self.convention,

@@ -7,6 +7,7 @@ handler run. The page uses the copy of vis-network that pyvis ships; pyvis itsel
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Hashable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -334,6 +335,36 @@ def draw_graph(graph: nx.DiGraph, *, title: str | None = None) -> GraphPage:
     )
 
 
+#: Fewest states a row of the drawing holds before a wider layer is folded onto more rows.
+FOLD_AT = 8
+
+
+def folded_rows(graph: nx.DiGraph, level: Mapping[Hashable, int]) -> dict[Hashable, int]:
+    """The row each state is drawn on: its layer's, a layer wider than one and a half times
+    the square root of the states (`FOLD_AT` at least) folded onto as many rows as it needs, in the
+    graph's order, so that a page is about as wide as it is tall.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> star = nx.DiGraph([(0, k) for k in range(1, 31)])
+    >>> rows = folded_rows(star, {n: min(n, 1) for n in star})
+    >>> rows[0], rows[1], rows[9], rows[10], rows[30]  # 30 states on rows of 9
+    (0, 1, 1, 2, 4)
+    """
+    wrap = max(FOLD_AT, math.ceil(1.5 * math.sqrt(graph.number_of_nodes())))
+    layers: dict[int, list[Hashable]] = {}
+    for node in graph:
+        layers.setdefault(level[node], []).append(node)
+    row, first = {}, 0
+    for k in sorted(layers):
+        nodes = layers[k]
+        for i, node in enumerate(nodes):
+            row[node] = first + i // wrap
+        first += -(-len(nodes) // wrap)
+    return row
+
+
 def graph_drawing(graph: nx.DiGraph, *, title: str | None = None) -> Drawing:
     """What `draw_graph` shows, as data: nodes and edges styled and laid out, and the words.
 
@@ -353,9 +384,10 @@ def graph_drawing(graph: nx.DiGraph, *, title: str | None = None) -> Drawing:
     start = meta.get("centre", meta.get("root"))
     convention = MISERE if meta.get("convention") == MISERE else NORMAL
     level = drawing_layers(graph, start)
+    row = folded_rows(graph, level)
     widest = max((len(short_label(str(n))) for n in graph), default=1)
     step = max(90.0, 8.0 * widest + 30.0)
-    where = layout(graph, level, dx=step, dy=ROW)
+    where = layout(graph, row, dx=step, dy=ROW)
     ids = {node: i for i, node in enumerate(graph)}
     values: set[int | None] = set()
     groups: set[str] = set()
@@ -395,7 +427,7 @@ def graph_drawing(graph: nx.DiGraph, *, title: str | None = None) -> Drawing:
         nodes.append(item)
     # a straight move through a state of a row it skips would seem to end there: bend it
     # (on smaller pages only: per-edge options slow the first drawing of big ones)
-    bent = bends(graph, level, where, row=ROW) if graph.number_of_edges() <= CURVED_EDGES else {}
+    bent = bends(graph, row, where, row=ROW) if graph.number_of_edges() <= CURVED_EDGES else {}
     edges = []
     for a, b in graph.edges:
         edge: dict[str, Any] = {"from": ids[a], "to": ids[b]}
@@ -415,7 +447,11 @@ def graph_drawing(graph: nx.DiGraph, *, title: str | None = None) -> Drawing:
         f"{_count(len(nodes), 'state')} and {_count(len(edges), 'move')} drawn"
         f" ({_count(sum(1 for n in nodes if n['outcome'] == 'P'), 'P-position')}), "
         + (
-            "one row per layer: every move goes down."
+            (
+                "one row per layer (a wide layer folded onto several): every move goes down."
+                if len(set(row.values())) > len(set(level.values()))
+                else "one row per layer: every move goes down."
+            )
             if _acyclic(level, graph)
             else "rows by fewest moves from the start (the graph has cycles: some moves go up)."
         )

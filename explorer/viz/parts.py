@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from explorer.analysis.parts import PART_TABLE, PartTable
 from explorer.games.base import Game, Position
-from explorer.games.pictures import BoardPicture, GraphPicture, Picture
+from explorer.games.pictures import BoardPicture, GraphPicture, Picture, cell_name
 
 #: Most parts a page draws (the others are counted).
 MAX_DRAWN_PARTS = 24
@@ -51,6 +51,28 @@ class PartDrawing:
     dots: list[dict[str, Any]] = field(default_factory=list)
     cells: list[dict[str, Any]] = field(default_factory=list)
     ground: dict[str, float] | None = None
+    #: The column letters and row numbers of a board or a grid (``x``, ``y``, ``text``), as
+    #: moves name cells (``b2``).
+    labels: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _grid_labels(
+    centre: tuple[float, float], step: float, box: tuple[int, int, int, int], gap: float
+) -> list[dict[str, Any]]:
+    """Column letters above and row numbers left of a grid, `gap` from the centres of its
+    outer cells: the cell (row, col) of `box` (top, left, bottom, right) is centred at
+    `centre` + (col - left, row - top) * `step`."""
+    x0, y0 = centre
+    top, left, bottom, right = box
+    labels = [
+        {"x": x0 + (c - left) * step, "y": y0 - gap, "text": cell_name(0, c)[:-1]}
+        for c in range(left, right + 1)
+    ]
+    labels += [
+        {"x": x0 - gap, "y": y0 + (r - top) * step, "text": str(r + 1)}
+        for r in range(top, bottom + 1)
+    ]
+    return labels
 
 
 @dataclass(frozen=True)
@@ -65,10 +87,13 @@ class PartsView:
 
     @property
     def xor_text(self) -> str:
-        """``1 XOR 0 XOR 3 = 2``, with ``?`` for a value not known."""
+        """``1 XOR 0 XOR 3 = 2``, with ``?`` for a value not known; of one part, its value."""
+        total = "?" if self.total is None else str(self.total)
+        if len(self.parts) + self.more == 1:
+            return total
         values = " XOR ".join("?" if p.value is None else str(p.value) for p in self.parts)
         more = f" XOR ({self.more:,} more parts)" if self.more else ""
-        return f"{values}{more} = {'?' if self.total is None else self.total}"
+        return f"{values}{more} = {total}"
 
 
 def known_values(table: PartTable, most: int | None = None) -> ValueOf:
@@ -143,6 +168,43 @@ def parts_view(
     return PartsView(drawn, total, note, more=len(parts) - len(drawn))
 
 
+def position_drawing(
+    game: Game[Any], position: Position, start: Position | None = None
+) -> PartDrawing | None:
+    """The whole of `position` as its board or graph (not split into parts, without a value),
+    or None when the game has no picture of it; with `start`, a graph keeps the places its
+    vertices had on the start's grid, so that the drawing stays put as play goes on (the
+    play page).
+
+    Examples
+    --------
+    >>> from explorer import load_game
+    >>> kayles = load_game("nodekayles")
+    >>> now = position_drawing(kayles, kayles.parse("0,2,6,8"), kayles.parse("3x3"))
+    >>> [(d["x"], d["y"]) for d in now.dots], now.width
+    ([(27.0, 27.0), (107.0, 27.0), (27.0, 107.0), (107.0, 107.0)], 134.0)
+    >>> position_drawing(load_game("nim"), (3, 4)) is None
+    True
+    """
+    picture = game.picture(position)
+    before = None if start is None else game.picture(start)
+    if (
+        isinstance(picture, GraphPicture)
+        and isinstance(before, GraphPicture)
+        and before.places is not None
+    ):
+        place = dict(zip(before.vertices, before.places, strict=True))
+        if all(name in place for name in picture.vertices):
+            places = tuple(place[name] for name in picture.vertices)
+            drawn = replace(picture, places=places)
+            return _graph_drawing(
+                game.spec, game.format(position), None, drawn, _box(before.places)
+            )
+    if picture is None:
+        return None
+    return _drawing(game, position, picture, None)
+
+
 def _drawing(
     game: Game[Any], position: Position, picture: Picture | None, value: int | None
 ) -> PartDrawing:
@@ -167,6 +229,8 @@ def _board_drawing(spec: str, text: str, value: int | None, board: BoardPicture)
         for r in range(board.rows)
         for c in range(board.cols)
     ]
+    box = (0, 0, board.rows - 1, board.cols - 1)
+    centre = (MARGIN + size / 2, MARGIN + size / 2)
     return PartDrawing(
         spec,
         text,
@@ -175,6 +239,7 @@ def _board_drawing(spec: str, text: str, value: int | None, board: BoardPicture)
         height=2 * MARGIN + board.rows * size,
         kind="board",
         cells=cells,
+        labels=_grid_labels(centre, size, box, size / 2 + 6) if size >= LABELLED_CELL else [],
     )
 
 
@@ -183,10 +248,43 @@ def _spot(vertices: int) -> float:
     return max(60.0, min(320.0, 48.0 * math.sqrt(vertices)))
 
 
-def _graph_drawing(spec: str, text: str, value: int | None, graph: GraphPicture) -> PartDrawing:
+#: Distance between neighbouring cells of a graph drawn on its grid, in pixels.
+GRID_STEP = 40.0
+#: Room for the column letters and row numbers of a grid, in pixels.
+LABEL_ROOM = 10.0
+#: Smallest board cell, in pixels, whose row and column are labelled.
+LABELLED_CELL = 14.0
+
+
+#: The rows and columns a grid drawing spans: (top, left, bottom, right), inclusive.
+Box = tuple[int, int, int, int]
+
+
+def _box(places: tuple[tuple[int, int], ...]) -> Box:
+    """The rows and columns `places` span (one cell for none)."""
+    rows = [r for r, _ in places] or [0]
+    cols = [c for _, c in places] or [0]
+    return min(rows), min(cols), max(rows), max(cols)
+
+
+def _graph_drawing(
+    spec: str, text: str, value: int | None, graph: GraphPicture, box: Box | None = None
+) -> PartDrawing:
     count = len(graph.vertices)
     side = _spot(count)
-    if graph.ground is None:
+    labels: list[dict[str, Any]] = []
+    if graph.places is not None:  # a graph on a grid is drawn on it, row 1 at the top
+        box = box or _box(graph.places)
+        top, left, bottom, right = box
+        inset = MARGIN + VERTEX + LABEL_ROOM
+        labels = _grid_labels((inset, inset), GRID_STEP, box, LABEL_ROOM + VERTEX + 2)
+        where = [
+            (inset + (c - left) * GRID_STEP, inset + (r - top) * GRID_STEP) for r, c in graph.places
+        ]
+        width = 2 * inset + (right - left) * GRID_STEP
+        height = 2 * inset + (bottom - top) * GRID_STEP
+        ground = None
+    elif graph.ground is None:
         unit = _spring(count, graph.edges)
         where = [(MARGIN + x * side, MARGIN + y * side) for x, y in unit]
         width = height = side + 2 * MARGIN
@@ -210,6 +308,7 @@ def _graph_drawing(spec: str, text: str, value: int | None, graph: GraphPicture)
         paths=paths,
         dots=dots,
         ground=ground,
+        labels=labels,
     )
 
 

@@ -34,7 +34,7 @@ from explorer.web.charts import bars, game_charts, heat_colour, vis_graph
 from explorer.web.findings import findings
 from explorer.web.middleware import Guard, allowed_hosts
 from explorer.web.params import Named, Names, convention_of, number, spec_of, text
-from explorer.web.parts import StoredParts
+from explorer.web.parts import StoredParts, stored_drawing
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from starlette.responses import Response
 
     from explorer.storage import Database
+    from explorer.storage.stored_game import StoredGame
 
 log = logging.getLogger(__name__)
 
@@ -182,7 +183,7 @@ class Pages:
         if stats is None:
             return self.render(
                 "game.html", title=title, spec=spec, stats=None, building=building,
-                reload=RELOAD_SECONDS, convention=convention,
+                reload=RELOAD_SECONDS, convention=convention, example=_example(named.stored),
             )  # fmt: skip
         # the plots of one heap and of two coordinates show normal-play values
         return self.render(
@@ -197,6 +198,7 @@ class Pages:
             table=None if convention == MISERE else self._table(named, stats),
             found=None if convention == MISERE else findings(named.stored),
             reload=None,
+            example=_example(named.stored),
             **game_charts(stats, convention),
         )
 
@@ -244,6 +246,8 @@ class Pages:
             graph_states=GRAPH_STATES,
             building=named.spec in self.database.building(),
             parts=self.parts.view(named, key),
+            board=stored_drawing(named, key),
+            example=_example(stored),
         )
 
     def search(self, request: Request) -> Response:
@@ -275,7 +279,8 @@ class Pages:
         # the offset of the page's first state is stored in 64 bits too
         page = number(params, "page", low=1, high=MAX_STORED_INT // PAGE_STATES) or 1
         convention = convention_of(params)
-        found = self.names.game(typed, convention).stored.states(
+        stored = self.names.game(typed, convention).stored
+        found = stored.states(
             outcome=outcome,
             grundy=grundy,
             depth=depth,
@@ -312,6 +317,7 @@ class Pages:
             previous=link("/states", **filters, page=page - 1) if page > 1 else None,
             following=link("/states", **filters, page=page + 1) if found["more"] else None,
             pages=None if found["total"] is None else _pages(found["total"]),
+            example=_example(stored),
         )
 
     def play(self, request: Request) -> Response:
@@ -367,9 +373,11 @@ class Pages:
         else:
             choices = stored.successors(keys[-1], limit=LISTED_MOVES)
         history = []
-        for i, key in enumerate(keys[1:], start=1):
+        words = stored.move_words(keys)
+        for i, (key, move) in enumerate(zip(keys[1:], words, strict=True), start=1):
             mover_is_app = ((i - 1) % 2 == 0) == (app_side == "first")
-            history.append({"number": i, "by": "app" if mover_is_app else "you", "position": key})
+            by = "app" if mover_is_app else "you"
+            history.append({"number": i, "by": by, "position": key, "move": move})
         finished = best["total"] == 0 and not unexplored
         winner = None
         if finished:
@@ -401,6 +409,7 @@ class Pages:
             restart_first=url(keys[:1], side="first"),
             restart_second=url(keys[:1], side="second"),
             undo=url(keys[:-2]) if len(keys) > 2 else None,
+            board=stored_drawing(named, keys[-1], keys[0]),
         )
 
     def static_file(self, request: Request) -> Response:
@@ -506,6 +515,12 @@ def _state(named: Named, key: str) -> Mapping[str, Any]:
         if named.rules is not None or key.strip() == key:
             raise
         return named.stored.state(key.strip(), moves=0)
+
+
+def _example(stored: StoredGame) -> str:
+    """A position of the game for a search box to suggest: the first stored start."""
+    first = stored.states(depth=0, limit=1, count=False)["states"]
+    return str(first[0]["position"]) if first else ""
 
 
 def _pages(total: int) -> int:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from explorer.analysis.parts import PartTable
 from explorer.errors import ExplorerError
 from explorer.games.convention import MISERE
-from explorer.viz.parts import PartsView, known_values, parts_view
+from explorer.viz.parts import PartDrawing, PartsView, known_values, parts_view, position_drawing
 
 if TYPE_CHECKING:
     from explorer.storage import Database
@@ -58,3 +58,18 @@ class StoredParts:
             if table is None:
                 table = self.tables[rules.spec] = self.database.parts.read(rules)
             return parts_view(rules, position, value_of=known_values(table, most=MOST_VALUED))
+
+
+def stored_drawing(named: Named, key: str, start: str | None = None) -> PartDrawing | None:
+    """The whole board or graph of the stored position `key`, on its page and the play page;
+    with `start`, laid out as the start of the game is (a grid keeps its cells as play goes
+    on); None for a game without pictures or whose rules are not loaded."""
+    rules = named.rules
+    if rules is None:
+        return None
+    try:
+        return position_drawing(
+            rules, rules.parse(key), None if start is None else rules.parse(start)
+        )
+    except ExplorerError:  # a key older rules wrote: the page plays it without a picture
+        return None

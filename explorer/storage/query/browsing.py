@@ -58,7 +58,7 @@ class Browsing(GameRows):
             "total": page["total"],
             "offset": offset,
             "limit": limit,
-            "states": page["states"],
+            "states": self._named(row.key, page["states"]),
         }
 
     @translated("read")

@@ -245,6 +245,43 @@ class GameRows:
         except ExplorerError as error:
             return position, str(error)
 
+    def move_words(self, line: Sequence[str]) -> list[str | None]:
+        """Each move of a line of play (stored keys, the start first) in a player's words
+        (`Game.move_name`), None where the rules have none or are not read.
+
+        Examples
+        --------
+        >>> from explorer.storage import open_database
+        >>> db = open_database("sqlite://")
+        >>> db.game("nim").move_words(["3,4", "1,4", "1,1"])
+        ['take 2 from 3', 'take 3 from 4']
+        >>> db.close()
+        """
+        words: list[str | None] = []
+        for before, after in zip(line, line[1:], strict=False):
+            moved = self._named(before, [{"position": after}])
+            words.append(moved[0]["move"])
+        return words
+
+    def _named(self, key: str, moves: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The states a move from `key` reaches, each with its ``move`` in a player's words
+        (`Game.move_name`; None where the rules have none or are not read)."""
+        self._key(key)  # reads the rules, once
+        rules, position = self._rules, None
+        if rules is not None:
+            try:
+                position = rules.parse(key)
+            except ExplorerError:
+                rules = None
+        for state in moves:
+            state["move"] = None
+            if rules is not None:
+                try:
+                    state["move"] = rules.move_name(position, rules.parse(state["position"]))
+                except ExplorerError:  # a state an edit added, which the rules do not read
+                    pass
+        return moves
+
     def _located(self, conn: sa.Connection, position: str) -> tuple[int, str, Any]:
         """The game's id and shown spec, and the stored row of a position.
 
