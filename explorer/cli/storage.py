@@ -200,8 +200,7 @@ def build_command(
     """
     from explorer.build import open_database
     from explorer.build.one_process import BuildOptions, refuse_misere_cycles
-    from explorer.build.plans import refuse_unbuildable
-    from explorer.build.tier_manager import may_go_in_tiers
+    from explorer.build.plans import may_go_in_tiers, refuse_unbuildable
 
     options = BuildOptions(
         max_states=max_states,
