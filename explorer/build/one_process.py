@@ -607,53 +607,53 @@ def build_position(
 ) -> BuildReport:
     """Build the game graph of a position into a database, reusing whatever is stored.
 
-        `explorer.storage.Database.build` is the usual entry point; this one takes an engine made
-        by `explorer.storage.backends.engine.create_engine`.
+    `explorer.storage.Database.build` is the usual entry point; this one takes an engine made
+    by `explorer.storage.backends.engine.create_engine`.
 
-        Parameters
-        ----------
-        engine : sqlalchemy.engine.Engine
-            An open, migrated database.
-        spec : str or Game
-            The game, as on the command line, or its rules (a game written in a notebook, say:
-            stored under its ``spec``).
-        position : str
-            The position, as on the command line.
-        options : BuildOptions, optional
-            How to build (the defaults of `BuildOptions` when not given).
-        convention : Convention
-            ``MISERE`` builds the misère game (the player who moves last loses), stored beside the
-            normal-play one: states hold G⁻, misère outcomes and misère remoteness.
-        progress : callable, optional
-            Called with a `BuildProgress` after every committed batch.
-        executor : concurrent.futures.Executor, optional
-            Where a build in tiers (``options.workers`` > 1, a game with tiers) runs its tasks
-            (`explorer.generation.tiers.expand_tier`): a distributed engine's executor, say; by
-            default a process pool of ``options.workers`` processes.
+    Parameters
+    ----------
+    engine : sqlalchemy.engine.Engine
+        An open, migrated database.
+    spec : str or Game
+        The game, as on the command line, or its rules (a game written in a notebook, say:
+        stored under its ``spec``).
+    position : str
+        The position, as on the command line.
+    options : BuildOptions, optional
+        How to build (the defaults of `BuildOptions` when not given).
+    convention : Convention
+        ``MISERE`` builds the misère game (the player who moves last loses), stored beside the
+        normal-play one: states hold G⁻, misère outcomes and misère remoteness.
+    progress : callable, optional
+        Called with a `BuildProgress` after every committed batch.
+    executor : concurrent.futures.Executor, optional
+        Where a build in tiers (``options.workers`` > 1, a game with tiers) runs its tasks
+        (`explorer.generation.tiers.expand_tier`): a distributed engine's executor, say; by
+        default a process pool of ``options.workers`` processes.
 
-        Returns
-        -------
-        BuildReport
+    Returns
+    -------
+    BuildReport
 
-        Raises
-        ------
-        SpecError
-            For a misère build of a game whose play may loop (``graph:``, ``windup:``): G⁻ needs
-            play that ends (`explorer.analysis.misere.misere_solution` gives such a game's misère
-            outcomes).
+    Raises
+    ------
+    SpecError
+        For a misère build of a game whose play may loop (``graph:``, ``windup:``): G⁻ needs
+        play that ends (`explorer.analysis.misere.misere_solution` gives such a game's misère
+        outcomes).
 
-        Examples
-        --------
-        >>> from explorer.storage.backends.engine import create_engine
-        >>> engine = create_engine("sqlite://")
-        >>> report = build_position(engine, "subtraction:1,2", "4,4")
-        >>> report.status, report.states_new, report.grundy
-        ('complete', 15, 0)
-        >>> build_position(engine, "subtraction:1,2", "5,4").states_reused
-        15
-        >>> misere = build_position(engine, "subtraction:1,2", "4,4", convention=MISERE)
-        >>> misere.states_new, misere.grundy, misere.outcome, misere.convention
-        (15, 1, 'N', <Convention.MISERE: 'misere'>)
+    Examples
+    --------
+    >>> from explorer.storage.backends.engine import create_engine
+    >>> engine = create_engine("sqlite://")
+    >>> report = build_position(engine, "subtraction:1,2", "4,4")
+    >>> report.status, report.states_new, report.grundy
+    ('complete', 15, 0)
+    >>> build_position(engine, "subtraction:1,2", "5,4").states_reused
+    15
+    >>> misere = build_position(engine, "subtraction:1,2", "4,4", convention=MISERE)
+    >>> misere.states_new, misere.grundy, misere.outcome, misere.convention
+    (15, 1, 'N', <Convention.MISERE: 'misere'>)
     """
     options = options or BuildOptions()
     game = load_game(spec) if isinstance(spec, str) else spec
