@@ -23,7 +23,8 @@ from sqlalchemy.engine import make_url
 from explorer import open_database
 from explorer.build.scratch import KeptMoves, TierMoves
 from explorer.errors import DatabaseFullError
-from explorer.storage.backends.engine import alembic_config, resolve_url
+from explorer.storage.backends.engine import resolve_url
+from explorer.storage.schema.migrations import alembic_config
 from tests.support.cli import run, run_json
 
 GAME_A = {"a": ["b"], "b": []}

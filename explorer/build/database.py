@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Any
 from explorer.games.convention import NORMAL, Convention
 from explorer.storage import database as storage
 from explorer.storage import stored_game
-from explorer.storage.backends.engine import create_engine, translated
+from explorer.storage.backends.engine import create_engine
+from explorer.storage.backends.errors import translated
 
 if TYPE_CHECKING:  # building, editing and checking load in the methods that do them
     from explorer.build.edits import EditReport

@@ -33,7 +33,7 @@ from explorer.games.specs import GameSpec
 from explorer.solver.loopy import Infinite
 from explorer.storage.backends.bulk import read_int_columns
 from explorer.storage.backends.dialects import dialect_of
-from explorer.storage.backends.engine import reason
+from explorer.storage.backends.errors import reason
 from explorer.storage.rows.counts import read_counts
 from explorer.storage.rows.records import key_index_present
 from explorer.storage.rows.sequences import sequence_damage

@@ -21,7 +21,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import URL, Engine
 
 from explorer.storage.backends.bulk import BulkWriter, PostgresWriter, SQLiteWriter
-from explorer.storage.backends.engine import reason
+from explorer.storage.backends.errors import reason
 from explorer.storage.schema.models import KEY_INDEX
 from explorer.storage.tables import states as states_table
 

@@ -19,7 +19,7 @@ from sqlalchemy.engine import Engine
 
 from explorer.analysis.parts import PART_TABLE, PartTable, part_families, part_value, parts_of
 from explorer.games.convention import NORMAL, Convention
-from explorer.storage.backends.engine import translated, translated_errors
+from explorer.storage.backends.errors import translated, translated_errors
 
 if TYPE_CHECKING:
     from explorer.games.base import Game, Position

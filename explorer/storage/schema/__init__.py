@@ -1,1 +1,2 @@
-"""The database schema: the SQLAlchemy models of every table (`models`)."""
+"""The database schema: the SQLAlchemy models of every table (`models`) and the Alembic glue
+that creates and upgrades it (`migrations`)."""
