@@ -59,7 +59,7 @@ def test_the_package_keeps_every_contract():
         # storage calling the build stage above it
         (
             "storage/query/damage.py",
-            "from explorer.build.one_process import build_position",
+            "from explorer.build.run import build_position",
             "the stages import downwards only",
         ),
         # the rules asking the solver, which sits above them

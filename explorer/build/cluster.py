@@ -31,7 +31,7 @@ from explorer.version import __version__
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
-    from explorer.build.one_process import BuildOptions
+    from explorer.build.options import BuildOptions
 
 #: How a user installs the engine (the README's "Many machines").
 INSTALL = "pip install 'explorer[cluster]' (in a checkout: pip install '.[cluster]')"

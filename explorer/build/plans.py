@@ -23,7 +23,7 @@ from explorer.storage.tables import states as states_table
 from explorer.storage.tables import tiers as tiers_table
 
 if TYPE_CHECKING:
-    from explorer.build.one_process import BuildOptions
+    from explorer.build.options import BuildOptions
 
 #: A build stops cleanly (as at --max-states) before the process uses more memory than this.
 DEFAULT_MEMORY_BYTES = 4 * 2**30
@@ -296,7 +296,7 @@ def may_go_in_tiers(game: Game[Any], root: Position, options: BuildOptions) -> b
     Examples
     --------
     >>> from explorer.games import load_game
-    >>> from explorer.build.one_process import BuildOptions
+    >>> from explorer.build.options import BuildOptions
     >>> nim = load_game("nim")
     >>> may_go_in_tiers(nim, (3, 4), BuildOptions(workers=2))
     True

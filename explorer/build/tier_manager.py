@@ -75,7 +75,7 @@ from explorer.storage.tables import tiers as tiers_table
 from explorer.version import __version__
 
 if TYPE_CHECKING:
-    from explorer.build.one_process import BuildOptions, BuildReport
+    from explorer.build.options import BuildOptions, BuildReport
 
 #: A depth no state has yet (the fewest moves from the root are found as tiers expand).
 FAR = np.iinfo(np.int32).max
@@ -457,7 +457,7 @@ class TieredBuilder:
         )
 
     def _report(self) -> BuildReport:
-        from explorer.build.one_process import BuildReport
+        from explorer.build.options import BuildReport
 
         g = int(self.grundy.data[0]) if self.next_id else UNKNOWN
         solved = g != UNKNOWN
