@@ -195,7 +195,13 @@ def _known_options(  # type: ignore[no-untyped-def]
     counted,
 ):
     """Phase 1 for heap n0 + j: its options made of values known before the block (below
-    n0), into reached[j], and where its verification scan stopped."""
+    n0), into reached[j], and where its verification scan stopped.
+
+    Octal-digit cases: all three bits of a digit d_k, one array each. Bit 1 (take a whole heap
+    of exactly k) is `take_all`; bit 2 (leave one heap n - k > 0) is `leave_one`; bit 4 (split
+    the rest n - k into two non-empty heaps) is `split_after`, with `unequal` for a split whose
+    two heaps must differ (Grundy's game); only bit 4 goes through the sparse scan.
+    """
     words = cleared.shape[1]
     n = n0 + j
     row = reached[j]
@@ -278,6 +284,11 @@ def _extend_blocks(  # type: ignore[no-untyped-def]
     Every value is below `width` (a power of two) when the run starts, so every XOR of two is
     below 2 * width; the run stops after the first heap whose value reaches `width`, and the
     caller doubles it. reached[j, v] = 1 when heap n0 + j has an option of value v.
+
+    Octal-digit cases: all three bits of a digit d_k, one array each. Bit 1 (take a whole heap
+    of exactly k) is `take_all`; bit 2 (leave one heap n - k > 0) is `leave_one`; bit 4 (split
+    the rest n - k into two non-empty heaps) is `split_after`, with `unequal` for a split whose
+    two heaps must differ (Grundy's game); only bit 4 goes through the sparse scan.
     """
     nsplit = max(split_after.shape[0], 1)
     span = 2 * width
@@ -423,6 +434,11 @@ def _extend_one(  # type: ignore[no-untyped-def]
     rare count, largest value, pairs XORed).
 
     Stops early when the rare buffer is full or a value reaches the 16-bit limit.
+
+    Octal-digit cases: all three bits of a digit d_k, one array each. Bit 1 (take a whole heap
+    of exactly k) is `take_all`; bit 2 (leave one heap n - k > 0) is `leave_one`; bit 4 (split
+    the rest n - k into two non-empty heaps) is `split_after`, with `unequal` for a split whose
+    two heaps must differ (Grundy's game); only bit 4 goes through the sparse scan.
     """
     largest = 0
     pairs = 0
