@@ -158,8 +158,16 @@ class DatabaseDamagedError(DatabaseError):
     """The database is damaged: a malformed page, or a table or column of its schema missing."""
 
 
+class StoredPartError(DatabaseDamagedError):
+    """A part value read from a database's part table is not what the part's moves give."""
+
+
 class NotStoredError(_Message, ExplorerError, LookupError):
     """A query names a game or a position that the database does not hold."""
+
+
+class WorkerPoolError(ExplorerError, RuntimeError):
+    """A build's local worker processes kept dying: the build stops, what it wrote kept."""
 
 
 class ClusterError(ExplorerError, ConnectionError):

@@ -141,6 +141,71 @@ def test_claims_on_positions_reached(folder: Path) -> None:
     assert code == 1 and err.startswith("Error: bad claim 'n =='")
 
 
+def test_a_claim_past_its_positions_is_refused_before_they_are_listed() -> None:
+    # issue 41: the search went on through every move of the positions past the limit
+    # (2,000,000 from 1000000,1000000): no answer in 120 s; 38.6 s for 1000,1000
+    for start in ("1000000,1000000", "1000,1000"):
+        code, _, err = run("check", "nim", start, "--p", "a == b", "--max-seconds", "10")
+        assert (code, err) == (
+            1,
+            f"Error: position {start!r} of nim reaches more than 20,000 positions "
+            "(raise --max-states)\n",
+        )
+    report = run_json("check", "nim", "300,300", "--p", "a == b", "--max-states", "50000")
+    assert (report["positions"], report["holds"]) == (45_451, True)
+
+
+@pytest.mark.slow  # two million moves listed twice (seconds); the bound when it fails
+def test_a_check_past_its_limit_lists_no_more_moves() -> None:
+    # the search went on through the moves of every position queued past --max-states
+    code, out, err = run("check", "nim", "1000000,1000000", "--json", "--max-seconds", "60")
+    assert code == 0, err
+    report = json.loads(out)
+    assert (report["positions"], report["complete"], report["ok"]) == (20_000, False, True)
+
+
+@pytest.mark.parametrize("spec", ["nim", "subtraction:1,2", "bash:3", "kayles"])
+def test_positions_listed_without_moves_are_those_the_moves_reach(spec: str) -> None:
+    from explorer.analysis.checks import claim_positions
+    from explorer.games import load_game
+    from explorer.generation.graph import build_graph
+
+    game = load_game(spec)
+    for text in ("3,4,5", "1,1,2", "6", "0"):
+        reached = claim_positions(game, text, None, 10_000)
+        assert reached[0] == game.parse(text)
+        assert sorted(reached) == sorted(build_graph(game, game.parse(text)).nodes), text
+    assert (game.list_states(game.parse("2,3")) is None) == (spec == "kayles")
+
+
+@pytest.mark.parametrize(
+    ("claim", "detail"),
+    [
+        ("9 ** 9 ** 9 > 0", "9 ** 387420489 has about 1,228,093,895 bits"),
+        ("pow(b + 7, 10 ** 8) > 0", "10 ** 100000000 has about 332,192,810 bits"),
+        ("(1 << 10 ** 9) > b", "1 << 1000000000 has about 1,000,000,001 bits"),
+        ("(2 ** 20 + b) ** 2 ** 15 * (2 ** 20 + b) ** 2 ** 15 > 0", "a product has about 1,3"),
+        ("len(p * 10 ** 9) > 0", "a repeated sequence has about 1,000,000,000 items"),
+    ],
+)
+def test_a_claim_computing_a_huge_number_is_refused_at_once(claim: str, detail: str) -> None:
+    # issue 41: 9 ** 9 ** 9 ran to the work bound (600 s), its number growing to 150 MB
+    code, _, err = run("check", "kayles", "3", "--p", claim, "--max-seconds", "10")
+    assert code == 1 and err.startswith(f"Error: the claim {claim!r} raised OverflowError"), err
+    assert detail in err and "a claim computes with at most 1,048,576" in err, err
+    assert err.count("\n") == 1
+
+
+def test_claims_of_ordinary_size_compute_as_python_does() -> None:
+    from explorer.analysis.checks import _claim, claim_names
+    from explorer.games import load_game
+
+    game = load_game("nim")
+    names = claim_names(game, (3, 5, 6), 3)
+    for claim in ("a ** 2 + b * c", "pow(a, 3, 5)", "a << 20", "p * 2", "2 ** 1000 - a", "-3 ** 3"):
+        assert _claim(claim)(names) == eval(claim, {"pow": pow}, names), claim  # noqa: S307
+
+
 # -- plugins -------------------------------------------------------------------------------------
 @pytest.fixture
 def plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

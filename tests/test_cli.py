@@ -115,7 +115,7 @@ def test_explain_of_a_sum_lists_its_moves_and_says_why():
     assert "│ XOR  │      │ 0      │ 000    │" in out  # the binary columns
     assert "no move reaches a P-position" in out and "P: the player to move loses" in out
     code, out, _ = run("explain", "nim", "3,4,5")
-    assert "winning move: 1,4,5\n" in out
+    assert "winning move: take 2 from 3\n" in out
     assert [m for m, v in _nim_moves((3, 4, 5)).items() if v == 0] == ["1,4,5"]
     graph = run_json("explain", "nim", "3,4,5", "--method", "graph")
     assert graph["method"] == "mex" and graph["parts"] == []

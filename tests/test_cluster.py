@@ -4,6 +4,7 @@ run on loopback, a worker is killed mid-build, and the result is what one proces
 from __future__ import annotations
 
 import csv
+import json
 import os
 import re
 import shlex
@@ -14,12 +15,14 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
 from explorer.cli import main
-from tests.support.environment import require
+from tests.support.cli import run_json
+from tests.support.environment import REPO, require
 from tests.support.readme import README
 
 SPEC, POSITION = "subtraction:1,2", "30,30,30"
@@ -64,38 +67,52 @@ def scheduler() -> Iterator[str]:
     commands (the dashboards on free ports), for the module's tests; a worker killed is
     started again by its nanny."""
     try:
-        import distributed
+        import distributed  # noqa: F401
     except ImportError:
         require("the cluster extra (Dask distributed) is not installed")
-    start_scheduler, start_workers, _ = readme_commands()
     port = free_port()
-    address = f"tcp://127.0.0.1:{port}"
-    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-    bin_dir = Path(sys.executable).parent
-    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
-    processes = [
-        subprocess.Popen(
-            [*loopback(start_scheduler, port), "--dashboard-address", ":0"], env=env, **quiet
-        )
-    ]
+    processes: list[subprocess.Popen[bytes]] = []
     try:
+        yield start_cluster(port, processes)
+    finally:
+        stop(processes)
+
+
+def start_cluster(port: int, processes: list[subprocess.Popen[bytes]]) -> str:
+    """Start the README's scheduler and WORKERS workers on loopback at `port` (added to
+    `processes`); the scheduler's address once every worker joined."""
+    import distributed
+
+    start_scheduler, start_workers, _ = readme_commands()
+    quiet: dict[str, Any] = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    bin_dir = Path(sys.executable).parent
+    env = {**ENV, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    for command in (start_scheduler, start_workers):
         processes.append(
             subprocess.Popen(
-                [*loopback(start_workers, port), "--dashboard-address", ":0"], env=env, **quiet
+                [*loopback(command, port), "--dashboard-address", ":0"], env=env, **quiet
             )
         )
-        with distributed.Client(address, timeout=PATIENCE, set_as_default=False) as client:
-            client.wait_for_workers(WORKERS, timeout=PATIENCE)
-        yield address
-    finally:
-        for process in reversed(processes):
-            process.send_signal(signal.SIGTERM)
-        for process in reversed(processes):
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+    address = f"tcp://127.0.0.1:{port}"
+    with distributed.Client(address, timeout=PATIENCE, set_as_default=False) as client:
+        client.wait_for_workers(WORKERS, timeout=PATIENCE)
+    return address
+
+
+def stop(processes: list[subprocess.Popen[bytes]]) -> None:
+    for process in reversed(processes):
+        process.send_signal(signal.SIGTERM)
+    for process in reversed(processes):
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    processes.clear()
+
+
+#: The environment of the processes a test starts: they import this checkout's explorer.
+ENV = {**os.environ, "PYTHONPATH": str(REPO)}
 
 
 def explorer(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -104,6 +121,7 @@ def explorer(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         cwd=cwd,
+        env=ENV,
         timeout=PATIENCE,
     )
 
@@ -140,6 +158,7 @@ def test_a_cluster_build_with_a_worker_killed_stores_what_one_process_stores(
             stderr=subprocess.PIPE,
             text=True,
             cwd=tmp_path,
+            env=ENV,
         )
         try:
             # kill -9 a worker process while it runs one of the build's tasks
@@ -168,6 +187,68 @@ def test_a_cluster_build_with_a_worker_killed_stores_what_one_process_stores(
     assert len(nodes) == 1 + 5_456 and len(edges) == 1 + 29_264  # a header, then the graph
     checked = explorer("verify", SPEC, "--db", pg_url, cwd=tmp_path)
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.postgres
+def test_a_build_whose_scheduler_was_killed_is_interrupted_and_resumes(
+    pg_url: str, tmp_path: Path
+) -> None:
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        require("the cluster extra (Dask distributed) is not installed")
+    import sqlalchemy as sa
+
+    from explorer.storage.backends.engine import resolve_url
+
+    spec, position = "subtraction:1,2", "60,60,61"
+    port, processes = free_port(), []
+    engine = sa.create_engine(resolve_url(pg_url))
+    try:
+        address = start_cluster(port, processes)
+        build = [sys.executable, "-m", "explorer", "build", spec, position, "--db", pg_url]
+        coordinator = subprocess.Popen(
+            [*build, "--cluster", address],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=ENV,
+        )
+        deadline = time.monotonic() + PATIENCE
+        tiers = 0
+        while tiers < 6 and coordinator.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+            with engine.connect() as conn:
+                try:
+                    tiers = conn.execute(sa.text("SELECT COUNT(*) FROM tiers")).scalar_one()
+                except sa.exc.DatabaseError:  # the schema is not there yet
+                    conn.rollback()
+        assert tiers >= 6 and coordinator.poll() is None, "the build ended before the kill"
+        processes[0].send_signal(signal.SIGKILL)  # the scheduler
+        out, err = coordinator.communicate(timeout=PATIENCE)
+        assert coordinator.returncode == 1 and out == ""
+        assert err.startswith("Error: the build lost the Dask cluster at ") and err.count("\n") == 1
+        stop(processes)
+        stopped = run_json("stats", spec, "--db", pg_url)
+        assert [b["status"] for b in stopped["builds"]] == ["interrupted"]
+        # scheduler and workers started again: the same build continues what was stored
+        address = start_cluster(free_port(), processes)
+        done = explorer(*build[3:], "--cluster", address, "--json", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        resumed = json.loads(done.stdout)
+        assert resumed["status"] == "complete"
+        assert resumed["states_reused"] == stopped["states"] > 0
+        assert resumed["states_new"] == resumed["states_stored"] - stopped["states"]
+    finally:
+        stop(processes)
+        engine.dispose()
+    one = tmp_path / "one.db"
+    alone = explorer("build", spec, position, "--db", str(one), "--workers", "1", cwd=tmp_path)
+    assert alone.returncode == 0, alone.stderr
+    assert exported(pg_url, tmp_path) == exported(str(one), tmp_path)
+    statuses = [b["status"] for b in run_json("stats", spec, "--db", pg_url)["builds"]]
+    assert statuses == ["interrupted", "complete"]
 
 
 @pytest.mark.parametrize(

@@ -43,7 +43,7 @@ SECTIONS = [
 ]
 
 #: The most the README may weigh, in bytes: the reference is --help and the docstrings.
-MAX_BYTES = 26_200
+MAX_BYTES = 28_600
 
 
 def headings(level: int) -> list[str]:
@@ -91,10 +91,20 @@ def test_install_and_development_say_what_a_newcomer_needs():
     install = TEXT.split("## Install\n", 1)[1].split("\n## ", 1)[0]
     assert "Python 3.11" in install and "git clone" in install and "venv" in install
     development = TEXT.split("## Development\n", 1)[1].split("\n## ", 1)[0]
-    assert 'python -m pytest -m "not slow"' in development
-    # how long the tests take is said beside the command that runs them
+    assert "python -m pytest -q -n 2 tests/test_heaps.py   # the quick loop" in development
+    # how long the tests take is said beside the command that runs them, as CI measures it
     after_tests = development.split("<!-- test-command -->", 1)[1]
-    assert re.search(r"about \d+ minutes", after_tests.split("\n\n")[1])
+    assert re.search(r"\d+ to \d+ minutes on CI's two cores", after_tests.split("\n\n")[1])
+    # and how to start the PostgreSQL server the postgres tests need, as .ci/run does
+    ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8")
+    port = re.search(r"^PGPORT=(\d+)$", ci, flags=re.M).group(1)
+    url = f"postgresql+psycopg://explorer@127.0.0.1:{port}/explorer"
+    assert f"export EXPLORER_TEST_POSTGRES_URL={url}" in development
+    assert re.search(
+        r'EXPLORER_TEST_POSTGRES_URL="postgresql\+psycopg://explorer@127.0.0.1:\$PGPORT/explorer"',
+        ci,
+    )
+    assert "--auth=trust" in development and f"listen_addresses=127.0.0.1 -p {port}" in development
     # the folder the install makes in the clone is not a change to commit
     venv = re.search(r"python3 -m venv (\S+)", install).group(1)
     assert f"{venv}/" in (README.parent / ".gitignore").read_text().splitlines()
@@ -270,3 +280,28 @@ def test_a_checkout_ignores_the_files_a_database_leaves(tmp_path):
         check=True,
     ).stdout
     assert status.split() == ["??", ".gitignore"]
+
+
+@pytest.mark.slow  # collects the whole suite
+def test_the_readme_counts_the_postgres_tests_about_right():
+    said = re.search(r"About (\d+) tests \(marked `postgres`\)", TEXT)
+    assert said is not None
+    collected = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "-m",
+            "postgres",
+            "-p",
+            "no:cacheprovider",
+        ],
+        cwd=README.parent,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    count = int(re.search(r"^(\d+)/\d+ tests collected", collected, flags=re.M).group(1))
+    assert 0.75 * int(said.group(1)) <= count <= 1.25 * int(said.group(1))

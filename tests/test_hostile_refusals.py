@@ -49,7 +49,8 @@ def test_a_module_without_a_file_of_its_own_says_so() -> None:
 def test_a_claim_out_of_memory_says_why() -> None:
     one_error(
         ("check", "nim", "--upto", "3", "--p", "len([0] * 10**13) > 0"),
-        "raised MemoryError: it ran out of memory",
+        "raised OverflowError: a repeated sequence has about 10,000,000,000,000 items: a claim "
+        "computes with at most 1,048,576",
     )
 
 

@@ -234,7 +234,7 @@ def test_a_game_defined_by_rules_cannot_be_edited(database: Database) -> None:
 
 def test_a_state_a_stopped_build_left_unsolved_cannot_be_edited(database: Database) -> None:
     spec = f"dag:{REPO / 'data' / 'subtraction-123-n10.edges'}"
-    database.game(spec).build("10", max_states=3)
+    database.game(spec).build("10", max_states=4)  # 10 and its three moves
     with pytest.raises(EditError) as refused:
         database.game(spec).edit(Edit(remove_states=("10",)))
     assert str(refused.value) == (

@@ -146,6 +146,9 @@ def test_query_names_each_stored_move(tmp_path: Path):
     }
     page = run_json("query", "cram", "2x3", "--db", db, "--successors")
     assert all(s["move"].startswith("domino on ") for s in page["states"])
+    # and the text names them beside the positions they reach
+    text = run_ok("query", "cram", "2x3", "--db", db)
+    assert re.search(r"│ domino on b1-b2 │ \.#\./\.#\.  │ +0 │ +P │", text)
 
 
 def test_a_game_without_words_names_moves_by_position():
@@ -162,3 +165,15 @@ def test_a_long_position_is_shortened_in_text_and_whole_in_json(command):
     assert len(out) < 2_000
     assert f"({len(whole):,} characters; --json prints it whole)" in out
     assert whole[:60] in out
+
+
+def test_a_board_is_shown_as_a_board_its_cells_named_as_moves_name_them():
+    out = run_ok("solve", "cram", "..#./..../....").splitlines()
+    at = out.index("position    ..#./..../....")
+    assert out[at + 1 : at + 5] == [
+        "              a b c d",
+        "            1 . . # .",
+        "            2 . . . .",
+        "            3 . . . .",
+    ]
+    assert "  1 . . . ." in run_ok("explain", "cram", "3x4").splitlines()

@@ -3,16 +3,20 @@ and by processes filling it at once."""
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 
 from explorer import load_game, open_database
 from explorer.analysis.parts import PART_TABLE
 from explorer.analysis.solving import grundy_value
-from tests.support.cli import run_json, run_ok
+from explorer.errors import StoredPartError
+from tests.support.cli import run, run_json, run_ok
 from tests.support.environment import REPO
 
 
@@ -156,3 +160,113 @@ def test_stats_parts_give_the_table_without_a_stored_game(tmp_path):
     assert run_json("stats", "nodekayles:P", "--parts", "--db", path) == [row]
     assert run_json("stats", "cram", "--parts", "--db", path) == []
     assert "the part table is empty" in run_ok("stats", "cram", "--parts", "--db", path)
+
+
+def explorer_process(*args: str) -> subprocess.CompletedProcess[str]:
+    """``explorer ARGS`` in a new process (whose part table starts empty, as a user's does)."""
+    return subprocess.run(
+        [sys.executable, "-m", "explorer", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=300,
+    )
+
+
+def change_part(url: str, family: str, value: int) -> str:
+    """Change the stored value of a family's part with the longest label; that label."""
+    with open_database(url) as db, db.engine.begin() as conn:
+        label = conn.execute(
+            sa.text(
+                "SELECT label FROM part_values WHERE family = :f "
+                "ORDER BY LENGTH(label) DESC, label LIMIT 1"
+            ),
+            {"f": family},
+        ).scalar_one()
+        conn.execute(
+            sa.text("UPDATE part_values SET value = :v WHERE family = :f AND label = :l"),
+            {"v": value, "f": family, "l": label},
+        )
+    return str(label)
+
+
+def test_a_changed_part_value_is_found_by_verify_and_never_served(db_url):
+    solved = explorer_process("solve", "nodekayles", "4x4", "--db", db_url, "--method", "decompose")
+    assert solved.returncode == 0 and "grundy      0" in solved.stdout
+    assert run_json("verify", "--db", db_url)["ok"]
+    label = change_part(db_url, "nodekayles", 6)
+    code, out, _ = run("verify", "--db", db_url)
+    assert code == 1
+    assert f"part table nodekayles {label}: part: stored 6, the mex over its moves is 0" in out
+    for args in (
+        ("solve", "nodekayles", "4x4", "--method", "decompose"),
+        ("solve", "nodekayles", "P2+4x4", "--method", "decompose"),
+    ):
+        refused = explorer_process(*args, "--db", db_url)
+        assert (refused.returncode, refused.stdout) == (1, "")
+        assert refused.stderr == (
+            f"Error: the part table stores 6 for the nodekayles part labelled {label!r}, but its "
+            "moves give 0: the stored table is damaged (explorer verify lists every wrong part; "
+            "delete the wrong rows of part_values, or the table, and they are valued again)\n"
+        )
+    # a part the table holds already in the process keeps its value: the stored one is refused
+    PART_TABLE.clear()
+    game = load_game("nodekayles")
+    assert grundy_value(game, game.parse("4x4")) == 0
+    with pytest.raises(StoredPartError), open_database(db_url) as db, db.parts.shared(game):
+        pass
+    PART_TABLE.clear()
+
+
+@pytest.mark.parametrize(
+    ("spec", "text", "family"),
+    [
+        ("cram", "3x4", "cram"),
+        ("arckayles", "P6+C7", "arckayles"),
+        ("hackenbush", "g-a,a-b,b-c,c-g,c-d,d-d,g-e,e-e", "hackenbush"),
+        ("nodekayles:P", "P12", "nodekayles"),
+    ],
+)
+def test_verify_values_every_stored_part_again_from_its_label(tmp_path, spec, text, family):
+    path = str(tmp_path / "p.db")
+    assert (
+        explorer_process("solve", spec, text, "--db", path, "--method", "decompose").returncode == 0
+    )
+    checked = run_json("verify", "--db", path)
+    (row,) = checked["games"]
+    assert checked["ok"] and row["game"] == f"part table {family}"
+    assert row["states"] == stored_rows(path) > 1 and row["unit"] == "parts"
+    label = change_part(path, family, 9)
+    checked = run_json_failing("verify", "--db", path)
+    assert [(m["position"], m["check"]) for m in checked["mismatches"]] == [(label, "part")]
+    # a label that is no canonical label is found too
+    with open_database(path) as db, db.engine.begin() as conn:
+        conn.execute(
+            sa.text("UPDATE part_values SET label = label || '.0' WHERE label = :l"), {"l": label}
+        )
+    checked = run_json_failing("verify", "--db", path)
+    assert [m["detail"].split(" (")[0] for m in checked["mismatches"]] == [
+        "the label is not canonical" if family != "hackenbush" else "the label is no part's label"
+    ]
+    # --no-rules runs no rules: the part table is said not to be checked
+    (row,) = run_json("verify", "--db", path, "--no-rules")["games"]
+    assert row["rules"] == "part values not checked (--no-rules)"
+
+
+def run_json_failing(*args: str) -> Any:
+    """Run ``explorer ARGS --json``, which must exit 1 having found damage, and read it."""
+    code, out, err = run(*args, "--json")
+    assert code == 1 and err.startswith("Error: "), err
+    return json.loads(out)
+
+
+@pytest.mark.parametrize(("spec", "text"), [("nodekayles", "4x4"), ("cram", "2x3")])
+def test_solve_with_a_database_stores_the_parts_even_when_its_graph_answers(tmp_path, spec, text):
+    # a small position is solved by its whole graph; --db still adds its parts to the table
+    path = str(tmp_path / "pv.db")
+    solved = run_json("solve", spec, text, "--db", path)
+    assert solved["method"] == "graph"
+    (row,) = run_json("stats", "--parts", "--db", path)
+    assert row["family"] == spec and row["parts"] == stored_rows(path) > 0
+    # and what it stored values the position as the graph did, a second run valuing nothing
+    assert run_once(path, spec, text) == (solved["grundy"], 0)

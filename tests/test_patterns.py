@@ -409,11 +409,53 @@ def test_a_random_two_heap_game_has_no_pattern(seed):
     assert found.lines() == ["no pattern found up to 30"]
 
 
+def test_the_compiled_wythoff_table_is_the_mex_of_its_moves() -> None:
+    from explorer.games import tables
+
+    rows, cols = 150, 170  # past COMPILED_CELLS: the compiled kernel
+    assert rows * cols >= tables.COMPILED_CELLS
+    fast = tables.wythoff_table(rows, cols)
+    slow = np.zeros((rows, cols), dtype=np.int64)
+    for r in range(rows):
+        for c in range(cols):
+            reached = {slow[r - k, c] for k in range(1, r + 1)}
+            reached |= {slow[r, c - k] for k in range(1, c + 1)}
+            reached |= {slow[r - k, c - k] for k in range(1, min(r, c) + 1)}
+            slow[r, c] = min(set(range(len(reached) + 1)) - reached)
+    assert np.array_equal(fast, slow)
+
+
+def test_a_sum_table_is_the_xor_of_its_parts_values() -> None:
+    from explorer.analysis.pattern_tables import two_number_table
+
+    table, theorem = two_number_table(load_game("kayles + subtraction:1,3"), 80)
+    kayles = value_sequence("kayles", 80).values
+    subtraction = value_sequence("subtraction:1,3", 80).values
+    assert theorem is not None
+    assert table.tolist() == [[int(k) ^ int(s) for s in subtraction] for k in kayles]
+
+
+#: Tables that gave no answer in 120 s (issue 41): Wythoff's table filled diagonal by diagonal
+#: over every word of its bitsets, a sum's table cell by cell from its positions' texts, and the
+#: search for periodic P-positions over the whole table for every period.
+LARGE_TABLES = {"wythoff": "5000", "nim + subtraction:1,2": "3000"}
+
+
+@pytest.mark.slow  # a large table each (seconds); the bound when it fails
+@pytest.mark.parametrize("spec", LARGE_TABLES)
+def test_a_large_table_is_answered_within_its_bound(spec: str) -> None:
+    upto = LARGE_TABLES[spec]
+    code, out, err = run("patterns", spec, "--upto", upto, "--json", "--max-seconds", "120")
+    assert code == 0, err
+    kinds = [p["kind"] for p in json.loads(out)["patterns"]]
+    assert kinds[0] == ("beatty" if spec == "wythoff" else "p-residues"), kinds
+
+
 def test_a_table_over_the_memory_limit_is_refused():
     code, out, err = run("patterns", "wythoff", "--upto", "100000", "--max-memory", "1")
     assert (code, out) == (1, "")
     assert err == (
-        "Error: a table of 100,001 x 100,001 cells needs about 305,182 MiB, over the limit of "
+        "Error: a table of 100,001 x 100,001 cells needs about 152,591 MiB, over the limit of "
         "1 MiB (raise it with --memory)\n"
     )
 

@@ -96,10 +96,10 @@ def test_two_workers_give_the_values_of_one(spec):
     assert np.array_equal(kernel(spec, 1500, 2, naive=True), one[:1501])
 
 
-@pytest.mark.parametrize("shares", [1, 2, 3, 5])
-def test_any_share_of_a_block_gives_the_same_values(shares):
-    # the block kernel's first phase deals a block's heaps out in interleaved runs, as many
-    # shares as asked (here more or fewer than numba's threads): every heap once, in any share
+@pytest.mark.parametrize("members", [1, 2, 3, 5])
+def test_any_team_of_the_block_kernel_gives_the_same_values(members):
+    # the block kernel's team claims a block's runs of heaps, as many members as asked (here
+    # more or fewer than numba's threads, so some members start only when others are done)
     from explorer.solver.sparse_kernel import RUN
     from explorer.solver.sparse_kernel import kernel as block_kernel
 
@@ -121,7 +121,7 @@ def test_any_share_of_a_block_gives_the_same_values(shares):
         0,
         16,
         3 * RUN + 5,
-        shares,
+        members,
     )[0]
     assert done == 400
     assert np.array_equal(values, kernel("kayles", 399, 1))

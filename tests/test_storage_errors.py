@@ -21,9 +21,10 @@ from alembic import command
 from sqlalchemy.engine import make_url
 
 from explorer import open_database
+from explorer.analysis.parts import PART_TABLE
 from explorer.build.scratch import KeptMoves, TierMoves
 from explorer.errors import DatabaseFullError
-from explorer.storage.backends.engine import resolve_url
+from explorer.storage.backends.engine import SCHEMA_HEAD, resolve_url
 from explorer.storage.schema.migrations import alembic_config
 from tests.support.cli import run, run_json
 
@@ -578,3 +579,54 @@ def test_a_builds_kept_moves_on_a_full_disk_are_a_full_disk_error(small_disk):
     with pytest.raises(DatabaseFullError, match="cannot write the build's scratch file"):
         kept[1] = TierMoves(many, np.ones_like(many), many)
     kept.close()
+
+
+def test_failing_commands_leave_every_byte_of_the_database_as_it_was(stored):
+    path, graph, spec = stored
+    db = str(path)
+    run_json("solve", "nodekayles", "3x4", "--method", "decompose", "--db", db)
+    with sqlite3.connect(path) as conn:  # a part value changed by hand
+        conn.execute(
+            "UPDATE part_values SET value = value + 5 WHERE label = "
+            "(SELECT label FROM part_values ORDER BY LENGTH(label) DESC, label LIMIT 1)"
+        )
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    before = content(path)
+    PART_TABLE.clear()  # as in a new process: the values are read from the database
+    failing = [
+        (["build", "nim", "3,x"], "bad position"),
+        (["build", "nimm", "3"], "unknown game"),
+        (["build", "tb:0.{2+}", "20", "--max-states", "50"], "raise --max-states to at least"),
+        (["build", "nim", "1000000000000", "--max-states", "10"], "more than 1,000,000 moves"),
+        (["edit", spec, "--add-state", "x"], "already"),
+        (["edit", "nim", "--remove-state", "2,2"], "defined by rules"),
+        (["edit", spec, "--remove-state", "q"], "'q'"),
+        (["query", "nim", "7,7"], "not stored"),
+        (["query", "wythoff", "1,2"], "not stored"),
+        (["verify", "wythoff"], "not stored"),
+        (["import", str(graph.parent / "missing.json")], "missing.json"),
+        (["solve", "nodekayles", "3x4", "--method", "decompose"], "the part table stores"),
+        (["sequence", "kayles", "--upto", "x"], "x"),
+    ]
+    for args, message in failing:
+        code, out, err = run(*args, "--db", db)
+        assert code in (1, 2) and err.startswith(("Error: ", "Usage: ")), (args, err)
+        assert message in err and "Traceback" not in err, (args, err)
+        assert content(path) == before, args
+
+
+def test_a_read_command_that_upgrades_an_old_database_says_so_once(db_url):
+    run_json("build", "nim", "1,2", "--db", db_url)
+    engine = sa.create_engine(resolve_url(db_url))
+    with engine.begin() as conn:
+        command.downgrade(alembic_config(conn), "-1")
+        old = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
+    engine.dispose()
+    code, out, err = run("query", "nim", "1,2", "--db", db_url)
+    assert code == 0 and "grundy      3" in out
+    assert err.startswith("upgraded database ") and err.count("\n") == 1
+    assert err.endswith(
+        f" from schema revision {old!r} to {SCHEMA_HEAD!r}: an older explorer cannot open it now\n"
+    )
+    assert run("query", "nim", "1,2", "--db", db_url)[2] == ""  # at the head: nothing said

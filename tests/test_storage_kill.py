@@ -3,6 +3,7 @@ an uninterrupted build, with nothing lost and nothing duplicated (SQLite and Pos
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import signal
@@ -116,15 +117,53 @@ def test_sigkill_at_random_points_then_resume_equals_an_uninterrupted_build(
     assert statuses == ["interrupted"] * kills + ["complete"]
 
 
-@pytest.mark.parametrize("limit", [1, 7])
-def test_tiny_state_limits_still_finish_with_identical_rows(tmp_path, limit):
+@pytest.mark.parametrize(
+    ("spec", "position", "limit"),
+    [
+        ("nim", "2,3,3", 9),  # the root and its eight moves, at least
+        ("nim", "2,3,3", 11),
+        ("kayles", "12", 13),  # states found one by one (the heap index is nim's)
+        ("tb:0.{2+}", "9", 40),
+    ],
+)
+def test_tiny_state_limits_still_finish_with_identical_rows(tmp_path, spec, position, limit):
     url, fresh = str(tmp_path / "a.db"), str(tmp_path / "b.db")
     runs = 0
-    while (
-        run_json("build", "nim", "2,3,3", "--db", url, "--max-states", str(limit))["status"]
-        == "stopped"
-    ):
+    while True:
+        report = run_json("build", spec, position, "--db", url, "--max-states", str(limit))
+        assert report["states_new"] <= limit  # every run, never past the bound
+        if report["status"] != "stopped":
+            break
         runs += 1
         assert runs < 200
-    run_json("build", "nim", "2,3,3", "--db", fresh, "--workers", "1")
-    assert dump(url, "nim") == dump(fresh, "nim")
+    run_json("build", spec, position, "--db", fresh, "--workers", "1")
+    canonical = load_game(spec).spec
+    assert dump(url, canonical) == dump(fresh, canonical)
+
+
+def test_a_state_whose_moves_pass_max_states_is_refused_before_anything_is_stored(tmp_path):
+    path = str(tmp_path / "w.db")
+    game = load_game("tb:0.{2+}")
+    moves = len(set(game.successors(game.parse("20"))))
+    code, out, err = run("build", "tb:0.{2+}", "20", "--max-states", "50", "--db", path)
+    assert (code, out) == (1, "")
+    assert err == (
+        f"Error: position '20' of tb:0.{{2+}} has {moves:,} new moves, more than --max-states "
+        "50 lets this build store (a state's moves are stored together): raise --max-states "
+        f"to at least {moves + 1:,}\n"
+    )
+    assert run_json("stats", "--db", path) == []
+    # later in a build: the run stops before the state, and the next run, where it comes
+    # first, refuses it
+    first = run_json("build", "tb:0.{2+}", "12", "--max-states", "100", "--db", path)
+    assert first["status"] == "stopped" and first["states_new"] <= 100
+    for _ in range(100):  # runs of one new state each, until a state needs more
+        stored = run_json("stats", "tb:0.{2+}", "--db", path)["states"]
+        code, out, err = run(
+            "build", "tb:0.{2+}", "12", "--max-states", "1", "--db", path, "--json"
+        )
+        if code == 1:
+            break
+        assert json.loads(out)["states_new"] <= 1
+    assert code == 1 and "--max-states 1 lets this build store" in err
+    assert run_json("stats", "tb:0.{2+}", "--db", path)["states"] == stored

@@ -336,3 +336,53 @@ def test_a_build_in_many_transactions_on_several_writers(db_url, other_db_url, m
         assert db.game("kayles").build("6,7,9", workers=3).status == "complete"
     assert content(db_url, "octal:0.77") == content(other_db_url, "octal:0.77")
     assert run_json("verify", "--db", db_url)["ok"]
+
+
+#: ``explorer build --workers 2`` in a process whose worker pool has a worker killed while it
+#: is idle (between two tiers' tasks), twice; the pool must notice before the next tier.
+IDLE_KILLS = """
+import multiprocessing, os, signal, sys, time
+from explorer.cli import main
+from explorer.build import tier_manager as tiered
+tiered.MIN_SLICE_STATES = 20
+run = tiered.Pool.run
+killed = []
+def run_then_kill_an_idle_worker(self, tasks):
+    yield from run(self, tasks)
+    workers = multiprocessing.active_children()
+    if len(tasks) > 1 and workers and len(killed) < 2:  # the tier's tasks are done: all idle
+        os.kill(workers[0].pid, signal.SIGKILL)
+        killed.append(workers[0].pid)
+        time.sleep(1.0)  # the pool finds it broken before the next submit
+        print("killed", file=sys.stderr, flush=True)
+tiered.Pool.run = run_then_kill_an_idle_worker
+main(sys.argv[1:])
+"""
+
+
+def test_a_worker_killed_while_idle_costs_a_new_pool_not_the_build(db_url, other_db_url):
+    spec, position = "subtraction:1,2", "20,21,23"
+    run_json("build", spec, position, "--db", other_db_url, "--workers", "1")
+    built = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            IDLE_KILLS,
+            "build",
+            spec,
+            position,
+            "--db",
+            db_url,
+            "--workers",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=600,
+    )
+    assert built.returncode == 0, built.stderr[-2000:]
+    assert built.stderr.count("killed") == 2 and "Traceback" not in built.stderr
+    assert "complete" in built.stdout
+    assert content(db_url, spec) == content(other_db_url, spec)
+    assert run_json("verify", "--db", db_url)["ok"]

@@ -99,7 +99,7 @@ def test_a_number_not_in_ascii_digits_is_a_bad_request(server: Server, name: str
         # past the stored range, and its edges
         (f"/states?spec=nim&page={2**62}", 400),
         (f"/states?spec=nim&page={LAST_PAGE + 1}", 400),
-        (f"/states?spec=nim&page={LAST_PAGE}", 404),  # allowed, but past the last page
+        (f"/states?spec=nim&page={LAST_PAGE}", 200),  # allowed: an empty page past the last
         ("/states?spec=nim&page=0", 400),
         (f"/states?spec=nim&grundy={LARGEST}", 200),
         (f"/states?spec=nim&grundy={LARGEST + 1}", 400),
@@ -145,6 +145,17 @@ def test_a_number_not_in_ascii_digits_is_a_bad_request(server: Server, name: str
 )
 def test_hostile_parameters_get_a_page_or_a_4xx(server: Server, path: str, status: int):
     assert answered(server, path)[0] == status
+
+
+def test_a_page_past_the_last_is_empty_and_leads_back_to_the_last(server: Server):
+    for page in (LAST_PAGE, 3):
+        status, body = answered(server, f"/states?spec=nim&page={page}")
+        assert status == 200 and 'id="states"' not in body
+        assert "No stored state matches on this page: they fill 1 page." in body
+        assert f"page {page:,} of 1" in body
+        assert 'rel="prev" href="/states?spec=nim&amp;page=1"' in body
+    status, body = answered(server, "/states?spec=nim&page=1")
+    assert status == 200 and 'id="states"' in body and 'rel="prev"' not in body
 
 
 def test_naming_a_graph_file_never_reads_it(server: Server, stored: tuple[Path, str]):
@@ -342,7 +353,7 @@ def test_hostile_parameters_and_damaged_rows_on_postgresql(pg_url: str):
             ("/position?spec=nim&p=%00", 400),
             ("/search?spec=nim&q=3%00", 400),
             (f"/states?spec=nim&grundy={LARGEST}", 200),
-            (f"/states?spec=nim&page={LAST_PAGE}", 404),  # past the last page
+            (f"/states?spec=nim&page={LAST_PAGE}", 200),  # an empty page past the last
             ("/states?spec=nim&page=%C2%B2", 400),
             ("/position?spec=nim&p=%ED%A0%80", 404),
             ("/position?spec=nim&p=3,4,5", 200),

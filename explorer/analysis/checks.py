@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import ast
 import math
 import random
 from collections import deque
@@ -83,13 +84,14 @@ def _reachable(
     game: Game[Any], start: Position, limit: int, report: GameReport
 ) -> tuple[list[Position], list[int], list[int]]:
     """The positions reachable from `start` (the first `limit`, breadth first), checking
-    each one's text and its moves' determinism on the way; the moves as two id lists."""
+    each one's text and its moves' determinism on the way; the moves as two id lists (those
+    of the positions expanded before the limit was met)."""
     ids: dict[Position, int] = {start: 0}
     order = [start]
     src: list[int] = []
     dst: list[int] = []
     queue = deque([start])
-    while queue:
+    while queue and report.complete:  # past the limit, no more moves are listed
         position = queue.popleft()
         text = _round_trip(game, position, report)
         try:
@@ -331,14 +333,86 @@ def claim_names(game: Game[Any], position: Position, width: int = 0) -> dict[str
     return names
 
 
+#: Most bits of a number a claim computes, and most items of a sequence it repeats: Python's
+#: big numbers are multiplied in C, where the work bound (a signal) waits for the product, so
+#: ``9 ** 9 ** 9`` would run for hours past it.
+CLAIM_MAX_BITS = 1 << 20
+CLAIM_MAX_ITEMS = 1 << 20
+
+
+def _too_large(what: str, size: int, unit: str, limit: int) -> OverflowError:
+    return OverflowError(
+        f"{what} has about {size:,} {unit}: a claim computes with at most {limit:,}"
+    )
+
+
+def _claim_power(base: Any, exponent: Any, modulus: Any = None) -> Any:
+    if (
+        modulus is None
+        and isinstance(base, int)
+        and isinstance(exponent, int)
+        and exponent > 0
+        and abs(base) > 1
+    ):
+        bits = exponent * math.log2(abs(base))
+        if bits > CLAIM_MAX_BITS:
+            raise _too_large(f"{base} ** {exponent}", math.ceil(bits), "bits", CLAIM_MAX_BITS)
+    return pow(base, exponent, modulus)
+
+
+def _claim_product(left: Any, right: Any) -> Any:
+    if isinstance(left, int) and isinstance(right, int):
+        bits = left.bit_length() + right.bit_length()
+        if bits > CLAIM_MAX_BITS:
+            raise _too_large("a product", bits, "bits", CLAIM_MAX_BITS)
+    for times, items in ((left, right), (right, left)):
+        if isinstance(times, int) and isinstance(items, str | bytes | tuple | list):
+            if times * len(items) > CLAIM_MAX_ITEMS:
+                raise _too_large(
+                    "a repeated sequence", times * len(items), "items", CLAIM_MAX_ITEMS
+                )
+    return left * right
+
+
+def _claim_shift(left: Any, right: Any) -> Any:
+    if isinstance(left, int) and isinstance(right, int) and left and right > 0:
+        bits = left.bit_length() + right
+        if bits > CLAIM_MAX_BITS:
+            raise _too_large(f"{left} << {right}", bits, "bits", CLAIM_MAX_BITS)
+    return left << right
+
+
+#: The operators a claim computes through a guard, and the guards.
+_GUARDED = {ast.Pow: "_claim_power", ast.Mult: "_claim_product", ast.LShift: "_claim_shift"}
+_GUARDS: dict[str, Any] = {
+    "_claim_power": _claim_power,
+    "_claim_product": _claim_product,
+    "_claim_shift": _claim_shift,
+    "pow": _claim_power,
+}
+
+
+class _Guard(ast.NodeTransformer):
+    """Rewrites ``a ** b``, ``a * b`` and ``a << b`` as calls of their guards."""
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
+        self.generic_visit(node)
+        guard = _GUARDED.get(type(node.op))
+        if guard is None:
+            return node
+        call = ast.Call(ast.Name(guard, ast.Load()), [node.left, node.right], [])
+        return ast.copy_location(call, node)
+
+
 def _claim(expression: str) -> Callable[[dict[str, Any]], Any]:
     try:
-        code = compile(expression, "<claim>", "eval")
+        tree = _Guard().visit(ast.parse(expression, "<claim>", "eval"))
+        code = compile(ast.fix_missing_locations(tree), "<claim>", "eval")
     except SyntaxError as error:
         raise SpecError(f"bad claim {expression!r}: {error.msg} (a Python expression)") from None
 
     def evaluate(names: dict[str, Any]) -> Any:
-        return eval(code, {"__builtins__": {}, **CLAIM_FUNCTIONS}, names)  # noqa: S307
+        return eval(code, {"__builtins__": {}, **CLAIM_FUNCTIONS, **_GUARDS}, names)  # noqa: S307
 
     return evaluate
 
@@ -349,9 +423,14 @@ def claim_positions(
     """The positions a claim is checked on: every one reachable from `position`, or the
     game's one-parameter positions 0 .. `upto` (single heaps, or ints)."""
     if position is not None:
-        report = GameReport(game.spec, position)
-        order, _, _ = _reachable(game, game.parse(position), max_states, report)
-        if not report.complete:
+        start = game.parse(position)
+        counted = game.count_states(start, max_states)
+        if counted is not None and counted > max_states:
+            order = None
+        else:
+            listed = game.list_states(start) if counted is not None else None
+            order = listed if listed is not None else _within(game, start, max_states)
+        if order is None:
             raise GraphTooLargeError(
                 f"position {position!r} of {game.spec} reaches more than {max_states:,} "
                 "positions (raise --max-states)",
@@ -373,6 +452,21 @@ def claim_positions(
             + ("" if example is not None else ", or declare example='10' in its rule")
         )
     return [game.parse(str(n)) for n in range(upto + 1)]
+
+
+def _within(game: Game[Any], start: Position, limit: int) -> list[Position] | None:
+    """The positions reachable from `start`, breadth first, or None as soon as there are more
+    than `limit` (the moves of the positions past it are never listed)."""
+    order = [start]
+    seen = {start}
+    for position in order:  # grows as it is read
+        for move in game.successors(position):
+            if move not in seen:
+                if len(order) >= limit:
+                    return None
+                seen.add(move)
+                order.append(move)
+    return order
 
 
 def check_claim(
@@ -399,12 +493,14 @@ def check_claim(
     >>> wrong.failures, wrong.counterexamples[0].position, wrong.counterexamples[0].value
     (8, '3', '3')
     """
-    from explorer.analysis.solving import grundy_value, solve
+    from explorer.analysis.solving import grundy_value, prepare_heaps, solve
     from explorer.solver.loopy import Infinite
 
     evaluate = _claim(expression)
     report = ClaimReport(game.spec, expression, kind)
     places = claim_positions(game, position, upto, max_states)
+    if upto is not None and places:
+        prepare_heaps(game, places[-1])  # every heap's value at once, not table after table
     width = max((len(p) for p in places if isinstance(p, tuple)), default=0)
     for place in places:
         value = grundy_value(game, place, max_states=max_states)

@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 
 #: Fewest Beatty pairs (below the table's corner) before a fit is reported.
 MIN_PAIRS = 8
+#: Rows of a table compared at a time with the sum of its first row and column.
+SUM_ROWS = 64
 #: Rows (and columns) whose periods are looked for.
 ROWS = 10
 #: Largest denominator, coefficient of the root, and number under it, when naming alpha.
@@ -49,34 +51,28 @@ def two_number_table(
     >>> table[2].tolist(), theorem is not None
     ([2, 3, 0, 2], True)
     """
-    from explorer.analysis.solving import finite_value, value_table
+    from explorer.analysis.solving import value_array
 
     side = upto + 1
     limit = max_memory_mb or DEFAULT_TABLE_MEMORY_MB
-    try:
-        cells = value_table(game, side, side, max_memory_mb=limit)
-        table = np.array([[-1 if v is None else v for v in row] for row in cells], np.int64)
-        text = "{},{}"
-    except SpecError:
+    summands = game.summands()
+    if summands is not None and len(summands) == 2:  # positions a + b, not a,b
         if 8 * side * side > limit * 2**20:
             raise GraphTooLargeError(
                 f"a table of {side:,} x {side:,} cells is over the limit of {limit:,} MiB "
                 "(raise it with --memory)",
                 limit,
-            ) from None
+            )
         text = "{} + {}"
-        table = np.full((side, side), -1, dtype=np.int64)
-        for a in range(side):
-            for b in range(side):
-                try:
-                    table[a, b] = finite_value(game, game.parse(text.format(a, b)))
-                except ExplorerError:
-                    break
+        table = _sum_table(summands, side)
         if (table < 0).all():
             raise SpecError(
                 f"{game.spec} has no positions named by one or two numbers (patterns are for "
                 "heap games, strips, coin rows and games on two numbers such as wythoff)"
-            ) from None
+            )
+    else:
+        text = "{},{}"
+        table = value_array(game, side, side, max_memory_mb=limit)
     theorem = None
     try:
         parts = game.decompose(game.parse(text.format(1, 1)))
@@ -85,6 +81,23 @@ def two_number_table(
     except ExplorerError:
         pass
     return table, theorem
+
+
+def _sum_table(parts: tuple[Game[Any], ...], side: int) -> np.ndarray:
+    """G(a + b) = G(a) xor G(b), a, b < side, of a sum of two games on one number, from the
+    values of each (-1 past a part's first number that is not a position)."""
+    from explorer.analysis.solving import finite_value
+
+    first, second = (np.full(side, -1, dtype=np.int64) for _ in parts)
+    for part, values in zip(parts, (first, second), strict=True):
+        for n in range(side):
+            try:
+                values[n] = finite_value(part, part.parse(str(n)))
+            except ExplorerError:
+                break
+    valid = (first >= 0)[:, None] & (second >= 0)[None, :]
+    table: np.ndarray = np.where(valid, first[:, None] ^ second[None, :], -1)
+    return table
 
 
 def table_patterns(table: np.ndarray, upto: int, sum_theorem: str | None = None) -> list[Pattern]:
@@ -165,9 +178,9 @@ def _diagonal(table: np.ndarray) -> dict[str, Any] | None:
     if len(offsets) != 1:
         return None
     d = offsets.pop()
-    rows, cols = np.indices(table.shape)
-    on_line = (np.abs(cols - rows) == d) & (table >= 0)
-    return {"offset": d} if np.array_equal(on_line, table == 0) else None
+    # every P-position lies on the two diagonals |a - b| = d: is every position on them P?
+    lines = [np.diagonal(table, k) for k in {d, -d}]
+    return {"offset": d} if all((line[line >= 0] == 0).all() for line in lines) else None
 
 
 def _beatty(table: np.ndarray) -> dict[str, Any] | None:
@@ -301,17 +314,20 @@ def _periodic_p_positions(table: np.ndarray) -> dict[str, Any] | None:
     periods and half of the table (cells that are not positions count as not P)."""
     zero = table == 0
     size = len(table)
-    cells = np.indices(table.shape)
-    rows: np.ndarray = cells[0]
-    cols: np.ndarray = cells[1]
     for m in range(1, size // 3 + 1):
-        start = 0
-        for changed, low in (
-            (zero[m:, :] != zero[:-m, :], np.minimum(rows[:-m, :], cols[:-m, :])),
-            (zero[:, m:] != zero[:, :-m], np.minimum(rows[:, :-m], cols[:, :-m])),
+        # at once, a shift that changes a cell of the last row or column far enough out to
+        # rule m out (a start past size // 2, or fewer than three periods after it)
+        edge = min(size // 2, size - 3 * m)
+        if not (
+            np.array_equal(zero[-1, edge:], zero[-1 - m, edge:])
+            and np.array_equal(zero[edge:, -1], zero[edge:, -1 - m])
         ):
-            if changed.any():
-                start = max(start, int(low[changed].max()) + 1)
+            continue
+        start = 0
+        for changed in (zero[m:, :] != zero[:-m, :], (zero[:, m:] != zero[:, :-m]).T):
+            a, b = np.nonzero(changed)  # (a, b) and (a + m, b), or (b, a) and (b, a + m)
+            if a.size:
+                start = max(start, int(np.minimum(a, b).max()) + 1)
         if start <= size // 2 and size - start >= 3 * m:
             block = zero[start : start + m, start : start + m]
             found = [[int(a % m), int(b % m)] for a, b in np.argwhere(block) + start]
@@ -323,9 +339,12 @@ def _is_sum(table: np.ndarray) -> bool:
     """G(a, b) = G(a, 0) xor G(0, b) xor G(0, 0) on every position of the table."""
     if (table[:, 0] < 0).any() or (table[0, :] < 0).any() or len(table) < 2:
         return False
-    predicted = table[:, :1] ^ table[:1, :] ^ table[0, 0]
-    valid = table >= 0
-    return bool(np.array_equal(predicted[valid], table[valid]))
+    for first in range(0, len(table), SUM_ROWS):  # a table that is no sum fails early
+        rows = table[first : first + SUM_ROWS]
+        predicted = rows[:, :1] ^ table[:1, :] ^ table[0, 0]
+        if not np.array_equal(predicted[rows >= 0], rows[rows >= 0]):
+            return False
+    return True
 
 
 def _periodic_rows(table: np.ndarray) -> list[dict[str, int]]:

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from explorer.analysis.solving import finite_value
+from explorer.analysis.solving import finite_value, searching
 from explorer.errors import SpecError
 from explorer.games.arguments import as_count, as_game
 from explorer.games.base import Game
@@ -213,7 +213,8 @@ def value_sequence(
         )
     check_memory(upto, max_memory_mb or 2048)
     positions = [game.sequence_position(n) for n in range(upto + 1)]
-    values = np.array([finite_value(game, p) for p in positions], dtype=np.int64)
+    with searching():  # boards and graphs: the pruned search
+        values = np.array([finite_value(game, p) for p in positions], dtype=np.int64)
     found = observed_period(values, len(values))
     pre, period = found if found is not None else (None, None)
     # a reduction (treblecross's safe runs) keeps the outcome, not the value: said apart

@@ -9,7 +9,9 @@ them by the generalized nim-sum, never through the product graph.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal, cast, get_args
 
@@ -25,7 +27,14 @@ from explorer.errors import (
     UsageError,
 )
 from explorer.games.arguments import as_count, as_game, as_position
-from explorer.games.base import Decomposition, Game, Listed, Position, TableProgress
+from explorer.games.base import (
+    Components,
+    Decomposition,
+    Game,
+    Listed,
+    Position,
+    TableProgress,
+)
 from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.games.heaps import FAR_HEAP, FAR_MOVES, PERIODIC_SPLIT_PARTS
 from explorer.games.tables import heap_pair_table
@@ -44,7 +53,7 @@ from explorer.solver.sparse import guy_smith, heap_sequence
 if TYPE_CHECKING:
     import networkx as nx  # annotations only: a value sequence never loads it
 
-Method = Literal["auto", "graph", "decompose"]
+Method = Literal["auto", "graph", "decompose", "pruned"]
 #: The methods `explain` takes.
 ExplainMethod = Literal["auto", "graph"]
 
@@ -188,6 +197,11 @@ def _grundy_value(game: Game[Any], position: Position, *, max_states: int) -> Va
     known = game.known_value(position)
     if known is not None:
         return known
+    components = game.search_components(position) if _PRUNED.get() else None
+    if components is not None:
+        from explorer.analysis.parts import pruned_value
+
+        return pruned_value(components).value
     parts = game.decompose(position)
     if parts is not None and parts.exact:
         return _xor_of_parts(parts, max_states)
@@ -345,6 +359,19 @@ def _solve(
             listed = f"; moves listed among the first {FAR_MOVES:,} of each far heap"
         return replace(solution, method=method_name, note=far + listed)
     labelled = parts is None and game.part_label(position) is not None
+    components = game.search_components(position) if method in ("auto", "pruned") else None
+    if method == "pruned" and components is None and not _has_parts(game):
+        raise SpecError(
+            f"{game.spec} has no components for the pruned search (it is for Cram, "
+            "Node-Kayles, Arc-Kayles and graph games; try --method auto)"
+        )
+    if components is not None and method == "pruned":
+        return _solve_pruned(game, position, components)
+    if method == "pruned":  # a sum: its parts searched
+        method = "decompose"
+        searched = True
+    else:
+        searched = method == "auto"
     if parts is None and not labelled and game.known_value(position) is None:
         method = "graph"  # no parts and no formula: the whole graph is the only way
     small_sum = parts is None or (parts.exact and len(parts.parts) <= AUTO_GRAPH_PARTS)
@@ -360,14 +387,64 @@ def _solve(
         except GraphTooLargeError:
             if not small:
                 raise
-    solution = _solve_decomposed(game, position, parts, max_states)
+    if components is not None:
+        return _solve_pruned(game, position, components)
+    token = _PRUNED.set(searched)
+    try:
+        solution = _solve_decomposed(game, position, parts, max_states)
+    finally:
+        _PRUNED.reset(token)
     if labelled:
         return replace(solution, method="parts", note=PART_NOTE)
     return solution
 
 
+#: Whether `_grundy_value` values parts by the pruned search: within `solve` (auto and
+#: pruned), so that the library's `grundy_value` keeps the full walk of the part table.
+_PRUNED: ContextVar[bool] = ContextVar("pruned", default=False)
+
+
+@contextmanager
+def searching() -> Iterator[None]:
+    """Within the block, parts of games with search components (`Game.search_components`)
+    are valued by the pruned search (as `solve` does), not by walking every position."""
+    token = _PRUNED.set(True)
+    try:
+        yield
+    finally:
+        _PRUNED.reset(token)
+
+
 #: How a part valued by its canonical label is solved (`solve` says it in its note).
 PART_NOTE = "valued by its moves, each part left valued once per shape (canonical label)"
+
+
+def _has_parts(game: Game[Any]) -> bool:
+    from explorer.analysis.parts import part_families
+
+    return bool(part_families(game))
+
+
+def _solve_pruned(game: Game[Any], position: Position, components: Components) -> Solution:
+    """A position valued by the pruned search, its winning moves found by asking each move
+    "is it 0?"."""
+    from explorer.analysis.parts import pruned_moves_to_value, pruned_value
+
+    answer = pruned_value(components)
+    outcome = outcome_of(answer.value)
+    moves = pruned_moves_to_value(game, position, 0) if outcome == "N" else []
+    shortcuts = "".join(f"; {shortcut}" for shortcut in answer.shortcuts)
+    return Solution(
+        game=game.spec,
+        position=game.format(position),
+        **value_fields(answer.value),
+        outcome=outcome,
+        remoteness=None,
+        winning_moves=[game.format(m) for m in moves or []],
+        method="pruned",
+        note=f"pruned nimber search (Lemoine-Viennot, Beling-Rogalski), each component valued "
+        f"once per shape ({answer.family}: {answer.parts:,} parts in the table){shortcuts}",
+    )
 
 
 def _solve_graph(
@@ -688,16 +765,46 @@ def value_table(
     """
     game = as_game(game)
     rows, cols = as_count(rows, "rows"), as_count(cols, "cols")
-    need = 8 * rows * cols * 4  # the table, its list form and the bitsets, about
+    _check_table_memory(rows, cols, 8 * 4, max_memory_mb)  # the array and its list form
+    table = value_array(
+        game, rows, cols, max_states=max_states, max_memory_mb=max_memory_mb, progress=progress
+    )
+    return [[None if v < 0 else v for v in row] for row in table.tolist()]
+
+
+def _check_table_memory(rows: int, cols: int, per_cell: int, max_memory_mb: int) -> None:
+    need = per_cell * rows * cols
     if need > max_memory_mb * 2**20:
         raise GraphTooLargeError(
             f"a table of {rows:,} x {cols:,} cells needs about {need / 2**20:,.0f} MiB, over "
             f"the limit of {max_memory_mb:,} MiB (raise it with --memory)",
             max_memory_mb,
         )
-    table = game.value_table(rows, cols, progress)
-    if table is not None:
-        return table
+
+
+def value_array(
+    game: Game[Any],
+    rows: int,
+    cols: int,
+    *,
+    max_states: int = DEFAULT_MAX_STATES,
+    max_memory_mb: int = DEFAULT_TABLE_MEMORY_MB,
+    progress: TableProgress | None = None,
+) -> np.ndarray:
+    """`value_table` as an integer array, -1 where a cell is not a position.
+
+    Examples
+    --------
+    >>> from explorer import load_game
+    >>> value_array(load_game("ferguson"), 2, 3).tolist()
+    [[-1, -1, -1], [-1, 0, 1]]
+    """
+    _check_table_memory(rows, cols, 8 * 2, max_memory_mb)  # the array and the work beside it
+    found = game.value_table(rows, cols, progress)
+    if isinstance(found, list):
+        return np.array([[-1 if v is None else v for v in row] for row in found], dtype=np.int64)
+    if found is not None:
+        return found
     heaps = game.as_heap_game()
     if heaps is not None:
         largest = max(rows, cols) - 1
@@ -705,8 +812,8 @@ def value_table(
         values = np.array([heaps.heap_value(n) for n in range(largest + 1)], dtype=np.int64)
         if progress is not None:
             progress(rows * cols, rows * cols)
-        return heap_pair_table(values, rows, cols).tolist()  # type: ignore[no-any-return]
-    table = [[None] * cols for _ in range(rows)]
+        return heap_pair_table(values, rows, cols)
+    table = np.full((rows, cols), -1, dtype=np.int64)
     # largest cells first: one graph from the far corner fills the memo for the rest
     for r in reversed(range(rows)):
         if progress is not None:
@@ -717,8 +824,8 @@ def value_table(
             except ExplorerError:
                 continue
             # Grundy values, never a reduction's (queens' keeps only the outcome)
-            table[r][c] = finite_value(game, position, max_states=max_states, reduction=False)
-    if all(v is None for row in table for v in row):
+            table[r, c] = finite_value(game, position, max_states=max_states, reduction=False)
+    if (table < 0).all():
         raise SpecError(
             f"{game.spec} has no two-coordinate positions (tables are for wythoff, ferguson "
             "and two heaps of a heap game)"

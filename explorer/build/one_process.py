@@ -26,7 +26,7 @@ from sqlalchemy.engine import Engine
 
 from explorer.build.arrays import NO_IDS, UNKNOWN, BuildArrays, Frontier
 from explorer.build.loopy import LoopyValue, label_stored
-from explorer.build.options import BuildOptions, BuildReport
+from explorer.build.options import BuildOptions, BuildReport, ended_status
 from explorer.build.plans import (
     MIN_ROUND_STATES,
     KeyIndexPlan,
@@ -36,7 +36,7 @@ from explorer.build.plans import (
 )
 from explorer.build.undo import undo_build
 from explorer.build.writer import Batch, BatchWriter, BuildProgress, Turn, commit_batch
-from explorer.errors import RuleError
+from explorer.errors import GraphTooLargeError, RuleError
 from explorer.games import may_cycle
 from explorer.games.base import Game, Position
 from explorer.games.convention import MISERE, NORMAL, Convention
@@ -56,7 +56,6 @@ from explorer.storage.backends.engine import reading, writing
 from explorer.storage.rows.counts import histogram, solved_counts, stored_states
 from explorer.storage.rows.records import (
     BuildCounts,
-    ended_status,
     ensure_key_index,
     find_game,
     insert_build,
@@ -106,6 +105,8 @@ class GraphBuilder:
         self.first_new = 0  # ids below this were stored before the build started
         self.next_id = 0
         self.edges_new = self.values_computed = 0
+        self.expanded_now = 0  # states this run expanded
+        self.recorded = False  # whether the game and the build are recorded (`_start`)
         self.started = time.perf_counter()
 
     @property
@@ -135,10 +136,15 @@ class GraphBuilder:
             # below a solved state everything is stored and solved: nothing to expand
             self._load(conn, positions=not root_solved)
         expanded_before = self.arrays.expanded.data[: self.first_new].copy()
-        self._start()
         try:
             return self._run(root, root_solved)
-        except RuleError:  # a bug in a game's own rules: the build is taken back whole
+        except BaseException as error:
+            if not self.recorded:  # refused before its first batch: nothing was written
+                raise
+            if not isinstance(error, RuleError):
+                self._stopped(ended_status(error))
+                raise
+            # a bug in a game's own rules: the build is taken back whole
             undo_build(
                 self.engine,
                 game_id=self.game_id,
@@ -150,9 +156,24 @@ class GraphBuilder:
                 game_created=stored is None,
             )
             raise
-        except BaseException as error:
-            self._stopped(ended_status(error))
-            raise
+
+    def _refuse_wide(self, state: int, needs: int, bound: str) -> None:
+        """Refuse a state whose new moves alone pass the build's bound (its moves are stored
+        together, so no run of this build could store them)."""
+        key = self.states.keys(range(state, state + 1))[0]
+        key = key if len(key) <= 60 else key[:50] + "..."
+        room = f"room for {needs + self.states_new:,} states"
+        if bound == "memory":
+            limit = f"--memory {(self.options.memory or 0) // 2**20:,} MB holds"
+            fix = f"raise --memory to hold {room}"
+        else:
+            limit = f"--max-states {self.options.max_states:,} lets this build store"
+            fix = f"raise --max-states to at least {needs + self.states_new:,}"
+        raise GraphTooLargeError(
+            f"position {key!r} of {self.game.spec} has {needs:,} new moves, more than {limit} "
+            f"(a state's moves are stored together): {fix}",
+            needs,
+        )
 
     def _refuse_too_large(self) -> None:
         refuse_unbuildable(
@@ -185,6 +206,7 @@ class GraphBuilder:
         with BatchWriter(self._commit, self.progress, self.started) as writer:
             while self.frontier or solved or written < self.next_id:
                 batch, src, dst, stopped = self._expand_batch()
+                self._start()  # once: a build refused before its first batch writes nothing
                 self.arrays.reserve(self.next_id)
                 ready = self.arrays.add_moves(batch, src, dst)
                 self.edges_new += len(src)
@@ -206,6 +228,7 @@ class GraphBuilder:
         # every move is written: the memory that found values through them is let go before
         # the key index is sorted (at 1M states, 46 MB of the peak)
         self.arrays.let_go_of_moves()
+        self._start()
         return self._finish(root, stopped)
 
     def _place_root(self, root: int | None, root_solved: bool) -> int:
@@ -268,7 +291,10 @@ class GraphBuilder:
 
     # -- setup ----------------------------------------------------------------------------
     def _start(self) -> None:
-        """Record the game and the build; mark builds killed earlier as interrupted."""
+        """Record the game and the build, once; mark builds killed earlier as interrupted."""
+        if self.recorded:
+            return
+        self.recorded = True
         with writing(self.engine) as conn:
             game_id = stored_game(conn, self.game, self.convention)
             interrupt_running(conn, game_id, self.game.spec)
@@ -336,7 +362,7 @@ class GraphBuilder:
         stopped = None
         batch_states, max_states = self.options.batch_states, self.options.max_states
         while self.frontier and count < batch_states and moves < BATCH_MOVES:
-            budget = None
+            budget, bound = None, "max-states"
             if max_states is not None:
                 budget = max_states - self.states_new
                 if budget <= 0:
@@ -347,13 +373,20 @@ class GraphBuilder:
                 if fits < MIN_ROUND_STATES:
                     stopped = "memory"
                     break
-                budget = fits if budget is None else min(budget, fits)
+                if budget is None or fits < budget:
+                    budget, bound = fits, "memory"
             room = max(1, (BATCH_MOVES - moves) // self.moves_per_state)
             parents = self.frontier.pop_many(min(batch_states - count, room))
             before = self.next_id
             step = self.states.expand(parents, budget, self.first_new, self.arrays.reached.data)
             if step.done < len(parents):
                 self.frontier.push_stored(parents[step.done :])
+            if not step.done and step.needs:  # the next state's moves would pass the bound
+                if not self.expanded_now:  # and no state of this run went first: refused
+                    self._refuse_wide(int(parents[0]), step.needs, bound)
+                stopped = bound
+                break
+            self.expanded_now += step.done
             self.next_id = self.states.next_id
             if self.next_id > before:
                 self.arrays.add_new(before, self.next_id, step.src, step.dst)

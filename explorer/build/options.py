@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+from concurrent.futures import CancelledError
 from dataclasses import asdict, dataclass
 
 from explorer.build.plans import (
     DEFAULT_MEMORY_BYTES,
     DEFER_KEY_INDEX_AT,
 )
+from explorer.errors import WorkerPoolError, WorkLimitError
 from explorer.games.convention import NORMAL, Convention
 
 #: States expanded per transaction: large enough for bulk rates, small enough to lose little.
@@ -93,3 +95,12 @@ class BuildReport:
             f"{self.states_stored:,} states stored ({self.states_new:,} new), G = {value}, "
             f"{self.outcome}, {self.seconds:.2f} s>"
         )
+
+
+def ended_status(error: BaseException) -> str:
+    """The status of a build that `error` ended: ``interrupted`` when the user stopped it (Ctrl-C,
+    the work bound of ``--max-seconds``) or it lost the processes running its tasks (a cluster's
+    scheduler gone, which cancels every task; a local pool that kept breaking): the same
+    command resumes it. Else ``failed``."""
+    stopped = KeyboardInterrupt | WorkLimitError | CancelledError | WorkerPoolError
+    return "interrupted" if isinstance(error, stopped) else "failed"

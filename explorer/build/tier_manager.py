@@ -29,12 +29,13 @@ from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from itertools import repeat
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from sqlalchemy.engine import Engine
 
 from explorer.build.arrays import UNKNOWN, Growable
+from explorer.build.options import BuildOptions, BuildReport, ended_status
 from explorer.build.plans import KeyIndexPlan, resident_bytes, sqlite_cache_kib, tiered_spec
 from explorer.build.scratch import KeptMoves, KeyScratch, TierMoves, database_folder
 from explorer.build.tier_resume import resume
@@ -61,7 +62,6 @@ from explorer.storage.rows.counts import add_counts, histogram, solved_counts, s
 from explorer.storage.rows.records import (
     BuildCounts,
     drop_key_index,
-    ended_status,
     ensure_key_index,
     find_game,
     insert_build,
@@ -73,9 +73,6 @@ from explorer.storage.rows.records import (
 from explorer.storage.tables import states as states_table
 from explorer.storage.tables import tiers as tiers_table
 from explorer.version import __version__
-
-if TYPE_CHECKING:
-    from explorer.build.options import BuildOptions, BuildReport
 
 #: A depth no state has yet (the fewest moves from the root are found as tiers expand).
 FAR = np.iinfo(np.int32).max
@@ -438,7 +435,7 @@ class TieredBuilder:
     def _counts(self) -> BuildCounts:
         return BuildCounts(
             states_new=self.next_id - self.first_new,
-            states_reused=0,
+            states_reused=self.first_new,  # an unfinished build's states, continued
             edges_new=self.edges_new,
             values_computed=self.values_computed,
         )
@@ -457,8 +454,6 @@ class TieredBuilder:
         )
 
     def _report(self) -> BuildReport:
-        from explorer.build.options import BuildReport
-
         g = int(self.grundy.data[0]) if self.next_id else UNKNOWN
         solved = g != UNKNOWN
         with reading(self.engine) as conn:
@@ -470,7 +465,7 @@ class TieredBuilder:
             status="complete" if self.stopped_by is None else "stopped",
             stopped_by=self.stopped_by,
             states_new=self.next_id - self.first_new,
-            states_reused=0,
+            states_reused=self.first_new,  # an unfinished build's states, continued
             edges_new=self.edges_new,
             values_computed=self.values_computed,
             frontier=sum(len(ids) for ids, _ in self.waiting.values()),

@@ -16,6 +16,7 @@ import numpy as np
 
 from explorer.build.arrays import Growable
 from explorer.build.scratch import TierMoves
+from explorer.errors import WorkerPoolError
 from explorer.generation.tiers import TierExpansion, TierTask, end_with, expand_tier
 from explorer.solver.arrays import level_values
 
@@ -57,16 +58,22 @@ class Pool:
             if self.executor is None:
                 self.executor = self._start()
             executor = self.executor
-            futures: list[Future[TierExpansion]] = [
-                executor.submit(expand_tier, task) for task in tasks
-            ]
-            try:
+            try:  # a worker that died idle broke the pool already: submitting says so
+                futures: list[Future[TierExpansion]] = [
+                    executor.submit(expand_tier, task) for task in tasks
+                ]
                 results = [future.result() for future in futures]
-            except BrokenProcessPool:
-                if self.given is not None or attempt == RETRIES:
+            except BrokenProcessPool as error:
+                if self.given is not None:
                     raise
                 executor.shutdown(wait=False, cancel_futures=True)
                 self.executor = None
+                if attempt == RETRIES:
+                    raise WorkerPoolError(
+                        f"the build's worker pool broke {RETRIES + 1} times in a row (a worker "
+                        "killed, or out of memory): what was written is kept; run the same "
+                        "command again to continue (with fewer --workers if memory is short)"
+                    ) from error
                 continue
             yield from results
             return

@@ -39,7 +39,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from explorer import notices
+from explorer import notices, pace
 from explorer.errors import ExplorerError, UsageError, WorkLimitError
 from explorer.limits import DEFAULT_MAX_SECONDS, MAX_STORED_INT
 
@@ -140,8 +140,10 @@ _BOUND: dict[str, Any] = {}
 
 def _work_bound(ctx: click.Context, param: click.Parameter, value: int | None) -> None:
     """Start the command's work bound (`DEFAULT_MAX_SECONDS`, or ``--max-seconds``; 0 for
-    none): past it, SIGALRM raises `WorkLimitError` wherever the command is. Where Python drops
-    an exception (a finaliser the garbage collector ran, say), it is raised again at once."""
+    none): past it, SIGALRM raises `WorkLimitError` wherever the command is, and before it a
+    loop that knows its length stops when its pace says it cannot end in time (`pace`).
+    Where Python drops an exception (a finaliser the garbage collector ran, say), it is
+    raised again at once."""
     import signal
     import threading
 
@@ -168,12 +170,14 @@ def _work_bound(ctx: click.Context, param: click.Parameter, value: int | None) -
     _BOUND["previous"] = signal.signal(signal.SIGALRM, stop), unraisable
     sys.unraisablehook = dropped
     signal.setitimer(signal.ITIMER_REAL, seconds)
+    pace.start_bound(seconds, command)  # loops that know their length stop early
 
 
 def end_work_bound() -> None:
     """Stop the running work bound, if any, and give SIGALRM its handler back."""
     import signal
 
+    pace.end_bound()
     if "previous" in _BOUND:
         signal.setitimer(signal.ITIMER_REAL, 0)
         handler, sys.unraisablehook = _BOUND.pop("previous")
@@ -190,7 +194,8 @@ def max_seconds_option() -> click.Option:
         callback=_work_bound,
         metavar="S",
         help=f"Stop with an error after S seconds of work (default {DEFAULT_MAX_SECONDS:,}; "
-        "0: no bound).",
+        "0: no bound), or at once when work of known length shows by its pace that it cannot "
+        "end by then.",
     )
 
 
@@ -437,6 +442,21 @@ def working(label: str, *, enabled: bool = True) -> Iterator[Callable[[str], Non
             bar.update(task, description=f"{label}: {description}")
 
         yield stage
+
+
+@contextmanager
+def search_progress(stage: Callable[[str], None], max_memory: int | None) -> Iterator[None]:
+    """Within the block, a long pruned search names its progress (the part table's size) in
+    a spinner's stage (`working`), and keeps its tables within ``--memory`` when given."""
+    from explorer.analysis.parts import PART_TABLE
+
+    before = PART_TABLE.progress, PART_TABLE.max_memory_mb
+    PART_TABLE.progress = stage
+    PART_TABLE.max_memory_mb = max_memory
+    try:
+        yield
+    finally:
+        PART_TABLE.progress, PART_TABLE.max_memory_mb = before
 
 
 def print_json(data: object) -> None:

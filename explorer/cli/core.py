@@ -8,7 +8,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from contextlib import ExitStack
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.table import Table
@@ -25,6 +25,7 @@ from explorer.cli.common import (
     print_json,
     print_table,
     progress_bar,
+    search_progress,
     sequence_progress,
     shown,
     stored_option,
@@ -34,7 +35,9 @@ from explorer.cli.common import (
     working,
 )
 from explorer.games import families, load_game
+from explorer.games.base import Game
 from explorer.games.convention import MISERE, Convention
+from explorer.games.pictures import BoardPicture
 from explorer.generation.graph import DEFAULT_MAX_STATES
 from explorer.limits import MAX_STORED_INT
 from explorer.viz.palette import VERDICTS, outcome_text
@@ -101,10 +104,11 @@ def games_command(as_json: bool) -> None:
 @click.argument("position")
 @click.option(
     "--method",
-    type=click.Choice(["auto", "graph", "decompose"]),
+    type=click.Choice(["auto", "graph", "decompose", "pruned"]),
     default="auto",
     show_default=True,
-    help="graph: whole game graph (gives remoteness); decompose: from the parts.",
+    help="graph: whole game graph (gives remoteness); decompose: from the parts; pruned: "
+    "the pruned nimber search (games on boards and graphs; auto takes it past small graphs).",
 )
 @misere_option
 @max_states_option
@@ -129,6 +133,9 @@ def solve_command(
 
     In a game with cycles the value may be infinite, ∞(K) (K: the finite values one move
     away), and the outcome a draw (D). With --misere the last player to move loses.
+    POSITION is written as `explorer games` shows for the family; in a graph game a lone
+    name is a vertex, never a named graph's other spelling (G3x4: write 3x4) or a file
+    (g.txt reads the file).
 
     \b
     Examples:
@@ -147,16 +154,21 @@ def solve_command(
             heaps = part.as_heap_game()
             if heaps is not None:
                 heaps.max_memory_mb = max_memory
+    parsed = game.parse(position)
     with ExitStack() as stack:
         if url is not None:  # the part values a database keeps, read first, added to after
             from explorer.build import open_database
 
             database = stack.enter_context(open_database(url or None))
-            stack.enter_context(database.parts.shared(game))
-        stack.enter_context(working(f"solving {visible(spec)}", enabled=not as_json))
+            # the position's parts are valued into it even when its graph answers alone
+            # (the pruned search stores the parts it values itself, as it goes)
+            complete = method != "pruned"
+            stack.enter_context(database.parts.building(game, parsed, complete, convention))
+        stage = stack.enter_context(working(f"solving {visible(spec)}", enabled=not as_json))
+        stack.enter_context(search_progress(stage, max_memory))
         result = solve(
             game,
-            game.parse(position),
+            parsed,
             method=method,  # type: ignore[arg-type]
             max_states=max_states or DEFAULT_MAX_STATES,
             convention=convention,
@@ -166,6 +178,7 @@ def solve_command(
         return
     console.print(f"game        {visible(result.game)}")
     console.print(f"position    {shown(result.position)}")
+    _print_board(game, parsed, "            ")
     if convention == MISERE:
         console.print("convention  misère (the player who moves last loses)")
     elif result.reduction_value is not None:
@@ -239,10 +252,11 @@ def explain_command(
     from explorer.analysis.solving import explain
 
     game = load_game(spec)
+    parsed = game.parse(position)
     with working(f"explaining {visible(spec)}", enabled=not as_json):  # a spinner on terminals
         result = explain(
             game,
-            game.parse(position),
+            parsed,
             max_states=max_states or DEFAULT_MAX_STATES,
             method=method,  # type: ignore[arg-type]
             convention=convention,
@@ -251,6 +265,7 @@ def explain_command(
         print_json(result.to_dict())
         return
     console.print(f"{visible(result.game)} at {shown(result.position)}")
+    _print_board(game, parsed, "  ")
     if convention == MISERE:
         _print_moves(result, "misère outcome")
         console.print(result.note)
@@ -338,6 +353,18 @@ def _print_changes(result: Explanation, width: int) -> None:
                 f"  part {visible(change['part'])} ({visible(change['game'])}, G {value}): "
                 f"{arithmetic}: move it to a position of value {target} -> {moves}"
             )
+
+
+#: Widest board `solve` and `explain` draw as text (in columns).
+WIDEST_BOARD = 26
+
+
+def _print_board(game: Game[Any], position: object, indent: str) -> None:
+    """A position on a board drawn as the board, its cells named as moves name them."""
+    picture = game.picture(position)
+    if isinstance(picture, BoardPicture) and 0 < picture.cols <= WIDEST_BOARD:
+        for line in picture.lines():
+            console.print(f"{indent}{line}")
 
 
 def _move_line(text: str, names: Mapping[str, str]) -> str:

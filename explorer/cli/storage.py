@@ -19,6 +19,7 @@ from explorer.cli.common import (
     print_json,
     print_table,
     progress_bar,
+    shown,
     visible,
     within_machine,
 )
@@ -123,8 +124,8 @@ def _print_build(
     "--max-states",
     type=AsciiIntRange(min=1, max=MAX_STATES_STORED),
     default=None,
-    help="Stop cleanly once this many new states are stored (the last state's moves are kept "
-    "together, so a few more may be); the same command continues later.",
+    help="Store at most this many new states, then stop cleanly; the same command continues "
+    "later. A state's moves are stored together: one with more new moves is refused.",
 )
 @click.option(
     "--memory",
@@ -261,19 +262,37 @@ def build_command(
 
 
 def _state_table(
-    states: list[dict[str, Any]], title: str | None = None, convention: str = "normal"
+    states: list[dict[str, Any]],
+    title: str | None = None,
+    convention: str = "normal",
+    start: str | None = None,
 ) -> Table:
+    """States as a table; a depth counted from another start than `start` names it."""
     table = Table(title=title)
     value = "G⁻" if convention == "misere" else "grundy"
-    for column in ("position", value, "outcome", "remoteness", "depth"):
-        table.add_column(column, justify="left" if column == "position" else "right")
+    named = any(s.get("move") for s in states)  # moves in words, where the game has them
+    for column in (*(["move"] if named else []), "position", value, "outcome", "remoteness"):
+        table.add_column(column, justify="left" if column in ("move", "position") else "right")
+    table.add_column("depth", justify="right")
     for s in states:
         table.add_row(
-            visible(s["position"]),
+            *([visible(s.get("move") or "")] if named else []),
+            shown(s["position"]),
             _value_text(s),
-            *("·" if s[k] is None else str(s[k]) for k in ("outcome", "remoteness", "depth")),
+            *("·" if s[k] is None else str(s[k]) for k in ("outcome", "remoteness")),
+            _depth_text(s, start),
         )
     return table
+
+
+def _depth_text(state: dict[str, Any], start: str | None) -> str:
+    """A state's depth, with the start it counts from when that is not `start`."""
+    depth, since = state["depth"], state.get("depth_from")
+    if depth is None:
+        return "·"
+    if since is None or since == start or since == state["position"]:
+        return str(depth)
+    return f"{depth} (from {visible(since)})"
 
 
 def _value_text(state: dict[str, Any]) -> str:
@@ -400,7 +419,7 @@ def query_command(
             page = linked(position, limit=limit, offset=offset)
             title = (
                 f"{shown_game(page['game'], page['convention'])} "
-                f"{'moves from' if direction == 'out' else 'moves to'} {visible(page['position'])}"
+                f"{'moves from' if direction == 'out' else 'moves to'} {shown(page['position'])}"
             )
         else:
             state = game.state(position, moves=limit)
@@ -422,7 +441,7 @@ def _print_state(state: dict[str, Any]) -> None:
     console.print(f"game        {visible(state['game'])}")
     if misere:
         console.print("convention  misère (the player who moves last loses)")
-    console.print(f"position    {visible(state['position'])}")
+    console.print(f"position    {shown(state['position'])}")
     if state["outcome"] is None:
         console.print(f"{value}      not solved yet (its build has not finished)")
     else:
@@ -430,12 +449,14 @@ def _print_state(state: dict[str, Any]) -> None:
         console.print(f"outcome     {outcome_text(state['outcome'])}")
         if state["remoteness"] is not None:
             console.print(f"remoteness  {state['remoteness']}")
-    console.print(f"depth       {state['depth']}")
+    start = state.get("depth_from")  # the moves' depths count from it unless they say
+    console.print(f"depth       {_depth_text(state, None)}")
     console.print(f"moves       {state['moves']:,} (predecessors: {state['predecessors']:,})")
     if state["successors"]:
-        print_table(
-            _state_table(state["successors"], "moves (P = winning move)", state["convention"])
+        table = _state_table(
+            state["successors"], "moves (P = winning move)", state["convention"], start
         )
+        print_table(table)
         if state["moves"] > len(state["successors"]):
             console.print(
                 f"... {state['moves'] - len(state['successors']):,} more: "
@@ -556,7 +577,12 @@ def stats_command(
     for value, count in result["by_grundy"].items():
         by_value.add_row(str(value), f"{count:,}")
     print_table(by_value)
-    by_depth = Table("depth", "states", title="by depth")
+    starts = result.get("depth_from", [])
+    title = "by depth"
+    if len(starts) > 1:  # depths of states stored by builds from different starts
+        shown = "; ".join(visible(start) for start in starts)
+        title += f" (moves from the start of the build that stored each state: {shown})"
+    by_depth = Table("depth", "states", title=title)
     for value, count in result["by_depth"].items():
         by_depth.add_row(str(value), f"{count:,}")
     print_table(by_depth)

@@ -14,7 +14,8 @@ db_option = click.option(
     metavar="URL",
     default=None,
     help="Database file or URL: a path, sqlite:///FILE or postgresql://USER@HOST/DB "
-    "(default: $EXPLORER_DB, else ./explorer.db).",
+    "(default: $EXPLORER_DB, else ./explorer.db). A database an older explorer wrote is "
+    "upgraded when opened, by any command, which says so.",
 )
 stored_misere_option = misere_flag(
     "The game's misère build (explorer build --misere), stored beside its normal-play one."

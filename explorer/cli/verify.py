@@ -63,10 +63,12 @@ def verify_command(
 
     Recomputes every state's Grundy value, outcome, remoteness and height from its stored
     successors, regenerates every state's moves from the rules (games imported from a file
-    excepted), checks depths, the per-game counts and stored sequences, and runs SQLite's
-    integrity check (PostgreSQL has none). Prints a summary, one line per kind of damage and
-    the first mismatches; exits 1 if anything is wrong. A misère build (SPEC --misere, or every
-    game without SPEC) is checked by the misère rule: G⁻ = 1 without a move, else the mex.
+    excepted), checks depths, the per-game counts and stored sequences, values every part of
+    the part table again from its label and its moves (not with --no-rules), and runs
+    SQLite's integrity check (PostgreSQL has none). Prints a summary, one line per kind of
+    damage and the first mismatches; exits 1 if anything is wrong. A misère build (SPEC
+    --misere, or every game without SPEC) is checked by the misère rule: G⁻ = 1 without a
+    move, else the mex.
 
     \b
     Examples:
@@ -91,7 +93,7 @@ def verify_command(
         for game in result.games:
             verdict = "ok" if not game.problems else plural(game.problems, "problem")
             console.print(
-                f"  {shown_game(game.game, game.convention)}: {game.states:,} states, "
+                f"  {shown_game(game.game, game.convention)}: {game.states:,} {game.unit}, "
                 f"{game.edges:,} moves ({game.rules}): {verdict}"
             )
         for line in result.damage():

@@ -89,6 +89,14 @@ class NimHeaps:
     rebuild: Callable[[Sequence[int]], Any] = field(compare=False)
 
 
+@dataclass(frozen=True)
+class Components:
+    """A position as the components the pruned search values: groups of a rule set (an
+    `explorer.solver.pruned.ComponentRules`) and the keys of its components there."""
+
+    groups: tuple[tuple[Any, tuple[Hashable, ...]], ...]
+
+
 #: Called now and then with (cells done, cells in all) while a value table is filled.
 TableProgress = Callable[[int, int], None]
 
@@ -104,11 +112,12 @@ class Game(ABC, Generic[P]):
     The other methods are capabilities a family may offer, each with a default that offers
     nothing: a closed form (`known_value`, `moves_to_value`), counts (`count_states`,
     `count_moves`), a sum (`decompose`, `summands`), canonical parts (`part_label`, and
-    `picture` to draw them), moves in words (`move_name`), a value table (`value_table`), a
-    sequence (`sequence_position`, `as_heap_game`), a shortcut for misère play (`nim_heaps`),
-    cycles (`may_cycle`) and tiers (`tier`, which lets a build run on every core). The
-    analysis, generation and storage layers ask for them instead of testing a game's class,
-    so a new family opts in by defining them.
+    `picture` to draw them; `search_components` for the pruned search), moves in words
+    (`move_name`), a value table (`value_table`), a sequence (`sequence_position`,
+    `as_heap_game`), a shortcut for misère play (`nim_heaps`), cycles (`may_cycle`) and tiers
+    (`tier`, which lets a build run on every core). The analysis, generation and storage
+    layers ask for them instead of testing a game's class, so a new family opts in by
+    defining them.
 
     A game of your own (``explorer.Game``, loaded with ``py:FILE.py``) needs only `parse`,
     `format` and `successors`, and ``example = ("", "START")`` to name a start; its spec is
@@ -258,6 +267,19 @@ class Game(ABC, Generic[P]):
         table stores it; None when the game has no labels (the default)."""
         return None
 
+    def search_components(self, position: P) -> Components | None:
+        """The position as canonical components for the pruned nimber search
+        (`explorer.solver.pruned`): the rules that give each component's moves, and the
+        keys of the position's components; None when the game has none (the default)."""
+        return None
+
+    def part_of_label(self, label: str) -> tuple[Game[Any], Any] | None:
+        """A game and a part of it whose value is that of this game's parts labelled `label`
+        (a part rebuilt from its label, so that a stored label can be valued again); None
+        when the game cannot rebuild one (the default). ValueError when `label` is no label
+        of this game."""
+        return None
+
     def networkx_position(self, graph: Any) -> P | None:
         """The position a NetworkX graph stands for, in a game played on graphs (the Python
         API takes one wherever it takes a position); None in the others."""
@@ -281,6 +303,11 @@ class Game(ABC, Generic[P]):
         """How many positions are reachable from `position` (itself included), counted
         without generating them; any number above `limit` once the count is known to exceed
         it; None when the game cannot tell (graph generation then finds out)."""
+        return None
+
+    def list_states(self, position: P) -> list[P] | None:
+        """The positions `count_states` counts, `position` first, listed without generating
+        any move, when the game can; None otherwise (a graph's search then finds them)."""
         return None
 
     def count_moves(self, position: P) -> int | None:
@@ -308,10 +335,11 @@ class Game(ABC, Generic[P]):
 
     def value_table(
         self, rows: int, cols: int, progress: TableProgress | None = None
-    ) -> list[list[int | None]] | None:
-        """G(r, c) of the positions ``"r,c"`` for r < rows, c < cols (None where ``"r,c"`` is
-        not a position), by a method faster than solving each cell's graph; None when the game
-        has none. `progress(done, total)` is called now and then with the cells filled."""
+    ) -> np.ndarray | list[list[int | None]] | None:
+        """G(r, c) of the positions ``"r,c"`` for r < rows, c < cols, as an integer array (-1
+        where ``"r,c"`` is not a position) or a list of rows (None there), by a method faster
+        than solving each cell's graph; None when the game has none. `progress(done, total)`
+        is called now and then with the cells filled."""
         return None
 
     def nim_heaps(self, position: P) -> NimHeaps | None:
@@ -441,3 +469,24 @@ def young_diagrams(rows: Sequence[int], limit: int) -> int:
         reach = np.minimum(np.cumsum(ways), cap)
         ways = reach[np.minimum(np.arange(above + 1), below)]
     return min(int(np.sum(ways)), cap)
+
+
+def young_diagrams_under(rows: Sequence[int]) -> Iterator[tuple[int, ...]]:
+    """Every non-increasing sequence that `young_diagrams` counts under `rows`, in
+    lexicographic order, each written smallest first without its zeros (a row of heaps).
+
+    Examples
+    --------
+    >>> list(young_diagrams_under([2, 2]))
+    [(), (1,), (1, 1), (2,), (1, 2), (2, 2)]
+    """
+    current = [0] * len(rows)
+    while True:
+        yield tuple(x for x in reversed(current) if x)
+        i = len(rows) - 1
+        while i >= 0 and not (current[i] < rows[i] and (i == 0 or current[i] < current[i - 1])):
+            i -= 1
+        if i < 0:
+            return
+        current[i] += 1
+        current[i + 1 :] = [0] * (len(rows) - i - 1)

@@ -10,9 +10,11 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from explorer.errors import PositionError, SpecError
-from explorer.games.base import Decomposition, Game, Part, natural_number
+from explorer.games.base import Components, Decomposition, Game, Part, natural_number
+from explorer.games.grids import grid_rules
 from explorer.games.labels import graph_label
 from explorer.games.pictures import BoardPicture, cell_name
 
@@ -190,6 +192,10 @@ def cell_graph_label(board: Board) -> str:
     return graph_label(tuple(adjacency))
 
 
+def _sides(board: Board) -> tuple[int, int, int]:
+    return board.rows, board.cols, board.empty
+
+
 class Cram(Game[Board]):
     """Cram: fill two adjacent empty cells (a domino, either way).
 
@@ -205,6 +211,8 @@ class Cram(Game[Board]):
     position_syntax = CRAM_SYNTAX
     example = ("cram", "..#./..../....")
     summary = "Cram: fill two adjacent empty cells of a board"
+    #: The grid rule the pruned search plays (`explorer.games.grids`).
+    grid_rule = "cram"
 
     def __init__(self, rows: int | None = None) -> None:
         self.rows = rows
@@ -293,6 +301,15 @@ class Cram(Game[Board]):
 
     def part_label(self, position: Board) -> str | None:
         return cell_graph_label(position)
+
+    def search_components(self, position: Board) -> Components | None:
+        rules = grid_rules("cram")
+        return Components(((rules, tuple(rules.board_components(*_sides(position)))),))
+
+    def part_of_label(self, label: str) -> tuple[Game[Any], Any] | None:
+        from explorer.games.graphs import ArcKayles, graph_of_label
+
+        return ArcKayles(), graph_of_label(label)  # a label is a graph of cells
 
     def picture(self, position: Board) -> BoardPicture:
         return BoardPicture(position.rows, position.cols, frozenset(position.cells()))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import numpy as np
+
 from explorer.errors import PositionError
 from explorer.games.base import Game, TableProgress, parse_int_list
 from explorer.games.tables import ferguson_table
@@ -45,13 +47,12 @@ class Ferguson(Game[Pair]):
 
     def value_table(
         self, rows: int, cols: int, progress: TableProgress | None = None
-    ) -> list[list[int | None]]:
-        """By dynamic programming over the table (`ferguson_table`); None where a heap is 0.
+    ) -> np.ndarray:
+        """By dynamic programming over the table (`ferguson_table`); -1 where a heap is 0.
 
         Examples
         --------
-        >>> Ferguson().value_table(2, 3)
-        [[None, None, None], [None, 0, 1]]
+        >>> Ferguson().value_table(2, 3).tolist()
+        [[-1, -1, -1], [-1, 0, 1]]
         """
-        cells = ferguson_table(rows, cols, progress).tolist()
-        return [[None if v < 0 else v for v in row] for row in cells]
+        return ferguson_table(rows, cols, progress)

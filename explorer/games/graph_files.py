@@ -123,7 +123,8 @@ def collector_paused() -> Iterator[None]:
 
 
 def csv_paths(path: Path) -> tuple[Path, Path]:
-    """The node table and the edge table a CSV export writes: ``X.nodes.csv``, ``X.edges.csv``.
+    """The node table and the edge table a CSV export writes (and `read_graph_file` reads):
+    ``X.nodes.csv``, ``X.edges.csv``.
 
     Examples
     --------

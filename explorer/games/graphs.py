@@ -11,11 +11,12 @@ import os
 import re
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar, Literal, cast
 
-from explorer.errors import PositionError, SpecError
-from explorer.games.base import Decomposition, Game, Part
-from explorer.games.labels import graph_label
+from explorer.errors import CyclicGraphError, PositionError, RuleError, SpecError
+from explorer.games.base import Components, Decomposition, Game, Part
+from explorer.games.grids import SHORTCUT_PATHS, grid_cells, grid_rules
+from explorer.games.labels import graph_label, label_graph
 from explorer.games.pictures import GraphPicture, cell_name
 
 #: A vertex name in an edge list: letters, digits, ``_`` and ``.``.
@@ -64,11 +65,13 @@ def _is_file_name(term: str) -> bool:
     """Whether a term of a graph text names a graph file, whether it exists or not: a path,
     or a name ending in a graph file's suffix (``g.txt``) and holding no comma (an edge list
     ending in one, ``a-b,g.txt``, is refused as such)."""
-    from explorer.games.graph_files import FORMATS
-
     if "/" in term or os.sep in term:
         return True
-    return os.path.splitext(term)[1].lower() in FORMATS and "," not in term
+    if "." not in term or "," in term:
+        return False
+    from explorer.games.graph_files import FORMATS
+
+    return os.path.splitext(term)[1].lower() in FORMATS
 
 
 def vertex_name_problem(name: str) -> str | None:
@@ -166,6 +169,15 @@ class Graph:
             found.append(component)
             left &= ~component
         return found
+
+
+def graph_of_label(label: str) -> Graph:
+    """The graph a part label (`explorer.games.labels`) was written from, its vertices
+    named 0, 1, ...; ValueError when the label is no uncoloured graph's."""
+    adjacency, colours = label_graph(label)
+    if colours is not None:
+        raise ValueError(f"{label!r} is no label of a graph game's part (it has colours)")
+    return Graph(tuple(map(str, range(len(adjacency)))), adjacency)
 
 
 def grid_places(graph: Graph) -> tuple[tuple[int, int], ...] | None:
@@ -435,6 +447,13 @@ class GraphFamily(Game[Graph]):
     forms: ClassVar[str] = "PCSWK"
     #: Whether an isolated vertex has a move (Node-Kayles) or is worth nothing (Arc-Kayles).
     lone_vertices_move: ClassVar[bool] = True
+    #: The octal game the family is on paths (a path of n vertices is its heap of n), which
+    #: the pruned search reads instead of searching paths and cycles; None if unknown.
+    path_code: ClassVar[str | None] = None
+    #: Vertices a move takes from a cycle (which leaves a path), with `path_code`.
+    cycle_takes: ClassVar[int] = 0
+    #: The grid rule (`explorer.games.grids`) the family plays on a grid graph, if any.
+    grid_rule: ClassVar[Literal["cram", "nodekayles"] | None] = None
 
     def __init__(self, form: str | None = None) -> None:
         self.form = form
@@ -500,15 +519,37 @@ class GraphFamily(Game[Graph]):
             "once per shape (canonical label)",
         )
 
+    def search_components(self, position: Graph) -> Components | None:
+        graph_rules = GraphRules(self)
+        grid_keys: list[int] = []
+        graph_keys: list[str] = []
+        for part in self.parts(position):
+            cells = None if self.grid_rule is None else grid_cells(part.names, part.adjacency)
+            if cells is None:
+                graph_keys.append(graph_rules.label_of(part))
+            else:
+                grid_keys += grid_rules(self.grid_rule).board_components(*cells)
+        groups: list[tuple[Any, tuple[Hashable, ...]]] = []
+        if grid_keys:
+            groups.append((grid_rules(self.grid_rule), tuple(sorted(grid_keys))))
+        if graph_keys or not groups:
+            groups.append((graph_rules, tuple(sorted(graph_keys))))
+        return Components(tuple(groups))
+
     def networkx_position(self, graph: Any) -> Graph:
         return graph_from_networkx(graph, f"a position of {self.spec}")
 
     def part_family(self) -> str:
-        family = getattr(type(self), "family", None)
-        return self.spec if family is None else str(family)
+        # a user's graph game names no family (its class's is ``py``, every user game's):
+        # its parts are filed under its spec, which its code's fingerprint makes its own
+        family = type(self).named_family()
+        return self.spec if family is None else family
 
     def part_label(self, position: Graph) -> str | None:
         return graph_label(position.adjacency)
+
+    def part_of_label(self, label: str) -> tuple[Game[Any], Any] | None:
+        return self, graph_of_label(label)
 
     def picture(self, position: Graph) -> GraphPicture:
         edges = tuple(position.edges())
@@ -542,6 +583,9 @@ class NodeKayles(GraphFamily):
     family = "nodekayles"
     example = ("nodekayles", "a-b,b-c,c-d,d-a,e")
     summary = "Node-Kayles: take a vertex of a graph with its neighbours"
+    path_code = "octal:0.137"  # Dawson's chess
+    cycle_takes = 3
+    grid_rule = "nodekayles"
 
     def tier(self, position: Graph) -> int | None:
         return len(position.names)  # a move takes at least one vertex
@@ -583,6 +627,9 @@ class ArcKayles(GraphFamily):
     example = ("arckayles", "P3+C4")
     summary = "Arc-Kayles: take an edge of a graph with both its ends"
     lone_vertices_move = False
+    path_code = "octal:0.07"  # Dawson's Kayles
+    cycle_takes = 2
+    grid_rule = "cram"  # Arc-Kayles on a grid graph is Cram on its board
 
     def tier(self, position: Graph) -> int | None:
         return sum(map(int.bit_count, position.adjacency)) // 2  # a move takes an edge or more
@@ -606,6 +653,99 @@ class ArcKayles(GraphFamily):
         if len(taken) != 2 or not position.adjacency[taken[0]] >> taken[1] & 1:
             return None
         return f"take edge {self.vertices_named(position, taken)}"
+
+
+class GraphRules:
+    """The components of a graph game for the pruned search (`explorer.solver.pruned`):
+    a component is its canonical label (`explorer.games.labels`), the key the family's part
+    table stores, so the search and the full walk share their values."""
+
+    def __init__(self, game: GraphFamily) -> None:
+        self.game = game
+        self.family = game.part_family()
+        #: The shortcuts the search took (each named in the answer's method).
+        self.used: set[str] = set()
+
+    def label_of(self, graph: Graph) -> str:
+        """The key of a connected graph."""
+        return graph_label(graph.adjacency)
+
+    def label(self, key: str) -> str:
+        return key
+
+    def graph(self, key: str) -> Graph:
+        """The graph of a key (its vertices named 0, 1, ...)."""
+        adjacency = tuple(int(mask, 16) for mask in key.split(".")) if key else ()
+        return Graph(tuple(map(str, range(len(adjacency)))), adjacency)
+
+    def moves(self, key: str) -> list[tuple[str, ...]]:
+        found: dict[tuple[str, ...], None] = {}
+        whole = self.graph(key)
+        for moved in self.game.graph_moves(whole):
+            parts = self.game.parts(moved)
+            self._refuse_growth(whole, parts)
+            labels = sorted(self.label_of(part) for part in parts)
+            kept: list[str] = []
+            for label in labels:  # equal parts cancel: X + X is worth 0
+                if kept and kept[-1] == label:
+                    kept.pop()
+                else:
+                    kept.append(label)
+            found[tuple(kept)] = None
+        return list(found)
+
+    def _refuse_growth(self, whole: Graph, parts: Sequence[Graph]) -> None:
+        """Refuse a move that leaves a part as large as the one it moved in (a user's game
+        may): the search recurses on ever smaller parts, and a part that comes back has no
+        value."""
+        for part in parts:
+            if len(part.names) < len(whole.names):
+                continue
+            shown = format_graph(whole)[:60]
+            if graph_label(part.adjacency) == graph_label(whole.adjacency):
+                raise CyclicGraphError(
+                    f"{self.game.spec}: a part shaped as {shown!r} comes back among the parts "
+                    "its own moves leave: the game has a cycle, so its parts have no Grundy "
+                    "values"
+                )
+            raise RuleError(
+                f"{self.game.spec}: a move from the part {shown!r} leaves a part of "
+                f"{len(part.names):,} vertices, no fewer than its {len(whole.names):,}: parts "
+                "are valued one by one when moves leave smaller ones (solve it with --method "
+                "graph)"
+            )
+
+    def known(self, key: str) -> int | None:
+        if not key:
+            return 0
+        code = self.game.path_code
+        if code is None:
+            return None
+        adjacency = [int(mask, 16) for mask in key.split(".")]
+        degrees = [mask.bit_count() for mask in adjacency]
+        n, pairs = len(adjacency), sum(degrees) // 2
+        if max(degrees) > 2:
+            return None
+        from explorer.games import load_game
+
+        heaps = load_game(code).as_heap_game()
+        assert heaps is not None
+        if pairs == n - 1:
+            self.used.add(SHORTCUT_PATHS)
+            return heaps.heap_value(n)
+        if pairs == n:  # a cycle: every move leaves a path
+            self.used.add(SHORTCUT_PATHS)
+            return 1 if heaps.heap_value(n - self.game.cycle_takes) == 0 else 0
+        return None
+
+    def lower_bound(self, key: str) -> int:
+        return 0
+
+    def size(self, key: str) -> int:
+        return key.count(".") + 1 if key else 0
+
+    def key(self, label: str) -> str:
+        return label
 
 
 def graph_game(
@@ -679,6 +819,7 @@ class UserGraphGame(GraphFamily):
             )
             others = [m for m2, m in enumerate(parts) if m2 != k]
             kept = [graph.induced(m) for m in others]
+            elsewhere = {name for other in kept for name in other.names}
             for option in self.function(part):
                 if not isinstance(option, nx.Graph):
                     raise PositionError(
@@ -686,4 +827,11 @@ class UserGraphGame(GraphFamily):
                         "(expected undirected networkx graphs)"
                     )
                 what = f"the graph {self.name} returned for {format_graph(graph)[:40]!r}"
-                yield _rebuild(graph, [*kept, graph_from_networkx(option, what)], 0)
+                moved = graph_from_networkx(option, what)
+                shared = elsewhere.intersection(moved.names)
+                if shared:  # the parts would merge at that vertex: another game
+                    raise PositionError(
+                        f"{what} names a vertex {min(shared, key=natural_key)!r} of another "
+                        "part of the position (new vertices need names of their own)"
+                    )
+                yield _rebuild(graph, [*kept, moved], 0)

@@ -8,12 +8,18 @@ with each edge subdivided, so parallel edges and loops keep their count, the gro
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 from explorer.errors import PositionError
 from explorer.games.base import Decomposition, Game, Part
-from explorer.games.graphs import EMPTY, natural_key, parse_edge_terms
-from explorer.games.labels import graph_label
+from explorer.games.graphs import (
+    EMPTY,
+    MAX_VERTICES,
+    natural_key,
+    parse_edge_terms,
+    vertex_names,
+)
+from explorer.games.labels import graph_label, label_graph
 from explorer.games.pictures import GraphPicture
 
 GROUND = "g"
@@ -74,6 +80,24 @@ class Hackenbush(Game[Edges]):
             )
         return grounded(edges)
 
+    def networkx_position(self, graph: Any) -> Edges:
+        """A NetworkX graph or multigraph whose node ``"g"`` is the ground (its vertices named
+        by `explorer.games.graphs.vertex_names`, the ground kept ``g``)."""
+        if graph.is_directed():
+            raise PositionError(
+                "a position of hackenbush is an undirected graph, not a directed one "
+                "(networkx.MultiGraph(graph) is its undirected multigraph)"
+            )
+        if GROUND not in graph:
+            raise PositionError(f"a graph for hackenbush needs the ground, a node {GROUND!r}")
+        if graph.number_of_nodes() > MAX_VERTICES:
+            raise PositionError(
+                f"a graph for hackenbush has {graph.number_of_nodes():,} vertices, over "
+                f"{MAX_VERTICES:,}"
+            )
+        names = {**vertex_names(list(graph.nodes)), GROUND: GROUND}
+        return grounded([(names[u], names[v]) for u, v in graph.edges()])
+
     def format(self, position: Edges) -> str:
         return ",".join(f"{u}-{v}" for u, v in position) if position else EMPTY
 
@@ -93,7 +117,7 @@ class Hackenbush(Game[Edges]):
         --------
         >>> game = Hackenbush()
         >>> game.move_name(game.parse("g-a,a-b"), game.parse("-"))
-        'cut edge a-g, b falls'
+        'cut edge a-g, a,b fall'
         """
         for k, (u, v) in enumerate(position):
             if grounded(list(position[:k] + position[k + 1 :])) == successor:
@@ -154,3 +178,17 @@ class Hackenbush(Game[Edges]):
                 adjacency[end] |= 1 << middle
         colours = [int(i == picture.ground) for i in range(count)] + [2] * len(edges)
         return graph_label(tuple(adjacency), tuple(colours))
+
+    def part_of_label(self, label: str) -> tuple[Game[Any], Any] | None:
+        adjacency, colours = label_graph(label)
+        if colours is None or colours.count(1) != 1 or not set(colours) <= {0, 1, 2}:
+            raise ValueError(f"{label!r} is no label of a hackenbush part (no ground)")
+        names = [GROUND if colour == 1 else str(i) for i, colour in enumerate(colours)]
+        edges = []
+        for mask, colour in zip(adjacency, colours, strict=True):
+            ends = [names[i] for i in range(len(names)) if mask >> i & 1]
+            if colour == 2:  # an edge, joined to its ends (to one end for a loop)
+                if not 1 <= len(ends) <= 2 or any(colours[names.index(e)] == 2 for e in ends):
+                    raise ValueError(f"{label!r} is no label of a hackenbush part")
+                edges.append(_edge(ends[0], ends[-1]))
+        return self, grounded(edges)

@@ -26,9 +26,11 @@ from explorer.games.base import (
     natural_number,
     parse_int_list,
     young_diagrams,
+    young_diagrams_under,
 )
 from explorer.games.removals import RemovalRule
 from explorer.machine import check_memory_need
+from explorer.pace import pace
 
 Heaps = tuple[int, ...]
 
@@ -201,7 +203,9 @@ class HeapGame(Game[Heaps]):
 
     def _table_extend(self, table: np.ndarray, start: int) -> None:
         """Fill table[start:] in place, by default from `heap_moves` and the mex rule."""
+        check = pace(f"the values of {self.spec} up to heap {len(table) - 1:,}", len(table))
         for n in range(start, len(table)):
+            check(n)
             mask = 0
             for result in self.heap_moves(n):
                 value = 0
@@ -269,6 +273,19 @@ class HeapGame(Game[Heaps]):
         if self.splits or not self.takes_one:
             return None
         return young_diagrams(sorted(position, reverse=True), limit)
+
+    def list_states(self, position: Heaps) -> list[Heaps] | None:
+        """The rows of heaps under `position` (as `count_states` counts them), largest first.
+
+        Examples
+        --------
+        >>> from explorer.games import load_game
+        >>> load_game("nim").list_states((1, 2))
+        [(1, 2), (2,), (1, 1), (1,), ()]
+        """
+        if self.splits or not self.takes_one:
+            return None
+        return list(young_diagrams_under(sorted(position, reverse=True)))[::-1]
 
     def tier(self, position: Heaps) -> int | None:
         """The sum of the heaps' weights, a weight per heap size that every move lowers

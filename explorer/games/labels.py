@@ -69,3 +69,29 @@ def graph_label(adjacency: tuple[int, ...], colours: tuple[int, ...] | None = No
 def label_text(adjacency: Sequence[int]) -> str:
     """Adjacency masks as text: hex masks joined by ``.`` (the stored form of a label)."""
     return ".".join(f"{mask:x}" for mask in adjacency)
+
+
+def label_graph(label: str) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
+    """The adjacency masks (and vertex colours) a label was written from: the inverse of
+    `graph_label`'s text, so a stored label gives back a graph of its shape; ValueError when
+    the text is no label.
+
+    Examples
+    --------
+    >>> label_graph(graph_label((0b10, 0b101, 0b10)))
+    ((6, 1, 1), None)
+    >>> label_graph("2.1/10")
+    ((2, 1), (1, 0))
+    """
+    text, slash, colours = label.partition("/")
+    masks = tuple(int(mask, 16) for mask in text.split(".")) if text else ()
+    n = len(masks)
+    if any(mask < 0 or mask >> n or mask >> i & 1 for i, mask in enumerate(masks)) or any(
+        mask >> j & 1 != masks[j] >> i & 1 for i, mask in enumerate(masks) for j in range(n)
+    ):
+        raise ValueError(f"{label!r} is no graph label (its masks are not a simple graph's)")
+    if not slash:
+        return masks, None
+    if len(colours) != len(masks) or not colours.isdigit():
+        raise ValueError(f"{label!r} is no graph label (expected a colour a vertex)")
+    return masks, tuple(map(int, colours))

@@ -39,7 +39,7 @@ class GraphPicture:
     >>> from explorer import load_game
     >>> hackenbush = load_game("hackenbush")
     >>> hackenbush.picture(hackenbush.parse("g-a,a-a,a-g"))
-    GraphPicture(vertices=('a', 'g'), edges=((0, 0), (0, 1), (0, 1)), ground=1)
+    GraphPicture(vertices=('a', 'g'), edges=((0, 0), (0, 1), (0, 1)), ground=1, places=None)
     """
 
     vertices: tuple[str, ...]
@@ -63,6 +63,26 @@ class BoardPicture:
     rows: int
     cols: int
     empty: frozenset[tuple[int, int]]
+
+    def lines(self) -> list[str]:
+        """The board as text, its columns lettered and its rows numbered as moves name
+        cells: ``.`` an empty cell, ``#`` a filled one.
+
+        Examples
+        --------
+        >>> for line in BoardPicture(2, 3, frozenset({(0, 0), (1, 2)})).lines():
+        ...     print(line)
+          a b c
+        1 . # #
+        2 # # .
+        """
+        width = len(str(self.rows))
+        head = " " * (width + 1) + " ".join(cell_name(0, c)[:-1] for c in range(self.cols))
+        return [head] + [
+            f"{r + 1:>{width}} "
+            + " ".join("." if (r, c) in self.empty else "#" for c in range(self.cols))
+            for r in range(self.rows)
+        ]
 
 
 #: What `Game.picture` gives.

@@ -17,6 +17,7 @@ from explorer.games.heaps import (
     lowest_missing,
     split_mask,
 )
+from explorer.pace import pace
 
 
 class Lasker(HeapGame):
@@ -39,7 +40,9 @@ class Lasker(HeapGame):
         smaller = 0
         for v in table[:start]:
             smaller |= 1 << int(v)
+        check = pace(f"the values of {self.spec} up to heap {len(table) - 1:,}", len(table))
         for n in range(start, len(table)):
+            check(n)
             table[n] = lowest_missing(smaller | split_mask(table, n))
             smaller |= 1 << int(table[n])
 
@@ -68,7 +71,9 @@ class GrundyGame(HeapGame):
         yield from ((a, heap - a) for a in range(1, (heap - 1) // 2 + 1))
 
     def _table_extend(self, table: np.ndarray, start: int) -> None:
+        check = pace(f"the values of {self.spec} up to heap {len(table) - 1:,}", len(table))
         for n in range(start, len(table)):
+            check(n)
             table[n] = lowest_missing(split_mask(table, n, unequal=True))
 
     def _heap_moves_to_value(self, heap: int, target: int) -> list[Heaps]:

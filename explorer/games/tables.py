@@ -1,11 +1,11 @@
-"""Value tables G(row, column) of two-coordinate games by dynamic programming over the table.
-
-A cell's options lie on earlier anti-diagonals (row + column smaller), so each anti-diagonal is
-one numpy step: the values already seen along each row, column and diagonal are kept as bitsets
-of 64-bit words, and a cell's value is the lowest bit missing from the OR of its bitsets.
+"""Value tables G(row, column) of two-coordinate games by dynamic programming over the table:
+the values already reached are kept as bitsets of 64-bit words, and a cell's value is the
+lowest bit missing from the OR of the bitsets of its options.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 
@@ -24,40 +24,87 @@ def _lowest_zero_bit(words: np.ndarray) -> np.ndarray:
     return lowest
 
 
-def _set_bits(bits: np.ndarray, rows: np.ndarray, values: np.ndarray) -> None:
-    """Set bit values[i] in bits[rows[i]] (rows distinct)."""
-    bits[rows, values >> 6] |= _ONE << (values & 63).astype(np.uint64)
+#: Tables of at least this many cells are filled by the compiled kernel (numba), the others by
+#: the same function in Python.
+COMPILED_CELLS = 1 << 14
+#: Cells the compiled kernel fills between two returns to Python (progress, Ctrl-C, the work
+#: bound: compiled code does not see signals).
+BLOCK_CELLS = 1 << 20
+
+_compiled: Any = None
 
 
 def wythoff_table(rows: int, cols: int, progress: TableProgress | None = None) -> np.ndarray:
     """G(r, c) of Wythoff's game (take from one heap, or equally from both) for r < rows, c < cols.
+
+    Row by row, each cell's value is the lowest bit missing from the OR of the bitsets of the
+    values already in its row, column and diagonal; each bitset keeps the index of its first
+    word not yet full, so the search starts past the words any one of them fills.
 
     Examples
     --------
     >>> wythoff_table(3, 4).tolist()
     [[0, 1, 2, 3], [1, 2, 0, 4], [2, 0, 1, 5]]
     """
+    global _compiled
     words = (rows + cols + min(rows, cols)) // 64 + 1  # G(r, c) <= r + c + min(r, c)
-    row_bits = np.zeros((rows, words), dtype=np.uint64)
-    col_bits = np.zeros((cols, words), dtype=np.uint64)
-    diag_bits = np.zeros((rows + cols, words), dtype=np.uint64)
     table = np.zeros((rows, cols), dtype=np.int64)
-    done = 0
-    for s in range(rows + cols - 1):
+    bits = [np.zeros((n, words), dtype=np.uint64) for n in (rows, cols, rows + cols)]
+    full = [np.zeros(n, dtype=np.int64) for n in (rows, cols, rows + cols)]
+    fill = _wythoff_rows
+    if rows * cols >= COMPILED_CELLS:
+        if _compiled is None:
+            from numba import njit
+
+            _compiled = njit(cache=True, nogil=True)(_wythoff_rows)
+        fill = _compiled
+    step = max(1, BLOCK_CELLS // max(cols, 1))
+    for first in range(0, rows, step):
         if progress is not None:
-            progress(done, rows * cols)
-        r = np.arange(max(0, s - cols + 1), min(rows, s + 1))
-        done += r.size
-        c = s - r
-        d = c - r + rows - 1
-        values = _lowest_zero_bit(row_bits[r] | col_bits[c] | diag_bits[d])
-        table[r, c] = values
-        _set_bits(row_bits, r, values)
-        _set_bits(col_bits, c, values)
-        _set_bits(diag_bits, d, values)
+            progress(first * cols, rows * cols)
+        fill(table, first, min(rows, first + step), *bits, *full)
     if progress is not None:
-        progress(done, rows * cols)
+        progress(rows * cols, rows * cols)
     return table
+
+
+def _wythoff_rows(
+    table: np.ndarray,
+    first: int,
+    last: int,
+    row_bits: np.ndarray,
+    col_bits: np.ndarray,
+    diag_bits: np.ndarray,
+    row_full: np.ndarray,
+    col_full: np.ndarray,
+    diag_full: np.ndarray,
+) -> None:
+    """Fill rows first..last - 1 of a Wythoff table, the rows above them filled (compiled by
+    numba for large tables: plain loops over arrays)."""
+    rows, cols = table.shape
+    everything = ~np.uint64(0)
+    one = np.uint64(1)
+    for r in range(first, last):
+        for c in range(cols):
+            d = c - r + rows - 1
+            w = max(row_full[r], col_full[c], diag_full[d])
+            missing = ~(row_bits[r, w] | col_bits[c, w] | diag_bits[d, w])
+            while missing == 0:
+                w += 1
+                missing = ~(row_bits[r, w] | col_bits[c, w] | diag_bits[d, w])
+            low = missing & (~missing + one)  # the lowest bit missing, alone
+            value = w * 64 + int(np.log2(np.float64(low)))
+            table[r, c] = value
+            word, bit = value // 64, one << np.uint64(value % 64)
+            row_bits[r, word] |= bit
+            while row_bits[r, row_full[r]] == everything:
+                row_full[r] += 1
+            col_bits[c, word] |= bit
+            while col_bits[c, col_full[c]] == everything:
+                col_full[c] += 1
+            diag_bits[d, word] |= bit
+            while diag_bits[d, diag_full[d]] == everything:
+                diag_full[d] += 1
 
 
 def ferguson_table(rows: int, cols: int, progress: TableProgress | None = None) -> np.ndarray:

@@ -4,8 +4,9 @@ heaps removing j tokens from a heap may leave, and how those heaps may compare.
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,6 +25,7 @@ from explorer.games.heaps import (
 )
 from explorer.games.removals import RemovalRule
 from explorer.machine import check_memory_need
+from explorer.pace import pace
 
 #: Digit characters: the value's bit i allows leaving exactly i heaps (CGSuite stops at V).
 DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -66,8 +68,14 @@ class Digit:
             if count <= total:
                 yield count, condition
         if self.more is not None:
-            for count in range(self.more, total + 1):
-                yield count, self.more_condition if count >= 2 else ANY
+            for count in range(self.more, min(2, total + 1)):
+                yield count, ANY
+            if self.more_condition == EQUAL:  # equal heaps: the counts that divide the total
+                counts: Iterable[int] = (c for c in _divisors(total) if c >= self.more)
+            else:
+                counts = range(max(2, self.more), total + 1)
+            for count in counts:
+                yield count, self.more_condition
 
     def conditions_from_two(self) -> set[str]:
         """The conditions on the counts of two heaps or more."""
@@ -371,6 +379,19 @@ def breaks(total: int, count: int, condition: str) -> Iterator[Heaps]:
         yield (*head, last)
 
 
+def _divisors(n: int) -> list[int]:
+    """The divisors of n >= 2 that are at least 2, in increasing order (none for n < 2).
+
+    Examples
+    --------
+    >>> _divisors(12), _divisors(7), _divisors(1)
+    ([2, 3, 4, 6, 12], [7], [])
+    """
+    low = [d for d in range(2, math.isqrt(n) + 1) if n % d == 0]
+    high = [n // d for d in reversed(low) if d * d != n]
+    return [*low, *high, *([n] if n >= 2 else [])]
+
+
 class TakeBreak(HeapGame):
     """A take-and-break game given by its code, as CGSuite's ``TakeAndBreak``.
 
@@ -512,7 +533,9 @@ class TakeBreak(HeapGame):
             sets.prepare(table, start)
         self._fill_runs(table, start)
         longest = len(code.digits)
+        check = pace(what.removesuffix(" need"), len(table))
         for n in range(start, len(table)):
+            check(n)
             if sets is not None:
                 sets.extend(table, n, upper=True)
             mask = 0

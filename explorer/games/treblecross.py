@@ -13,6 +13,7 @@ import numpy as np
 from explorer.errors import PositionError
 from explorer.games.base import Decomposition, Game, Part, natural_number
 from explorer.games.heaps import HeapGame, Heaps
+from explorer.pace import pace
 
 Strip = str
 
@@ -253,7 +254,9 @@ class SafeRuns(HeapGame):
         return super().heap_values(upto)
 
     def _table_extend(self, table: np.ndarray, start: int) -> None:
+        check = pace(f"the values of {self.spec} up to {len(table) - 1:,} cells", len(table))
         for n in range(max(start, 1), len(table)):
+            check(n)
             # cells i and n+1-i leave the same two runs, so half the cells give every option
             cells = np.arange(1, (n + 1) // 2 + 1)
             options = table[np.maximum(cells - 3, 0)] ^ table[np.maximum(n - cells - 2, 0)]

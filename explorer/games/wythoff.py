@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import numpy as np
+
 from explorer.errors import PositionError
 from explorer.games.base import Game, TableProgress, parse_int_list
 from explorer.games.tables import wythoff_table
@@ -59,15 +61,15 @@ class Wythoff(Game[Pair]):
 
     def value_table(
         self, rows: int, cols: int, progress: TableProgress | None = None
-    ) -> list[list[int | None]]:
+    ) -> np.ndarray:
         """By dynamic programming over the table (`wythoff_table`).
 
         Examples
         --------
-        >>> Wythoff().value_table(2, 3)
+        >>> Wythoff().value_table(2, 3).tolist()
         [[0, 1, 2], [1, 2, 0]]
         """
-        return wythoff_table(rows, cols, progress).tolist()  # type: ignore[no-any-return]
+        return wythoff_table(rows, cols, progress)
 
 
 def _pair(a: int, b: int) -> Pair:

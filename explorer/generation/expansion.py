@@ -47,13 +47,14 @@ class Expansion:
     """The result of expanding a prefix of the states asked for.
 
     ``done`` states were expanded (the first ones asked); ``src``/``dst`` are their edges, each
-    state's successors in the game's order without repeats.
+    state's successors in the game's order without repeats. ``needs``: the new states the
+    next state would have numbered, when the budget stopped the expansion before it (else 0).
     """
 
-    __slots__ = ("done", "src", "dst")
+    __slots__ = ("done", "src", "dst", "needs")
 
-    def __init__(self, done: int, src: np.ndarray, dst: np.ndarray) -> None:
-        self.done, self.src, self.dst = done, src, dst
+    def __init__(self, done: int, src: np.ndarray, dst: np.ndarray, needs: int = 0) -> None:
+        self.done, self.src, self.dst, self.needs = done, src, dst, needs
 
 
 class PositionIndex:
@@ -93,9 +94,9 @@ class PositionIndex:
     def expand(
         self, states: np.ndarray, new_budget: int | None, first_new: int, reached: np.ndarray
     ) -> Expansion:
-        """Expand `states` in order until `new_budget` new states are numbered, or just after
-        a state with a move to a stored state not yet reached (the caller must reach it
-        before going on).
+        """Expand `states` in order while their new states fit in `new_budget` (a state whose
+        moves would number more is left unexpanded), or until just after a state with a move
+        to a stored state not yet reached (the caller must reach it before going on).
 
         A state's moves are numbered by one ``map`` of ``dict.setdefault`` (in C): a new
         position gets the next id, from the dict's length as it grows; a loop in Python per
@@ -112,6 +113,7 @@ class PositionIndex:
         most = start + new_budget if new_budget is not None else None
         dst: list[int] = []
         ends: list[int] = []
+        needs = 0
         state_list = states.tolist()
         asked: Iterator[Position] = map(positions.__getitem__, state_list)
         if count_moves is not None:  # moves counted at once, before any is listed
@@ -124,6 +126,11 @@ class PositionIndex:
                 # distinct successors in the order listed, a new one numbered where first seen
                 first = len(dst)
                 try:
+                    if most is not None and len(ids) + len(moves) > most:
+                        needs = sum(move not in ids for move in dict.fromkeys(moves))
+                        if len(ids) + needs > most:  # past the budget: left for the next run
+                            break
+                        needs = 0
                     dst.extend(dict.fromkeys(map(number, moves, next_ids)))
                 except TypeError:  # a move that cannot be hashed: the game's checks say which
                     list(game.successors(positions[state]))
@@ -140,7 +147,8 @@ class PositionIndex:
             positions.extend(new)
         done = len(ends)
         counts = np.diff(np.array([0, *ends], dtype=np.int64)).astype(np.int64)
-        return Expansion(done, np.repeat(states[:done], counts), np.array(dst, dtype=np.int64))
+        src = np.repeat(states[:done], counts)
+        return Expansion(done, src, np.array(dst, dtype=np.int64), needs)
 
 
 def _counted(
@@ -376,18 +384,18 @@ class HeapIndex:
         unknown = np.flatnonzero(ids < 0)
         new_codes, first_seen = np.unique(codes[unknown], return_index=True)
         first_at = unknown[first_seen]  # where each new state is first reached
-        done = len(states)
+        done, needs = len(states), 0
         if new_budget is not None and len(first_at):
-            # parents are expanded while fewer than the budget's new states are numbered
+            # parents are expanded while their new states fit in the budget
             new_per_parent = np.bincount(parent[first_at], minlength=len(states))
-            before = np.cumsum(new_per_parent) - new_per_parent
-            done = int(np.searchsorted(before, new_budget, side="left"))
+            done = int(np.searchsorted(np.cumsum(new_per_parent), new_budget, side="right"))
+            needs = int(new_per_parent[done]) if done < len(states) else 0
         if first_new:
             known = ids >= 0
             stops = known.copy()
             stops[known] = (ids[known] < first_new) & ~reached[ids[known]]
-            if stops.any():
-                done = min(done, int(parent[np.flatnonzero(stops)[0]]) + 1)
+            if stops.any() and int(parent[np.flatnonzero(stops)[0]]) + 1 < done:
+                done, needs = int(parent[np.flatnonzero(stops)[0]]) + 1, 0
         if done < len(states):
             kept = parent < done
             first_at = first_at[kept[first_at]]
@@ -400,7 +408,7 @@ class HeapIndex:
         self._append(children[first_at])
         self._index(new_codes, new_ids)
         ids = np.where(ids < 0, self._lookup(codes), ids)
-        return Expansion(done, states[parent], ids)
+        return Expansion(done, states[parent], ids, needs)
 
 
 def position_index(

@@ -211,7 +211,7 @@ def extend_values(
         began = time.perf_counter()
         if workers == 1:
             tail: tuple[Any, ...] = (seen,)
-        else:  # every value so far below width, a block's marks in a few MiB
+        else:  # every value so far below width, a block's marks in a few MiB a worker
             width = 1 << max(run.largest.bit_length(), 1)
             tail = (width, max(16, min(BLOCK_HEAPS, (1 << 20) // (2 * width + 1))), workers)
         reached, nrare, top, pairs = compiled(

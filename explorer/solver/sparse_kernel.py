@@ -1,15 +1,22 @@
 """The compiled kernel of the sparse-space method (numba): a block of heaps at a time.
 
 A block's heaps n0 <= n < n0 + size depend on values below n0 through every pair but the few
-whose larger part lies in the block. Phase 1 (``prange``: the block's heaps are shared out over
-numba's threads in interleaved runs of `RUN`) marks, for each heap, the options made of values
-known before the block: the rare pairs, then the verification scan from the least such pair up
-until each value below the candidate is shown reached (marking only those values); without a
-sparse split, every pair. Phase 2 (in heap order, on one thread) adds the options whose larger
-part lies in the block; if one of them reached the candidate, it takes the next one and scans
-the known pairs again from the start, else it continues the scan where phase 1 stopped while a
-value below the candidate is still not shown reached. One worker runs `_extend_one`, a heap at
-a time, through the same scan; the tests compare the two kernels and the naive method.
+whose larger part lies in the block. Phase 1 (runs of `RUN` heaps, each claimed by one member
+of a team on numba's threads) marks, for each heap, the options made of values known before
+the block: the rare pairs, then the verification scan from the least such pair up until each
+value below the candidate is shown reached (marking only those values); without a sparse
+split, every pair. Phase 2 (in heap order, by the first member to find every run done) adds
+the options whose larger part lies in the block; if one of them reached the candidate, it
+takes the next one and scans the known pairs again from the start, else it continues the scan
+where phase 1 stopped while a value below the candidate is still not shown reached. One worker
+runs `_extend_one`, a heap at a time, through the same scan; the tests compare the two kernels
+and the naive method.
+
+No member waits for another that the system has stopped (a busy machine): the team shares
+runs through a state word per run, a member that runs out of work does a run still claimed by
+another itself at once (whichever copy is done first is kept), and a member waiting for phase
+2 naps after `SPIN` checks. One team serves a whole call: numba starts its threads once a
+call, not once a block.
 
 Imported only where values are computed: it loads numba.
 """
@@ -20,19 +27,40 @@ import os
 from typing import Any
 
 import numpy as np
-from numba import config, njit, prange
+from llvmlite import ir
+from numba import config, njit, prange, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 #: Pairs a scan takes from each split in turn when a heap has several (one split: all at once).
 STEP = 64
-#: Heaps a thread takes in turn in a block's first phase (runs of them interleave).
+#: Heaps a team member claims at a time in a block's first phase.
 RUN = 16
 #: Unbounded, for a range without an end.
 _ALL = 1 << 62
+#: Checks a team member makes while another member does phase 2 before it naps.
+SPIN = 20000
+#: A waiting member's nap, in microseconds: its core goes to the member it waits for.
+NAP = np.int32(50)
+
+# A run's state: its block's number << _GEN, then free (0), claimed (_CLAIMED) or done by
+# member m (_DONE_BY + m), its marks in that member's rows.
+_GEN = 16
+_CLAIMED = 1
+_DONE_BY = 2
+# The team's words: the block open to it (-1: stop), the last block whose phase 2 a member
+# took, then the results: heaps done up to, rare count, largest value, pairs XORed.
+_BLOCK, _PHASE2, _DONE, _RARE, _LARGEST, _PAIRS = range(6)
+_TEAM = 6
+# What phase 1 leaves of a heap for phase 2: splits, where its scan stopped, its candidate,
+# the values still to be shown reached, the pairs XORed.
+_SPLITS, _RESUME, _CANDIDATE, _NEED, _COUNTED = range(5)
+_FOUND = 5
 
 
 def kernel(workers: int) -> Any:
     """The kernel for `workers` threads (numba, cached on disk; compiled on first use): one
-    heap at a time for one, the block kernel on numba's threads for more.
+    heap at a time for one, the block kernel's team on numba's threads for more.
 
     Examples
     --------
@@ -54,19 +82,77 @@ def kernel(workers: int) -> Any:
             _compiled[threaded] = njit(cache=True, nogil=True)(_extend_one)
             return _compiled[threaded]
         if "NUMBA_THREADING_LAYER" not in os.environ:
-            # GNU OpenMP first: it starts a block's threads in about a microsecond where
-            # numba's own pool takes about 100 us (thousands of blocks a run; measured);
-            # "passive" with a spin count: a waiting thread spins through the short serial
-            # phase 2 between two blocks (a block 6 % faster at 2^22 than sleeping at once),
-            # then sleeps instead of holding a core that another process may need
+            # GNU OpenMP first, its threads sleeping at once when they wait: the team waits
+            # in the kernel itself; an OpenMP thread spinning on (GOMP_SPINCOUNT=100000) held
+            # a core that a busy machine's other processes needed (a run 4x the CPU time)
             os.environ.setdefault("OMP_WAIT_POLICY", "passive")
-            os.environ.setdefault("GOMP_SPINCOUNT", "100000")
             setattr(config, "THREADING_LAYER_PRIORITY", ["omp", "workqueue", "tbb"])  # noqa: B010
         _compiled[threaded] = njit(cache=True, nogil=True, parallel=True)(_extend_blocks)
     return _compiled[threaded]
 
 
 _compiled: dict[bool, Any] = {}  # numba's dispatchers, by whether they use threads
+
+
+def _element(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+    """A pointer to array[index], the first two of `args` (code generation)."""
+    array = context.make_array(sig.args[0])(context, builder, args[0])
+    pointer = cgutils.get_item_pointer  # untyped in numba
+    return pointer(context, builder, sig.args[0], array, [args[1]])  # type: ignore[no-untyped-call]
+
+
+def _load_typed(typingctx: Any, array: Any, index: Any) -> Any:
+    """array[index] read once, seeing every write made before the store that wrote it."""
+
+    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+        return builder.load_atomic(_element(context, builder, sig, args), "acquire", 8)
+
+    return types.int64(array, index), codegen
+
+
+_load: Any = intrinsic(_load_typed)
+
+
+def _store_typed(typingctx: Any, array: Any, index: Any, value: Any) -> Any:
+    """array[index] = value, after every write made before it."""
+
+    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+        builder.store_atomic(args[2], _element(context, builder, sig, args), "release", 8)
+        return context.get_dummy_value()
+
+    return types.void(array, index, types.int64), codegen
+
+
+_store: Any = intrinsic(_store_typed)
+
+
+def _swap_typed(typingctx: Any, array: Any, index: Any, old: Any, new: Any) -> Any:
+    """array[index] = new if it holds old, in one step; whether it did."""
+
+    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+        pointer = _element(context, builder, sig, args)
+        pair = builder.cmpxchg(pointer, args[2], args[3], "seq_cst", "seq_cst")
+        return builder.extract_value(pair, 1)
+
+    return types.boolean(array, index, types.int64, types.int64), codegen
+
+
+_swap: Any = intrinsic(_swap_typed)
+
+
+def _nap_typed(typingctx: Any, micros: Any) -> Any:
+    """Sleep about `micros` microseconds (the C library's usleep)."""
+
+    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+        kind = ir.FunctionType(ir.IntType(32), [ir.IntType(32)])
+        declare = cgutils.get_or_insert_function  # untyped in numba
+        usleep = declare(builder.module, kind, "usleep")  # type: ignore[no-untyped-call]
+        return builder.call(usleep, args)
+
+    return types.int32(types.int32), codegen
+
+
+_nap: Any = intrinsic(_nap_typed)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -185,17 +271,14 @@ def _known_options(  # type: ignore[no-untyped-def]
     span,
     cleared,
     reached,
-    wanted,
+    want,
     totals,
     halves,
-    splits,
-    resume,
-    cands,
-    needs,
-    counted,
+    found,
 ):
     """Phase 1 for heap n0 + j: its options made of values known before the block (below
-    n0), into reached[j], and where its verification scan stopped.
+    n0), into reached[j], and in found[j] its splits, where its verification scan stopped,
+    its candidate, the values still needed and the pairs XORed.
 
     Octal-digit cases: all three bits of a digit d_k, one array each. Bit 1 (take a whole heap
     of exactly k) is `take_all`; bit 2 (leave one heap n - k > 0) is `leave_one`; bit 4 (split
@@ -228,7 +311,7 @@ def _known_options(  # type: ignore[no-untyped-def]
         m += 1
         has1 |= t & 1 == 1
         has0 |= t & 1 == 0
-    splits[j] = m
+    found[j, _SPLITS] = m
     count = 0
     if not sparse:
         for i in range(m):
@@ -236,7 +319,7 @@ def _known_options(  # type: ignore[no-untyped-def]
             for a in range(max(1, t - n0 + 1), halves[j, i] + 1):
                 row[_pair(values, a, t)] = 1
                 count += 1
-        counted[j] = count
+        found[j, _COUNTED] = count
         return
     for i in range(m):  # every pair with a rare part: the only ones reaching a common value
         t = totals[j, i]
@@ -252,14 +335,12 @@ def _known_options(  # type: ignore[no-untyped-def]
     cand, need = _candidate(row, common, has0, has1, 0, span)
     a = 1
     if need > 0:
-        a, need, scanned = _scan_splits(
-            values, row, wanted[j], totals[j], halves[j], m, cand, 1, n0
-        )
+        a, need, scanned = _scan_splits(values, row, want, totals[j], halves[j], m, cand, 1, n0)
         count += scanned
-    resume[j] = a
-    cands[j] = cand
-    needs[j] = need
-    counted[j] = count
+    found[j, _RESUME] = a
+    found[j, _CANDIDATE] = cand
+    found[j, _NEED] = need
+    found[j, _COUNTED] = count
 
 
 def _extend_blocks(  # type: ignore[no-untyped-def]
@@ -276,14 +357,16 @@ def _extend_blocks(  # type: ignore[no-untyped-def]
     nrare,
     width,
     block,
-    shares,
+    members,
 ):
-    """Fill values[start:stop] a block of heaps at a time; returns (heaps done up to, rare
-    count, largest value, pairs XORed). Stops early when the rare buffer is full.
+    """Fill values[start:stop] a block of heaps at a time by a team of `members` members;
+    returns (heaps done up to, rare count, largest value, pairs XORed). Stops early when the
+    rare buffer is full.
 
     Every value is below `width` (a power of two) when the run starts, so every XOR of two is
     below 2 * width; the run stops after the first heap whose value reaches `width`, and the
-    caller doubles it. reached[j, v] = 1 when heap n0 + j has an option of value v.
+    caller doubles it. Each member marks its runs' options in its own rows:
+    reached[member, j, v] = 1 when heap n0 + j has an option of value v.
 
     Octal-digit cases: all three bits of a digit d_k, one array each. Bit 1 (take a whole heap
     of exactly k) is `take_all`; bit 2 (leave one heap n - k > 0) is `leave_one`; bit 4 (split
@@ -295,32 +378,112 @@ def _extend_blocks(  # type: ignore[no-untyped-def]
     # a row as 64-bit words, cleared 8 values at a time, in whole cache lines: two threads
     # never write to one line
     words = ((span + 8) // 8 + 7) & ~7
-    cleared = np.zeros((block, words), dtype=np.uint64)
+    cleared = np.zeros((members, block, words), dtype=np.uint64)
     reached = cleared.view(np.uint8)
-    wanted = np.zeros((block, 8 * words), dtype=np.uint8)
-    totals = np.zeros((block, nsplit), dtype=np.int64)
-    halves = np.zeros((block, nsplit), dtype=np.int64)
-    splits = np.zeros(block, dtype=np.int64)
-    resume = np.zeros(block, dtype=np.int64)
-    cands = np.zeros(block, dtype=np.int64)
-    needs = np.zeros(block, dtype=np.int64)
-    counted = np.zeros(block, dtype=np.int64)
-    largest = 0
-    pairs = 0
-    n0 = start
-    while n0 < stop:
+    wanted = np.zeros((members, 8 * words), dtype=np.uint8)
+    totals = np.zeros((members, block, nsplit), dtype=np.int64)
+    halves = np.zeros((members, block, nsplit), dtype=np.int64)
+    found = np.zeros((members, block, _FOUND), dtype=np.int64)
+    # a run's state and the team's counters, each on a cache line of its own
+    runs = (block + RUN - 1) // RUN
+    state = np.zeros(8 * runs, dtype=np.int64)
+    team = np.zeros(8 * _TEAM, dtype=np.int64)
+    if start >= stop:
+        return start, nrare, 0, 0
+    for c in range(runs):
+        state[8 * c] = 1 << _GEN
+    team[8 * _BLOCK] = 1
+    team[8 * _RARE] = nrare
+    for member in prange(members):
+        _member(
+            member,
+            values,
+            start,
+            stop,
+            leave_one,
+            take_all,
+            split_after,
+            unequal,
+            sparse,
+            common,
+            rare,
+            block,
+            span,
+            state,
+            team,
+            cleared,
+            reached,
+            wanted,
+            totals,
+            halves,
+            found,
+        )
+    # read through _load: numba moves plain reads of an array its loop hands on above the loop
+    done, count = _load(team, 8 * _DONE), _load(team, 8 * _RARE)
+    return done, count, _load(team, 8 * _LARGEST), _load(team, 8 * _PAIRS)
+
+
+@njit(cache=True, nogil=True)
+def _member(  # type: ignore[no-untyped-def]
+    me,
+    values,
+    start,
+    stop,
+    leave_one,
+    take_all,
+    split_after,
+    unequal,
+    sparse,
+    common,
+    rare,
+    block,
+    span,
+    state,
+    team,
+    cleared,
+    reached,
+    wanted,
+    totals,
+    halves,
+    found,
+):
+    """One member of the team: claims the free runs of the block's phase 1, then does a run
+    still claimed by a member that does not finish it in time (one the system has stopped),
+    and phase 2 when it is the first to find every run done; then waits for the next block.
+    No member ever needs another to run: alone, a member does every block.
+
+    Octal-digit cases: all three bits of a digit d_k, one array each. Bit 1 (take a whole heap
+    of exactly k) is `take_all`; bit 2 (leave one heap n - k > 0) is `leave_one`; bit 4 (split
+    the rest n - k into two non-empty heaps) is `split_after`, with `unequal` for a split whose
+    two heaps must differ (Grundy's game); only bit 4 goes through the sparse scan.
+    """
+    while True:
+        g = _load(team, 8 * _BLOCK)
+        if g < 0:
+            return
+        known = _load(team, 8 * _RARE)  # the rare positions below n0 (stale only if the
+        # block has moved on, and then every claim and result for block g is refused)
+        n0 = start + (g - 1) * block
         size = min(block, stop - n0)
-        known = nrare  # the rare positions below n0
         runs = (size + RUN - 1) // RUN
-        # phase 1: the options made of values known before the block, each thread taking every
-        # threads-th run of heaps (a heap's work drifts across a block: even shares)
-        for share in prange(shares):
-            for c in range(share, runs, shares):
-                for j in range(c * RUN, min(c * RUN + RUN, size)):
-                    _known_options(
+        tag = g << _GEN
+        for copy in range(2):  # the free runs, each claimed by one member; then the runs
+            # other members still hold (stopped by the system, or slower) done again here:
+            # the first copy done is kept, and a copy stops once the run is done
+            for c in range(runs):
+                if copy:
+                    go = _load(state, 8 * c) == tag | _CLAIMED
+                else:
+                    go = _load(state, 8 * c) == tag and _swap(state, 8 * c, tag, tag | _CLAIMED)
+                if go:
+                    _run(
+                        me,
+                        c,
+                        g,
+                        copy,
                         values,
                         n0,
-                        j,
+                        size,
                         leave_one,
                         take_all,
                         split_after,
@@ -330,90 +493,220 @@ def _extend_blocks(  # type: ignore[no-untyped-def]
                         rare,
                         known,
                         span,
+                        state,
                         cleared,
                         reached,
                         wanted,
                         totals,
                         halves,
-                        splits,
-                        resume,
-                        cands,
-                        needs,
-                        counted,
+                        found,
                     )
-        for j in range(size):  # phase 2, in heap order: the options of the block
-            n = n0 + j
-            row = reached[j]
-            m = splits[j]
-            count = counted[j]
-            cand = cands[j]
-            for i in range(leave_one.shape[0]):
-                k = leave_one[i]
-                if k < n and n - k >= n0:
-                    row[values[n - k]] = 1
-            has0 = False
-            has1 = False
-            for i in range(m):
-                t = totals[j, i]
-                has1 |= t & 1 == 1
-                has0 |= t & 1 == 0
-                if not sparse:  # every pair whose larger part lies in the block
-                    for a in range(1, min(halves[j, i], t - n0) + 1):
-                        row[_pair(values, a, t)] = 1
-                        count += 1
-                    continue
-                # the rare pairs of the block: a small rare part, or a rare part in the block
-                for r in range(known):
-                    a = rare[r]
-                    if a > t - n0:
-                        break
-                    if not (unequal and a + a == t):
-                        row[_pair(values, a, t)] = 1
-                        count += 1
-                for r in range(known, nrare):
-                    b = rare[r]
-                    if b < t and not (unequal and b + b == t):
-                        row[_pair(values, b, t)] = 1
-                        count += 1
-            x = 0
-            if not sparse:
+        if _swap(team, 8 * _PHASE2, g - 1, g):  # every run done: the first member here
+            _phase2(
+                me,
+                g,
+                values,
+                n0,
+                size,
+                stop,
+                leave_one,
+                split_after,
+                unequal,
+                sparse,
+                common,
+                rare,
+                known,
+                span,
+                state,
+                team,
+                reached,
+                wanted,
+                totals,
+                halves,
+                found,
+            )
+            continue
+        waited = 0  # the member doing phase 2 may have been stopped: nap, not spin
+        while _load(team, 8 * _BLOCK) == g:
+            waited += 1
+            if waited > SPIN:
+                _nap(NAP)
+
+
+@njit(cache=True, nogil=True)
+def _run(  # type: ignore[no-untyped-def]
+    me,
+    c,
+    g,
+    copy,
+    values,
+    n0,
+    size,
+    leave_one,
+    take_all,
+    split_after,
+    unequal,
+    sparse,
+    common,
+    rare,
+    known,
+    span,
+    state,
+    cleared,
+    reached,
+    wanted,
+    totals,
+    halves,
+    found,
+):
+    """Phase 1 for run c of block g into the member's own rows, then the run marked done by
+    the member, unless another member's copy of the run was done first. A `copy` of a run
+    another member claimed stops as soon as the run is done."""
+    tag = g << _GEN
+    for j in range(c * RUN, min(c * RUN + RUN, size)):
+        if copy and _load(state, 8 * c) != tag | _CLAIMED:
+            return
+        _known_options(
+            values,
+            n0,
+            j,
+            leave_one,
+            take_all,
+            split_after,
+            unequal,
+            sparse,
+            common,
+            rare,
+            known,
+            span,
+            cleared[me],
+            reached[me],
+            wanted[me],
+            totals[me],
+            halves[me],
+            found[me],
+        )
+    _swap(state, 8 * c, tag | _CLAIMED, tag | (_DONE_BY + me))
+
+
+@njit(cache=True, nogil=True)
+def _phase2(  # type: ignore[no-untyped-def]
+    me,
+    g,
+    values,
+    n0,
+    size,
+    stop,
+    leave_one,
+    split_after,
+    unequal,
+    sparse,
+    common,
+    rare,
+    known,
+    span,
+    state,
+    team,
+    reached,
+    wanted,
+    totals,
+    halves,
+    found,
+):
+    """Phase 2 of the block at n0, in heap order, from the rows of the member that did each
+    run; then the next block opened to the team (or the team told to stop)."""
+    nrare = known
+    largest = team[8 * _LARGEST]
+    pairs = team[8 * _PAIRS]
+    want = wanted[me]
+    o = 0
+    for j in range(size):
+        if j % RUN == 0:
+            o = (_load(state, 8 * (j // RUN)) & ((1 << _GEN) - 1)) - _DONE_BY
+        n = n0 + j
+        row = reached[o, j]
+        heap = found[o, j]
+        m = heap[_SPLITS]
+        count = heap[_COUNTED]
+        cand = heap[_CANDIDATE]
+        for i in range(leave_one.shape[0]):
+            k = leave_one[i]
+            if k < n and n - k >= n0:
+                row[values[n - k]] = 1
+        has0 = False
+        has1 = False
+        for i in range(m):
+            t = totals[o, j, i]
+            has1 |= t & 1 == 1
+            has0 |= t & 1 == 0
+            if not sparse:  # every pair whose larger part lies in the block
+                for a in range(1, min(halves[o, j, i], t - n0) + 1):
+                    row[_pair(values, a, t)] = 1
+                    count += 1
+                continue
+            # the rare pairs of the block: a small rare part, or a rare part in the block
+            for r in range(known):
+                a = rare[r]
+                if a > t - n0:
+                    break
+                if not (unequal and a + a == t):
+                    row[_pair(values, a, t)] = 1
+                    count += 1
+            for r in range(known, nrare):
+                b = rare[r]
+                if b < t and not (unequal and b + b == t):
+                    row[_pair(values, b, t)] = 1
+                    count += 1
+        x = 0
+        if not sparse:
+            while row[x]:
+                x += 1
+        else:
+            need = heap[_NEED]
+            a = heap[_RESUME]
+            if row[cand]:  # a pair of the block reached the candidate: the next one, and
+                # its values below not shown reached may be among the pairs phase 1 passed
+                cand, more = _candidate(row, common, has0, has1, cand + 1, span)
+                need += more
+                a = 1
+            if need > 0:  # the pairs not scanned: those of the block, then known ones
+                _, need, scanned = _scan_splits(
+                    values, row, want, totals[o, j], halves[o, j], m, cand, 0, n0
+                )
+                count += scanned
+            if need > 0:
+                _, need, scanned = _scan_splits(
+                    values, row, want, totals[o, j], halves[o, j], m, cand, a, n0
+                )
+                count += scanned
+            x = cand
+            if need > 0:
+                x = 0
                 while row[x]:
                     x += 1
-            else:
-                need = needs[j]
-                a = resume[j]
-                if row[cand]:  # a pair of the block reached the candidate: the next one, and
-                    # its values below not shown reached may be among the pairs phase 1 passed
-                    cand, more = _candidate(row, common, has0, has1, cand + 1, span)
-                    need += more
-                    a = 1
-                if need > 0:  # the pairs not scanned: those of the block, then known ones
-                    _, need, scanned = _scan_splits(
-                        values, row, wanted[j], totals[j], halves[j], m, cand, 0, n0
-                    )
-                    count += scanned
-                if need > 0:
-                    _, need, scanned = _scan_splits(
-                        values, row, wanted[j], totals[j], halves[j], m, cand, a, n0
-                    )
-                    count += scanned
-                x = cand
-                if need > 0:
-                    x = 0
-                    while row[x]:
-                        x += 1
-            values[n] = x
-            pairs += count
-            largest = max(largest, x)
-            if sparse and common[n & 1, x] == 0:
-                rare[nrare] = n
-                nrare += 1
-                if nrare == rare.shape[0]:
-                    return n + 1, nrare, largest, pairs
-            if x >= width or x >= 65535:  # past the marks, or the limit: the caller sees
-                return n + 1, nrare, largest, pairs
-        n0 += size
-    return stop, nrare, largest, pairs
+        values[n] = x
+        pairs += count
+        largest = max(largest, x)
+        full = False
+        if sparse and common[n & 1, x] == 0:
+            rare[nrare] = n
+            nrare += 1
+            full = nrare == rare.shape[0]
+        # the rare buffer full, or a value past the marks or at the limit: the caller sees
+        if full or x >= span // 2 or x >= 65535 or n + 1 == stop:
+            team[8 * _DONE] = n + 1
+            team[8 * _RARE] = nrare
+            team[8 * _LARGEST] = largest
+            team[8 * _PAIRS] = pairs
+            _store(team, 8 * _BLOCK, -1)
+            return
+    team[8 * _LARGEST] = largest
+    team[8 * _PAIRS] = pairs
+    _store(team, 8 * _RARE, nrare)
+    tag = (g + 1) << _GEN
+    for c in range(state.shape[0] // 8):
+        _store(state, 8 * c, tag)
+    _store(team, 8 * _BLOCK, g + 1)
 
 
 def _extend_one(  # type: ignore[no-untyped-def]

@@ -32,6 +32,12 @@ from explorer.storage.rows.sequences import (
 from explorer.storage.tables import edges
 from explorer.storage.tables import states as states_table
 
+#: The root of the build that stored each state of ``:keys`` (expanding) of game ``:g``.
+DEPTH_STARTS = sa.text(
+    "SELECT s.key, b.root FROM states AS s JOIN builds AS b ON b.id = s.build_id "
+    "WHERE s.game_id = :g AND s.key IN :keys AND b.kind = 'build'"
+).bindparams(sa.bindparam("keys", expanding=True))
+
 
 class StoredGame(Browsing, Subgraphs, Findings):
     """One game of a database in one convention: what `Database.game` returns.
@@ -73,6 +79,13 @@ class StoredGame(Browsing, Subgraphs, Findings):
             successors = self._linked(conn, game_id, row.id, "out", moves, 0)
             result["moves"] = successors["total"]
             result["successors"] = self._named(row.key, successors["states"])
+            # a depth counts moves from the start of the build that stored the state: after
+            # builds from several starts, each state says which
+            keys = [row.key, *(state["position"] for state in result["successors"])]
+            starts = self._depth_starts(conn, game_id, keys)
+            result["depth_from"] = starts.get(row.key)
+            for state in result["successors"]:
+                state["depth_from"] = starts.get(state["position"])
             result["winning_moves"] = [
                 s["position"] for s in successors["states"] if s["outcome"] == "P"
             ]
@@ -80,6 +93,12 @@ class StoredGame(Browsing, Subgraphs, Findings):
                 edges.count_at("dst"), {"g": game_id, "s": row.id}
             ).scalar_one()
         return result
+
+    @staticmethod
+    def _depth_starts(conn: sa.Connection, game_id: int, keys: list[str]) -> dict[str, str]:
+        """The start of the build that stored each of `keys` (its depth counts from there)."""
+        rows = conn.execute(DEPTH_STARTS, {"g": game_id, "keys": keys})
+        return {key: root for key, root in rows if root is not None}
 
     @translated("read")
     def successors(self, position: str, *, limit: int = 20, offset: int = 0) -> QueryResult:
@@ -260,6 +279,12 @@ class StoredGame(Browsing, Subgraphs, Findings):
             "by_outcome": by_outcome,
             "by_grundy": by_grundy,
             "by_depth": by_depth,
+            # each state's depth counts from the start of the build that stored it
+            "depth_from": list(
+                dict.fromkeys(
+                    b["position"] for b in builds if b["kind"] == "build" and b["states_new"]
+                )
+            ),
             "max_grundy": max(by_grundy, default=None),
             "max_depth": max(by_depth, default=None),
             "max_remoteness": max(remoteness, default=None),

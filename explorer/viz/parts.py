@@ -116,9 +116,9 @@ def known_values(table: PartTable, most: int | None = None) -> ValueOf:
     def value_of(game: Game[Any], position: Position) -> int | None:
         label = game.part_label(position)
         if label is not None:
-            known = table.family(game.part_family()).get(label)
-            if known is not None or most is None or (game.tier(position) or 0) <= most:
-                return part_value(game, position, table) if known is None else known
+            known = label in table.family(game.part_family())
+            if known or most is None or (game.tier(position) or 0) <= most:
+                return part_value(game, position, table)  # a stored value checked first
             return None
         try:
             value = grundy_value(game, position, **({} if most is None else {"max_states": most}))

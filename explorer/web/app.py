@@ -289,16 +289,10 @@ class Pages:
             count=False,
         )
         spec = found["game"]
-        if page > 1 and not found["states"]:  # past the last page: no such page
-            return self.error(
-                404,
-                f"no page {page:,} of these states of {spec}: "
-                + (
-                    f"they fill {_pages(found['total']):,} page(s)"
-                    if found["total"] is not None
-                    else "it is past the last one"
-                ),
-            )
+        pages = None if found["total"] is None else _pages(found["total"])
+        # past the last page: an empty page (as for filters no state matches), whose
+        # previous page is the last one
+        back = min(page - 1, pages or page - 1)
         filters = {
             "spec": spec,
             "convention": _in_links(convention),
@@ -314,9 +308,9 @@ class Pages:
             found=found,
             page=page,
             filters=filters,
-            previous=link("/states", **filters, page=page - 1) if page > 1 else None,
+            previous=link("/states", **filters, page=back) if page > 1 else None,
             following=link("/states", **filters, page=page + 1) if found["more"] else None,
-            pages=None if found["total"] is None else _pages(found["total"]),
+            pages=pages,
             example=_example(stored),
         )
 

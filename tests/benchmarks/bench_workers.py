@@ -1,12 +1,15 @@
 """Benchmark ``--workers``: one worker against N, as paired whole processes, alternating.
 
 Run: ``python tests/benchmarks/bench_workers.py [--spec grundy] [--upto 4194303] [--workers 2]
-[--rounds 3]``. Each round runs ``explorer sequence SPEC --upto N --until-periodic`` once with
-one worker and once with N (in alternating order), each under ``/usr/bin/time``: wall time,
-CPU time (user + system, every thread) and peak memory of the whole process, the Fletcher-32
-it prints (the two must agree) and the 1-minute load average before the run. It ends with the
-median of the wall-time ratios (one worker's over N's). On a machine shared with other work
-the wall times drift with the load: read the CPU times and the load beside them.
+[--rounds 3] [--busy 2]`` from the repository. Each round runs ``explorer sequence SPEC --upto N
+--until-periodic`` once with one worker and once with N (in alternating order), each under
+``/usr/bin/time``: wall time, CPU time (user + system, every thread) and peak memory of the
+whole process, the Fletcher-32 it prints (the two must agree) and the 1-minute load average
+before the run. It ends with the medians of the wall-time ratios (one worker's over N's, and
+N's over one's). On a machine shared with other work the wall times drift with the load: read
+the CPU times and the load beside them. ``--busy K`` runs every command beside K busy
+processes (each a CPU-bound Python loop started before the first round and stopped after the
+last): a busy machine, where a thread team must not wait for a member the system stopped.
 
 Measured here inside /work/wt/quiet (no other test or benchmark running; load average 1.6-2.3,
 the two-worker runs counting for 2), Grundy's game to 2^22, Fletcher-32 78b1a00b every time:
@@ -86,9 +89,31 @@ def main() -> None:
     parser.add_argument("--upto", type=int, default=(1 << 22) - 1)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--busy", type=int, default=0, help="busy processes beside each run")
     args = parser.parse_args()
     run(args.spec, 1000, args.workers)  # compile both kernels into numba's cache first
     run(args.spec, 40_000, 1)
+    loop = "while True: pass"
+    busy = [subprocess.Popen([sys.executable, "-c", loop]) for _ in range(args.busy)]
+    try:
+        ratios = rounds(args)
+    finally:
+        for process in busy:
+            process.kill()
+            process.wait()
+    print(
+        f"wall ratio 1 / {args.workers} workers beside {args.busy} busy: "
+        f"median {statistics.median(ratios):.2f} of " + ", ".join(f"{r:.2f}" for r in ratios)
+    )
+    print(
+        f"wall ratio {args.workers} / 1 workers beside {args.busy} busy: "
+        f"median {statistics.median(1 / r for r in ratios):.2f} of "
+        + ", ".join(f"{1 / r:.2f}" for r in ratios)
+    )
+
+
+def rounds(args: argparse.Namespace) -> list[float]:
+    """The rounds, one worker and N in alternating order; the wall ratios (one over N)."""
     ratios = []
     print(f"{args.spec} to {args.upto:,}: workers, wall s, CPU s, peak MiB, Fletcher-32, load")
     for round_ in range(args.rounds):
@@ -106,10 +131,7 @@ def main() -> None:
         if len(sums) != 1:
             raise SystemExit(f"the checksums differ: {sorted(sums)}")
         ratios.append(walls[1] / walls[args.workers])
-    print(
-        f"wall ratio 1 / {args.workers} workers: median {statistics.median(ratios):.2f} of", end=""
-    )
-    print(" " + ", ".join(f"{r:.2f}" for r in ratios))
+    return ratios
 
 
 if __name__ == "__main__":

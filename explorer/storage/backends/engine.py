@@ -1,7 +1,9 @@
 """Opening a database: URL resolution, engine and pragmas, schema checks and automatic upgrade.
 
 A database is a SQLite file (the default ``./explorer.db``, or ``$EXPLORER_DB``) or a PostgreSQL
-server. Opening applies the Alembic migrations it lacks and refuses a schema newer than the code.
+server. Opening applies the Alembic migrations it lacks (any command that opens it writable,
+a read such as ``query`` too, and says so in a notice: an older explorer cannot open it after)
+and refuses a schema newer than the code.
 
 Several programs at once: readers never wait (SQLite's WAL mode gives each a consistent snapshot
 while a build writes); writers take turns, every SQLite write transaction beginning
@@ -482,3 +484,10 @@ def _check_and_upgrade(engine: Engine, shown: str, *, upgrade: bool = True) -> N
         from alembic import command
 
         command.upgrade(alembic_config(connection), "head")
+    if current is not None:  # an explorer database, upgraded in place: a reader says so too
+        from explorer import notices
+
+        notices.say(
+            f"upgraded database {shown!r} from schema revision {current!r} to {head!r}: "
+            "an older explorer cannot open it now"
+        )

@@ -17,7 +17,15 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from explorer.analysis.parts import PART_TABLE, PartTable, part_families, part_value, parts_of
+from explorer.analysis.parts import (
+    PART_TABLE,
+    PartTable,
+    part_families,
+    part_value,
+    parts_of,
+    search_families,
+)
+from explorer.errors import StoredPartError
 from explorer.games.convention import NORMAL, Convention
 from explorer.storage.backends.errors import translated, translated_errors
 
@@ -38,7 +46,7 @@ def load_part_values(
             sa.text("SELECT label, value FROM part_values WHERE family = :f"), {"f": family}
         )
         values = {label: int(value) for label, value in rows}
-        table.family(family).update(values)
+        table.add_stored(family, values)  # each checked against its moves when first used
         read[family] = set(values)
     return read
 
@@ -111,8 +119,9 @@ class SharedParts:
         """Within the block, the process's part table (`explorer.analysis.parts`) holds
         the values this database stores for the game's part families (of a sum's
         components too), and after it, even after an error, the values the process knows
-        beyond those are stored. Yields how many values were read; a game without part
-        labels reads none.
+        beyond those are stored (not after a stored value was found wrong: see
+        `explorer.analysis.parts.PartTable.add_stored`). Yields how many values were read;
+        a game without part labels reads none.
 
         Examples
         --------
@@ -132,21 +141,40 @@ class SharedParts:
         if not families:
             yield 0
             return
+        families += [f for f in search_families(game) if f not in families]
         with translated_errors(self.engine, "read"), self.engine.connect() as conn:
             read = load_part_values(conn, PART_TABLE, families)
+        count = sum(map(len, read.values()))
+
+        def checkpoint() -> None:  # a long search stores what it found as it goes
+            self._save(read)
+            for family in read:  # what is saved now is stored: the next save skips it
+                read[family] = set(PART_TABLE.family(family))
+
+        before, PART_TABLE.checkpoint = PART_TABLE.checkpoint, checkpoint
         try:
-            yield sum(map(len, read.values()))
+            yield count
+        except StoredPartError:  # a damaged table: the command fails, and writes nothing
+            raise
+        except BaseException:
+            self._save(read)
+            raise
         finally:
-            with translated_errors(self.engine, "write to"), self.engine.begin() as conn:
-                save_part_values(conn, PART_TABLE, read)
+            PART_TABLE.checkpoint = before
+        self._save(read)
+
+    def _save(self, read: dict[str, set[str]]) -> None:
+        with translated_errors(self.engine, "write to"), self.engine.begin() as conn:
+            save_part_values(conn, PART_TABLE, read)
 
     @contextmanager
     def building(
         self, game: Game[Any], root: Position, complete: bool, convention: Convention
     ) -> Iterator[None]:
-        """Around a normal-play build of `root`: the part table shared (`shared`) and, for a
-        build meant to be `complete` (no state limit), the root's parts valued first, each
-        label the table lacks once, so that the table holds every part the build meets."""
+        """Around a normal-play build or solve of `root`: the part table shared (`shared`)
+        and, for a build meant to be `complete` (no state limit) or a solve, the root's parts
+        valued first, each label the table lacks once, so that the table holds every part
+        the build meets (and a solve answered by the whole graph still adds to it)."""
         if convention != NORMAL or not part_families(game):
             yield
             return

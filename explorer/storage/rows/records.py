@@ -29,7 +29,7 @@ import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from explorer.errors import BuildRunningError, NotStoredError, WorkLimitError
+from explorer.errors import BuildRunningError, NotStoredError
 from explorer.games.base import Game
 from explorer.games.convention import NORMAL, Convention
 from explorer.games.pyspec import python_specs_match, rules_changed
@@ -309,12 +309,6 @@ def update_build(
             **({} if counts is None else asdict(counts)),
         )
     )
-
-
-def ended_status(error: BaseException) -> str:
-    """The status of a build that `error` ended: ``interrupted`` when the user stopped it (Ctrl-C,
-    the work bound of ``--max-seconds``; the same command resumes it), else ``failed``."""
-    return "interrupted" if isinstance(error, KeyboardInterrupt | WorkLimitError) else "failed"
 
 
 def shown_status(status: str, host: str | None, pid: int | None) -> str:

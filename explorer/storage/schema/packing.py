@@ -1,0 +1,323 @@
+"""A state's moves packed into one blob of its row: the encodings, packed and unpacked for every
+state at once in numpy, and the SQL of the ``edges`` views that decode them in plain SQL.
+
+Measured by ``tests/benchmarks/bench_packing.py`` on ``subtraction:1,2 180,180,180`` (1,004,731
+states, 5,913,089 moves, ids below 2**24), built by main 2d056e8, on the shared 2-core machine
+(load 8-16: seconds are for ratios only). Bytes a state of each direction, and seconds to pack
+and unpack every state's ids (numpy, best of 3):
+
+    successors    fixed (3 bytes) 17.66 B  pack 0.30 s  unpack 0.22 s
+                  varint          17.57 B       1.4 s          0.8 s
+                  delta           10.08 B       0.6 s          0.25 s  (ids sorted first)
+    predecessors  fixed (3 bytes) 17.66 B       0.15 s         0.12 s
+                  delta           10.07 B       0.4 s          0.25 s
+    the predecessors themselves: one stable sort of the moves by destination, 1.1-1.3 s
+
+Varints of ids as they are save nothing over 3 fixed bytes (ids of 1M states need 3 bytes of 7
+bits); gaps between sorted ids save 7.6 B a state a direction. The database with ``edges``
+replaced by both columns, each state's row written whole, file bytes a state (``dbstat``):
+today 228.9 (``edges`` 87.3, its reverse index 84.1, ``states`` 38.1, the key index 19.2);
+fixed both ways 92.4 (``states`` 73.1, the key index 19.2); fixed successors and delta
+predecessors 84.7; delta both ways 77.0. Fixed widths are chosen: under 100 B a state, the
+fastest to pack and unpack, and decoded by plain SQL both ways (a varint's boundaries need a
+walk over its blob, which no view can push a ``WHERE`` into). Widths grow with the game: 4
+bytes from 2**24 states (16.8M) on, which the gaps would halve again; that is the choice to
+measure at 10^8 states.
+
+PostgreSQL, the same build (``--postgres``; load 16-21): today 871 B a state (``states`` 240 at
+fill factor 50, ``edges`` with its indexes 632); the moves as ``bytea`` columns of ``states``
+(rows filled whole) 186. The moves of a state through the views 69 µs, into it 62 (the
+``edges`` table 54 and 45); every move through the view, decoded by the server, 4.3 s; every
+move read into arrays through psycopg's text results 17-24 s (the table 30): reading should
+ask for binary results.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from explorer.adjacency import Adjacency, Ints
+
+#: How a state's ids are written: ``fixed`` (each id in `width` bytes, big-endian, so that
+#: the blob's hex reads as the ids and the ``edges`` view decodes it in plain SQL; width 4 is
+#: an int32 blob), ``varint`` (each id in 7-bit groups, low group first, the high bit set on
+#: every byte but an id's last: LEB128) or ``delta`` (the ids sorted, the first as a varint,
+#: each next one as its gap from the one before).
+Encoding = Literal["fixed", "varint", "delta"]
+ENCODINGS: tuple[Encoding, ...] = ("fixed", "varint", "delta")
+#: Bytes as numpy holds them.
+Bytes = npt.NDArray[np.uint8]
+#: The widest fixed width: state ids are below 2**31 (`explorer.build.arrays.ID_LIMIT`).
+MAX_WIDTH = 4
+#: The most bytes a varint of an id below 2**35 takes.
+MAX_VARINT = 5
+
+
+@dataclass(frozen=True)
+class Packed:
+    """Every state's blob, concatenated: state s's blob is ``data[offset[s] : offset[s + 1]]``.
+
+    `width` is the fixed width of ids (``fixed`` only; 0 for the varints)."""
+
+    data: Bytes
+    offset: Ints
+    encoding: Encoding
+    width: int = 0
+
+    @property
+    def size(self) -> int:
+        """The number of states."""
+        return len(self.offset) - 1
+
+    def blobs(self) -> list[bytes]:
+        """One ``bytes`` a state, as a row stores it."""
+        raw = self.data.tobytes()
+        ends = self.offset.tolist()
+        return [raw[a:b] for a, b in zip(ends, ends[1:], strict=False)]
+
+    @classmethod
+    def from_blobs(cls, blobs: list[bytes], encoding: Encoding, width: int = 0) -> Packed:
+        """The blobs of states 0, 1, … as rows stored them (`blobs` in state order)."""
+        lengths = np.fromiter(map(len, blobs), dtype=np.int64, count=len(blobs))
+        offset = np.zeros(len(blobs) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offset[1:])
+        data = np.frombuffer(b"".join(blobs), dtype=np.uint8)
+        return cls(data, offset, encoding, width)
+
+
+def id_width(largest: int) -> int:
+    """The fewest whole bytes that hold every id up to `largest`: a game's fixed width.
+
+    Examples
+    --------
+    >>> id_width(0), id_width(255), id_width(256), id_width(1_004_730), id_width(2**31 - 1)
+    (1, 1, 2, 3, 4)
+    """
+    if not 0 <= largest < 2 ** (8 * MAX_WIDTH):
+        raise ValueError(f"state id {largest} is outside 0 .. 2**{8 * MAX_WIDTH} - 1")
+    return max(1, (int(largest).bit_length() + 7) // 8)
+
+
+def pack(moves: Adjacency, encoding: Encoding, width: int | None = None) -> Packed:
+    """Each state's ids (``moves.of(s)``) as its blob.
+
+    ``fixed`` writes the ids in `width` bytes (default: `id_width` of the largest id) in the
+    order given; ``varint`` in the order given; ``delta`` sorted (a state's ids are a set).
+
+    Examples
+    --------
+    >>> moves = Adjacency.from_degrees(np.array([2, 0, 1]), np.array([300, 1, 2]))
+    >>> pack(moves, "fixed").blobs()
+    [b'\\x01,\\x00\\x01', b'', b'\\x00\\x02']
+    >>> pack(moves, "varint").blobs(), pack(moves, "delta").blobs()
+    ([b'\\xac\\x02\\x01', b'', b'\\x02'], [b'\\x01\\xab\\x02', b'', b'\\x02'])
+    """
+    ids = moves.of(np.arange(moves.size, dtype=np.int64))
+    if len(ids) and int(ids.min()) < 0:
+        raise ValueError(f"state id {int(ids.min())} is negative")
+    if encoding == "fixed":
+        chosen = id_width(int(ids.max(initial=0))) if width is None else width
+        if len(ids) and id_width(int(ids.max())) > chosen:
+            raise ValueError(f"state id {int(ids.max())} does not fit in {chosen} bytes")
+        data = _fixed(ids, chosen)
+        offset = np.zeros(moves.size + 1, dtype=np.int64)
+        np.cumsum(moves.degree * chosen, out=offset[1:])
+        return Packed(data, offset, encoding, chosen)
+    if encoding == "delta":
+        ids = _gaps(moves, _sorted_within(moves, ids))
+    data, lengths = _varints(ids)
+    ends = np.zeros(len(ids) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=ends[1:])
+    first = np.zeros(moves.size + 1, dtype=np.int64)
+    np.cumsum(moves.degree, out=first[1:])
+    return Packed(data, ends[first], encoding)
+
+
+def unpack(packed: Packed) -> Adjacency:
+    """The states' ids from their blobs: `pack`'s inverse (``delta`` gives each state's ids
+    sorted)."""
+    data, offset = packed.data, packed.offset
+    if packed.encoding == "fixed":
+        width = packed.width
+        lengths = np.diff(offset)
+        if len(data) % width or np.any(lengths % width):
+            raise ValueError(f"a blob's length is not a multiple of the width {width}")
+        columns = data.reshape(-1, width).astype(np.int64)
+        ids = np.zeros(len(columns), dtype=np.int64)
+        for k in range(width):
+            ids = (ids << 8) | columns[:, k]
+        return Adjacency.from_degrees(lengths // width, ids)
+    last = (data & 0x80) == 0
+    if len(data) and not last[-1] or np.any(~last[offset[1:][np.diff(offset) > 0] - 1]):
+        raise ValueError("a blob ends inside a varint")
+    ids = _from_varints(data, last)
+    ended = np.zeros(len(data) + 1, dtype=np.int64)
+    np.cumsum(last, out=ended[1:])
+    degree = np.diff(ended[offset])
+    moves = Adjacency.from_degrees(degree, ids)
+    if packed.encoding == "delta":
+        moves = Adjacency.from_degrees(degree, _sums(moves))
+    return moves
+
+
+def _fixed(ids: Ints, width: int) -> Bytes:
+    """The ids big-endian in `width` bytes each."""
+    wide = ids.astype(">u8").view(np.uint8).reshape(-1, 8)
+    return np.ascontiguousarray(wide[:, 8 - width :]).reshape(-1)
+
+
+def _sorted_within(moves: Adjacency, ids: Ints) -> Ints:
+    """`ids` sorted within each state's run (often they are: no sort then)."""
+    falls = np.flatnonzero(np.diff(ids) < 0) + 1
+    if np.isin(falls, moves.start).all():
+        return ids
+    owner = np.repeat(np.arange(moves.size, dtype=np.int64), moves.degree)
+    return ids[np.lexsort((ids, owner))]
+
+
+def _gaps(moves: Adjacency, ids: Ints) -> Ints:
+    """Each id minus the one before it in its state's run (the first kept whole)."""
+    gaps = ids.copy()
+    gaps[1:] -= ids[:-1]
+    firsts = moves.start[moves.degree > 0]
+    gaps[firsts] = ids[firsts]
+    return gaps
+
+
+def _sums(moves: Adjacency) -> Ints:
+    """`_gaps`' inverse: running sums within each state's run."""
+    total = np.cumsum(moves.target)
+    firsts = moves.start[moves.degree > 0]
+    before = total[firsts] - moves.target[firsts]
+    return total - np.repeat(before, moves.degree[moves.degree > 0])
+
+
+def _varints(values: Ints) -> tuple[Bytes, Ints]:
+    """The values as LEB128 varints, concatenated, and each one's length in bytes."""
+    values = values.astype(np.uint64)
+    lengths = np.ones(len(values), dtype=np.int64)
+    for k in range(1, MAX_VARINT + 4):
+        lengths += values >= np.uint64(1 << (7 * k))
+    starts = np.cumsum(lengths) - lengths
+    data = np.empty(int(lengths.sum()), dtype=np.uint8)
+    for k in range(int(lengths.max(initial=0))):
+        here = lengths > k
+        group = (values[here] >> np.uint64(7 * k)) & np.uint64(0x7F)
+        more = (lengths[here] > k + 1).astype(np.uint64) << np.uint64(7)
+        data[starts[here] + k] = (group | more).astype(np.uint8)
+    return data, lengths
+
+
+def _from_varints(data: Bytes, last: npt.NDArray[np.bool_]) -> Ints:
+    """The LEB128 varints of `data` (`last` marks each one's final byte)."""
+    if not len(data):
+        return np.empty(0, dtype=np.int64)
+    firsts = np.flatnonzero(np.concatenate(([True], last[:-1])))
+    place = np.arange(len(data), dtype=np.int64) - np.repeat(
+        firsts, np.diff(np.append(firsts, len(data)))
+    )
+    groups = (data & 0x7F).astype(np.int64) << (7 * place)
+    return np.add.reduceat(groups, firsts)
+
+
+# -- the edges views ------------------------------------------------------------------------
+
+#: The table of slot numbers 0, 1, … that the SQLite views join a state's blob with: slot n is
+#: its (n + 1)-th id. It must have a row for every slot of the longest blob.
+SLOTS = "move_slots"
+#: The views: every move (game_id, src, dst) decoded from the successors' column, fast for a
+#: given ``src``; the same moves decoded from the predecessors' column, fast for a given ``dst``.
+FORWARD_VIEW, BACKWARD_VIEW = "edges", "edges_in"
+Dialect = Literal["sqlite", "postgresql"]
+
+
+def slots_sql(dialect: Dialect, count: int) -> list[str]:
+    """The statements that make the slots table hold 0 .. `count` - 1 (none on PostgreSQL,
+    whose views count slots with ``generate_series``)."""
+    if dialect != "sqlite":
+        return []
+    return [
+        f"CREATE TABLE IF NOT EXISTS {SLOTS} (n INTEGER PRIMARY KEY)",
+        f"INSERT OR IGNORE INTO {SLOTS} (n) WITH RECURSIVE c(n) AS (SELECT 0 UNION ALL "
+        f"SELECT n + 1 FROM c WHERE n + 1 < {int(count)}) SELECT n FROM c",
+    ]
+
+
+def views_sql(
+    dialect: Dialect,
+    successors: str = "successors",
+    predecessors: str = "predecessors",
+    width: str = "id_width",
+) -> list[str]:
+    """``CREATE VIEW`` statements of `FORWARD_VIEW` and `BACKWARD_VIEW` over the ``fixed``
+    blobs of columns `successors` and `predecessors` of ``states``, whose width is column
+    `width` of the state's ``games`` row. Plain SQL: the stock ``sqlite3`` shell and ``psql``
+    read them (SQLite through `SLOTS`, see `slots_sql`).
+
+    ``SELECT dst FROM edges WHERE game_id = ? AND src = ?`` reads one state's row, and so does
+    ``SELECT src FROM edges_in WHERE game_id = ? AND dst = ?``; a scan of every move decodes
+    each one in SQL (about ten times the time of today's ``edges`` table: explorer reads the
+    columns with `unpack` instead). On the 1M build, loaded machine (11), from Python's
+    ``sqlite3``, median of 500 random states: the moves of a state 18 µs (the ``edges`` table
+    10), the moves into it 15 (9), the README's ``moves`` query by key 31 (22).
+
+    Examples
+    --------
+    >>> import sqlite3
+    >>> moves = Adjacency.from_degrees(np.array([2, 1, 0]), np.array([1, 2, 2]))
+    >>> conn = sqlite3.connect(":memory:")
+    >>> _ = conn.execute("CREATE TABLE games (id INTEGER PRIMARY KEY, id_width INTEGER)")
+    >>> _ = conn.execute("CREATE TABLE states (game_id, id, successors, predecessors)")
+    >>> _ = conn.execute("INSERT INTO games VALUES (1, 1)")
+    >>> rows = zip(pack(moves, "fixed").blobs(), pack(moves.reversed(), "fixed").blobs())
+    >>> _ = conn.executemany(
+    ...     "INSERT INTO states VALUES (1, ?, ?, ?)", [(i, *r) for i, r in enumerate(rows)]
+    ... )
+    >>> for statement in slots_sql("sqlite", 2) + views_sql("sqlite"):
+    ...     _ = conn.execute(statement)
+    >>> conn.execute("SELECT * FROM edges WHERE game_id = 1 AND src = 0").fetchall()
+    [(1, 0, 1), (1, 0, 2)]
+    >>> conn.execute("SELECT src FROM edges_in WHERE game_id = 1 AND dst = 2").fetchall()
+    [(0,), (1,)]
+    """
+    statements = []
+    for name, column, near in (
+        (FORWARD_VIEW, successors, "src"),
+        (BACKWARD_VIEW, predecessors, "dst"),
+    ):
+        if dialect == "sqlite":
+            # SQLite has no function that reads a byte, but instr() of a one-byte blob in the
+            # blob of the 256 bytes is one more than its value. The id's byte j goes left by
+            # 8 (width - 1 - j): by a negative count, past the width, SQLite shifts right,
+            # so the next slot's bytes read there come to 0. CROSS JOIN keeps the order: a
+            # game, its states in id order (through the primary key, not the key index in
+            # key order), then a state's slots (else a scan of every state a slot).
+            value = " + ".join(
+                f"((instr({_EVERY_BYTE}, substr(s.{column}, n.n * g.{width} + {j + 1}, 1)) - 1)"
+                f" << (8 * (g.{width} - {j + 1})))"
+                for j in range(MAX_WIDTH)
+            )
+            source = (
+                f"games AS g CROSS JOIN states AS s ON s.game_id = g.id "
+                f"CROSS JOIN {SLOTS} AS n ON n.n < length(s.{column}) / g.{width}"
+            )
+        else:
+            slot = f"substring(s.{column} FROM n * g.{width} + 1 FOR g.{width})"
+            value = f"('x' || lpad(encode({slot}, 'hex'), 8, '0'))::bit(32)::integer"
+            source = (
+                f"states AS s JOIN games AS g ON g.id = s.game_id CROSS JOIN LATERAL "
+                f"generate_series(0, length(s.{column}) / g.{width} - 1) AS n"
+            )
+        ends = f"s.id, {value}" if near == "src" else f"{value}, s.id"
+        statements.append(
+            f"CREATE VIEW {name} (game_id, src, dst) AS SELECT s.game_id, {ends} FROM {source}"
+        )
+    return statements
+
+
+#: The 256 bytes in order, as an SQLite blob literal.
+_EVERY_BYTE = "x'" + bytes(range(256)).hex().upper() + "'"

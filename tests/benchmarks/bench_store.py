@@ -1,0 +1,431 @@
+"""Benchmark: the store of a build, two explorer checkouts side by side (the commit before and the
+new one), and GamesmanPy beside them: the figures of issue 43's "Done when".
+
+Each round runs, for each checkout in turn (the order alternating round by round) and each
+worker count, the command a user types as a whole process under ``/usr/bin/time -v``:
+
+    explorer build subtraction:1,2 180,180,180 --db FRESH.db --workers N --max-seconds 0
+
+and reports its wall time; its peak memory (the largest process, from ``/usr/bin/time -v``, and
+the whole process tree, resident and proportional sets sampled from /proc every 0.1 s); CPU
+seconds per thread of the coordinator (``/proc/PID/task/*/stat``: its main thread, its busiest
+other thread, the rest) and of the processes below it (the workers and their fork server), and
+so the coordinator's share of the tree's CPU; the file's bytes a state, table by table and
+index by index (SQLite's ``dbstat``); the time to read every move of the game into arrays (a
+fresh process of the same checkout: the ``edges`` table through one SELECT, or the packed
+``successors`` column through `explorer.storage.schema.packing` where the database has one);
+and the time of ``explorer verify SPEC --max-seconds 0`` (whole process). GamesmanPy (a
+checkout given by ``--gamesmanpy DIR``, set up as its README says: ``uv sync``) solves the same
+game once a round, as ``bench_three_heaps.py`` runs it: a `Game` class of the three heaps
+written into the checkout (its only game of heaps is one heap, ``ten_to_zero``).
+
+    python tests/benchmarks/bench_store.py OLD_CHECKOUT NEW_CHECKOUT --gamesmanpy DIR
+    python tests/benchmarks/bench_store.py . --rounds 1                  # this checkout alone
+    python tests/benchmarks/bench_store.py OLD NEW --size 10m --workers 2 --verify none
+    python tests/benchmarks/bench_store.py . --size quick --rounds 1     # a smoke run
+    python tests/benchmarks/bench_store.py --summary runs.jsonl
+
+``--out FILE`` appends each run as a JSON line (a series can be taken in several calls), and
+``--summary`` prints the table of such a file: per checkout and worker count the least and
+median of each figure, and the ratios of the medians. The machine is shared: the 1-minute load
+average is printed before each run, and only ratios within a round mean much.
+
+Baseline: main e812f12 (edges as rows), 1M, 2 rounds, on the shared 2-core machine at load
+10-20 (other sessions' tests): wall times there are mostly waiting, CPU seconds say more.
+
+    --workers 1  83.2-93.4 s wall, 11.8-13.7 s CPU: main thread 4.6-5.5, writer 6.9-7.8;
+                 peak 339-340 MiB (PSS 318, 332 B/state); file 228.9 B/state (edges 87.3, their
+                 (game_id, dst, src) index 84.1, states 38.1, the key index 19.2); verify
+                 401.5-422.3 s wall, 58.1-63.0 s CPU (4.6-4.9x the build's CPU)
+    --workers 2  75.3-145.2 s wall, 14.4-19.0 s CPU: coordinator 10.8-14.2 (main 3.9-5.5,
+                 writer 6.0-7.5, others 0.9-1.2), 4 processes below 3.6-4.8: share 75 %;
+                 largest process 144-145 MiB, tree 248 MiB (PSS 172-173, 180 B/state); file
+                 231.4 B/state
+    GamesmanPy   94.3-148.5 s wall, 14.8-18.7 s CPU, 556-557 MiB; its database 14.1 B/state
+    medians      GamesmanPy / --workers 1: wall 1.37x, CPU 1.32x; GamesmanPy / --workers 2:
+                 1.10x, 1.01x; --workers 1 / --workers 2: 0.80x, 0.76x
+    Amdahl from the coordinator's 75 %: at most 1.31x on 16 cores, 1.28x on 4 machines of 2
+                 cores, 1.33x on any number
+    reading every move (the edges table, one SELECT): 3.34-3.40 s CPU (47-48 s wall at load
+                 20); the packed successors' column (bench_packing.py's copy): 1.08-1.29 s CPU
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from bench_build_workers import tree_memory
+from bench_three_heaps import gamesmanpy, register_gamesmanpy
+
+SPEC = "subtraction:1,2"
+SIZES = {"quick": 40, "1m": 180, "10m": 390}
+HZ = os.sysconf("SC_CLK_TCK")
+
+#: Reads every move of the game in a fresh process of the checkout: ``python -c`` with the
+#: database's path and the spec. Prints the moves' count and the seconds it took (wall and
+#: CPU), as JSON.
+READ_MOVES = """
+import json, sqlite3, sys, time
+import numpy as np
+started, cpu = time.perf_counter(), time.process_time()
+conn = sqlite3.connect(sys.argv[1])
+(game,) = conn.execute(
+    "SELECT id FROM games WHERE spec = ? AND convention = 'normal'", (sys.argv[2],)
+).fetchone()
+columns = {row[1] for row in conn.execute("PRAGMA table_info(states)")}
+if "successors" in columns:
+    from explorer.storage.schema.packing import Packed, unpack
+    (width,) = conn.execute("SELECT id_width FROM games WHERE id = ?", (game,)).fetchone()
+    rows = conn.execute(
+        "SELECT successors FROM states WHERE game_id = ? ORDER BY id", (game,)
+    ).fetchall()
+    moves = len(unpack(Packed.from_blobs([b or b"" for (b,) in rows], "fixed", width)).target)
+else:
+    rows = conn.execute("SELECT src, dst FROM edges WHERE game_id = ?", (game,)).fetchall()
+    moves = len(np.array(rows, dtype=np.int64).reshape(-1, 2))
+print(json.dumps({
+    "moves": moves, "seconds": time.perf_counter() - started, "cpu": time.process_time() - cpu
+}))
+"""
+
+
+def stat_cpu(path: str) -> tuple[int, float] | None:
+    """The parent pid and the user plus system CPU seconds of a /proc ``stat`` file."""
+    try:
+        with open(path, encoding="ascii") as file:
+            fields = file.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return int(fields[1]), (int(fields[11]) + int(fields[12])) / HZ
+
+
+class Sampler:
+    """Every 0.1 s while a command runs under ``/usr/bin/time``: the CPU seconds of each
+    thread of the coordinator (the one child of ``time``) and of each process below it, and
+    the peak memory of the tree."""
+
+    def __init__(self, time_pid: int) -> None:
+        self.time_pid = time_pid
+        self.coordinator: int | None = None
+        self.threads: dict[int, float] = {}
+        self.below: dict[int, float] = {}
+        self.rss = self.pss = 0
+
+    def sample(self) -> None:
+        if self.coordinator is None:
+            parents = {}
+            for entry in os.scandir("/proc"):
+                if entry.name.isdigit() and (found := stat_cpu(f"/proc/{entry.name}/stat")):
+                    parents[int(entry.name)] = found[0]
+            children = [pid for pid, ppid in parents.items() if ppid == self.time_pid]
+            if not children:
+                return
+            self.coordinator = children[0]
+        root = self.coordinator
+        try:
+            tasks = [int(entry.name) for entry in os.scandir(f"/proc/{root}/task")]
+        except OSError:  # ended
+            return
+        for tid in tasks:
+            if (found := stat_cpu(f"/proc/{root}/task/{tid}/stat")) is not None:
+                self.threads[tid] = max(self.threads.get(tid, 0.0), found[1])
+        cpu: dict[int, float] = {}
+        rss, pss = tree_memory(root, cpu)
+        self.rss, self.pss = max(self.rss, rss), max(self.pss, pss)
+        for pid, seconds in cpu.items():
+            if pid != root:
+                self.below[pid] = max(self.below.get(pid, 0.0), seconds)
+
+
+def timed(command: list[str], env: dict[str, str], cwd: Path | None = None) -> dict[str, Any]:
+    """Run `command` under ``/usr/bin/time -v``, sampled (see `Sampler`): its figures and its
+    standard output."""
+    load = os.getloadavg()[0]
+    with tempfile.NamedTemporaryFile("r", suffix=".time") as times:
+        started = time.perf_counter()
+        process = subprocess.Popen(
+            ["/usr/bin/time", "-v", "-o", times.name, *command],
+            stdout=subprocess.PIPE,
+            env=env,
+            cwd=cwd,
+            text=True,
+        )
+        sampler = Sampler(process.pid)
+        done = threading.Event()
+
+        def sample() -> None:
+            while not done.is_set():
+                sampler.sample()
+                done.wait(0.1)
+
+        thread = threading.Thread(target=sample)
+        thread.start()
+        out, _ = process.communicate()
+        wall = time.perf_counter() - started
+        done.set()
+        thread.join()
+        report = times.read()
+    if process.returncode:
+        raise SystemExit(f"failed ({process.returncode}): {' '.join(command)}\n{report}")
+    waited = sum(map(float, re.findall(r"(?:User|System) time \(seconds\): ([\d.]+)", report)))
+    largest = re.search(r"Maximum resident set size \(kbytes\): (\d+)", report)
+    assert largest is not None, report
+    main = sampler.threads.get(sampler.coordinator or -1, 0.0)
+    others = sorted(
+        (s for tid, s in sampler.threads.items() if tid != sampler.coordinator), reverse=True
+    )
+    coordinator = main + sum(others)
+    below = sum(sampler.below.values())
+    return {
+        "wall": wall,
+        "cpu": max(waited, coordinator + below),
+        "main_thread": main,
+        "busiest_other_thread": others[0] if others else 0.0,
+        "other_threads": sum(others[1:]),
+        "coordinator": coordinator,
+        "below": below,
+        "processes_below": len(sampler.below),
+        "share": coordinator / (coordinator + below) if coordinator + below else 1.0,
+        "rss_largest": int(largest.group(1)) * 1024,
+        "rss_tree": sampler.rss,
+        "pss_tree": sampler.pss,
+        "load": load,
+        "stdout": out,
+    }
+
+
+def sizes(db: Path) -> dict[str, int]:
+    """Bytes of each table and index of the file (``dbstat``)."""
+    with sqlite3.connect(db) as conn:
+        return dict(conn.execute("SELECT name, SUM(pgsize) FROM dbstat GROUP BY name"))
+
+
+def label(checkout: Path) -> str:
+    """The checkout's short commit, ``+`` if its tree has changes."""
+    git = ["git", "-C", str(checkout)]
+    commit = subprocess.run(
+        [*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    changed = subprocess.run(
+        [*git, "status", "--porcelain", "--untracked-files=no"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    return commit + ("+" if changed else "")
+
+
+def explorer(
+    checkout: Path, side: int, workers: int, folder: Path, verify: bool, memory: int | None
+) -> dict[str, Any]:
+    """One build of SIDE,SIDE,SIDE by `checkout` into a fresh SQLite file, then its reading
+    and (if `verify`) its verification."""
+    db = folder / f"store-w{workers}.db"
+    for path in folder.glob(f"{db.name}*"):
+        path.unlink()
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    command = [sys.executable, "-m", "explorer", "build", SPEC, f"{side},{side},{side}"]
+    command += ["--db", str(db), "--workers", str(workers), "--max-seconds", "0", "--json"]
+    if memory is not None:
+        command += ["--memory", str(memory)]
+    run = timed(command, env, folder)
+    report = json.loads(str(run.pop("stdout")))
+    if report["status"] != "complete":
+        raise SystemExit(f"the build did not complete: {report}")
+    states = report["states_new"]
+    record = run | {
+        "states": states,
+        "edges": report["edges_new"],
+        "outcome": report["outcome"],
+        "remoteness": report["remoteness"],
+        "db_bytes": sum(path.stat().st_size for path in folder.glob(f"{db.name}*")),
+        "parts": sizes(db),
+    }
+    reading = subprocess.run(
+        [sys.executable, "-c", READ_MOVES, str(db), SPEC],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    read = json.loads(reading.stdout)
+    assert read["moves"] == record["edges"], (read, record["edges"])
+    record["read_moves"], record["read_moves_cpu"] = read["seconds"], read["cpu"]
+    if verify:
+        check = [sys.executable, "-m", "explorer", "verify", SPEC, "--db", str(db)]
+        checked = timed([*check, "--max-seconds", "0", "--json"], env, folder)
+        if not json.loads(str(checked["stdout"]))["ok"]:
+            raise SystemExit(f"verify found damage: {checked['stdout']}")
+        record["verify"] = checked["wall"]
+        record["verify_cpu"] = checked["cpu"]
+    for path in folder.glob(f"{db.name}*"):
+        path.unlink()
+    return record
+
+
+def line(record: dict[str, Any]) -> str:
+    """One run, on one line (two for a build)."""
+    states = int(record["states"])
+    head = (
+        f"{record['tool']:18} {record['wall']:7.1f} s wall {record['cpu']:7.1f} s CPU, "
+        f"peak {int(record['rss_largest']) / 2**20:,.0f} MiB largest, "
+        f"{int(record['rss_tree']) / 2**20:,.0f} MiB tree "
+        f"({int(record['pss_tree']) / states:.0f} B/state PSS), "
+        f"{int(record['db_bytes']) / states:.1f} B/state file, load {record['load']:.2f}"
+    )
+    if "parts" not in record:
+        return head
+    parts = ", ".join(
+        f"{name} {size / states:.1f}"
+        for name, size in sorted(record["parts"].items(), key=lambda item: -item[1])
+        if size / states >= 0.5
+    )
+    verify = (
+        f", verify {record['verify']:.1f} s wall {record['verify_cpu']:.1f} s CPU"
+        if "verify" in record
+        else ""
+    )
+    return (
+        f"{head}\n{'':20}coordinator {record['coordinator']:.1f} s CPU (main thread "
+        f"{record['main_thread']:.1f}, busiest other {record['busiest_other_thread']:.1f}, "
+        f"rest {record['other_threads']:.1f}), {record['processes_below']} processes below "
+        f"{record['below']:.1f} s: share {100 * record['share']:.0f} %; read every move "
+        f"{record['read_moves']:.2f} s wall {record.get('read_moves_cpu', 0):.2f} s CPU"
+        f"{verify}\n{'':20}B/state: {parts}"
+    )
+
+
+#: The summary's columns: a run's figure, its title, its unit's scale.
+FIGURES = (
+    ("wall", "wall s", 1.0),
+    ("cpu", "CPU s", 1.0),
+    ("share", "coord %", 100.0),
+    ("pss_tree", "PSS MiB", 2**-20),
+    ("file", "file B/st", 1.0),
+    ("read_moves", "read s", 1.0),
+    ("read_moves_cpu", "read CPU", 1.0),
+    ("verify", "verify s", 1.0),
+    ("verify_cpu", "verify CPU", 1.0),
+)
+
+
+def summary(records: list[dict[str, Any]]) -> None:
+    """Least and median of each figure per tool, the ratios of the medians (GamesmanPy over
+    each build, the first checkout over the next with as many workers, 1 worker over 2), and
+    Amdahl's bound from the coordinator's share."""
+    by: dict[str, list[dict[str, Any]]] = {}
+    for record in records:
+        record["file"] = int(record["db_bytes"]) / int(record["states"])
+        by.setdefault(str(record["tool"]), []).append(record)
+    print(f"\n{'':18} {'runs':>4}" + "".join(f" {title:>17}" for _, title, _ in FIGURES))
+    medians: dict[str, dict[str, float]] = {}
+    for tool, runs in by.items():
+        cells, medians[tool] = [], {}
+        for key, _, scale in FIGURES:
+            values = [float(run[key]) for run in runs if key in run]
+            if not values:
+                cells.append(f" {'':>17}")
+                continue
+            medians[tool][key] = statistics.median(values)
+            cells.append(f" {min(values) * scale:8.1f} {medians[tool][key] * scale:8.1f}")
+        loads = [float(run["load"]) for run in runs]
+        print(f"{tool:18} {len(runs):>4}{''.join(cells)}  load {min(loads):.1f}-{max(loads):.1f}")
+    print("(each figure: least, median of the runs)")
+    builds = [tool for tool in by if tool != "GamesmanPy"]
+    pairs = [("GamesmanPy", tool) for tool in builds if "GamesmanPy" in by]
+    for a in builds:
+        for b in builds:
+            (commit_a, workers_a), (commit_b, workers_b) = a.split(), b.split()
+            if workers_a == workers_b and builds.index(a) < builds.index(b):
+                pairs.append((a, b))  # the commit before over the new one
+            if commit_a == commit_b and (workers_a, workers_b) == ("w1", "w2"):
+                pairs.append((a, b))
+    for a, b in pairs:
+        wall, cpu = (medians[a][key] / medians[b][key] for key in ("wall", "cpu"))
+        print(f"ratio of medians {a} / {b}: wall {wall:.2f}x, CPU {cpu:.2f}x")
+    for tool in builds:
+        share = medians[tool]["share"]
+        bound = " ".join(f"{n} cores {1 / (share + (1 - share) / n):.2f}x," for n in (2, 16, 64))
+        print(
+            f"Amdahl, {tool}: coordinator {100 * share:.0f} % of the CPU: at most {bound} "
+            f"any number {1 / share:.2f}x"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("checkouts", nargs="*", type=Path, help="explorer checkouts, old first")
+    parser.add_argument("--size", choices=sorted(SIZES, key=SIZES.get), default="1m")
+    parser.add_argument("--workers", default="1,2", help="worker counts (default 1,2)")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument(
+        "--verify",
+        choices=("first", "all", "none"),
+        default="first",
+        help="verify the first build of each checkout a round (default), every build, or none",
+    )
+    parser.add_argument("--gamesmanpy", type=Path, help="a GamesmanPy checkout, after uv sync")
+    parser.add_argument("--memory", type=int, help="explorer's --memory MiB (10M: 20000)")
+    parser.add_argument("--out", type=Path, help="append each run to this JSON-lines file")
+    parser.add_argument("--summary", type=Path, help="print the table of a JSON-lines file")
+    args = parser.parse_args()
+    if args.summary is not None:
+        summary([json.loads(text) for text in args.summary.read_text().splitlines() if text])
+        return
+    if not args.checkouts:
+        parser.error("give at least one explorer checkout")
+    side = SIZES[args.size]
+    if args.gamesmanpy is not None:
+        register_gamesmanpy(args.gamesmanpy.resolve(), [side])
+    names = {checkout: label(checkout) for checkout in args.checkouts}
+    workers = [int(n) for n in args.workers.split(",")]
+    print(f"{SPEC} {side},{side},{side}; checkouts " + ", ".join(names.values()))
+    records = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for round_ in range(args.rounds):
+            # every run's place turns over from one round to the next: the checkouts' order
+            # and, within each, the worker counts'
+            runs: list[tuple[str, Path | None, int]] = [
+                (f"{names[c]} w{n}", c, n) for c in args.checkouts for n in workers
+            ]
+            if round_ % 2:
+                runs.reverse()
+            if args.gamesmanpy is not None:
+                runs.insert(round_ % (len(runs) + 1), ("GamesmanPy", None, 0))
+            verified: set[Path] = set()
+            for tool, checkout, count in runs:
+                if checkout is None:
+                    run = gamesmanpy(side, args.gamesmanpy.resolve())
+                else:
+                    verify = args.verify == "all" or (
+                        args.verify == "first" and checkout not in verified
+                    )
+                    verified.add(checkout)
+                    run = explorer(
+                        checkout.resolve(), side, count, Path(scratch), verify, args.memory
+                    )
+                record = {"tool": tool, "side": side, "round": round_, **run}
+                records.append(record)
+                print(f"round {round_ + 1} " + line(record), flush=True)
+                if args.out is not None:
+                    with args.out.open("a") as out:
+                        out.write(json.dumps(record) + "\n")
+    answers = {(r["states"], r["outcome"], r["remoteness"]) for r in records}
+    assert len(answers) == 1, f"the tools disagree: {answers}"
+    summary(records)
+
+
+if __name__ == "__main__":
+    main()
