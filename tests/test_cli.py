@@ -185,7 +185,8 @@ def test_explain_of_a_big_sum_names_only_its_winning_moves():
         (
             ["sequence", "wythoff"],
             "Error: wythoff has no one-parameter positions (sequences "
-            "are for heap games, treblecross strips and coin rows)",
+            "are for heap games, treblecross strips, coin rows and games on graphs given a form: "
+            'nodekayles:P, @explorer.graph_game(form="P"))',
         ),
     ],
 )

@@ -485,7 +485,10 @@ def test_explain_names_every_winning_move_of_a_position_with_many_moves():
     kayles = load_game("kayles")
     winning = solve(kayles, kayles.parse("100")).winning_moves
     assert len(winning) > 1
-    line = next(line for line in out.splitlines() if line.startswith("winning moves: "))
-    assert line.removeprefix("winning moves: ").split(", ") == winning
     explanation = json.loads(run("explain", "kayles", "100", "--json")[1])
     assert len(explanation["successors"]) > 50
+    # each winning move named in words, "; " between moves (a comma is inside a move's name)
+    names = explanation["move_names"]
+    line = next(line for line in out.splitlines() if line.startswith("winning moves: "))
+    assert line.removeprefix("winning moves: ").split("; ") == [names[w] for w in winning]
+    assert names["1,97"] == "take 2 from 100, leaving 1+97"

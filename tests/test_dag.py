@@ -598,6 +598,7 @@ def test_cli_on_the_note003_graph(monkeypatch):
         "escapes": None,
         "drawing_moves": [],
         "convention": "normal",
+        "move_names": {},  # a DAG's moves have no words: its positions are its vertices' names
     }
     result = runner.invoke(main, ["explain", "dag:data/note003.json", "b"])
     assert result.exit_code == 0, result.output

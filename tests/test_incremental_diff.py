@@ -101,7 +101,8 @@ def test_listed_positions_are_parsed_by_both_games() -> None:
         (
             ["nim", "chomp", "--upto", "3"],
             "Error: chomp has no one-parameter positions (sequences are for heap games, "
-            "treblecross strips and coin rows)\n",
+            "treblecross strips, coin rows and games on graphs given a form: nodekayles:P, "
+            '@explorer.graph_game(form="P"))\n',
         ),
         (["nim", "nimm"], "Error: unknown game 'nimm'"),
         (["nim", "bash:3", "-p", "x"], "Error: bad position 'x' for nim"),

@@ -27,10 +27,9 @@ from explorer.storage.schema.packing import (
     Packed,
     id_width,
     pack,
-    slots_sql,
     unpack,
-    views_sql,
 )
+from explorer.storage.tables.edges import slots_sql, views_sql
 from tests.support.environment import require
 
 Move = tuple[int, int]

@@ -254,6 +254,25 @@ def test_served_pages_answer_without_a_browser(tmp_path):
     assert "style=" not in reply.body.split('id="parts"')[1].split("</section>")[0]
 
 
+def test_a_page_never_shows_a_part_value_changed_in_the_database(tmp_path):
+    import sqlite3
+
+    path = str(tmp_path / "p.db")
+    run_ok("build", "nodekayles", "W7+K3_3", "--db", path)
+    with sqlite3.connect(path) as conn:  # the wheel's value, stored as 9
+        changed = conn.execute(
+            "UPDATE part_values SET value = 9 WHERE family = 'nodekayles' AND label = "
+            "(SELECT label FROM part_values ORDER BY LENGTH(label) DESC, label LIMIT 1)"
+        ).rowcount
+    assert changed == 1
+    PART_TABLE.clear()
+    with start_server(path) as running:
+        reply = running.get(position_path("nodekayles", "W7+K3_3"))
+    assert reply.status == 503
+    assert "the part table stores 9 for the nodekayles part labelled" in reply.body
+    assert 'class="part-value">G = 9<' not in reply.body
+
+
 @pytest.fixture(autouse=True)
 def _fresh_part_table() -> Iterator[None]:
     PART_TABLE.clear()

@@ -173,46 +173,49 @@ def explorer_process(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def change_part(url: str, family: str, value: int) -> str:
-    """Change the stored value of a family's part with the longest label; that label."""
+def change_part(url: str, family: str, value: int) -> tuple[str, int]:
+    """Change the stored value of a family's part with the longest label to `value`; that
+    label and its value before."""
     with open_database(url) as db, db.engine.begin() as conn:
-        label = conn.execute(
+        label, before = conn.execute(
             sa.text(
-                "SELECT label FROM part_values WHERE family = :f "
+                "SELECT label, value FROM part_values WHERE family = :f "
                 "ORDER BY LENGTH(label) DESC, label LIMIT 1"
             ),
             {"f": family},
-        ).scalar_one()
+        ).one()
         conn.execute(
             sa.text("UPDATE part_values SET value = :v WHERE family = :f AND label = :l"),
             {"v": value, "f": family, "l": label},
         )
-    return str(label)
+    return str(label), int(before)
 
 
 def test_a_changed_part_value_is_found_by_verify_and_never_served(db_url):
-    solved = explorer_process("solve", "nodekayles", "4x4", "--db", db_url, "--method", "decompose")
-    assert solved.returncode == 0 and "grundy      0" in solved.stdout
+    text = "W7+K3_3"  # two parts, no grid (a grid's parts go to the pruned search's table)
+    solved = explorer_process("solve", "nodekayles", text, "--db", db_url, "--method", "decompose")
+    assert solved.returncode == 0, solved.stderr
     assert run_json("verify", "--db", db_url)["ok"]
-    label = change_part(db_url, "nodekayles", 6)
+    label, truth = change_part(db_url, "nodekayles", 9)
     code, out, _ = run("verify", "--db", db_url)
     assert code == 1
-    assert f"part table nodekayles {label}: part: stored 6, the mex over its moves is 0" in out
-    for args in (
-        ("solve", "nodekayles", "4x4", "--method", "decompose"),
-        ("solve", "nodekayles", "P2+4x4", "--method", "decompose"),
-    ):
-        refused = explorer_process(*args, "--db", db_url)
+    assert (
+        f"part table nodekayles {label}: part: stored 9, the mex over its moves is {truth}" in out
+    )
+    for position in (text, "W7"):
+        refused = explorer_process(
+            "solve", "nodekayles", position, "--method", "decompose", "--db", db_url
+        )
         assert (refused.returncode, refused.stdout) == (1, "")
         assert refused.stderr == (
-            f"Error: the part table stores 6 for the nodekayles part labelled {label!r}, but its "
-            "moves give 0: the stored table is damaged (explorer verify lists every wrong part; "
-            "delete the wrong rows of part_values, or the table, and they are valued again)\n"
+            f"Error: the part table stores 9 for the nodekayles part labelled {label!r}, but its "
+            f"moves give {truth}: the stored table is damaged (explorer verify lists every wrong "
+            "part; delete the wrong rows of part_values, or the table, and they are valued again)\n"
         )
     # a part the table holds already in the process keeps its value: the stored one is refused
     PART_TABLE.clear()
     game = load_game("nodekayles")
-    assert grundy_value(game, game.parse("4x4")) == 0
+    assert grundy_value(game, game.parse("W7")) == truth
     with pytest.raises(StoredPartError), open_database(db_url) as db, db.parts.shared(game):
         pass
     PART_TABLE.clear()
@@ -224,7 +227,7 @@ def test_a_changed_part_value_is_found_by_verify_and_never_served(db_url):
         ("cram", "3x4", "cram"),
         ("arckayles", "P6+C7", "arckayles"),
         ("hackenbush", "g-a,a-b,b-c,c-g,c-d,d-d,g-e,e-e", "hackenbush"),
-        ("nodekayles:P", "P12", "nodekayles"),
+        ("nodekayles", "W7+K3_3", "nodekayles"),
     ],
 )
 def test_verify_values_every_stored_part_again_from_its_label(tmp_path, spec, text, family):
@@ -236,7 +239,7 @@ def test_verify_values_every_stored_part_again_from_its_label(tmp_path, spec, te
     (row,) = checked["games"]
     assert checked["ok"] and row["game"] == f"part table {family}"
     assert row["states"] == stored_rows(path) > 1 and row["unit"] == "parts"
-    label = change_part(path, family, 9)
+    label, _ = change_part(path, family, 9)
     checked = run_json_failing("verify", "--db", path)
     assert [(m["position"], m["check"]) for m in checked["mismatches"]] == [(label, "part")]
     # a label that is no canonical label is found too
@@ -245,9 +248,9 @@ def test_verify_values_every_stored_part_again_from_its_label(tmp_path, spec, te
             sa.text("UPDATE part_values SET label = label || '.0' WHERE label = :l"), {"l": label}
         )
     checked = run_json_failing("verify", "--db", path)
-    assert [m["detail"].split(" (")[0] for m in checked["mismatches"]] == [
-        "the label is not canonical" if family != "hackenbush" else "the label is no part's label"
-    ]
+    assert [m["check"] for m in checked["mismatches"]] == ["part"]
+    detail = checked["mismatches"][0]["detail"]
+    assert detail.startswith(("the label is not canonical", "the label is no part's label"))
     # --no-rules runs no rules: the part table is said not to be checked
     (row,) = run_json("verify", "--db", path, "--no-rules")["games"]
     assert row["rules"] == "part values not checked (--no-rules)"
@@ -266,7 +269,25 @@ def test_solve_with_a_database_stores_the_parts_even_when_its_graph_answers(tmp_
     path = str(tmp_path / "pv.db")
     solved = run_json("solve", spec, text, "--db", path)
     assert solved["method"] == "graph"
-    (row,) = run_json("stats", "--parts", "--db", path)
-    assert row["family"] == spec and row["parts"] == stored_rows(path) > 0
+    rows = run_json("stats", "--parts", "--db", path)
+    assert len(rows) == 1 and rows[0]["parts"] == stored_rows(path) > 0
     # and what it stored values the position as the graph did, a second run valuing nothing
     assert run_once(path, spec, text) == (solved["grundy"], 0)
+
+
+def test_a_changed_grid_value_is_not_served_by_the_pruned_search(tmp_path):
+    path = str(tmp_path / "g.db")
+    solved = explorer_process("solve", "cram", "3x4", "--method", "pruned", "--db", path)
+    assert solved.returncode == 0, solved.stderr
+    with open_database(path) as db, db.engine.begin() as conn:  # the whole board: 1, as 6
+        conn.execute(sa.text("UPDATE part_values SET value = 6 WHERE label = '3x4:fff'"))
+    refused = explorer_process("solve", "cram", "3x4", "--method", "pruned", "--db", path)
+    assert (refused.returncode, refused.stdout) == (1, "")
+    assert refused.stderr.startswith(
+        "Error: the part table stores 6 for the cram-grid part labelled '3x4:fff', but its "
+        "moves give 1: the stored table is damaged"
+    )
+    checked = run_json_failing("verify", "--db", path)
+    assert [(m["position"], m["detail"]) for m in checked["mismatches"]] == [
+        ("3x4:fff", "stored 6, the mex over its moves is 1")
+    ]

@@ -208,3 +208,22 @@ def test_the_compiled_search_equals_the_python_search(board, rule, hardest_first
         assert compiled.sum_is(keys, target) == python.sum_is(keys, target)
     for label, value in compiled.take_fresh():  # each value both found is the same
         assert python.values.get(rules.key(label), value) == value
+
+
+def test_the_stored_records_are_found_again():
+    import json
+
+    from explorer.solver.pruned_kernel import CompiledGridSearch
+
+    rows = json.loads((REPO / "data" / "records.json").read_text())
+    assert {"nodekayles 3x17", "nodekayles 3x21", "nodekayles 5x9"} <= {
+        f"{r['game']} {r['board']}" for r in rows
+    }
+    for row in rows:
+        height, width = map(int, row["board"].split("x"))
+        assert row["published"] in (None, row["value"])
+        if height * width > 40:  # the larger ones: checked by tests/benchmarks/records.py
+            continue
+        rules = GridRules("cram" if row["game"] == "cram" else "nodekayles")
+        keys = rules.board_components(height, width, (1 << height * width) - 1)
+        assert CompiledGridSearch(rules).total(keys) == row["value"], row

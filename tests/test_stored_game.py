@@ -187,6 +187,7 @@ def test_a_misere_handle_never_returns_or_writes_normal_play_findings(db_url, tm
         "export": lambda h: h.export(tmp_path / "m.json").states == len(g_minus),
         "verify": lambda h: h.verify().ok,
         "row": lambda h: (h.row().convention, h.row().spec) == (MISERE, "nim"),
+        "move_words": lambda h: h.move_words(["1,2", "1,1"]) == ["take 1 from 2"],
     }
     public = {
         name

@@ -784,7 +784,8 @@ def test_cli_viz_around_and_condensed(tmp_path):
             ["plot", "sequence", "wythoff", "-o", "w.png"],
             1,
             "Error: wythoff has no one-parameter positions (sequences are for heap games, "
-            "treblecross strips and coin rows)",
+            "treblecross strips, coin rows and games on graphs given a form: nodekayles:P, "
+            '@explorer.graph_game(form="P"))',
         ),
     ],
 )

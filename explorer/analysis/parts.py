@@ -238,6 +238,17 @@ def pruned_search(rules: Any, table: PartTable | None = None, keys: Sequence[Has
         search.adopted = len(known)
     search.max_memory_mb = table.max_memory_mb or DEFAULT_SEARCH_MEMORY_MB
     search.report = lambda s: _report(s, table)
+    unchecked = table.unchecked.get(rules.family, set())
+    for key in keys:  # the components asked for: a stored value is checked before it is used
+        label = rules.label(key)
+        if label in unchecked:
+            unchecked.discard(label)
+            moves = rules.moves(key)
+            values = {rules.label(piece): search.value(piece) for move in moves for piece in move}
+            expected = _mex_of_moves([tuple(map(rules.label, move)) for move in moves], values)
+            if known[label] != expected:
+                _SEARCHES.pop((rules.family, compiled), None)  # it adopted the wrong value
+                raise _damaged(rules.family, label, known.pop(label), expected)
     return search
 
 
@@ -343,11 +354,16 @@ def pruned_moves_to_value(
     search ("is the value `target`?", not the full value); None when the game has no
     components."""
     found = []
+    answers: dict[tuple[tuple[str, tuple[Hashable, ...]], ...], bool] = {}
     for successor in dict.fromkeys(game.successors(position)):
         components = game.search_components(successor)
         if components is None:
             return None
-        if pruned_sum_is(components, target, table):
+        # moves equal under the position's symmetries leave equal components: asked once
+        shape = tuple((rules.family, keys) for rules, keys in components.groups)
+        if shape not in answers:
+            answers[shape] = pruned_sum_is(components, target, table)
+        if answers[shape]:
             found.append(successor)
     return found
 

@@ -317,7 +317,8 @@ def solve(
 
 def named_moves(game: Game[Any], position: Position, moves: Iterable[str]) -> dict[str, str]:
     """The moves to the positions of texts `moves` in a player's words (`Game.move_name`),
-    by those texts; a move the game has no words for is left out.
+    by those texts; a move the game has no words for (or whose text it cannot read back) is
+    left out.
 
     Examples
     --------
@@ -328,7 +329,10 @@ def named_moves(game: Game[Any], position: Position, moves: Iterable[str]) -> di
     """
     names = {}
     for text in moves:
-        name = game.move_name(position, game.parse(text))
+        try:
+            name = game.move_name(position, game.parse(text))
+        except ExplorerError:  # a game of one's own whose texts do not read back
+            continue
         if name is not None:
             names[text] = name
     return names

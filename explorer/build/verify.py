@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from functools import partial
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import sqlalchemy as sa
@@ -568,10 +569,11 @@ def verify_database(
 
 def _part_families(spec: str) -> list[str]:
     """The part families of a stored game (none when its rules do not load)."""
-    from explorer.analysis.parts import part_families
+    from explorer.analysis.parts import part_families, search_families
 
     try:
-        return part_families(load_game(spec))
+        game = load_game(spec)
+        return part_families(game) + search_families(game)
     except ExplorerError:
         return []
 
@@ -611,20 +613,83 @@ def _check_part_tables(
         if not rules:
             check.rules = "part values not checked (--no-rules)"
             continue
-        try:
-            game: GameRules[Any] | None = load_game(family)
-        except ExplorerError as error:
-            game = None
-            check.rules = f"part values not checked: the game does not load ({error})"
-        if game is None or type(game).part_of_label is GameRules.part_of_label:
-            check.rules = check.rules or "part values not checked: no part from a label"
+        moves_of = _label_moves(family)
+        if isinstance(moves_of, str):
+            check.rules = f"part values not checked: {moves_of}"
             continue
         check.rules = "part values checked against their moves"
         if progress is not None:
             progress(check.game, 0, int(count))
-        _check_parts(conn, _Checker(result, check, show), family, game)
+        _check_parts(conn, _Checker(result, check, show), family, moves_of)
         if progress is not None:
             progress(check.game, check.states, int(count))
+
+
+#: The moves of a stored part, from its label: each move as the labels of the parts it leaves,
+#: each with a way to value that part from nothing (when it is not stored). ValueError when
+#: the label is not a canonical label of the family.
+LabelMoves = Callable[[str], list[list[tuple[str, Callable[[], int]]]]]
+
+
+def _label_moves(family: str) -> LabelMoves | str:
+    """How the parts of a family are rebuilt from their labels: by the game the family is
+    named after (`Game.part_of_label`), or by the grid rules of the pruned search
+    (``cram-grid``, ``nodekayles-grid``); why not, when neither can."""
+    from explorer.analysis.parts import PartTable, part_value, parts_of
+
+    if family == "cram-grid":
+        return _grid_moves("cram")
+    if family == "nodekayles-grid":
+        return _grid_moves("nodekayles")
+    try:
+        game = load_game(family)
+    except ExplorerError as error:
+        return f"the game does not load ({error})"
+    if type(game).part_of_label is GameRules.part_of_label:
+        return "its game rebuilds no part from a label"
+
+    def moves(label: str) -> list[list[tuple[str, Callable[[], int]]]]:
+        try:
+            rebuilt = game.part_of_label(label)
+            assert rebuilt is not None
+            rules, part = rebuilt
+            canonical = rules.part_label(part)
+        except (ValueError, ExplorerError) as error:
+            raise ValueError(f"the label is no part's label ({error})") from None
+        if canonical != label:
+            raise ValueError(f"the label is not canonical ({canonical!r})")
+        return [
+            [
+                (rules.part_label(piece) or "", partial(part_value, rules, piece, PartTable()))
+                for piece in parts_of(rules, successor)
+            ]
+            for successor in dict.fromkeys(rules.successors(part))
+        ]
+
+    return moves
+
+
+def _grid_moves(rule: Literal["cram", "nodekayles"]) -> LabelMoves:
+    """The moves of a grid component (`explorer.games.grids`), from its label."""
+    from explorer.games.grids import grid_rules, unkey
+    from explorer.solver.pruned import PrunedSearch
+
+    rules = grid_rules(rule)
+
+    def moves(label: str) -> list[list[tuple[str, Callable[[], int]]]]:
+        try:
+            key = rules.key(label)
+            canonical = rules.label(rules.board_key(*unkey(key)))
+        except ValueError as error:
+            raise ValueError(f"the label is no part's label ({error})") from None
+        if canonical != label:
+            raise ValueError(f"the label is not canonical ({canonical!r})")
+        return [
+            [(rules.label(piece), partial(PrunedSearch(rules).value, piece)) for piece in move]
+            for move in rules.moves(key)
+        ]
+
+    return moves
 
 
 #: A chunk of a family's parts, in order of label, after label ``:after``.
@@ -638,34 +703,20 @@ PART_VALUES_OF = sa.text(
 ).bindparams(sa.bindparam("labels", expanding=True))
 
 
-def _check_parts(conn: sa.Connection, checker: _Checker, family: str, game: GameRules[Any]) -> None:
-    from explorer.analysis.parts import PartTable, part_value, parts_of
-
+def _check_parts(conn: sa.Connection, checker: _Checker, family: str, moves_of: LabelMoves) -> None:
     check, after = checker.check, ""
     while True:
         rows = conn.execute(PARTS_AFTER, {"f": family, "after": after, "n": CHUNK_PARTS}).all()
         if not rows:
             return
         after = rows[-1].label
-        moves: dict[str, list[list[tuple[str, Any]]]] = {}
-        rebuilt: dict[str, GameRules[Any]] = {}
+        moves: dict[str, list[list[tuple[str, Callable[[], int]]]]] = {}
         for label, _ in rows:
             try:
-                rebuilt_part = game.part_of_label(label)
-                assert rebuilt_part is not None
-                rules, part = rebuilt_part
-                canonical = rules.part_label(part)
-            except (ValueError, ExplorerError) as error:
-                checker.fail(label, "part", f"the label is no part's label ({error})")
+                moves[label] = moves_of(label)
+            except ValueError as error:
+                checker.fail(label, "part", str(error))
                 continue
-            if canonical != label:
-                checker.fail(label, "part", f"the label is not canonical ({canonical!r})")
-                continue
-            rebuilt[label] = rules
-            moves[label] = [
-                [(rules.part_label(piece) or "", piece) for piece in parts_of(rules, successor)]
-                for successor in dict.fromkeys(rules.successors(part))
-            ]
             check.edges += len(moves[label])
         wanted = sorted({piece for found in moves.values() for m in found for piece, _ in m})
         values: dict[str, int] = {}
@@ -679,9 +730,9 @@ def _check_parts(conn: sa.Connection, checker: _Checker, family: str, game: Game
             reached = set()
             for move in moves[label]:
                 total = 0
-                for piece_label, piece in move:
+                for piece_label, valued in move:
                     if piece_label not in values:  # not stored: valued here from nothing
-                        values[piece_label] = part_value(rebuilt[label], piece, PartTable())
+                        values[piece_label] = valued()
                     total ^= values[piece_label]
                 reached.add(total)
             expected = mex(reached)

@@ -359,8 +359,9 @@ def _page_note(total: int, offset: int, shown: int) -> str:
 @stored_misere_option
 @json_option(
     "one object; a position's: game, position, convention, grundy, infinite, escapes, outcome, "
-    "remoteness, depth, height, expanded, moves, predecessors, winning_moves, successors; a "
-    "listing's: game, convention, total, offset, limit, more, states"
+    "remoteness, depth, depth_from (the start depths count from), height, expanded, moves, "
+    "predecessors, winning_moves, successors (each with its move in words); a listing's: game, "
+    "convention, total, offset, limit, more, states"
 )
 def query_command(
     spec: str,
@@ -477,10 +478,10 @@ def _print_state(state: dict[str, Any]) -> None:
 )
 @json_option(
     "one object: game, convention, states, edges, expanded, solved, unsolved, by_outcome, "
-    "by_grundy, by_depth, max_grundy, max_depth, max_remoteness, max_height, builds, tiers (and"
-    " patterns, quotient, parts: its part table rows, when stored); without SPEC, a list of"
-    " such objects; with --parts, a list of part table rows: family, parts, lookups, hits, "
-    "hit_rate"
+    "by_grundy, by_depth, depth_from (the starts depths count from), max_grundy, max_depth, "
+    "max_remoteness, max_height, builds, tiers (and patterns, quotient, parts: its part table "
+    "rows, when stored); without SPEC, a list of such objects; with --parts, a list of part "
+    "table rows: family, parts, lookups, hits, hit_rate"
 )
 def stats_command(
     spec: str | None, url: str | None, convention: Convention, parts_only: bool, as_json: bool

@@ -32,12 +32,6 @@ from explorer.storage.rows.sequences import (
 from explorer.storage.tables import edges
 from explorer.storage.tables import states as states_table
 
-#: The root of the build that stored each state of ``:keys`` (expanding) of game ``:g``.
-DEPTH_STARTS = sa.text(
-    "SELECT s.key, b.root FROM states AS s JOIN builds AS b ON b.id = s.build_id "
-    "WHERE s.game_id = :g AND s.key IN :keys AND b.kind = 'build'"
-).bindparams(sa.bindparam("keys", expanding=True))
-
 
 class StoredGame(Browsing, Subgraphs, Findings):
     """One game of a database in one convention: what `Database.game` returns.
@@ -97,7 +91,7 @@ class StoredGame(Browsing, Subgraphs, Findings):
     @staticmethod
     def _depth_starts(conn: sa.Connection, game_id: int, keys: list[str]) -> dict[str, str]:
         """The start of the build that stored each of `keys` (its depth counts from there)."""
-        rows = conn.execute(DEPTH_STARTS, {"g": game_id, "keys": keys})
+        rows = conn.execute(states_table.DEPTH_STARTS, {"g": game_id, "keys": keys})
         return {key: root for key, root in rows if root is not None}
 
     @translated("read")

@@ -22,6 +22,7 @@ written into the checkout (its only game of heaps is one heap, ``ten_to_zero``).
     python tests/benchmarks/bench_store.py OLD_CHECKOUT NEW_CHECKOUT --gamesmanpy DIR
     python tests/benchmarks/bench_store.py . --rounds 1                  # this checkout alone
     python tests/benchmarks/bench_store.py OLD NEW --size 10m --workers 2 --verify none
+    python tests/benchmarks/bench_store.py NEW --size 100m --workers 2 --rounds 1 --memory 8192
     python tests/benchmarks/bench_store.py . --size quick --rounds 1     # a smoke run
     python tests/benchmarks/bench_store.py --summary runs.jsonl
 
@@ -48,6 +49,13 @@ Baseline: main e812f12 (edges as rows), 1M, 2 rounds, on the shared 2-core machi
                  cores, 1.33x on any number
     reading every move (the edges table, one SELECT): 3.34-3.40 s CPU (47-48 s wall at load
                  20); the packed successors' column (bench_packing.py's copy): 1.08-1.29 s CPU
+
+10M (390,390,390: 10,039,596 states), --workers 2, one run at load 16: 900 s wall, 149.8 s CPU:
+coordinator 115.9 s (main thread 37.2, writer 71.2, others 7.5), 4 processes below 33.9 s:
+share 77 % (Amdahl: at most 1.27x on 16 cores, 1.25x on 4 machines of 2 cores, 1.29x on any
+number); largest process 453 MiB, tree 573 MiB (PSS 484, 51 B/state); file 241.1 B/state
+(edges 90.9, their reverse index 87.7, states 42.1, the key index 20.4); reading every move
+46.1 s CPU (203 s wall).
 """
 
 from __future__ import annotations
@@ -70,7 +78,7 @@ from bench_build_workers import tree_memory
 from bench_three_heaps import gamesmanpy, register_gamesmanpy
 
 SPEC = "subtraction:1,2"
-SIZES = {"quick": 40, "1m": 180, "10m": 390}
+SIZES = {"quick": 40, "1m": 180, "10m": 390, "100m": 843}
 HZ = os.sysconf("SC_CLK_TCK")
 
 #: Reads every move of the game in a fresh process of the checkout: ``python -c`` with the
@@ -79,22 +87,24 @@ HZ = os.sysconf("SC_CLK_TCK")
 READ_MOVES = """
 import json, sqlite3, sys, time
 import numpy as np
+CHUNK = 1_000_000  # rows a fetch: memory bounded at 10^8 states
 started, cpu = time.perf_counter(), time.process_time()
 conn = sqlite3.connect(sys.argv[1])
 (game,) = conn.execute(
     "SELECT id FROM games WHERE spec = ? AND convention = 'normal'", (sys.argv[2],)
 ).fetchone()
 columns = {row[1] for row in conn.execute("PRAGMA table_info(states)")}
+moves = 0
 if "successors" in columns:
     from explorer.storage.schema.packing import Packed, unpack
     (width,) = conn.execute("SELECT id_width FROM games WHERE id = ?", (game,)).fetchone()
-    rows = conn.execute(
-        "SELECT successors FROM states WHERE game_id = ? ORDER BY id", (game,)
-    ).fetchall()
-    moves = len(unpack(Packed.from_blobs([b or b"" for (b,) in rows], "fixed", width)).target)
+    cursor = conn.execute("SELECT successors FROM states WHERE game_id = ? ORDER BY id", (game,))
+    while rows := cursor.fetchmany(CHUNK):
+        moves += len(unpack(Packed.from_blobs([b or b"" for (b,) in rows], "fixed", width)).target)
 else:
-    rows = conn.execute("SELECT src, dst FROM edges WHERE game_id = ?", (game,)).fetchall()
-    moves = len(np.array(rows, dtype=np.int64).reshape(-1, 2))
+    cursor = conn.execute("SELECT src, dst FROM edges WHERE game_id = ?", (game,))
+    while rows := cursor.fetchmany(CHUNK):
+        moves += len(np.array(rows, dtype=np.int64).reshape(-1, 2))
 print(json.dumps({
     "moves": moves, "seconds": time.perf_counter() - started, "cpu": time.process_time() - cpu
 }))

@@ -11,6 +11,16 @@ the CPU times and the load beside them. ``--busy K`` runs every command beside K
 processes (each a CPU-bound Python loop started before the first round and stopped after the
 last): a busy machine, where a thread team must not wait for a member the system stopped.
 
+Beside two busy processes (``--busy 2``) on a machine already shared with other work, Grundy's
+game to 2^21, Fletcher-32 d0242305 every time (wall s, CPU s, 1-minute load before the run):
+the block kernel's team as now, rounds of one worker then two: 103.3 s 7.9 s (17.2) and 75.2
+s 7.5 s (18.6); 154.0 s 8.0 s (13.9) and 58.0 s 7.6 s (20.1); 52.0 s 8.1 s (8.2) and 37.8 s
+8.4 s (8.8); 44.5 s 7.7 s (9.4) and 36.8 s 7.7 s (9.4): two workers' time over one's 0.73,
+0.38, 0.73, 0.83 (median 0.73), the CPU time of two workers that of one. Before (a fixed
+share of each block's heaps, numba's threads started each block, GNU OpenMP spinning with
+GOMP_SPINCOUNT=100000): 62.9 s 7.3 s (11.5) and 242.6 s 41.1 s (11.7), ratio 3.86; without
+the busy processes (load 4-8) 15.0-27.3 s and 74.9-82.6 s, 27-28 s CPU.
+
 Measured here inside /work/wt/quiet (no other test or benchmark running; load average 1.6-2.3,
 the two-worker runs counting for 2), Grundy's game to 2^22, Fletcher-32 78b1a00b every time:
 one worker 14.46-14.54 s wall, 14.6-14.8 s CPU; two workers 7.43-7.61 s wall, 14.1-14.3 s CPU;
@@ -91,7 +101,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--busy", type=int, default=0, help="busy processes beside each run")
     args = parser.parse_args()
-    run(args.spec, 1000, args.workers)  # compile both kernels into numba's cache first
+    # compile both kernels into numba's cache first (below 30,000 values numpy computes them)
+    run(args.spec, 40_000, args.workers)
     run(args.spec, 40_000, 1)
     loop = "while True: pass"
     busy = [subprocess.Popen([sys.executable, "-c", loop]) for _ in range(args.busy)]

@@ -126,6 +126,12 @@ def kept(alias: str) -> str:
 #: `KEPT` of the state of a key (``:g``, ``:k``).
 KEPT_BY_KEY = sa.text(f"SELECT {kept('s')} FROM states AS s WHERE s.game_id = :g AND s.key = :k")
 #: The keys and depths of the states ``:ids`` (expanding) of game ``:g``.
+#: The root of the build that stored each state of ``:keys`` (expanding) of game ``:g``.
+DEPTH_STARTS = sa.text(
+    "SELECT s.key, b.root FROM states AS s JOIN builds AS b ON b.id = s.build_id "
+    "WHERE s.game_id = :g AND s.key IN :keys AND b.kind = 'build'"
+).bindparams(sa.bindparam("keys", expanding=True))
+
 DEPTHS = sa.text("SELECT key, depth FROM states WHERE game_id = :g AND id IN :ids").bindparams(
     sa.bindparam("ids", expanding=True)
 )
