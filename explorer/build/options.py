@@ -19,7 +19,7 @@ BATCH_STATES = 50_000
 
 @dataclass(frozen=True)
 class BuildOptions:
-    """How to build, from the command line or `explorer.storage.Database.build` to the builder.
+    """How to build, from the command line or `explorer.build.StoredGame.build` to the builder.
 
     Attributes
     ----------

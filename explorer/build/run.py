@@ -36,7 +36,7 @@ def build_position(
 ) -> BuildReport:
     """Build the game graph of a position into a database, reusing whatever is stored.
 
-    `explorer.storage.Database.build` is the usual entry point; this one takes an engine made
+    `explorer.build.StoredGame.build` is the usual entry point; this one takes an engine made
     by `explorer.storage.backends.engine.create_engine`.
 
     Parameters
