@@ -33,12 +33,15 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The ``explorer`` command of the wheel, installed into a fresh virtual environment."""
     where = tmp_path_factory.mktemp("wheel")
     source = where / "source"
-    # a copy without the developers' build products, as a clean checkout has it
-    shutil.copytree(
-        REPO,
-        source,
-        ignore=shutil.ignore_patterns(".git", "__pycache__", "*.db*", ".venv", "build", "dist"),
-    )
+    # a copy without the developers' files, as a clean checkout has it (explorer/build/ is
+    # the build stage: only the top level's build/ and dist/ are build products)
+    skipped = shutil.ignore_patterns(".git", "__pycache__", "*.db", "*.db-*", ".venv")
+
+    def ignored(folder: str, names: list[str]) -> set[str]:
+        top = {"build", "dist"} & set(names) if Path(folder) == REPO else set()
+        return skipped(folder, names) | top
+
+    shutil.copytree(REPO, source, ignore=ignored)
     check([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(where), str(source)])
     (wheel,) = where.glob("explorer-*.whl")
     venv = where / "venv"
