@@ -23,7 +23,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, Protocol, TypeVar
 
-from explorer.errors import LimitError
+from explorer.errors import LimitError, StoredPartError
 
 K = TypeVar("K", bound=Hashable)
 
@@ -119,6 +119,9 @@ class PrunedSearch(Generic[K]):
         self.fresh: list[K] = []
         #: How many labelled values the search has taken from a part table (`adopt`).
         self.adopted = 0
+        #: Keys of stored values not checked yet, and the labels of those its table keeps.
+        self.unchecked: set[K] = set()
+        self.unchecked_labels: set[str] = set()
         self.stats = SearchStats()
         self.max_memory_mb = max_memory_mb or DEFAULT_SEARCH_MEMORY_MB
         #: Called every `report_every` seconds with the search (progress, checkpoints).
@@ -127,15 +130,43 @@ class PrunedSearch(Generic[K]):
         self._next_report = time.monotonic() + self.report_every
 
     # -- tables -------------------------------------------------------------------------------
-    def adopt(self, labelled: dict[str, int]) -> int:
-        """Take values stored by label (a part table's family); how many were new."""
+    def adopt(self, labelled: dict[str, int], unchecked: set[str] | None = None) -> int:
+        """Take values stored by label (a part table's family); how many were new. Those
+        labelled in `unchecked` (read from a store) are checked against their moves when the
+        search first uses them, and their labels leave `unchecked` once right.
+
+        Raises
+        ------
+        StoredPartError
+            When the search uses a stored value that its moves do not give.
+        """
         new = 0
+        unchecked = set() if unchecked is None else unchecked
+        self.unchecked_labels = unchecked
         for label, value in labelled.items():
             key = self.rules.key(label)
             if key not in self.values:
                 self.values[key] = value
+                if label in unchecked:
+                    self.unchecked.add(key)
                 new += 1
         return new
+
+    def _check_stored(self, key: K) -> None:
+        """Check a stored value one level down (what its moves leave is valued by the
+        search, each stored value checked in turn): a wrong one is refused and forgotten."""
+        self.unchecked.discard(key)
+        reached = 0
+        for move in self.rules.moves(key):
+            total = 0
+            for part in move:
+                total ^= self.value(part)
+            reached |= 1 << total
+        expected = (~reached & (reached + 1)).bit_length() - 1
+        label = self.rules.label(key)
+        if self.values[key] != expected:
+            raise StoredPartError.of(self.rules.family, label, self.values.pop(key), expected)
+        self.unchecked_labels.discard(label)
 
     def take_fresh(self) -> list[tuple[str, int]]:
         """The values found since the last call, as (label, value)."""
@@ -184,6 +215,8 @@ class PrunedSearch(Generic[K]):
     def _known(self, key: K) -> int | None:
         value = self.values.get(key)
         if value is not None:
+            if key in self.unchecked:
+                self._check_stored(key)
             self.stats.hits += 1
             return value
         value = self.rules.known(key)
