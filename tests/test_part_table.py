@@ -16,6 +16,7 @@ from explorer import load_game, open_database
 from explorer.analysis.parts import PART_TABLE
 from explorer.analysis.solving import grundy_value
 from explorer.errors import StoredPartError
+from explorer.games.grids import grid_rules
 from tests.support.cli import run, run_json, run_ok
 from tests.support.environment import REPO
 
@@ -303,15 +304,18 @@ def test_a_changed_inner_grid_value_is_found_by_verify_and_never_served(db_url, 
     assert solved.returncode == 0, solved.stderr
     assert run_json("verify", "--db", db_url)["ok"]
     family = f"{spec}-grid"
+    rules = grid_rules(spec)
+    children = {rules.label(part) for move in rules.moves(rules.key(root)) for part in move}
     with open_database(db_url) as db, db.engine.begin() as conn:
         conn.execute(sa.text("DELETE FROM part_values WHERE label = :l"), {"l": root})
-        label, truth = conn.execute(
-            sa.text(
-                "SELECT label, value FROM part_values WHERE family = :f "
-                "ORDER BY LENGTH(label) DESC, label LIMIT 1"
-            ),
-            {"f": family},
-        ).one()
+        rows = conn.execute(
+            sa.text("SELECT label, value FROM part_values WHERE family = :f"), {"f": family}
+        ).all()
+        # the largest part that is not one move from the board (those a solve asks for)
+        label, truth = max(
+            (row for row in rows if row.label not in children),
+            key=lambda row: (rules.size(rules.key(row.label)), row.label),
+        )
         conn.execute(
             sa.text("UPDATE part_values SET value = :v WHERE family = :f AND label = :l"),
             {"v": truth + 1, "f": family, "l": label},
