@@ -119,9 +119,7 @@ def search_families(game: Game[Any]) -> list[str]:
         if summands is not None:
             games.extend(summands)
         else:
-            rule = getattr(current, "grid_rule", None)
-            if rule is not None:
-                found.append(f"{rule}-grid")
+            found += [rules.family for rules in current.search_rules()]
     return sorted(set(found))
 
 

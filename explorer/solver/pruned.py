@@ -67,6 +67,11 @@ class ComponentRules(Protocol[K]):
         """The key of a stored label."""
         ...
 
+    def canonical_key(self, label: str) -> K:
+        """The key of a stored label, checked: ValueError when it is not the canonical label
+        of a component (a stored component rebuilt from its label, by `explorer verify`)."""
+        ...
+
 
 class SearchMemoryError(LimitError):
     """The search's tables outgrew their memory bound (``--memory``)."""
