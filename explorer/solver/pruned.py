@@ -158,19 +158,17 @@ class PrunedSearch(Generic[K]):
         return new
 
     def _check_stored(self, key: K) -> None:
-        """Check a stored value one level down (what its moves leave is valued by the
-        search, each stored value checked in turn): a wrong one is refused and forgotten."""
+        """Check a stored value by asking the search whether it is the component's value,
+        over its moves (each stored value they use checked in turn): a wrong one is refused,
+        and the table keeps the value found instead."""
         self.unchecked.discard(key)
-        reached = 0
-        for move in self.rules.moves(key):
-            total = 0
-            for part in move:
-                total ^= self.value(part)
-            reached |= 1 << total
-        expected = (~reached & (reached + 1)).bit_length() - 1
+        stored = self.values.pop(key)
         label = self.rules.label(key)
-        if self.values[key] != expected:
-            raise StoredPartError.of(self.rules.family, label, self.values.pop(key), expected)
+        right = self.has_value(key, stored)
+        if self.fresh and self.fresh[-1] == key:
+            self.fresh.pop()  # stored already (or refused): not new
+        if not right:
+            raise StoredPartError.of(self.rules.family, label, stored, self.value(key))
         self.unchecked_labels.discard(label)
 
     def take_fresh(self) -> list[tuple[str, int]]:

@@ -720,27 +720,19 @@ class CompiledGridSearch:
                 return int(answer)
 
     def _check_stored(self, slot: int) -> None:
-        """Check a stored value one level down (what its moves leave is valued by the
-        search, each stored value checked in turn): a wrong one is refused and forgotten."""
+        """Check a stored value by asking the search whether it is the component's value,
+        over its moves (each stored value they use checked in turn): a wrong one is refused,
+        and the table keeps the value found instead."""
         from explorer.errors import StoredPartError
         from explorer.games.grids import key_of
 
         hw, m, stored = int(self.keys_hw[slot]), int(self.keys_m[slot]), int(self.values[slot])
-        self.exported[slot] = 1
+        self.values[slot] = -1  # unknown to the search that checks it
         key = key_of(hw >> 8, hw & 0xFF, m)
-        reached = 0
-        for move in self.rules.moves(key):
-            total = 0
-            for part in move:
-                total ^= self.value(part)
-            reached |= 1 << total
-        expected = (~reached & (reached + 1)).bit_length() - 1
         label = self.rules.label(key)
-        if stored != expected:
-            slot = _slot(self.keys_m, self.keys_hw, hw, m)  # the table may have grown
-            self.values[slot] = -1
-            self.exported[slot] = 0
-            raise StoredPartError.of(self.rules.family, label, stored, expected)
+        if not self.has_value(key, stored):
+            raise StoredPartError.of(self.rules.family, label, stored, self.value(key))
+        self.exported[_slot(self.keys_m, self.keys_hw, hw, m)] = 1  # stored already
         self.unchecked_labels.discard(label)
 
     def value(self, key: int) -> int:
