@@ -87,7 +87,7 @@ NOTEBOOK_VIEWS = {
     ("explorer.analysis.quotient", "MisereQuotient"): "quotient_view",
     ("explorer.analysis.sweep", "Sweep"): "sweep_view",
     ("explorer.analysis.genus", "GenusSequence"): "genus_view",
-    ("explorer.build.one_process", "BuildReport"): "build_view",
+    ("explorer.build.options", "BuildReport"): "build_view",
     ("explorer.build.edits", "EditReport"): "edit_view",
     ("explorer.storage.query.game_rows", "QueryResult"): "query_view",
 }

@@ -107,6 +107,10 @@ class MemoryOptionError(LimitError):
     """A memory option asks for more memory than the machine has."""
 
 
+class SearchMemoryError(LimitError):
+    """The pruned search's tables outgrew their memory bound (``--memory``)."""
+
+
 class MisereSequenceTooLargeError(LimitError):
     """A misère sequence would build more game states than its guard allows."""
 

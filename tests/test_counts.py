@@ -26,9 +26,10 @@ from explorer.build import Database
 from explorer.errors import CyclicGraphError, EditError
 from explorer.games.loopy import GraphGame
 from explorer.solver.incremental import Edit
-from explorer.storage.backends.engine import alembic_config, resolve_url
+from explorer.storage.backends.engine import resolve_url
 from explorer.storage.rows.counts import recount
 from explorer.storage.rows.records import lookup_game
+from explorer.storage.schema.migrations import alembic_config
 from tests.support.cli import run_json
 from tests.support.environment import REPO
 from tests.support.graphs import write_graph

@@ -13,11 +13,16 @@ from tests.support.environment import REPO
 
 #: Modules with no docstring example besides the CLI's (its commands run in test_cli and the
 #: README sessions): declarations (errors, the game base class, ORM tables, the storage package's
-#: re-exports), games whose rules the conformance test of test_registry runs, and the notebook
-#: views (HTML for Jupyter, checked in test_viz).
+#: re-exports), games whose rules the conformance test of test_registry runs, the notebook
+#: views (HTML for Jupyter, checked in test_viz), and the builders (run by the example of
+#: `explorer.build.run` and by test_tiers).
 WITHOUT_EXAMPLES = {
     "explorer.analysis",
     "explorer.build",
+    "explorer.build.one_process",
+    "explorer.build.tier_manager",
+    "explorer.build.tier_resume",
+    "explorer.build.tier_worker",
     "explorer.build.writer",
     "explorer.cli",
     "explorer.errors",

@@ -18,7 +18,7 @@ from explorer.build import Database
 from explorer.errors import CyclicGraphError, NotStoredError
 from explorer.games.dag import DagGame
 from explorer.solver.incremental import Edit, EditError, StateValue
-from explorer.storage.backends.engine import shown_location
+from explorer.storage.backends.errors import shown_location
 from tests.support.cli import run
 from tests.support.environment import REPO
 from tests.support.graphs import from_scratch, write_graph

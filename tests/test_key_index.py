@@ -11,14 +11,10 @@ import sqlalchemy as sa
 
 from explorer import open_database
 from explorer.build import plans as build_plans
+from explorer.storage.backends import dialects
+from explorer.storage.backends.dialects import SORT_PRAGMAS
 from explorer.storage.backends.engine import resolve_url, writing
-from explorer.storage.rows import records
-from explorer.storage.rows.records import (
-    SORT_PRAGMAS,
-    drop_key_index,
-    ensure_key_index,
-    key_index_present,
-)
+from explorer.storage.rows.records import drop_key_index, ensure_key_index, key_index_present
 from tests.support.cli import run_json
 from tests.support.storage import dump, has_key_index
 
@@ -108,5 +104,5 @@ def test_creating_the_index_gives_the_connection_its_own_settings_back(tmp_path)
             after = [conn.exec_driver_sql(f"PRAGMA {name}").scalar() for name in SORT_PRAGMAS]
             assert key_index_present(conn)
     assert after == settings
-    assert settings[1] != records.SORT_CACHE
-    assert settings[2] != records.SORT_TEMP_STORE  # in memory, but for the sort
+    assert settings[1] != dialects.SORT_CACHE
+    assert settings[2] != dialects.SORT_TEMP_STORE  # in memory, but for the sort

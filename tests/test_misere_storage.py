@@ -25,7 +25,8 @@ from explorer import load_game, open_database
 from explorer.cli import main
 from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.solver.misere import bouton_misere_outcome
-from explorer.storage.backends.engine import alembic_config, head_revision, resolve_url
+from explorer.storage.backends.engine import resolve_url
+from explorer.storage.schema.migrations import alembic_config, head_revision
 from tests.support.bruteforce import heap_game_moves, mex_values, misere_values, solve_by_definition
 from tests.support.cli import run, run_json
 from tests.support.heap_rules import RULES, SPLITTING

@@ -23,7 +23,8 @@ from alembic import command
 from explorer import open_database
 from explorer.cli import COMMAND_MODULES, main
 from explorer.cli.common import LazyCommands
-from explorer.storage.backends.engine import SCHEMA_HEAD, alembic_config, head_revision
+from explorer.storage.backends.engine import SCHEMA_HEAD
+from explorer.storage.schema.migrations import alembic_config, head_revision
 from tests.support.environment import REPO
 
 #: Runs the command line on its arguments, then prints the modules it imported (also when the

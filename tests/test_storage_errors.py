@@ -24,7 +24,8 @@ from explorer import open_database
 from explorer.analysis.parts import PART_TABLE
 from explorer.build.scratch import KeptMoves, TierMoves
 from explorer.errors import DatabaseFullError
-from explorer.storage.backends.engine import SCHEMA_HEAD, alembic_config, resolve_url
+from explorer.storage.backends.engine import SCHEMA_HEAD, resolve_url
+from explorer.storage.schema.migrations import alembic_config
 from tests.support.cli import run, run_json
 
 GAME_A = {"a": ["b"], "b": []}

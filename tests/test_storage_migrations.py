@@ -13,12 +13,8 @@ from alembic.script import ScriptDirectory
 
 from explorer import open_database
 from explorer.storage import SchemaTooNewError
-from explorer.storage.backends.engine import (
-    alembic_config,
-    head_revision,
-    migrations_path,
-    resolve_url,
-)
+from explorer.storage.backends.engine import resolve_url
+from explorer.storage.schema.migrations import alembic_config, head_revision, migrations_path
 from explorer.storage.schema.models import Base
 from tests.support.cli import run, run_json
 from tests.support.environment import DATA

@@ -13,16 +13,16 @@ from explorer.lazy import lazy_members
 if TYPE_CHECKING:
     from explorer.build.database import Database, StoredGame, open_database
     from explorer.build.edits import EditReport
-    from explorer.build.one_process import BuildOptions, BuildReport, build_position
+    from explorer.build.options import BuildOptions, BuildReport
+    from explorer.build.run import build_position
     from explorer.build.writer import BuildProgress
 
 #: Where each name lives: its module loads when the name is first asked for, so that a command
 #: that only reads does not load the builder and the editor.
 _HOMES = {
     **dict.fromkeys(("Database", "StoredGame", "open_database"), "explorer.build.database"),
-    **dict.fromkeys(
-        ("BuildOptions", "BuildReport", "build_position"), "explorer.build.one_process"
-    ),
+    **dict.fromkeys(("BuildOptions", "BuildReport"), "explorer.build.options"),
+    "build_position": "explorer.build.run",
     "BuildProgress": "explorer.build.writer",
     "EditReport": "explorer.build.edits",
 }

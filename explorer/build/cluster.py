@@ -24,13 +24,14 @@ from typing import TYPE_CHECKING, Any
 from explorer.errors import ClusterError
 from explorer.games.base import Game, Position
 from explorer.games.convention import NORMAL, Convention
+from explorer.storage.backends.dialects import dialect_of
 from explorer.storage.backends.engine import resolve_url
 from explorer.version import __version__
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
-    from explorer.build.one_process import BuildOptions
+    from explorer.build.options import BuildOptions
 
 #: How a user installs the engine (the README's "Many machines").
 INSTALL = "pip install 'explorer[cluster]' (in a checkout: pip install '.[cluster]')"
@@ -96,7 +97,7 @@ def refuse_local_database(url: str | None) -> None:
     explorer.errors.ClusterError: --cluster needs a PostgreSQL database, not the SQLite file ...
     """
     resolved = resolve_url(url)
-    if resolved.get_backend_name() == "sqlite":
+    if not dialect_of(resolved).shared:
         shown = resolved.database or "in memory"
         raise ClusterError(
             f"--cluster needs a PostgreSQL database, not the SQLite file {shown!r}: give "
@@ -217,7 +218,7 @@ def refuse_untiered(
     convention: Convention = NORMAL,
 ) -> None:
     """Refuse a cluster build that would not go in tiers, so would run in this process alone."""
-    from explorer.build.tier_manager import tiers_apply
+    from explorer.build.plans import tiers_apply
 
     if not tiers_apply(engine, game, root, replace(options, workers=2), convention):
         raise ClusterError(

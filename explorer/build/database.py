@@ -27,11 +27,12 @@ from typing import TYPE_CHECKING, Any
 from explorer.games.convention import NORMAL, Convention
 from explorer.storage import database as storage
 from explorer.storage import stored_game
-from explorer.storage.backends.engine import create_engine, translated
+from explorer.storage.backends.engine import create_engine
+from explorer.storage.backends.errors import translated
 
 if TYPE_CHECKING:  # building, editing and checking load in the methods that do them
     from explorer.build.edits import EditReport
-    from explorer.build.one_process import BuildOptions, BuildReport
+    from explorer.build.options import BuildOptions, BuildReport
     from explorer.build.verify import Verification
     from explorer.build.writer import BuildProgress
     from explorer.games.base import Game
@@ -70,7 +71,8 @@ class StoredGame(stored_game.StoredGame):
             When the database refuses the writes (read-only, full, locked, or another build
             of the same game writing at the same time); what was committed stays consistent.
         """
-        from explorer.build.one_process import BuildOptions, build_position
+        from explorer.build.options import BuildOptions
+        from explorer.build.run import build_position
 
         options = replace(options or BuildOptions(), **changes)
         rules = self.spec if self.given is None else self.given

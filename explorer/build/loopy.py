@@ -161,3 +161,29 @@ def store_values(
     conn.execute(
         states.UPDATE_LOOPY_VALUES, value_params(dict(enumerate(values)), build_id, game_id)
     )
+
+
+def label_stored(
+    conn: sa.Connection, game_id: int, build_id: int, root: int
+) -> tuple[LoopyValue, int]:
+    """Give every stored state of a game whose play may loop its generalized value γ; returns
+    the value of state `root` and how many states had none.
+
+    The level-by-level solve of a build leaves the states on and above cycles without a value
+    (a mex needs every follower's value first). Once every reachable state is stored, the
+    game's stored moves are labelled whole (`explorer.solver.loopy`), as an imported
+    ``graph:`` game is, and every state's γ, escapes, outcome and remoteness written in the
+    transaction that marks the build complete.
+    """
+    from explorer.storage.backends.bulk import read_int_columns
+    from explorer.storage.rows.counts import recount
+
+    ids, unsolved = read_int_columns(conn, states.by_id("id", states.UNVALUED), {"g": game_id}, 2)
+    src, dst = read_int_columns(conn, edges.ALL, {"g": game_id}, 2)
+    values = label_arrays(len(ids), np.searchsorted(ids, src), np.searchsorted(ids, dst))
+    conn.execute(
+        states.UPDATE_LOOPY_VALUES,
+        value_params(dict(zip(ids.tolist(), values, strict=True)), build_id, game_id),
+    )
+    recount(conn, game_id)  # values changed in place: the game is counted again
+    return values[int(np.searchsorted(ids, root))], int(unsolved.sum())

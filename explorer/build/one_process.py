@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from concurrent.futures import Executor
-from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -27,10 +25,9 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from explorer.build.arrays import NO_IDS, UNKNOWN, BuildArrays, Frontier
-from explorer.build.loopy import LoopyValue, label_arrays, value_params
+from explorer.build.loopy import LoopyValue, label_stored
+from explorer.build.options import BuildOptions, BuildReport, ended_status
 from explorer.build.plans import (
-    DEFAULT_MEMORY_BYTES,
-    DEFER_KEY_INDEX_AT,
     MIN_ROUND_STATES,
     KeyIndexPlan,
     MemoryBudget,
@@ -39,11 +36,10 @@ from explorer.build.plans import (
 )
 from explorer.build.undo import undo_build
 from explorer.build.writer import Batch, BatchWriter, BuildProgress, Turn, commit_batch
-from explorer.errors import GraphTooLargeError, RuleError, SpecError
-from explorer.games import load_game, may_cycle
+from explorer.errors import GraphTooLargeError, RuleError
+from explorer.games import may_cycle
 from explorer.games.base import Game, Position
 from explorer.games.convention import MISERE, NORMAL, Convention
-from explorer.games.rules_files import files_read_once
 from explorer.games.specs import GameSpec
 from explorer.generation.expansion import PositionIndex, position_index
 from explorer.generation.sorted_runs import find_sorted
@@ -54,13 +50,12 @@ from explorer.storage.backends.bulk import (
     NewStates,
     read_int_columns,
     value_columns,
-    writer_class,
 )
+from explorer.storage.backends.dialects import dialect_of
 from explorer.storage.backends.engine import reading, writing
-from explorer.storage.rows.counts import histogram, recount, solved_counts, stored_states
+from explorer.storage.rows.counts import histogram, solved_counts, stored_states
 from explorer.storage.rows.records import (
     BuildCounts,
-    ended_status,
     ensure_key_index,
     find_game,
     insert_build,
@@ -73,93 +68,11 @@ from explorer.storage.tables import edges as edges_table
 from explorer.storage.tables import states as states_table
 from explorer.version import __version__
 
-#: States expanded per transaction: large enough for bulk rates, small enough to lose little.
-BATCH_STATES = 50_000
 #: Moves generated per transaction at most (beyond the moves of one state, kept together): a
 #: batch of wide states (Nim on three heaps of 1,000 has 3,000 moves a state) stays small.
 BATCH_MOVES = 250_000
 #: The game id read with before a new game is stored: no rows have it.
 NOT_STORED = -1
-
-
-@dataclass(frozen=True)
-class BuildOptions:
-    """How to build, from the command line or `explorer.storage.Database.build` to the builder.
-
-    Attributes
-    ----------
-    max_states : int or None
-        Stop once this many new states are stored (a state's moves are stored together).
-    batch_states : int
-        States expanded per transaction (fewer when states have many moves: a transaction
-        takes about `BATCH_MOVES` moves at most).
-    memory : int or None
-        Stop cleanly, as at `max_states`, once the process uses this many bytes (resident);
-        None for no budget.
-    defer_key_index_at : int or None
-        Drop the unique key index once this many new states are written, and at least as
-        many as the database held (the index is created again at the end: see
-        `explorer.build.plans.DEFER_KEY_INDEX_AT`); None keeps it throughout.
-    workers : int
-        Worker processes: more than one builds a game with tiers in tiers
-        (`explorer.build.tier_manager`); 1, or a game without tiers, builds in this process.
-
-    Examples
-    --------
-    >>> BuildOptions(max_states=1000).memory == DEFAULT_MEMORY_BYTES
-    True
-    """
-
-    max_states: int | None = None
-    batch_states: int = BATCH_STATES
-    memory: int | None = DEFAULT_MEMORY_BYTES
-    defer_key_index_at: int | None = DEFER_KEY_INDEX_AT
-    workers: int = 1
-
-
-@dataclass(frozen=True)
-class BuildReport:
-    """What a build did (see `to_dict` for the JSON form).
-
-    ``status`` is ``complete`` when every state reachable from the position is stored and
-    solved, ``stopped`` when ``max_states`` or the memory budget cut it short (``stopped_by``
-    says which; building again continues).
-    ``convention`` is ``misere`` for a misère build, whose ``grundy`` is G⁻ (zero exactly on
-    misère P-positions) and whose outcome and remoteness are misère play's. In a game whose
-    play may loop, a root of value ∞(K) has ``grundy`` None, ``infinite`` True and ``escapes``
-    K; its outcome is N or D (a draw, with remoteness None).
-    """
-
-    game: str
-    position: str
-    build_id: int
-    status: str
-    states_new: int
-    states_reused: int
-    edges_new: int
-    values_computed: int
-    frontier: int
-    states_stored: int
-    grundy: int | None
-    outcome: str | None
-    remoteness: int | None
-    seconds: float
-    convention: Convention = NORMAL
-    stopped_by: str | None = None
-    infinite: bool = False
-    escapes: list[int] | None = None
-
-    def to_dict(self) -> dict[str, object]:
-        return asdict(self)
-
-    def __repr__(self) -> str:
-        """One line: what was stored and the start's value."""
-        value = "∞" if self.infinite else ("-" if self.grundy is None else self.grundy)
-        return (
-            f"<BuildReport {self.game} at {self.position}: {self.status}, "
-            f"{self.states_stored:,} states stored ({self.states_new:,} new), G = {value}, "
-            f"{self.outcome}, {self.seconds:.2f} s>"
-        )
 
 
 class GraphBuilder:
@@ -553,7 +466,7 @@ class GraphBuilder:
         progress = BuildProgress(
             self.states_new, self.edges_new, self.values_computed, len(self.frontier), 0.0
         )
-        edges = writer_class(self.engine.dialect.name).edge_payload(src, dst)
+        edges = dialect_of(self.engine).writer.edge_payload(src, dst)
         # every state expanded now was not before; a state is solved once, never changed
         tallies = [
             ("states", "", self.next_id - first_id),
@@ -575,26 +488,10 @@ class GraphBuilder:
         commit_batch(self.engine, self.game_id, self.build_id, batch, cache_kib)
 
     def _label_cycles(self, conn: sa.Connection, root: int) -> LoopyValue:
-        """Give every stored state of a game whose play may loop its generalized value γ.
-
-        The level-by-level solve leaves the states on and above cycles without a value (a
-        mex needs every follower's value first). Once every reachable state is stored, the
-        game's stored moves are labelled whole (`explorer.solver.loopy`), as an imported
-        ``graph:`` game is, and every state's γ, escapes, outcome and remoteness written in
-        the transaction that marks the build complete.
-        """
-        ids, unsolved = read_int_columns(
-            conn, states_table.by_id("id", states_table.UNVALUED), {"g": self.game_id}, 2
-        )
-        src, dst = read_int_columns(conn, edges_table.ALL, {"g": self.game_id}, 2)
-        values = label_arrays(len(ids), np.searchsorted(ids, src), np.searchsorted(ids, dst))
-        conn.execute(
-            states_table.UPDATE_LOOPY_VALUES,
-            value_params(dict(zip(ids.tolist(), values, strict=True)), self.build_id, self.game_id),
-        )
-        recount(conn, self.game_id)  # values changed in place: the game is counted again
-        self.values_computed += int(unsolved.sum())
-        return values[int(np.searchsorted(ids, root))]
+        """Give every stored state its generalized value γ (see `label_stored`)."""
+        value, labelled = label_stored(conn, self.game_id, self.build_id, root)
+        self.values_computed += labelled
+        return value
 
     def _report(
         self,
@@ -625,92 +522,4 @@ class GraphBuilder:
             infinite=escapes is not None,
             escapes=None if escapes is None else sorted(escapes),
             stopped_by=stopped_by,
-        )
-
-
-@files_read_once()
-def build_position(
-    engine: Engine,
-    spec: str | Game[Any],
-    position: str,
-    options: BuildOptions | None = None,
-    *,
-    convention: Convention = NORMAL,
-    progress: Callable[[BuildProgress], None] | None = None,
-    executor: Executor | None = None,
-) -> BuildReport:
-    """Build the game graph of a position into a database, reusing whatever is stored.
-
-    `explorer.storage.Database.build` is the usual entry point; this one takes an engine made
-    by `explorer.storage.backends.engine.create_engine`.
-
-    Parameters
-    ----------
-    engine : sqlalchemy.engine.Engine
-        An open, migrated database.
-    spec : str or Game
-        The game, as on the command line, or its rules (a game written in a notebook, say:
-        stored under its ``spec``).
-    position : str
-        The position, as on the command line.
-    options : BuildOptions, optional
-        How to build (the defaults of `BuildOptions` when not given).
-    convention : Convention
-        ``MISERE`` builds the misère game (the player who moves last loses), stored beside the
-        normal-play one: states hold G⁻, misère outcomes and misère remoteness.
-    progress : callable, optional
-        Called with a `BuildProgress` after every committed batch.
-    executor : concurrent.futures.Executor, optional
-        Where a build in tiers (``options.workers`` > 1, a game with tiers) runs its tasks
-        (`explorer.generation.tiers.expand_tier`): a distributed engine's executor, say; by
-        default a process pool of ``options.workers`` processes.
-
-    Returns
-    -------
-    BuildReport
-
-    Raises
-    ------
-    SpecError
-        For a misère build of a game whose play may loop (``graph:``, ``windup:``): G⁻ needs
-        play that ends (`explorer.analysis.misere.misere_solution` gives such a game's misère
-        outcomes).
-
-    Examples
-    --------
-    >>> from explorer.storage.backends.engine import create_engine
-    >>> engine = create_engine("sqlite://")
-    >>> report = build_position(engine, "subtraction:1,2", "4,4")
-    >>> report.status, report.states_new, report.grundy
-    ('complete', 15, 0)
-    >>> build_position(engine, "subtraction:1,2", "5,4").states_reused
-    15
-    >>> misere = build_position(engine, "subtraction:1,2", "4,4", convention=MISERE)
-    >>> misere.states_new, misere.grundy, misere.outcome, misere.convention
-    (15, 1, 'N', <Convention.MISERE: 'misere'>)
-    """
-    options = options or BuildOptions()
-    game = load_game(spec) if isinstance(spec, str) else spec
-    root = game.parse(position)
-    if convention == MISERE:
-        refuse_misere_cycles(game)
-    from explorer.build.tier_manager import TieredBuilder, tiers_apply
-    from explorer.storage.rows.part_values import SharedParts
-
-    # a game whose parts have labels reads the part table first and adds to it after
-    with SharedParts(engine).building(game, root, options.max_states is None, convention):
-        if tiers_apply(engine, game, root, options, convention):
-            refuse_unbuildable(game, root, memory=options.memory, max_states=None, tiered=True)
-            return TieredBuilder(engine, game, root, options, executor, progress, convention).run()
-        return GraphBuilder(engine, game, root, options, progress, convention).run()
-
-
-def refuse_misere_cycles(game: Game[Any]) -> None:
-    """Refuse a misère build of a game whose play may loop: its misère values are outcomes
-    with draws, not G⁻, and a build solves no cycle."""
-    if may_cycle(game):
-        raise SpecError(
-            f"a misère build needs a game whose play always ends, and {game.spec} may loop "
-            f"(explorer solve {game.spec!r} POSITION --misere gives its misère outcomes, "
-            "draws included)"
         )

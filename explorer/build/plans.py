@@ -1,5 +1,6 @@
-"""A build's two policies: the memory budget (how many new states the next round may number) and
-the key-index plan (when to drop the unique key index and when to create it again).
+"""A build's three policies: whether it goes in tiers (`tiers_apply`), the memory budget (how
+many new states the next round may number) and the key-index plan (when to drop the unique key
+index and when to create it again).
 """
 
 from __future__ import annotations
@@ -8,10 +9,21 @@ import os
 import resource
 import sys
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy.engine import Engine
 
 from explorer.errors import GraphTooLargeError
 from explorer.games.base import Game, Position
+from explorer.games.convention import Convention
+from explorer.games.specs import GameSpec
+from explorer.storage.backends.engine import reading
+from explorer.storage.rows.records import find_game
+from explorer.storage.tables import states as states_table
+from explorer.storage.tables import tiers as tiers_table
+
+if TYPE_CHECKING:
+    from explorer.build.options import BuildOptions
 
 #: A build stops cleanly (as at --max-states) before the process uses more memory than this.
 DEFAULT_MEMORY_BYTES = 4 * 2**30
@@ -79,7 +91,7 @@ def refuse_unbuildable(
     """Refuse at once, before anything is read or generated, a whole build that the memory
     budget cannot hold, when the game can count its states (`Game.count_states`).
 
-    `tiered` says the build goes in tiers (`explorer.build.tier_manager.may_go_in_tiers`), which
+    `tiered` says the build goes in tiers (`may_go_in_tiers`), which
     holds fewer bytes a state than a build in one process.
 
     Raises
@@ -233,3 +245,64 @@ class KeyIndexPlan:
         """Whether to create the index while the `last` batch's values are found: when it was
         dropped and the build holds `OVERLAP_INDEX_AT` `states` or more."""
         return self.dropped and last and states >= OVERLAP_INDEX_AT
+
+
+# -- in tiers or in one process ------------------------------------------------------------
+def tiered_spec(game: Game[Any]) -> str | None:
+    """The spec a worker loads `game` by, or None when a worker cannot (a game made in a
+    notebook, say, or one whose spec loads another game).
+
+    Examples
+    --------
+    >>> from explorer import game
+    >>> from explorer.games import load_game
+    >>> tiered_spec(load_game("subtraction:1,2")), tiered_spec(game(lambda n: [n - 1] if n else []))
+    ('subtraction:1,2', None)
+    """
+    from explorer.games import load_game
+
+    try:
+        loaded = load_game(game.spec)
+    except Exception:
+        return None
+    return game.spec if loaded == game and type(loaded) is type(game) else None
+
+
+def tiers_apply(
+    engine: Engine, game: Game[Any], root: Position, options: BuildOptions, convention: Convention
+) -> bool:
+    """Whether a build goes in tiers: when it may (`may_go_in_tiers`), and either nothing of
+    the game is stored or an unfinished build in tiers is to continue (a build reusing states
+    stored by another build, or with a solved root, runs in one process)."""
+    if not may_go_in_tiers(game, root, options):
+        return False
+    with reading(engine) as conn:
+        game_id = find_game(conn, GameSpec.parse(game.spec).canonical(), convention)
+        if game_id is None:
+            return True
+        tiers = conn.execute(tiers_table.ANY, {"g": game_id}).first()
+        if tiers is None:
+            return conn.execute(states_table.FIRST_KEY, {"g": game_id}).first() is None
+        root_row = conn.execute(states_table.BY_KEY, {"g": game_id, "k": game.format(root)}).first()
+    # an unfinished build in tiers: its root is stored once solved (on PostgreSQL, unsolved)
+    return root_row is None or root_row.grundy is None
+
+
+def may_go_in_tiers(game: Game[Any], root: Position, options: BuildOptions) -> bool:
+    """Whether a build may go in tiers, as far as is known before its database is read: more
+    than one worker asked, a game with tiers whose play cannot loop, no --max-states, and a
+    game a worker can load by its spec (`tiers_apply` also reads what is stored).
+
+    Examples
+    --------
+    >>> from explorer.games import load_game
+    >>> from explorer.build.options import BuildOptions
+    >>> nim = load_game("nim")
+    >>> may_go_in_tiers(nim, (3, 4), BuildOptions(workers=2))
+    True
+    >>> may_go_in_tiers(nim, (3, 4), BuildOptions(workers=1))
+    False
+    """
+    if options.workers <= 1 or options.max_states is not None or game.may_cycle():
+        return False
+    return game.tier(root) is not None and tiered_spec(game) is not None

@@ -24,51 +24,44 @@ process stores (ids aside, which number states in another order).
 
 from __future__ import annotations
 
-import os
 import time
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Callable
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from itertools import repeat
-from multiprocessing.context import BaseContext
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
-import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from explorer.build.arrays import UNKNOWN, Growable
-from explorer.build.plans import KeyIndexPlan, resident_bytes, sqlite_cache_kib
+from explorer.build.options import BuildOptions, BuildReport, ended_status
+from explorer.build.plans import KeyIndexPlan, resident_bytes, sqlite_cache_kib, tiered_spec
 from explorer.build.scratch import KeptMoves, KeyScratch, TierMoves, database_folder
+from explorer.build.tier_resume import resume
+from explorer.build.tier_worker import Pool, solve_tier
 from explorer.build.writer import BatchWriter, BuildProgress, Turn
-from explorer.errors import WorkerPoolError
 from explorer.games.base import Game, Position
 from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.games.specs import GameSpec
 from explorer.generation.tiers import (
     SLICE_STATES,
-    TierExpansion,
     TierTask,
-    end_with,
-    expand_tier,
 )
 from explorer.solver import outcome
-from explorer.solver.arrays import MISERE_TERMINAL, NORMAL_TERMINAL, level_values
+from explorer.solver.arrays import MISERE_TERMINAL, NORMAL_TERMINAL
 from explorer.storage.backends.bulk import (
     EdgePayload,
     NewStates,
     ValueColumns,
-    read_int_columns,
-    writer_class,
     writer_for,
 )
+from explorer.storage.backends.dialects import dialect_of
 from explorer.storage.backends.engine import reading, writing
 from explorer.storage.rows.counts import add_counts, histogram, solved_counts, stored_states
 from explorer.storage.rows.records import (
     BuildCounts,
     drop_key_index,
-    ended_status,
     ensure_key_index,
     find_game,
     insert_build,
@@ -77,12 +70,9 @@ from explorer.storage.rows.records import (
     stored_game,
     update_build,
 )
-from explorer.storage.tables import edges as edges_table
 from explorer.storage.tables import states as states_table
+from explorer.storage.tables import tiers as tiers_table
 from explorer.version import __version__
-
-if TYPE_CHECKING:
-    from explorer.build.one_process import BuildOptions, BuildReport
 
 #: A depth no state has yet (the fewest moves from the root are found as tiers expand).
 FAR = np.iinfo(np.int32).max
@@ -91,129 +81,6 @@ FAR = np.iinfo(np.int32).max
 MIN_SLICE_STATES = 256
 #: States a transaction writes at least (small tiers are written together).
 COMMIT_STATES = 50_000
-#: Times a tier's tasks are submitted again after the worker pool broke (a worker killed).
-RETRIES = 3
-
-
-def tiered_spec(game: Game[Any]) -> str | None:
-    """The spec a worker loads `game` by, or None when a worker cannot (a game made in a
-    notebook, say, or one whose spec loads another game).
-
-    Examples
-    --------
-    >>> from explorer import game
-    >>> from explorer.games import load_game
-    >>> tiered_spec(load_game("subtraction:1,2")), tiered_spec(game(lambda n: [n - 1] if n else []))
-    ('subtraction:1,2', None)
-    """
-    from explorer.games import load_game
-
-    try:
-        loaded = load_game(game.spec)
-    except Exception:
-        return None
-    return game.spec if loaded == game and type(loaded) is type(game) else None
-
-
-def tiers_apply(
-    engine: Engine, game: Game[Any], root: Position, options: BuildOptions, convention: Convention
-) -> bool:
-    """Whether a build goes in tiers: when it may (`may_go_in_tiers`), and either nothing of
-    the game is stored or an unfinished build in tiers is to continue (a build reusing states
-    stored by another build, or with a solved root, runs in one process)."""
-    if not may_go_in_tiers(game, root, options):
-        return False
-    with reading(engine) as conn:
-        game_id = find_game(conn, GameSpec.parse(game.spec).canonical(), convention)
-        if game_id is None:
-            return True
-        tiers = conn.execute(
-            sa.text("SELECT 1 FROM tiers WHERE game_id = :g LIMIT 1"), {"g": game_id}
-        ).first()
-        if tiers is None:
-            return conn.execute(states_table.FIRST_KEY, {"g": game_id}).first() is None
-        root_row = conn.execute(states_table.BY_KEY, {"g": game_id, "k": game.format(root)}).first()
-    # an unfinished build in tiers: its root is stored once solved (on PostgreSQL, unsolved)
-    return root_row is None or root_row.grundy is None
-
-
-def may_go_in_tiers(game: Game[Any], root: Position, options: BuildOptions) -> bool:
-    """Whether a build may go in tiers, as far as is known before its database is read: more
-    than one worker asked, a game with tiers whose play cannot loop, no --max-states, and a
-    game a worker can load by its spec (`tiers_apply` also reads what is stored).
-
-    Examples
-    --------
-    >>> from explorer.games import load_game
-    >>> from explorer.build.one_process import BuildOptions
-    >>> nim = load_game("nim")
-    >>> may_go_in_tiers(nim, (3, 4), BuildOptions(workers=2))
-    True
-    >>> may_go_in_tiers(nim, (3, 4), BuildOptions(workers=1))
-    False
-    """
-    if options.workers <= 1 or options.max_states is not None or game.may_cycle():
-        return False
-    return game.tier(root) is not None and tiered_spec(game) is not None
-
-
-class Pool:
-    """The executor a build submits tier tasks to: one given (a distributed engine's, which
-    runs a lost task again itself), or a local process pool this build owns and starts again
-    when a worker dies (its tasks are then submitted again: they are pure)."""
-
-    def __init__(self, workers: int, executor: Executor | None) -> None:
-        self.workers = workers
-        self.given = executor
-        self.executor = executor  # a local pool starts with the first tier of several tasks
-
-    def _start(self) -> Executor:
-        import multiprocessing
-
-        context: BaseContext
-        if "forkserver" not in multiprocessing.get_all_start_methods():
-            context = multiprocessing.get_context()
-        else:
-            # workers forked from a server that has imported the task's modules: they share
-            # those pages, and start at once
-            context = multiprocessing.get_context("forkserver")
-            context.set_forkserver_preload(["explorer.generation.tiers"])
-        return ProcessPoolExecutor(
-            self.workers, mp_context=context, initializer=end_with, initargs=(os.getpid(),)
-        )
-
-    def run(self, tasks: list[TierTask]) -> Iterator[TierExpansion]:
-        """The tasks' results, in order (one task at a time in this process when only one)."""
-        if len(tasks) == 1 and self.given is None:
-            yield expand_tier(tasks[0])
-            return
-        for attempt in range(RETRIES + 1):
-            if self.executor is None:
-                self.executor = self._start()
-            executor = self.executor
-            try:  # a worker that died idle broke the pool already: submitting says so
-                futures: list[Future[TierExpansion]] = [
-                    executor.submit(expand_tier, task) for task in tasks
-                ]
-                results = [future.result() for future in futures]
-            except BrokenProcessPool as error:
-                if self.given is not None:
-                    raise
-                executor.shutdown(wait=False, cancel_futures=True)
-                self.executor = None
-                if attempt == RETRIES:
-                    raise WorkerPoolError(
-                        f"the build's worker pool broke {RETRIES + 1} times in a row (a worker "
-                        "killed, or out of memory): what was written is kept; run the same "
-                        "command again to continue (with fewer --workers if memory is short)"
-                    ) from error
-                continue
-            yield from results
-            return
-
-    def close(self) -> None:
-        if self.given is None and self.executor is not None:
-            self.executor.shutdown(wait=True, cancel_futures=True)
 
 
 @dataclass
@@ -258,13 +125,14 @@ class TieredBuilder:
         self.spec = tiered_spec(game) or game.spec
         self.convention = convention
         self.terminal = MISERE_TERMINAL if self.convention == MISERE else NORMAL_TERMINAL
-        self.payload = writer_class(engine.dialect.name).edge_payload
+        self.dialect = dialect_of(engine)
+        self.payload = self.dialect.writer.edge_payload
         self.root_key = game.format(root)
         self.root_tier = game.tier(root)
         self.known: dict[str, int] = {}  # keys of the states of tiers still to expand
         self.waiting: dict[int, tuple[list[int], list[str]]] = {}
         # tiers expanded, not yet solved: in a file beside an SQLite database, on its disk
-        folder = database_folder(engine.url.database) if engine.dialect.name == "sqlite" else None
+        folder = database_folder(engine.url.database) if self.dialect.keys_in_files else None
         self.moves = KeptMoves(folder)
         self.depth = Growable(np.int32, FAR)
         self.grundy = Growable(np.int32, UNKNOWN)
@@ -287,7 +155,7 @@ class TieredBuilder:
             if stored is not None:
                 refuse_running(conn, stored, self.game.spec)
                 self.scratch = self._scratch(stored)
-                self._resume(conn, stored)
+                resume(self, conn, stored)
             self.key_index.stored_before = stored_states(conn)
         self._start()
         if not self.next_id:
@@ -299,7 +167,7 @@ class TieredBuilder:
         pool = Pool(self.workers, self.executor)
         try:
             # PostgreSQL takes a transaction a worker at once (see `BatchWriter`)
-            writers = self.workers if self.engine.dialect.name == "postgresql" else 1
+            writers = self.dialect.writers(self.workers)
             with BatchWriter(self._commit, self.progress, self.started, writers) as writer:
                 self._expand(pool, writer)
                 # values are written into rows the expansion wrote: committed, so that every
@@ -319,7 +187,7 @@ class TieredBuilder:
         return self._report()
 
     def _scratch(self, game_id: int) -> KeyScratch | None:
-        if self.engine.dialect.name != "sqlite":
+        if not self.dialect.keys_in_files:
             return None
         return KeyScratch.beside(self.engine.url.database, game_id)
 
@@ -478,17 +346,7 @@ class TieredBuilder:
         for tier in sorted(self.moves):
             began = time.perf_counter()
             moves = self.moves.pop(tier)
-            dst = moves.targets
-            g, r, h = level_values(
-                moves.counts.astype(np.int64),
-                self.grundy.data[dst].astype(np.int64),
-                self.remote.data[dst].astype(np.int64),
-                self.height.data[dst].astype(np.int64),
-                terminal=self.terminal,
-            )
-            self.grundy.data[moves.ids] = g
-            self.remote.data[moves.ids] = r
-            self.height.data[moves.ids] = h
+            solve_tier(moves, self.grundy, self.remote, self.height, self.terminal)
             self.values_computed += len(moves.ids)
             self.tiers_done += 1
             solved.append(moves.ids)
@@ -530,11 +388,10 @@ class TieredBuilder:
             assert self.scratch is not None
             self.scratch.append(*write.keys)
         with writing(self.engine) as conn:
-            if conn.dialect.name == "sqlite":
-                cache_kib = sqlite_cache_kib(
-                    self.options.memory, self.next_id, key_index=not self.key_index.dropped
-                )
-                conn.exec_driver_sql(f"PRAGMA cache_size = -{cache_kib}")
+            cache_kib = sqlite_cache_kib(
+                self.options.memory, self.next_id, key_index=not self.key_index.dropped
+            )
+            self.dialect.set_page_cache(conn, cache_kib)
             if write.drop_key_index:
                 turn()  # no other transaction of the build is open
                 drop_key_index(conn)
@@ -549,10 +406,7 @@ class TieredBuilder:
             turn()
             if write.expanded:
                 conn.execute(
-                    sa.text(
-                        "INSERT INTO tiers (game_id, tier, build_id, states, edges, "
-                        "expand_seconds) VALUES (:g, :tier, :build, :states, :edges, :seconds)"
-                    ),
+                    tiers_table.EXPANDED,
                     [
                         {
                             "g": game_id,
@@ -567,10 +421,7 @@ class TieredBuilder:
                 )
             if write.solved:
                 conn.execute(
-                    sa.text(
-                        "UPDATE tiers SET solve_seconds = :seconds "
-                        "WHERE game_id = :g AND tier = :tier"
-                    ),
+                    tiers_table.SOLVED,
                     [{"g": game_id, "tier": t, "seconds": s} for t, s in write.solved],
                 )
             add_counts(conn, game_id, write.tallies)
@@ -579,78 +430,6 @@ class TieredBuilder:
             update_build(conn, self.build_id, "complete" if write.last else "running", write.counts)
         if write.last and self.scratch is not None:
             self.scratch.remove()
-
-    # -- resuming -------------------------------------------------------------------------
-    def _resume(self, conn: sa.Connection, game_id: int) -> None:
-        """Take up an unfinished build in tiers: the states stored, which tiers are expanded
-        and solved, the moves of those expanded and not solved, and the keys of the states
-        of the tiers still to expand."""
-        done = {
-            int(tier): bool(solved)
-            for tier, solved in conn.execute(
-                sa.text("SELECT tier, solve_seconds IS NOT NULL FROM tiers WHERE game_id = :g"),
-                {"g": game_id},
-            )
-        }
-        read = ("id", "depth", "grundy", "remoteness", "height")
-        ids, depth, grundy, remote, height = read_int_columns(
-            conn, states_table.by_id(*read), {"g": game_id}, len(read)
-        )
-        src, dst = read_int_columns(conn, edges_table.ALL_ORDERED, {"g": game_id}, 2)
-        # every state numbered is stored, or (on SQLite, until solved) a stored move's end
-        size = max(int(ids.max(initial=-1)), int(dst.max(initial=-1)), 0 if done else -1) + 1
-        if not size:
-            return
-        self.next_id = self.first_new = size
-        for array, column in (
-            (self.depth, depth),
-            (self.grundy, grundy),
-            (self.remote, remote),
-            (self.height, height),
-        ):
-            array.reserve(size)
-            array.data[ids] = column
-        # the tier of every unsolved state, from its key; the keys of unexpanded tiers kept
-        tier_of: dict[int, int] = {}
-        parse, tier_fn = self.game.parse, self.game.tier
-        rows: Iterable[tuple[int, str]]
-        if self.scratch is None:
-            rows = conn.execute(states_table.UNSOLVED_KEYS, {"g": game_id}).tuples()
-        else:  # the rows stored are solved; the keys of the others in the scratch files
-            self.scratch.start(size)
-            unsolved = np.setdiff1d(np.arange(size), ids)
-            rows = zip(unsolved.tolist(), self.scratch.keys(unsolved), strict=True)
-            self.depth.data[0] = 0  # the others' depths from the moves, below
-        for state, key in rows:
-            tier = tier_fn(parse(key))
-            assert tier is not None
-            tier_of[state] = tier
-            if tier not in done:
-                self.known[key] = state
-                if tier not in self.waiting:
-                    self.waiting[tier] = ([], [])
-                self.waiting[tier][0].append(state)
-                self.waiting[tier][1].append(key)
-        self.tiers_done = len(done) + sum(done.values())
-        # the moves of the tiers expanded and not solved, grouped by tier in id order
-        open_src = np.fromiter((s in tier_of for s in src.tolist()), dtype=bool, count=len(src))
-        src, dst = src[open_src], dst[open_src]
-        src_tier = np.array([tier_of[s] for s in src.tolist()], dtype=object)
-        by_tier: dict[int, list[int]] = {}
-        for state, tier in tier_of.items():
-            if done.get(tier) is False:
-                by_tier.setdefault(tier, []).append(state)
-        for tier in sorted(by_tier, reverse=True):
-            states = np.array(sorted(by_tier[tier]), dtype=np.int64)
-            mask = src_tier == tier
-            tier_src, tier_dst = src[mask], dst[mask]
-            counts = np.searchsorted(tier_src, states, "right") - np.searchsorted(
-                tier_src, states, "left"
-            )
-            # depths: every move of an expanded tier relaxes its end (tiers high to low)
-            moved = np.repeat(self.depth.data[states] + 1, counts).astype(np.int32)
-            np.minimum.at(self.depth.data, tier_dst, moved)
-            self.moves[tier] = TierMoves(states, counts.astype(np.int32), tier_dst.astype(np.int32))
 
     # -- reporting ------------------------------------------------------------------------
     def _counts(self) -> BuildCounts:
@@ -675,8 +454,6 @@ class TieredBuilder:
         )
 
     def _report(self) -> BuildReport:
-        from explorer.build.one_process import BuildReport
-
         g = int(self.grundy.data[0]) if self.next_id else UNKNOWN
         solved = g != UNKNOWN
         with reading(self.engine) as conn:

@@ -33,7 +33,8 @@ from explorer.games.pyspec import rules_changed, stored_rules
 from explorer.games.specs import GameSpec
 from explorer.solver.loopy import Infinite
 from explorer.storage.backends.bulk import read_int_columns
-from explorer.storage.backends.engine import reason
+from explorer.storage.backends.dialects import dialect_of
+from explorer.storage.backends.errors import reason
 from explorer.storage.rows.counts import read_counts
 from explorer.storage.rows.records import key_index_present
 from explorer.storage.rows.sequences import sequence_damage
@@ -48,8 +49,6 @@ if TYPE_CHECKING:
 CHUNK_STATES = 20_000
 #: Moves read per step, about, in a game whose states have many (fewer states a step then).
 CHUNK_EDGES = 200_000
-#: Problems SQLite's integrity check lists at most.
-INTEGRITY_ROWS = 100
 
 
 @dataclass(frozen=True)
@@ -506,17 +505,16 @@ def verify_database(
     >>> db.close()
     """
     url = engine.url.render_as_string(hide_password=True)
-    sqlite = engine.dialect.name == "sqlite"
-    result = Verification(url, "ok" if sqlite else "skipped (PostgreSQL has no integrity_check)")
+    dialect = dialect_of(engine)
+    shown = (
+        "ok" if dialect.checks_integrity else f"skipped ({dialect.title} has no integrity_check)"
+    )
+    result = Verification(url, shown)
     with engine.connect() as conn:
-        if sqlite:
+        if dialect.checks_integrity:
             if progress is not None:  # a stage with no count: said by name while it runs
                 progress("the file's integrity", 0, 0)
-            try:
-                found = conn.exec_driver_sql(f"PRAGMA integrity_check({INTEGRITY_ROWS})").all()
-                problems = [str(r[0]) for r in found if r[0] != "ok"]
-            except sa.exc.DatabaseError as error:
-                problems = [reason(error)]
+            problems = dialect.integrity_problems(conn)
             if problems:
                 result.integrity = "failed"
                 result.integrity_problems = problems

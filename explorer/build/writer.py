@@ -15,6 +15,7 @@ from typing import Generic, Protocol, TypeVar
 from sqlalchemy.engine import Engine
 
 from explorer.storage.backends.bulk import EdgePayload, NewStates, ValueColumns, writer_for
+from explorer.storage.backends.dialects import dialect_of
 from explorer.storage.backends.engine import writing
 from explorer.storage.rows.counts import add_counts
 from explorer.storage.rows.records import (
@@ -74,8 +75,7 @@ def commit_batch(engine: Engine, game_id: int, build_id: int, batch: Batch, cach
     and the build row's counters (SQLite's page cache set to `cache_kib` first); then create
     the key index if the batch says so."""
     with writing(engine) as conn:
-        if conn.dialect.name == "sqlite":
-            conn.exec_driver_sql(f"PRAGMA cache_size = -{cache_kib}")
+        dialect_of(conn).set_page_cache(conn, cache_kib)
         if batch.drop_key_index:
             drop_key_index(conn)
         writer = writer_for(conn)

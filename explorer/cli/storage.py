@@ -200,9 +200,9 @@ def build_command(
       explorer build nim 60,60,60 --db postgresql://me@db/games --cluster tcp://node1:8786
     """
     from explorer.build import open_database
-    from explorer.build.one_process import BuildOptions, refuse_misere_cycles
-    from explorer.build.plans import refuse_unbuildable
-    from explorer.build.tier_manager import may_go_in_tiers
+    from explorer.build.options import BuildOptions
+    from explorer.build.plans import may_go_in_tiers, refuse_unbuildable
+    from explorer.build.run import refuse_misere_cycles
 
     options = BuildOptions(
         max_states=max_states,

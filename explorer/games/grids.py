@@ -144,7 +144,7 @@ class GridRules:
     >>> rules = GridRules("cram")
     >>> key = rules.board_key(2, 3, 0b111111)
     >>> rules.label(key), [tuple(map(rules.label, m)) for m in rules.moves(key)]
-    ('2x3:3f', [('1x3:7', '1x1:1'), ('1x4:f',), ('2x2:f',)])
+    ('2x3:3f', [('2x3:f',), ('2x2:f',), ()])
     """
 
     def __init__(self, rule: Rule) -> None:

@@ -79,7 +79,7 @@ def label_graph(label: str) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
     Examples
     --------
     >>> label_graph(graph_label((0b10, 0b101, 0b10)))
-    ((6, 1, 1), None)
+    ((4, 4, 3), None)
     >>> label_graph("2.1/10")
     ((2, 1), (1, 0))
     """

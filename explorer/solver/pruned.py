@@ -23,7 +23,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, Protocol, TypeVar
 
-from explorer.errors import LimitError, StoredPartError
+from explorer.errors import SearchMemoryError, StoredPartError
 
 K = TypeVar("K", bound=Hashable)
 
@@ -71,10 +71,6 @@ class ComponentRules(Protocol[K]):
         """The key of a stored label, checked: ValueError when it is not the canonical label
         of a component (a stored component rebuilt from its label, by `explorer verify`)."""
         ...
-
-
-class SearchMemoryError(LimitError):
-    """The search's tables outgrew their memory bound (``--memory``)."""
 
 
 @dataclass

@@ -20,6 +20,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from explorer.errors import SearchMemoryError
+
 #: A round stopped (its budget spent, or its table full): call again.
 ABORT = -2
 #: A round stopped at a stored value not checked yet (its slot in the state): check, call again.
@@ -672,8 +674,6 @@ class CompiledGridSearch:
 
     def _grow(self, capacity: int) -> None:
         """Move the table into `capacity` slots, within the memory bound."""
-        from explorer.solver.pruned import SearchMemoryError
-
         if BYTES_PER_SLOT * capacity > self.max_memory_mb * 2**20:
             raise SearchMemoryError(
                 f"the pruned search's table holds {self.size():,} components in "

@@ -278,7 +278,13 @@ def _known_options(  # type: ignore[no-untyped-def]
 ):
     """Phase 1 for heap n0 + j: its options made of values known before the block (below
     n0), into reached[j], and in found[j] its splits, where its verification scan stopped,
-    its candidate, the values still needed and the pairs XORed."""
+    its candidate, the values still needed and the pairs XORed.
+
+    Octal-digit cases: all three bits of a digit d_k, one array each. Bit 1 (take a whole heap
+    of exactly k) is `take_all`; bit 2 (leave one heap n - k > 0) is `leave_one`; bit 4 (split
+    the rest n - k into two non-empty heaps) is `split_after`, with `unequal` for a split whose
+    two heaps must differ (Grundy's game); only bit 4 goes through the sparse scan.
+    """
     words = cleared.shape[1]
     n = n0 + j
     row = reached[j]
@@ -361,6 +367,11 @@ def _extend_blocks(  # type: ignore[no-untyped-def]
     below 2 * width; the run stops after the first heap whose value reaches `width`, and the
     caller doubles it. Each member marks its runs' options in its own rows:
     reached[member, j, v] = 1 when heap n0 + j has an option of value v.
+
+    Octal-digit cases: all three bits of a digit d_k, one array each. Bit 1 (take a whole heap
+    of exactly k) is `take_all`; bit 2 (leave one heap n - k > 0) is `leave_one`; bit 4 (split
+    the rest n - k into two non-empty heaps) is `split_after`, with `unequal` for a split whose
+    two heaps must differ (Grundy's game); only bit 4 goes through the sparse scan.
     """
     nsplit = max(split_after.shape[0], 1)
     span = 2 * width
@@ -439,7 +450,13 @@ def _member(  # type: ignore[no-untyped-def]
     """One member of the team: claims the free runs of the block's phase 1, then does a run
     still claimed by a member that does not finish it in time (one the system has stopped),
     and phase 2 when it is the first to find every run done; then waits for the next block.
-    No member ever needs another to run: alone, a member does every block."""
+    No member ever needs another to run: alone, a member does every block.
+
+    Octal-digit cases: all three bits of a digit d_k, one array each. Bit 1 (take a whole heap
+    of exactly k) is `take_all`; bit 2 (leave one heap n - k > 0) is `leave_one`; bit 4 (split
+    the rest n - k into two non-empty heaps) is `split_after`, with `unequal` for a split whose
+    two heaps must differ (Grundy's game); only bit 4 goes through the sparse scan.
+    """
     while True:
         g = _load(team, 8 * _BLOCK)
         if g < 0:
@@ -710,6 +727,11 @@ def _extend_one(  # type: ignore[no-untyped-def]
     rare count, largest value, pairs XORed).
 
     Stops early when the rare buffer is full or a value reaches the 16-bit limit.
+
+    Octal-digit cases: all three bits of a digit d_k, one array each. Bit 1 (take a whole heap
+    of exactly k) is `take_all`; bit 2 (leave one heap n - k > 0) is `leave_one`; bit 4 (split
+    the rest n - k into two non-empty heaps) is `split_after`, with `unequal` for a split whose
+    two heaps must differ (Grundy's game); only bit 4 goes through the sparse scan.
     """
     largest = 0
     pairs = 0

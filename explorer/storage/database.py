@@ -12,11 +12,8 @@ from sqlalchemy.engine import Engine
 
 from explorer.games.convention import NORMAL, Convention
 from explorer.games.specs import GameSpec
-from explorer.storage.backends.engine import (
-    checkpoint_away,
-    create_engine,
-    translated,
-)
+from explorer.storage.backends.engine import checkpoint_away, create_engine
+from explorer.storage.backends.errors import translated
 from explorer.storage.rows.findings import stored_findings
 from explorer.storage.rows.part_values import SharedParts
 from explorer.storage.rows.sequences import stored_sequences

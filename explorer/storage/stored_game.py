@@ -13,7 +13,8 @@ import sqlalchemy as sa
 
 from explorer.games.convention import NORMAL
 from explorer.games.specs import GameSpec
-from explorer.storage.backends.engine import release_page_cache, translated, writing
+from explorer.storage.backends.engine import release_page_cache, writing
+from explorer.storage.backends.errors import translated
 from explorer.storage.query.browsing import Browsing
 from explorer.storage.query.damage import stored_key, stored_natural
 from explorer.storage.query.game_rows import QueryResult, state_dict

@@ -15,15 +15,14 @@ then never written, not even to upgrade its schema.
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 from sqlalchemy import event
@@ -33,18 +32,17 @@ from sqlalchemy.pool import StaticPool
 from explorer.errors import (
     DatabaseDamagedError,
     DatabaseError,
-    DatabaseFullError,
-    DatabaseLockedError,
-    DatabaseReadOnlyError,
     DatabaseURLError,
     ExplorerError,
     SchemaTooNewError,
 )
 from explorer.notices import say
+from explorer.storage.backends.errors import database_error, dbapi_errors, reason
+from explorer.storage.schema.migrations import alembic_config, known_revision
 from explorer.storage.schema.models import Base
 
 if TYPE_CHECKING:  # Alembic loads only when a database needs its schema created or upgraded
-    from alembic.config import Config
+    pass
 
 #: The database used when neither ``--db`` nor the environment variable names one.
 DEFAULT_PATH = "explorer.db"
@@ -136,46 +134,6 @@ def _shown(url: URL) -> str:
     return url.render_as_string(hide_password=True)
 
 
-def migrations_path() -> Path:
-    """The Alembic scripts: inside the installed package, else at the repository root."""
-    package = Path(__file__).resolve().parents[2]
-    for candidate in (package / "migrations", package.parent / "migrations"):
-        if (candidate / "env.py").is_file():
-            return candidate
-    raise DatabaseError(f"the database migrations are missing (looked in {package})")
-
-
-def alembic_config(connection: sa.Connection | None = None) -> Config:
-    """An Alembic configuration built in code (there is no alembic.ini).
-
-    Parameters
-    ----------
-    connection : sqlalchemy.Connection, optional
-        The connection the migrations run on (``migrations/env.py`` requires one).
-
-    Examples
-    --------
-    >>> alembic_config().get_main_option("script_location").endswith("migrations")
-    True
-    """
-    from alembic.config import Config
-
-    config = Config()
-    config.set_main_option("script_location", str(migrations_path()))
-    if connection is not None:
-        config.attributes["connection"] = connection
-    return config
-
-
-def head_revision() -> str:
-    """The newest schema revision this code knows, read from the migrations (see `SCHEMA_HEAD`)."""
-    from alembic.script import ScriptDirectory
-
-    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
-    assert head is not None
-    return head
-
-
 def create_engine(
     url: str | None = None, *, create: bool = True, read_only: bool = False
 ) -> Engine:
@@ -228,131 +186,6 @@ def create_engine(
         engine.dispose()
         raise database_error(error, shown, "open") from None
     return engine
-
-
-def dbapi_errors(engine: Engine) -> tuple[type[Exception], ...]:
-    """SQLAlchemy's wrapped driver errors, and the driver's own error base class: reads through
-    the raw cursor and PostgreSQL's COPY raise the driver's errors unwrapped."""
-    dbapi = engine.dialect.dbapi
-    return (sa.exc.DBAPIError,) if dbapi is None else (sa.exc.DBAPIError, dbapi.Error)
-
-
-def reason(error: BaseException) -> str:
-    """The driver's message, first line only and without its SQLAlchemy decorations."""
-    original = error.orig if isinstance(error, sa.exc.DBAPIError) else error
-    lines = str(original).strip().splitlines() or ["unknown error"]
-    return lines[-1].strip() if lines[0].startswith("connection failed") else lines[0].strip()
-
-
-#: What a driver's message means, the error class for it, and what to do about it.
-_KINDS: tuple[tuple[re.Pattern[str], type[DatabaseError], str], ...] = (
-    (
-        re.compile(r"readonly|read-only|read only|permission denied", re.IGNORECASE),
-        DatabaseReadOnlyError,
-        "the database, its file or its folder cannot be written",
-    ),
-    (
-        re.compile(
-            r"database is locked|database table is locked|lock timeout|could not obtain lock"
-        ),
-        DatabaseLockedError,
-        "another program is using it; run this again when it has finished",
-    ),
-    (
-        re.compile(r"disk is full|no space left|could not extend file|quota", re.IGNORECASE),
-        DatabaseFullError,
-        "free some space and run this again; what was committed before is kept",
-    ),
-    (
-        re.compile(
-            r"malformed|not a database|no such table|no such column|"
-            r'relation ".*" does not exist|column ".*" does not exist'
-        ),
-        DatabaseDamagedError,
-        "it is damaged; restore it from a copy, or build into another database",
-    ),
-)
-
-
-def database_error(error: BaseException, shown: str, verb: str) -> DatabaseError:
-    """One `DatabaseError` line for a driver or SQLAlchemy error: what failed, the driver's
-    words, and what to do.
-
-    This is where every database error of every command is translated; `verb` says what was
-    being done (``open``, ``read``, ``write to``).
-
-    Examples
-    --------
-    >>> import sqlite3
-    >>> full = sqlite3.OperationalError("database or disk is full")
-    >>> error = database_error(full, "a.db", "write to")
-    >>> type(error).__name__
-    'DatabaseFullError'
-    >>> str(error).split(" (")[0]
-    "cannot write to database 'a.db': database or disk is full"
-    """
-    text = reason(error)
-    for pattern, kind, hint in _KINDS:
-        if pattern.search(text):
-            return kind(f"cannot {verb} database {shown!r}: {text} ({hint})")
-    if verb == "open" and not isinstance(error, sa.exc.OperationalError):
-        verb = "use"
-    return DatabaseError(f"cannot {verb} database {shown!r}: {text}")
-
-
-def shown_location(engine: Engine) -> str:
-    """A database as its messages name it: a SQLite file's path (``:memory:`` in memory), or
-    the URL without its password."""
-    if engine.dialect.name == "sqlite":
-        return engine.url.database or ":memory:"
-    return engine.url.render_as_string(hide_password=True)
-
-
-@contextmanager
-def translated_errors(engine: Engine, verb: str) -> Iterator[None]:
-    """Every SQLAlchemy and driver error as one `DatabaseError` (read-only, locked, full,
-    damaged, a lost server); errors of ours pass unchanged, anything else is a bug.
-
-    Every public method of `Database` and `StoredGame` goes through here (see `translated`),
-    so no command shows a raw database error.
-    """
-    try:
-        yield
-    except ExplorerError:
-        raise
-    except sa.exc.IntegrityError:
-        raise DatabaseError(
-            f"another build, import or edit wrote to {shown_location(engine)!r} at the same "
-            "time; run one at a time, then run this one again to finish"
-        ) from None
-    except dbapi_errors(engine) as error:
-        raise database_error(error, shown_location(engine), verb) from None
-
-
-class _Connected(Protocol):
-    engine: Engine
-
-
-S = TypeVar("S", bound=_Connected)
-P = ParamSpec("P")
-T = TypeVar("T")
-
-
-def translated(
-    verb: str,
-) -> Callable[[Callable[Concatenate[S, P], T]], Callable[Concatenate[S, P], T]]:
-    """Run a method of an object with an ``engine`` with its database errors translated (see
-    `translated_errors`); `verb` is ``read`` or ``write to``."""
-
-    def decorate(method: Callable[Concatenate[S, P], T]) -> Callable[Concatenate[S, P], T]:
-        @functools.wraps(method)
-        def wrapper(self: S, /, *args: P.args, **kwargs: P.kwargs) -> T:
-            with translated_errors(self.engine, verb):
-                return method(self, *args, **kwargs)
-
-        return wrapper
-
-    return decorate
 
 
 def _sqlite_engine(
@@ -618,7 +451,7 @@ def _check_and_upgrade(engine: Engine, shown: str, *, upgrade: bool = True) -> N
                     "is damaged; restore it from a copy, or build into another database)"
                 )
             return
-        if current is not None and not _known_revision(current):
+        if current is not None and not known_revision(current):
             raise SchemaTooNewError(
                 f"database {shown!r} has schema revision {current!r}, which this explorer "
                 f"does not know (its newest is {head!r}): it was written by a newer "
@@ -658,13 +491,3 @@ def _check_and_upgrade(engine: Engine, shown: str, *, upgrade: bool = True) -> N
             f"upgraded database {shown!r} from schema revision {current!r} to {head!r}: "
             "an older explorer cannot open it now"
         )
-
-
-def _known_revision(revision: str) -> bool:
-    """Whether a schema revision is one of the migrations' (an older one, below the head)."""
-    from alembic.script import ScriptDirectory
-
-    try:
-        return ScriptDirectory.from_config(alembic_config()).get_revision(revision) is not None
-    except Exception:  # alembic raises several types for an unknown revision
-        return False

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
-from explorer.storage.backends.engine import translated
+from explorer.storage.backends.errors import translated
 from explorer.storage.query.damage import stored_key
 from explorer.storage.query.game_rows import GameRows, state_dict
 from explorer.storage.query.neighbourhood import chunks

@@ -15,7 +15,7 @@ from explorer.errors import ExplorerError, NotStoredError, SpecError
 from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.games.pyspec import stored_rules
 from explorer.games.specs import GameSpec
-from explorer.storage.backends.engine import shown_location, translated
+from explorer.storage.backends.errors import shown_location, translated
 from explorer.storage.query.damage import checked_state
 from explorer.storage.query.neighbourhood import chunks
 from explorer.storage.rows.records import changed_python_builds, lookup_game, stored_game

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from explorer.storage.backends.engine import translated
+from explorer.storage.backends.errors import translated
 from explorer.storage.query.game_rows import GameRows
 from explorer.storage.rows.findings import (
     load_patterns,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from explorer.storage.backends.engine import translated
+from explorer.storage.backends.errors import translated
 from explorer.storage.query.game_rows import GameRows
 from explorer.storage.query.neighbourhood import Direction, edges_among, neighbourhood_ids
 from explorer.storage.tables import edges, states

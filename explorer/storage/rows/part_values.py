@@ -27,7 +27,7 @@ from explorer.analysis.parts import (
 )
 from explorer.errors import StoredPartError
 from explorer.games.convention import NORMAL, Convention
-from explorer.storage.backends.engine import translated, translated_errors
+from explorer.storage.backends.errors import translated, translated_errors
 
 if TYPE_CHECKING:
     from explorer.games.base import Game, Position

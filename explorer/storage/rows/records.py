@@ -21,7 +21,6 @@ import json
 import os
 import socket
 from collections.abc import Sequence
-from concurrent.futures import CancelledError
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -30,26 +29,14 @@ import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from explorer.errors import BuildRunningError, NotStoredError, WorkerPoolError, WorkLimitError
+from explorer.errors import BuildRunningError, NotStoredError
 from explorer.games.base import Game
 from explorer.games.convention import NORMAL, Convention
 from explorer.games.pyspec import python_specs_match, rules_changed
 from explorer.games.specs import GameSpec
-from explorer.storage.schema.models import KEY_INDEX, BuildTable, GameTable
+from explorer.storage.backends.dialects import dialect_of
+from explorer.storage.schema.models import BuildTable, GameTable
 from explorer.storage.tables import states as states_table
-
-#: Worker threads SQLite may sort with while it creates the key index (``PRAGMA threads``).
-SORT_THREADS = 4
-#: SQLite's page cache (its ``cache_size``) while it creates the key index.
-SORT_CACHE = -2000
-#: Where SQLite keeps the sort's runs while it creates the key index (``PRAGMA temp_store``):
-#: in files (1), not in memory as the connection's other temporary data. 5M keys: 23 MiB of
-#: memory at the peak and 2.7-3.9 s, against 322 MiB (64 B a key) and 6.2-7.5 s in memory.
-SORT_TEMP_STORE = 1
-#: The PostgreSQL advisory lock held while the key index is created (any fixed number).
-KEY_INDEX_LOCK = 0x6B657969
-#: The connection settings `ensure_key_index` changes while it sorts, and then puts back.
-SORT_PRAGMAS = ("threads", "cache_size", "temp_store")
 
 
 def utc_now() -> datetime:
@@ -286,14 +273,7 @@ def insert_build(
 
 def key_index_present(conn: sa.Connection) -> bool:
     """Whether the unique index on ``states (game_id, key)`` is there (see `drop_key_index`)."""
-    if conn.dialect.name == "sqlite":
-        sql = "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = :name"
-    else:
-        sql = (
-            "SELECT COUNT(*) FROM pg_indexes "
-            "WHERE schemaname = current_schema() AND indexname = :name"
-        )
-    return bool(conn.execute(sa.text(sql), {"name": KEY_INDEX}).scalar())
+    return dialect_of(conn).key_index_present(conn)
 
 
 def drop_key_index(conn: sa.Connection) -> None:
@@ -313,29 +293,7 @@ def ensure_key_index(conn: sa.Connection) -> bool:
     """Create the unique key index if it is missing; returns whether it was."""
     if key_index_present(conn):
         return False
-    create = states_table.CREATE_KEY_INDEX
-    if conn.dialect.name != "sqlite":
-        # one creator at a time, then look again: two sessions creating it at once both pass
-        # IF NOT EXISTS, and the second fails on the catalog's own unique index
-        conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({KEY_INDEX_LOCK})")
-        if key_index_present(conn):
-            return False
-        conn.exec_driver_sql(create)
-        return True
-    # sorted by worker threads, in SQLite's default cache (2 MB: a larger one holds more of the
-    # sort in memory, while the build still holds its graph), its runs in temporary files; the
-    # pooled connection gets its own settings back after
-    threads = min(SORT_THREADS, os.cpu_count() or 1)
-    kept = {name: conn.exec_driver_sql(f"PRAGMA {name}").scalar() for name in SORT_PRAGMAS}
-    try:
-        settings = (threads, SORT_CACHE, SORT_TEMP_STORE)
-        for name, value in zip(SORT_PRAGMAS, settings, strict=True):
-            conn.exec_driver_sql(f"PRAGMA {name} = {value}")
-        conn.exec_driver_sql(create)
-    finally:
-        for name, own in kept.items():
-            conn.exec_driver_sql(f"PRAGMA {name} = {own}")
-    return True
+    return dialect_of(conn).create_key_index(conn)
 
 
 def update_build(
@@ -351,15 +309,6 @@ def update_build(
             **({} if counts is None else asdict(counts)),
         )
     )
-
-
-def ended_status(error: BaseException) -> str:
-    """The status of a build that `error` ended: ``interrupted`` when the user stopped it (Ctrl-C,
-    the work bound of ``--max-seconds``) or it lost the processes running its tasks (a cluster's
-    scheduler gone, which cancels every task; a local pool that kept breaking): the same
-    command resumes it. Else ``failed``."""
-    stopped = KeyboardInterrupt | WorkLimitError | CancelledError | WorkerPoolError
-    return "interrupted" if isinstance(error, stopped) else "failed"
 
 
 def shown_status(status: str, host: str | None, pid: int | None) -> str:

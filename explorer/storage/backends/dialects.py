@@ -1,0 +1,155 @@
+"""One class a database server (`SQLite`, `PostgreSQL`): every difference between the two that
+the build stage and the row writers meet, found once from a connection or URL by `dialect_of`,
+the one place outside the engine (`explorer.storage.backends.engine`) that reads a dialect's
+name. The bulk writes of each are their writers' (`explorer.storage.backends.bulk`).
+
+Examples
+--------
+>>> import sqlalchemy as sa
+>>> dialect_of(sa.make_url("sqlite:///games.db")).name, dialect_of(sa.make_url("sqlite://")).shared
+('sqlite', False)
+>>> dialect_of(sa.make_url("postgresql+psycopg://me@db/games")).writers(4)
+4
+"""
+
+from __future__ import annotations
+
+import os
+from typing import ClassVar
+
+import sqlalchemy as sa
+from sqlalchemy.engine import URL, Engine
+
+from explorer.storage.backends.bulk import BulkWriter, PostgresWriter, SQLiteWriter
+from explorer.storage.backends.errors import reason
+from explorer.storage.schema.models import KEY_INDEX
+from explorer.storage.tables import states as states_table
+
+#: Most problems SQLite's integrity check lists.
+INTEGRITY_ROWS = 100
+#: Worker threads SQLite may sort with while it creates the key index (``PRAGMA threads``).
+SORT_THREADS = 4
+#: SQLite's page cache (its ``cache_size``) while it creates the key index.
+SORT_CACHE = -2000
+#: Where SQLite keeps the sort's runs while it creates the key index (``PRAGMA temp_store``):
+#: in files (1), not in memory as the connection's other temporary data. 5M keys: 23 MiB of
+#: memory at the peak and 2.7-3.9 s, against 322 MiB (64 B a key) and 6.2-7.5 s in memory.
+SORT_TEMP_STORE = 1
+#: The PostgreSQL advisory lock held while the key index is created (any fixed number).
+KEY_INDEX_LOCK = 0x6B657969
+#: The connection settings `ensure_key_index` changes while it sorts, and then puts back.
+SORT_PRAGMAS = ("threads", "cache_size", "temp_store")
+
+
+class Dialect:
+    """What differs between database servers, as class attributes and methods."""
+
+    name: ClassVar[str]
+    #: The bulk writer of its rows.
+    writer: ClassVar[type[BulkWriter]]
+    #: Whether the machines of a cluster can all reach it (a server, not a local file).
+    shared: ClassVar[bool]
+    #: Whether a build in tiers keeps the keys of its unsolved states in files beside the
+    #: database (and writes each state's row once, solved) rather than in the rows.
+    keys_in_files: ClassVar[bool]
+    #: Its name as shown.
+    title: ClassVar[str]
+    #: Whether it checks the whole database itself (`integrity_problems`).
+    checks_integrity: ClassVar[bool] = False
+    #: The query counting indexes named ``:name`` (the unique key index, say).
+    INDEX_COUNT: ClassVar[str]
+
+    def writers(self, workers: int) -> int:
+        """How many transactions a build on `workers` workers writes at once."""
+        return 1
+
+    def set_page_cache(self, conn: sa.Connection, kib: int) -> None:
+        """Give the connection a page cache of `kib` KiB for a build's writes (where the server
+        takes one a connection)."""
+
+    def create_key_index(self, conn: sa.Connection) -> bool:
+        """Create the unique key index, missing when asked; returns whether this did."""
+        raise NotImplementedError
+
+    def key_index_present(self, conn: sa.Connection) -> bool:
+        """Whether the unique index on ``states (game_id, key)`` is there."""
+        return bool(conn.execute(sa.text(self.INDEX_COUNT), {"name": KEY_INDEX}).scalar())
+
+    def integrity_problems(self, conn: sa.Connection) -> list[str]:
+        """The problems the server's own check of the whole database finds (none when it has
+        no such check: see `checks_integrity`)."""
+        return []
+
+
+class SQLite(Dialect):
+    """A SQLite file (or a database in memory): one writer at a time, a page cache a
+    connection, ``PRAGMA integrity_check``."""
+
+    name = "sqlite"
+    title = "SQLite"
+    checks_integrity = True
+    writer = SQLiteWriter
+    shared = False
+    keys_in_files = True
+    INDEX_COUNT = "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = :name"
+
+    def set_page_cache(self, conn: sa.Connection, kib: int) -> None:
+        conn.exec_driver_sql(f"PRAGMA cache_size = -{kib}")
+
+    def create_key_index(self, conn: sa.Connection) -> bool:
+        # sorted by worker threads, in SQLite's default cache (2 MB: a larger one holds more of
+        # the sort in memory, while the build still holds its graph), its runs in temporary
+        # files; the pooled connection gets its own settings back after
+        threads = min(SORT_THREADS, os.cpu_count() or 1)
+        kept = {name: conn.exec_driver_sql(f"PRAGMA {name}").scalar() for name in SORT_PRAGMAS}
+        try:
+            settings = (threads, SORT_CACHE, SORT_TEMP_STORE)
+            for name, value in zip(SORT_PRAGMAS, settings, strict=True):
+                conn.exec_driver_sql(f"PRAGMA {name} = {value}")
+            conn.exec_driver_sql(states_table.CREATE_KEY_INDEX)
+        finally:
+            for name, own in kept.items():
+                conn.exec_driver_sql(f"PRAGMA {name} = {own}")
+        return True
+
+    def integrity_problems(self, conn: sa.Connection) -> list[str]:
+        try:
+            found = conn.exec_driver_sql(f"PRAGMA integrity_check({INTEGRITY_ROWS})").all()
+        except sa.exc.DatabaseError as error:
+            return [reason(error)]
+        return [str(r[0]) for r in found if r[0] != "ok"]
+
+
+class PostgreSQL(Dialect):
+    """A PostgreSQL server: one writing transaction a worker, advisory locks, no integrity
+    check of its own."""
+
+    name = "postgresql"
+    title = "PostgreSQL"
+    writer = PostgresWriter
+    shared = True
+    keys_in_files = False
+    INDEX_COUNT = (
+        "SELECT COUNT(*) FROM pg_indexes WHERE schemaname = current_schema() AND indexname = :name"
+    )
+
+    def writers(self, workers: int) -> int:
+        return workers
+
+    def create_key_index(self, conn: sa.Connection) -> bool:
+        # one creator at a time, then look again: two sessions creating it at once both pass
+        # IF NOT EXISTS, and the second fails on the catalog's own unique index
+        conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({KEY_INDEX_LOCK})")
+        if self.key_index_present(conn):
+            return False
+        conn.exec_driver_sql(states_table.CREATE_KEY_INDEX)
+        return True
+
+
+_DIALECTS: dict[str, Dialect] = {d.name: d for d in (SQLite(), PostgreSQL())}
+
+
+def dialect_of(bind: Engine | sa.Connection | URL) -> Dialect:
+    """The dialect class of an engine, a connection or a URL (resolved as `resolve_url` does)."""
+    name = bind.get_backend_name() if isinstance(bind, URL) else bind.dialect.name
+    return _DIALECTS[name]
