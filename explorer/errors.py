@@ -165,6 +165,16 @@ class DatabaseDamagedError(DatabaseError):
 class StoredPartError(DatabaseDamagedError):
     """A part value read from a database's part table is not what the part's moves give."""
 
+    @classmethod
+    def of(cls, family: str, label: str, stored: int, expected: int) -> StoredPartError:
+        """The error for one part of a family whose stored value differs from its moves'."""
+        return cls(
+            f"the part table stores {stored} for the {family} part labelled {label!r}, but its "
+            f"moves give {expected}: the stored table is damaged (explorer verify lists every "
+            "wrong part; delete the wrong rows of part_values, or the table, and they are "
+            "valued again)"
+        )
+
 
 class NotStoredError(_Message, ExplorerError, LookupError):
     """A query names a game or a position that the database does not hold."""

@@ -16,6 +16,7 @@ from explorer import load_game, open_database
 from explorer.analysis.parts import PART_TABLE
 from explorer.analysis.solving import grundy_value
 from explorer.errors import StoredPartError
+from explorer.games.grids import grid_rules
 from tests.support.cli import run, run_json, run_ok
 from tests.support.environment import REPO
 
@@ -291,3 +292,43 @@ def test_a_changed_grid_value_is_not_served_by_the_pruned_search(tmp_path):
     assert [(m["position"], m["detail"]) for m in checked["mismatches"]] == [
         ("3x4:fff", "stored 6, the mex over its moves is 1")
     ]
+
+
+@pytest.mark.parametrize(
+    ("spec", "board", "root"), [("cram", "4x5", "4x5:fffff"), ("nodekayles", "3x5", "3x5:7fff")]
+)
+def test_a_changed_inner_grid_value_is_found_by_verify_and_never_served(db_url, spec, board, root):
+    # the pruned search fills the grid table; a part inside the board is changed, and the
+    # board's own row deleted, so that the search must use the changed part to value it
+    solved = explorer_process("solve", spec, board, "--method", "pruned", "--db", db_url)
+    assert solved.returncode == 0, solved.stderr
+    assert run_json("verify", "--db", db_url)["ok"]
+    family = f"{spec}-grid"
+    rules = grid_rules(spec)
+    children = {rules.label(part) for move in rules.moves(rules.key(root)) for part in move}
+    with open_database(db_url) as db, db.engine.begin() as conn:
+        conn.execute(sa.text("DELETE FROM part_values WHERE label = :l"), {"l": root})
+        rows = conn.execute(
+            sa.text("SELECT label, value FROM part_values WHERE family = :f"), {"f": family}
+        ).all()
+        # the largest part that is not one move from the board (those a solve asks for)
+        label, truth = max(
+            (row for row in rows if row.label not in children),
+            key=lambda row: (rules.size(rules.key(row.label)), row.label),
+        )
+        conn.execute(
+            sa.text("UPDATE part_values SET value = :v WHERE family = :f AND label = :l"),
+            {"v": truth + 1, "f": family, "l": label},
+        )
+    checked = run_json_failing("verify", "--db", db_url)  # (a part it leaves may show too)
+    assert (label, f"stored {truth + 1}, the mex over its moves is {truth}") in [
+        (m["position"], m["detail"]) for m in checked["mismatches"]
+    ]
+    refused = explorer_process("solve", spec, board, "--method", "pruned", "--db", db_url)
+    assert (refused.returncode, refused.stdout) == (1, "")
+    assert refused.stderr == (
+        f"Error: the part table stores {truth + 1} for the {family} part labelled {label!r}, "
+        f"but its moves give {truth}: the stored table is damaged (explorer verify lists every "
+        "wrong part; delete the wrong rows of part_values, or the table, and they are valued "
+        "again)\n"
+    )

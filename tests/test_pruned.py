@@ -227,3 +227,35 @@ def test_the_stored_records_are_found_again():
         rules = GridRules("cram" if row["game"] == "cram" else "nodekayles")
         keys = rules.board_components(height, width, (1 << height * width) - 1)
         assert CompiledGridSearch(rules).total(keys) == row["value"], row
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_both_searches_check_a_stored_value_when_they_first_use_it(compiled):
+    # 3x4 Cram by a search that took every value of a full search as stored, one changed
+    from explorer.errors import StoredPartError
+    from explorer.solver.pruned_kernel import CompiledGridSearch
+
+    rules = GridRules("cram")
+    board = rules.board_components(3, 4, (1 << 12) - 1)
+    full = PrunedSearch(rules)
+    truth = full.total(board)
+    stored = dict(full.take_fresh())
+    inner = max(
+        (label for label in stored if label != "3x4:fff"),
+        key=lambda text: rules.size(rules.key(text)),
+    )
+    kind = CompiledGridSearch if compiled else PrunedSearch
+    right = kind(rules)
+    unchecked = set(stored)
+    right.adopt(stored, unchecked)
+    assert right.total(board) == truth and "3x4:fff" not in unchecked
+    changed = {**stored, inner: stored[inner] + 1}
+    del changed["3x4:fff"]
+    search = kind(rules)
+    search.adopt(changed, set(changed))
+    with pytest.raises(
+        StoredPartError,
+        match=f"stores {stored[inner] + 1} for the cram-grid part "
+        f"labelled '{inner}', but its moves give {stored[inner]}",
+    ):
+        search.total(board)

@@ -63,7 +63,7 @@ class PartTable:
         for label, value in stored.items():
             known = values.get(label)
             if known is not None and known != value:
-                raise _damaged(family, label, value, known)
+                raise StoredPartError.of(family, label, value, known)
         new = {label: value for label, value in stored.items() if label not in values}
         values.update(new)
         self.unchecked.setdefault(family, set()).update(new)
@@ -89,15 +89,6 @@ class PartTable:
         self.unchecked.clear()
         self.reset_counters()
         _SEARCHES.clear()
-
-
-def _damaged(family: str, label: str, stored: int, expected: int) -> StoredPartError:
-    return StoredPartError(
-        f"the part table stores {stored} for the {family} part labelled {label!r}, but its "
-        f"moves give {expected}: the stored table is damaged (explorer verify lists every "
-        "wrong part; delete the wrong rows of part_values, or the table, and they are "
-        "valued again)"
-    )
 
 
 #: The process's part values (storage fills it from a database and saves what is new).
@@ -128,9 +119,7 @@ def search_families(game: Game[Any]) -> list[str]:
         if summands is not None:
             games.extend(summands)
         else:
-            rule = getattr(current, "grid_rule", None)
-            if rule is not None:
-                found.append(f"{rule}-grid")
+            found += [rules.family for rules in current.search_rules()]
     return sorted(set(found))
 
 
@@ -233,22 +222,11 @@ def pruned_search(rules: Any, table: PartTable | None = None, keys: Sequence[Has
             search = PrunedSearch(rules)
         _SEARCHES[(rules.family, compiled)] = search
     known = table.family(rules.family)
-    if len(known) > search.adopted:
-        search.adopt(known)
+    if len(known) > search.adopted:  # a stored value is checked by the search at first use
+        search.adopt(known, table.unchecked.setdefault(rules.family, set()))
         search.adopted = len(known)
     search.max_memory_mb = table.max_memory_mb or DEFAULT_SEARCH_MEMORY_MB
     search.report = lambda s: _report(s, table)
-    unchecked = table.unchecked.get(rules.family, set())
-    for key in keys:  # the components asked for: a stored value is checked before it is used
-        label = rules.label(key)
-        if label in unchecked:
-            unchecked.discard(label)
-            moves = rules.moves(key)
-            values = {rules.label(piece): search.value(piece) for move in moves for piece in move}
-            expected = _mex_of_moves([tuple(map(rules.label, move)) for move in moves], values)
-            if known[label] != expected:
-                _SEARCHES.pop((rules.family, compiled), None)  # it adopted the wrong value
-                raise _damaged(rules.family, label, known.pop(label), expected)
     return search
 
 
@@ -399,4 +377,4 @@ def _check_stored(game: Game[Any], part: Position, label: str, table: PartTable)
     expected = _mex_of_moves(moves, values)
     if values[label] != expected:
         stored = values.pop(label)
-        raise _damaged(family, label, stored, expected)
+        raise StoredPartError.of(family, label, stored, expected)

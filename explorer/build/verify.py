@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import sqlalchemy as sa
@@ -633,14 +633,15 @@ LabelMoves = Callable[[str], list[list[tuple[str, Callable[[], int]]]]]
 
 def _label_moves(family: str) -> LabelMoves | str:
     """How the parts of a family are rebuilt from their labels: by the game the family is
-    named after (`Game.part_of_label`), or by the grid rules of the pruned search
-    (``cram-grid``, ``nodekayles-grid``); why not, when neither can."""
+    named after (`Game.part_of_label`), or by the pruned search's rules a registered game
+    offers for it (`Game.search_rules`: ``cram-grid``, ``nodekayles-grid``); why not, when
+    neither can."""
     from explorer.analysis.parts import PartTable, part_value, parts_of
+    from explorer.games import search_rules_of
 
-    if family == "cram-grid":
-        return _grid_moves("cram")
-    if family == "nodekayles-grid":
-        return _grid_moves("nodekayles")
+    search_rules = search_rules_of(family)
+    if search_rules is not None:
+        return _search_moves(search_rules)
     try:
         game = load_game(family)
     except ExplorerError as error:
@@ -669,23 +670,17 @@ def _label_moves(family: str) -> LabelMoves | str:
     return moves
 
 
-def _grid_moves(rule: Literal["cram", "nodekayles"]) -> LabelMoves:
-    """The moves of a grid component (`explorer.games.grids`), from its label."""
-    from explorer.games.grids import grid_rules, unkey
+def _search_moves(rules: Any) -> LabelMoves:
+    """The moves of a component of the pruned search (`ComponentRules`), from its label;
+    what a move leaves that is not stored is valued by a search of its own."""
     from explorer.solver.pruned import PrunedSearch
 
-    rules = grid_rules(rule)
+    search = PrunedSearch(rules)
 
     def moves(label: str) -> list[list[tuple[str, Callable[[], int]]]]:
-        try:
-            key = rules.key(label)
-            canonical = rules.label(rules.board_key(*unkey(key)))
-        except ValueError as error:
-            raise ValueError(f"the label is no part's label ({error})") from None
-        if canonical != label:
-            raise ValueError(f"the label is not canonical ({canonical!r})")
+        key = rules.canonical_key(label)
         return [
-            [(rules.label(piece), partial(PrunedSearch(rules).value, piece)) for piece in move]
+            [(rules.label(piece), partial(search.total, (piece,))) for piece in move]
             for move in rules.moves(key)
         ]
 

@@ -221,6 +221,22 @@ def families() -> list[tuple[str, type[Game[Any]]]]:
     return [*FAMILIES.items(), ("sum", SumGame)]
 
 
+def search_rules_of(family: str) -> Any | None:
+    """The pruned search's rule set whose part family is `family`, as a registered game
+    family offers it (`Game.search_rules`); None when none does.
+
+    Examples
+    --------
+    >>> search_rules_of("cram-grid").family, search_rules_of("cram")
+    ('cram-grid', None)
+    """
+    for _, cls in families():
+        for rules in cls.search_rules():
+            if rules.family == family:
+                return rules
+    return None
+
+
 __all__ = [
     "ALIASES",
     "FAMILIES",
@@ -238,6 +254,7 @@ __all__ = [
     "may_cycle",
     "register_game",
     "refuse_bad_position",
+    "search_rules_of",
 ]
 
 

@@ -273,6 +273,14 @@ class Game(ABC, Generic[P]):
         keys of the position's components; None when the game has none (the default)."""
         return None
 
+    @classmethod
+    def search_rules(cls) -> list[Any]:
+        """The rule sets (`explorer.solver.pruned.ComponentRules`) whose part families the
+        pruned search of this family fills besides its own `part_family` (the grid tables):
+        each rebuilds a stored component from its label (`canonical_key`), so that a stored
+        value can be valued again; none by default."""
+        return []
+
     def part_of_label(self, label: str) -> tuple[Game[Any], Any] | None:
         """A game and a part of it whose value is that of this game's parts labelled `label`
         (a part rebuilt from its label, so that a stored label can be valued again); None

@@ -302,6 +302,10 @@ class Cram(Game[Board]):
     def part_label(self, position: Board) -> str | None:
         return cell_graph_label(position)
 
+    @classmethod
+    def search_rules(cls) -> list[Any]:
+        return [grid_rules("cram")]
+
     def search_components(self, position: Board) -> Components | None:
         rules = grid_rules("cram")
         return Components(((rules, tuple(rules.board_components(*_sides(position)))),))

@@ -519,6 +519,10 @@ class GraphFamily(Game[Graph]):
             "once per shape (canonical label)",
         )
 
+    @classmethod
+    def search_rules(cls) -> list[Any]:
+        return [] if cls.grid_rule is None else [grid_rules(cls.grid_rule)]
+
     def search_components(self, position: Graph) -> Components | None:
         graph_rules = GraphRules(self)
         grid_keys: list[int] = []

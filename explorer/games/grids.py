@@ -180,6 +180,24 @@ class GridRules:
         h, w = size.split("x")
         return key_of(int(h), int(w), int(mask, 16))
 
+    def canonical_key(self, label: str) -> int:
+        """The key of a stored label, which must be a region's canonical label (ValueError
+        if not): a component rebuilt from its label."""
+        try:
+            key = self.key(label)
+            h, w, mask = unkey(key)
+            if not 0 < mask < 1 << h * w:
+                raise ValueError("its cells are not on its board")
+            not_first, not_last, _ = _frame(h, w)
+            if len(regions(w, mask, not_first, not_last)) != 1:
+                raise ValueError("its cells are not one region")
+            written = self.label(canonical(w, mask))
+        except ValueError as error:
+            raise ValueError(f"the label is no part's label ({error})") from None
+        if written != label:
+            raise ValueError(f"the label is not canonical ({written!r})")
+        return key
+
     def size(self, key: int) -> int:
         return (key >> 2 * SIDE_BITS).bit_count()
 

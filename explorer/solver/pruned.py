@@ -23,7 +23,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, Protocol, TypeVar
 
-from explorer.errors import SearchMemoryError
+from explorer.errors import SearchMemoryError, StoredPartError
 
 K = TypeVar("K", bound=Hashable)
 
@@ -65,6 +65,11 @@ class ComponentRules(Protocol[K]):
 
     def key(self, label: str) -> K:
         """The key of a stored label."""
+        ...
+
+    def canonical_key(self, label: str) -> K:
+        """The key of a stored label, checked: ValueError when it is not the canonical label
+        of a component (a stored component rebuilt from its label, by `explorer verify`)."""
         ...
 
 
@@ -115,6 +120,9 @@ class PrunedSearch(Generic[K]):
         self.fresh: list[K] = []
         #: How many labelled values the search has taken from a part table (`adopt`).
         self.adopted = 0
+        #: Keys of stored values not checked yet, and the labels of those its table keeps.
+        self.unchecked: set[K] = set()
+        self.unchecked_labels: set[str] = set()
         self.stats = SearchStats()
         self.max_memory_mb = max_memory_mb or DEFAULT_SEARCH_MEMORY_MB
         #: Called every `report_every` seconds with the search (progress, checkpoints).
@@ -123,15 +131,41 @@ class PrunedSearch(Generic[K]):
         self._next_report = time.monotonic() + self.report_every
 
     # -- tables -------------------------------------------------------------------------------
-    def adopt(self, labelled: dict[str, int]) -> int:
-        """Take values stored by label (a part table's family); how many were new."""
+    def adopt(self, labelled: dict[str, int], unchecked: set[str] | None = None) -> int:
+        """Take values stored by label (a part table's family); how many were new. Those
+        labelled in `unchecked` (read from a store) are checked against their moves when the
+        search first uses them, and their labels leave `unchecked` once right.
+
+        Raises
+        ------
+        StoredPartError
+            When the search uses a stored value that its moves do not give.
+        """
         new = 0
+        unchecked = set() if unchecked is None else unchecked
+        self.unchecked_labels = unchecked
         for label, value in labelled.items():
             key = self.rules.key(label)
             if key not in self.values:
                 self.values[key] = value
+                if label in unchecked:
+                    self.unchecked.add(key)
                 new += 1
         return new
+
+    def _check_stored(self, key: K) -> None:
+        """Check a stored value by asking the search whether it is the component's value,
+        over its moves (each stored value they use checked in turn): a wrong one is refused,
+        and the table keeps the value found instead."""
+        self.unchecked.discard(key)
+        stored = self.values.pop(key)
+        label = self.rules.label(key)
+        right = self.has_value(key, stored)
+        if self.fresh and self.fresh[-1] == key:
+            self.fresh.pop()  # stored already (or refused): not new
+        if not right:
+            raise StoredPartError.of(self.rules.family, label, stored, self.value(key))
+        self.unchecked_labels.discard(label)
 
     def take_fresh(self) -> list[tuple[str, int]]:
         """The values found since the last call, as (label, value)."""
@@ -180,6 +214,8 @@ class PrunedSearch(Generic[K]):
     def _known(self, key: K) -> int | None:
         value = self.values.get(key)
         if value is not None:
+            if key in self.unchecked:
+                self._check_stored(key)
             self.stats.hits += 1
             return value
         value = self.rules.known(key)

@@ -24,6 +24,10 @@ from explorer.errors import SearchMemoryError
 
 #: A round stopped (its budget spent, or its table full): call again.
 ABORT = -2
+#: A round stopped at a stored value not checked yet (its slot in the state): check, call again.
+UNCHECKED = -3
+#: `exported` of a value read from a store and not checked yet.
+STORED_UNCHECKED = 2
 #: Most cells a compiled board may have (bit 63 stays clear).
 MAX_CELLS = 63
 #: Most moves of a component, and most components a move leaves.
@@ -32,7 +36,7 @@ MAX_PARTS = 12
 #: Cells of each rule's shortcuts (`known`): path and cycle, half-turn symmetry.
 PATHS, SYMMETRY = 6, 7
 # places in the state array
-BUDGET, FULL, ENTRIES, SEARCHED = 0, 1, 2, 3
+BUDGET, FULL, ENTRIES, SEARCHED, CHECK = 0, 1, 2, 3, 4
 STATE_SIZE = 8
 CRAM, NODE_KAYLES = 0, 1
 
@@ -383,6 +387,9 @@ def search(
             i = _slot(keys_m, keys_hw, hw, m)
             low = 0
             if keys_hw[i] != 0 and values[i] >= 0:
+                if exported[i] == STORED_UNCHECKED:
+                    state[CHECK] = i
+                    return UNCHECKED
                 result = values[i] if target < 0 else (1 if values[i] == target else 0)
                 answered = True
             else:
@@ -419,6 +426,9 @@ def search(
                         value = -1
                         if keys_hw[j] != 0:
                             value = values[j]
+                            if value >= 0 and exported[j] == STORED_UNCHECKED:
+                                state[CHECK] = j
+                                return UNCHECKED
                         else:
                             value = _known(rule, paths, state, phw, pm)
                             if value >= 0:
@@ -593,9 +603,10 @@ def _insert(
     hw: int,
     m: int,
     value: int,
+    flag: int,
 ) -> None:
     _put(keys_m, keys_hw, values, lower, state, hw, m, value, 0)
-    exported[_slot(keys_m, keys_hw, hw, m)] = 1
+    exported[_slot(keys_m, keys_hw, hw, m)] = flag
 
 
 #: Components a round searches before it hands back (progress, bounds, signals).
@@ -631,6 +642,8 @@ class CompiledGridSearch:
         self.max_memory_mb = max_memory_mb or DEFAULT_SEARCH_MEMORY_MB
         self.stats = SearchStats()
         self.adopted = 0
+        #: Labels of stored values not checked yet (shared with the part table).
+        self.unchecked_labels: set[str] = set()
         self.report: Callable[[Any], None] | None = None
         self.report_every = 2.0
         self._next_report = time.monotonic() + self.report_every
@@ -701,8 +714,26 @@ class CompiledGridSearch:
             if self.report is not None and now >= self._next_report:
                 self._next_report = now + self.report_every
                 self.report(self)
-            if answer != ABORT:
+            if answer == UNCHECKED:
+                self._check_stored(int(self.state[CHECK]))
+            elif answer != ABORT:
                 return int(answer)
+
+    def _check_stored(self, slot: int) -> None:
+        """Check a stored value by asking the search whether it is the component's value,
+        over its moves (each stored value they use checked in turn): a wrong one is refused,
+        and the table keeps the value found instead."""
+        from explorer.errors import StoredPartError
+        from explorer.games.grids import key_of
+
+        hw, m, stored = int(self.keys_hw[slot]), int(self.keys_m[slot]), int(self.values[slot])
+        self.values[slot] = -1  # unknown to the search that checks it
+        key = key_of(hw >> 8, hw & 0xFF, m)
+        label = self.rules.label(key)
+        if not self.has_value(key, stored):
+            raise StoredPartError.of(self.rules.family, label, stored, self.value(key))
+        self.exported[_slot(self.keys_m, self.keys_hw, hw, m)] = 1  # stored already
+        self.unchecked_labels.discard(label)
 
     def value(self, key: int) -> int:
         return self._search(key, -1)
@@ -723,10 +754,13 @@ class CompiledGridSearch:
         rest = self.total(ordered[1:])
         return self.has_value(ordered[0], target ^ rest)
 
-    def adopt(self, labelled: dict[str, int]) -> int:
+    def adopt(self, labelled: dict[str, int], unchecked: set[str] | None = None) -> int:
+        """`explorer.solver.pruned.PrunedSearch.adopt`: stored values in `unchecked` are
+        checked when the search first uses them (the search stops at one to check it)."""
         from explorer.games.grids import unkey
 
         new = 0
+        self.unchecked_labels = set() if unchecked is None else unchecked
         for label, value in labelled.items():
             h, w, mask = unkey(self.rules.key(label))
             if h * w > MAX_CELLS:
@@ -736,6 +770,7 @@ class CompiledGridSearch:
             _insert(
                 self.keys_m, self.keys_hw, self.values, self.lower, self.exported,
                 self.state, h << 8 | w, mask, value,
+                STORED_UNCHECKED if label in self.unchecked_labels else 1,
             )  # fmt: skip
             new += 1
         return new
