@@ -142,7 +142,7 @@ class GridRules:
     Examples
     --------
     >>> rules = GridRules("cram")
-    >>> key = rules.board_key(2, 3, 0b111111)
+    >>> key = canonical(3, 0b111111)  # a full 2x3 board
     >>> rules.label(key), [tuple(map(rules.label, m)) for m in rules.moves(key)]
     ('2x3:3f', [('2x3:f',), ('2x2:f',), ()])
     """
@@ -157,10 +157,6 @@ class GridRules:
         self._path_values: list[int] = []
 
     # -- keys -------------------------------------------------------------------------------
-    def board_key(self, height: int, width: int, mask: int) -> int:
-        """The key of one region of a board (its mask must be a single region)."""
-        return canonical(width, mask)
-
     def board_components(self, height: int, width: int, mask: int) -> list[int]:
         """The keys of a board's regions that carry a value (a lone cell has no Cram move)."""
         not_first, not_last, _ = _frame(height, width)

@@ -13,7 +13,7 @@ from explorer.errors import (
     PositionError,
     RuleError,
 )
-from explorer.games.base import Decomposition, Game, Position
+from explorer.games.base import Decomposition, Game
 from explorer.games.heaps import HeapGame, Heaps
 from explorer.games.position_text import format_position, format_positions, parse_position
 from explorer.games.rule_calls import (
@@ -531,11 +531,6 @@ def adopt(value: object, name: str, path: str | None, target: str | None) -> Gam
         source.fingerprint = code_fingerprint(source.path)
         return ClassGame(value, source)
     return None
-
-
-def position_of(game: Game[Any], position: Position) -> str:
-    """A position's text, or its repr when the game cannot write it."""
-    return safe_text(game.format, position)
 
 
 def class_spec(cls: type) -> str:
