@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterator
-from concurrent.futures import CancelledError, Executor
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import CancelledError, Executor, Future
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
 INSTALL = "pip install 'explorer[cluster]' (in a checkout: pip install '.[cluster]')"
 #: Seconds to wait for the scheduler to answer, and for a first worker to join it.
 CONNECT_SECONDS = 30
+#: Seconds between two looks at the client's connection while a build's tasks run.
+WATCH_SECONDS = 0.5
 #: A scheduler's address: tcp://HOST:PORT or tls://HOST:PORT (HOST:PORT means tcp).
 ADDRESS = re.compile(r"^(?:(tcp|tls)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(\d{1,5})$")
 
@@ -172,9 +175,10 @@ def connect(address: str, timeout: float = CONNECT_SECONDS) -> Iterator[Cluster]
             ) from None
         _check_workers(client, address)
         workers = client.scheduler_info(n_workers=-1)["workers"]
+        executor = WatchedExecutor(client)
         try:
             yield Cluster(
-                executor=client.get_executor(pure=False),
+                executor=executor,
                 address=address,
                 workers=len(workers),
                 threads=sum(int(worker["nthreads"]) for worker in workers.values()),
@@ -184,8 +188,69 @@ def connect(address: str, timeout: float = CONNECT_SECONDS) -> Iterator[Cluster]
                 f"the build lost the Dask cluster at {address} ({type(error).__name__}: "
                 f"{error}); what was built is kept: run the same command again to continue"
             ) from None
+        finally:
+            executor.shutdown(wait=False)
     finally:
         client.close()
+
+
+class WatchedExecutor(Executor):
+    """Dask's executor over `client`, whose futures fail when the client loses its scheduler.
+
+    Dask cancels the tasks it knew of when the connection drops, but a task submitted while it
+    tries to reconnect is forgotten without an outcome, and its future would be waited on for
+    ever: a thread looks at the connection every `WATCH_SECONDS` and fails such futures.
+    """
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+        self._dask = client.get_executor(pure=False)
+        self._pending: set[Future[Any]] = set()
+        self._lock = threading.Lock()
+        self._stopped = threading.Event()
+        self._watch = threading.Thread(target=self._look, name="explorer-cluster", daemon=True)
+        self._watch.start()
+
+    def _lost(self) -> Exception:
+        from distributed.comm.core import CommClosedError
+
+        return CommClosedError(f"the client's connection is {self._client.status}")
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        if self._client.status != "running":
+            raise self._lost()
+        mine: Future[Any] = Future()
+        with self._lock:
+            self._pending.add(mine)
+        self._dask.submit(fn, *args, **kwargs).add_done_callback(
+            lambda theirs: self._settle(mine, theirs)
+        )
+        return mine
+
+    def _settle(self, mine: Future[Any], theirs: Future[Any]) -> None:
+        with self._lock:
+            if mine not in self._pending:  # failed by the watch already
+                return
+            self._pending.discard(mine)
+        if theirs.cancelled():
+            mine.set_exception(CancelledError())
+        elif (error := theirs.exception()) is not None:
+            mine.set_exception(error)
+        else:
+            mine.set_result(theirs.result())
+
+    def _look(self) -> None:
+        while not self._stopped.wait(WATCH_SECONDS):
+            if self._client.status in ("running", "newly-created"):
+                continue
+            with self._lock:
+                pending, self._pending = self._pending, set()
+            for future in pending:
+                future.set_exception(self._lost())
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self._stopped.set()
+        self._dask.shutdown(wait=wait)  # Dask's takes no cancel_futures
 
 
 def _check_workers(client: Any, address: str) -> None:
