@@ -25,7 +25,7 @@ def test_a_cluster_build_goes_in_tiers_whatever_its_workers(tmp_path: Path) -> N
     with open_database(str(tmp_path / "tiers.db")) as db, ProcessPoolExecutor(2) as pool:
         report = db.build(plan, executor=pool)
         assert report.status == "complete"
-        assert db.game("nim").stats()["tiers"]  # built tier by tier, on the executor
+        assert db.game("nim").stats().tiers  # built tier by tier, on the executor
     with open_database(str(tmp_path / "one.db")) as db:
         db.game("nim").build("5,6,7")
     assert content(str(tmp_path / "tiers.db"), "nim") == content(str(tmp_path / "one.db"), "nim")
