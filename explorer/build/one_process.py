@@ -31,7 +31,6 @@ from explorer.build.plans import (
     MIN_ROUND_STATES,
     KeyIndexPlan,
     MemoryBudget,
-    refuse_unbuildable,
     sqlite_cache_kib,
 )
 from explorer.build.undo import undo_build
@@ -125,7 +124,6 @@ class GraphBuilder:
         # Everything stored is read before anything is written, so a database that cannot be
         # read (a damaged page, a table missing) is left exactly as it was; and read in one
         # snapshot, so a build committing meanwhile is not half seen.
-        self._refuse_too_large()
         with reading(self.engine) as conn:
             stored = find_game(conn, GameSpec.parse(self.game.spec).canonical(), self.convention)
             self.game_id = NOT_STORED if stored is None else stored
@@ -173,14 +171,6 @@ class GraphBuilder:
             f"position {key!r} of {self.game.spec} has {needs:,} new moves, more than {limit} "
             f"(a state's moves are stored together): {fix}",
             needs,
-        )
-
-    def _refuse_too_large(self) -> None:
-        refuse_unbuildable(
-            self.game,
-            self.root,
-            memory=self.options.memory,
-            max_states=self.options.max_states,
         )
 
     def _stopped(self, status: str) -> None:

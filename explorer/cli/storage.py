@@ -27,6 +27,7 @@ from explorer.cli.findings import print_findings, print_stored_findings
 from explorer.cli.parts import game_part_rows, part_rows, print_part_table, show_part_rows
 from explorer.cli.stored_options import db_option, shown_game, stored_misere_option
 from explorer.games import load_game, refuse_bad_position
+from explorer.games.base import Game, Position
 from explorer.games.convention import MISERE, Convention
 from explorer.games.rules_files import files_read_once
 from explorer.limits import MAX_STORED_INT
@@ -201,31 +202,13 @@ def build_command(
     """
     from explorer.build import open_database
     from explorer.build.options import BuildOptions
-    from explorer.build.plans import may_go_in_tiers, refuse_unbuildable
-    from explorer.build.run import refuse_misere_cycles
+    from explorer.build.run import plan_build
 
-    options = BuildOptions(
-        max_states=max_states,
-        memory=memory * 2**20,
-        workers=workers or 1,
-    )
-    # refuse a bad spec or position, or one too large to build, before opening a database
+    options = BuildOptions(max_states=max_states, memory=memory * 2**20, workers=workers or 1)
+    # the library refuses a bad or too large build here, before a database is opened, and
+    # does not check the plan again
     game = load_game(spec)
-    root = game.parse(position)
-    refuse_unbuildable(
-        game,
-        root,
-        memory=options.memory,
-        max_states=max_states,
-        # a cluster's build goes in tiers on its workers
-        tiered=may_go_in_tiers(game, root, replace(options, workers=2) if cluster else options),
-    )
-    if convention == MISERE:
-        refuse_misere_cycles(game)
-    # the bar's total: the states the game counts without generating them, where it can
-    limit = max_states or MAX_STATES_STORED
-    counted = game.count_states(root, limit)
-    total = max_states if counted is None else min(counted, limit)
+    plan = plan_build(game, game.parse(position), options, convention, cluster=bool(cluster))
     if cluster is not None and workers is not None:
         raise click.UsageError(
             "--workers and --cluster exclude each other: a cluster's "
@@ -240,25 +223,31 @@ def build_command(
             dask.dask_client()  # a missing extra
             dask.refuse_local_database(url)
             database = stack.enter_context(open_database(url))
-            dask.refuse_untiered(database.engine, game, root, options, convention)
             joined = stack.enter_context(dask.connect(cluster))
             executor = joined.executor
-            options = replace(options, workers=max(2, joined.threads))
+            plan = replace(plan, options=replace(options, workers=max(2, joined.threads)))
         else:
             database = stack.enter_context(open_database(url))
-        update = stack.enter_context(_progress(not as_json, total))
-        report = database.game(game, convention).build(
-            position, options, progress=update, executor=executor
+        update = stack.enter_context(
+            _progress(not as_json, _bar_total(plan.game, plan.root, max_states))
         )
+        report = database.build(plan, progress=update, executor=executor)
     if as_json:
         print_json({"database": database.url, **report.to_dict()})
-    else:
-        _print_build(report, database, max_states, memory)
-        if joined is not None:
-            console.print(
-                f"  cluster  {joined.address}: {joined.workers:,} workers, "
-                f"{joined.threads:,} threads"
-            )
+        return
+    _print_build(report, database, max_states, memory)
+    if joined is not None:
+        console.print(
+            f"  cluster  {joined.address}: {joined.workers:,} workers, {joined.threads:,} threads"
+        )
+
+
+def _bar_total(game: Game[Any], root: Position, max_states: int | None) -> int | None:
+    """The build bar's total: the states the game counts without generating them, where it
+    can (at most what --max-states lets it store)."""
+    limit = max_states or MAX_STATES_STORED
+    counted = game.count_states(root, limit)
+    return max_states if counted is None else min(counted, limit)
 
 
 def _state_table(
