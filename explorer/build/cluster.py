@@ -205,19 +205,24 @@ class WatchedExecutor(Executor):
         self._watch.start()
 
     def _lost(self) -> Exception:
-        from distributed.comm.core import CommClosedError
-
-        return CommClosedError(f"the client's connection is {self._client.status}")
+        # as Dask cancels the tasks it knew of: a build that ends so is interrupted, not failed
+        return CancelledError(f"the client's connection to the scheduler is {self._client.status}")
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
         if self._client.status != "running":
             raise self._lost()
+        from distributed.comm.core import CommClosedError
+
         mine: Future[Any] = Future()
-        with self._lock:
+        with self._lock:  # before Dask's may end, which settles `mine` only if pending
             self._pending.add(mine)
-        self._dask.submit(fn, *args, **kwargs).add_done_callback(
-            lambda theirs: self._settle(mine, theirs)
-        )
+        try:
+            theirs = self._dask.submit(fn, *args, **kwargs)
+        except CommClosedError:
+            with self._lock:
+                self._pending.discard(mine)
+            raise self._lost() from None
+        theirs.add_done_callback(lambda theirs: self._settle(mine, theirs))
         return mine
 
     def _settle(self, mine: Future[Any], theirs: Future[Any]) -> None:

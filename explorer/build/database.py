@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # building, editing and checking load in the methods that do 
     from explorer.build.edits import EditReport
     from explorer.build.options import BuildOptions, BuildReport
     from explorer.build.plans import BuildPlan
-    from explorer.build.verify import Verification
+    from explorer.build.verify_report import Verification
     from explorer.build.writer import BuildProgress
     from explorer.games.base import Game
     from explorer.games.dag import DagGame
@@ -196,7 +196,7 @@ class Database(storage.Database):
     @translated("write to")
     def import_graph(self, source: str | DagGame) -> EditReport:
         """Store a graph file as the game ``dag:PATH``, solved; if it is stored already, apply
-        only the difference and re-solve what it changes (see `explorer.build.edits`).
+        only the difference and re-solve what it changes (see `explorer.build.graph_import`).
 
         Examples
         --------
@@ -206,7 +206,7 @@ class Database(storage.Database):
         ('import', 2)
         >>> db.close()
         """
-        from explorer.build.edits import import_graph
+        from explorer.build.graph_import import import_graph
 
         return import_graph(self.engine, source)
 
