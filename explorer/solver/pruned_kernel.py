@@ -56,20 +56,55 @@ def _low_index(x: int) -> int:
 
 @njit(cache=True)
 def _frame(h: int, w: int) -> tuple[int, int]:
-    not_first = 0
-    not_last = 0
-    for r in range(h):
-        for c in range(w):
-            if c > 0:
-                not_first |= 1 << (r * w + c)
-            if c < w - 1:
-                not_last |= 1 << (r * w + c)
-    return not_first, not_last
+    """The masks of the cells not in the first column and not in the last."""
+    first = ((1 << (h * w)) - 1) // ((1 << w) - 1)  # bit 0 of each row
+    board = first * ((1 << w) - 1)
+    return board & ~first, board & ~(first << (w - 1))
+
+
+#: Above every mask.
+_ABOVE = (1 << 63) - 1
 
 
 @njit(cache=True)
-def _canonical(h: int, w: int, m: int) -> tuple[int, int]:
-    """The (height << 8 | width, mask) of a region's least picture (cropped, turned)."""
+def _reversed(row: int, width: int) -> int:
+    """The `width` low bits of `row` in reverse order."""
+    if width > 32:
+        turned = 0
+        for c in range(width):
+            if row >> c & 1:
+                turned |= 1 << (width - 1 - c)
+        return turned
+    x = ((row >> 1) & 0x55555555) | ((row & 0x55555555) << 1)
+    x = ((x >> 2) & 0x33333333) | ((x & 0x33333333) << 2)
+    x = ((x >> 4) & 0x0F0F0F0F) | ((x & 0x0F0F0F0F) << 4)
+    x = ((x >> 8) & 0x00FF00FF) | ((x & 0x00FF00FF) << 8)
+    x = ((x >> 16) & 0xFFFF) | ((x & 0xFFFF) << 16)
+    return x >> (32 - width)
+
+
+@njit(cache=True)
+def _least_flip(lines: np.ndarray, ph: int, pw: int, best: int) -> int:
+    """The least of `best` and a picture's four mirror images (lines of `pw` bits, first
+    line lowest), a line at a time."""
+    same = 0
+    rows_flipped = 0
+    mirrored = 0
+    both = 0
+    for r in range(ph):
+        line = lines[r]
+        turned = _reversed(line, pw)
+        same |= line << (r * pw)
+        rows_flipped |= line << ((ph - 1 - r) * pw)
+        mirrored |= turned << (r * pw)
+        both |= turned << ((ph - 1 - r) * pw)
+    return min(best, same, rows_flipped, mirrored, both)
+
+
+@njit(cache=True)
+def _canonical(h: int, w: int, m: int, lines: np.ndarray) -> tuple[int, int]:
+    """The (height << 8 | width, mask) of a region's least picture (cropped, turned);
+    `lines` is scratch space of `MAX_CELLS` + 1 lines."""
     row_mask = (1 << w) - 1
     top = -1
     bottom = 0
@@ -88,33 +123,24 @@ def _canonical(h: int, w: int, m: int) -> tuple[int, int]:
             right = c
     ch = bottom - top + 1
     cw = right - left + 1
-    best_hw = 1 << 40
-    best_m = 0
-    for transpose in range(2):
-        ph = cw if transpose else ch
-        pw = ch if transpose else cw
-        if ph > pw:
-            continue
-        for flip_r in range(2):
-            for flip_c in range(2):
-                mm = 0
-                for r in range(ch):
-                    row = (m >> ((r + top) * w + left)) & ((1 << cw) - 1)
-                    while row:
-                        c = _low_index(row)
-                        row &= row - 1
-                        rr = c if transpose else r
-                        cc = r if transpose else c
-                        if flip_r:
-                            rr = ph - 1 - rr
-                        if flip_c:
-                            cc = pw - 1 - cc
-                        mm |= 1 << (rr * pw + cc)
-                hw = ph << 8 | pw
-                if hw < best_hw or (hw == best_hw and mm < best_m):
-                    best_hw = hw
-                    best_m = mm
-    return best_hw, best_m
+    crop_mask = (1 << cw) - 1
+    best = _ABOVE
+    if ch <= cw:  # the pictures as the crop lies (a square one turned too, below)
+        for r in range(ch):
+            lines[r] = (m >> ((r + top) * w + left)) & crop_mask
+        best = _least_flip(lines, ch, cw, best)
+    if ch >= cw:  # the pictures of the crop turned a quarter: its columns become lines
+        for c in range(cw):
+            lines[c] = 0
+        for r in range(ch):
+            row = (m >> ((r + top) * w + left)) & crop_mask
+            while row:
+                c = _low_index(row)
+                row &= row - 1
+                lines[c] |= 1 << r
+        best = _least_flip(lines, cw, ch, best)
+    ph = min(ch, cw)
+    return ph << 8 | (ch + cw - ph), best
 
 
 @njit(cache=True)
@@ -218,6 +244,33 @@ def _lower_bound(rule: int, state: np.ndarray, hw: int, m: int) -> int:
 
 
 @njit(cache=True)
+def _cram_reduced(w: int, m: int, not_first: int, not_last: int) -> int:
+    """`explorer.games.grids.cram_reduced`: a Cram board less the cells that change no value."""
+    right = m & ((m & not_first) >> 1)
+    left = m & ((m & not_last) << 1)
+    down = m & (m >> w)
+    up = m & (m << w)
+    several = (right & left) | (up & down) | ((right | left) & (up | down))
+    ends = (right | left | down | up) & ~several
+    if ends == 0:
+        return m
+    found = (ends << w) & m  # the end's neighbour below it, then right, above, left
+    anchors = found
+    found = ((ends & not_last) << 1) & m
+    kept = m & ~((found & anchors) >> 1)
+    anchors |= found
+    found = (ends >> w) & m
+    kept &= ~((found & anchors) << w)
+    anchors |= found
+    found = ((ends & not_first) >> 1) & m
+    kept &= ~((found & anchors) << 1)
+    anchors |= found
+    inner = m & ~(ends | anchors)
+    touching = ((inner & not_first) >> 1) | ((inner & not_last) << 1) | (inner << w) | (inner >> w)
+    return kept & ~(inner & ~touching)
+
+
+@njit(cache=True)
 def _moves(
     rule: int, hw: int, m: int, parts_hw: np.ndarray, parts_m: np.ndarray, counts: np.ndarray
 ) -> int:
@@ -227,6 +280,7 @@ def _moves(
     w = hw & 0xFF
     not_first, not_last = _frame(h, w)
     after = np.empty(MAX_MOVES, dtype=np.int64)
+    lines = np.empty(MAX_CELLS + 1, dtype=np.int64)
     count = 0
     if rule == CRAM:
         right = m & ((m & not_first) >> 1)
@@ -252,6 +306,8 @@ def _moves(
     hashes = np.empty(count, dtype=np.int64)
     for k in range(count):
         left_cells = after[k]
+        if rule == CRAM:
+            left_cells = _cram_reduced(w, left_cells, not_first, not_last)
         n = 0
         while left_cells:
             region = left_cells & -left_cells
@@ -269,7 +325,7 @@ def _moves(
             left_cells ^= region
             if rule == CRAM and region & (region - 1) == 0:
                 continue
-            phw, pm = _canonical(h, w, region)
+            phw, pm = _canonical(h, w, region, lines)
             # insertion in order, an equal one cancels
             j = n
             while j > 0 and (
