@@ -1,6 +1,7 @@
-"""The compiled pruned search for grid games (numba): `explorer.solver.pruned`'s search on
-bit boards of at most 63 cells (Cram, Node-Kayles on grids), with its table of values in
-arrays (open addressing).
+"""The compiled pruned search for grid games (numba): `explorer.solver.pruned`'s questions on
+bit boards of at most 63 cells (Cram, Node-Kayles on grids), answered by Beling and
+Rogalski's search over sets of values (see `search`), with its table of values in arrays
+(open addressing).
 
 One call searches until it has an answer or has spent its budget of components: it then
 returns `ABORT` and the caller (`CompiledGridSearch`) stores what is new, checks its bounds
@@ -26,6 +27,8 @@ from explorer.errors import SearchMemoryError
 ABORT = -2
 #: A round stopped at a stored value not checked yet (its slot in the state): check, call again.
 UNCHECKED = -3
+#: A component's value is 62 or more: past what the search's sets of values hold.
+TOO_LARGE = -4
 #: `exported` of a value read from a store and not checked yet.
 STORED_UNCHECKED = 2
 #: Most cells a compiled board may have (bit 63 stays clear).
@@ -157,29 +160,19 @@ def _slot(keys_m: np.ndarray, keys_hw: np.ndarray, hw: int, m: int) -> int:
 
 @njit(cache=True)
 def _put(
-    keys_m: np.ndarray,
-    keys_hw: np.ndarray,
-    values: np.ndarray,
-    lower: np.ndarray,
-    state: np.ndarray,
-    hw: int,
-    m: int,
-    value: int,
-    low: int,
-) -> None:
+    keys_m: np.ndarray, keys_hw: np.ndarray, values: np.ndarray, state: np.ndarray,
+    hw: int, m: int, value: int,
+) -> int:  # fmt: skip
+    """Keep a component's value; its slot."""
     i = _slot(keys_m, keys_hw, hw, m)
     if keys_hw[i] == 0:
         keys_hw[i] = hw
         keys_m[i] = m
-        values[i] = -1
-        lower[i] = 0
         state[ENTRIES] += 1
         if state[ENTRIES] * 4 > len(keys_m) * 3:
             state[FULL] = 1
-    if value >= 0:
-        values[i] = value
-    if low > lower[i]:
-        lower[i] = low
+    values[i] = value
+    return i
 
 
 @njit(cache=True)
@@ -387,7 +380,33 @@ def _moves(
 
 
 # what a frame of the search waits for
-_START, _LOOP, _PART, _ASK = 0, 1, 2, 3
+_START, _LOOP, _PART, _ASK, _TRY = 0, 1, 2, 3, 4
+#: The answer "the value is not among those asked".
+NOT_IN_SET = -1
+#: Values a request can name (bits of a mask): every one of them is "what is the value?".
+ANY_VALUE = (1 << 62) - 1
+
+
+@njit(cache=True)
+def _highest_bit(x: int) -> int:
+    while x & (x - 1):
+        x &= x - 1
+    return x
+
+
+@njit(cache=True)
+def _xored_each(values: int, x: int) -> int:
+    """The set {v ^ x : v in `values`} (both below 62), as a mask."""
+    if x == 0:
+        return values
+    result = 0
+    while values:
+        low = values & -values
+        values ^= low
+        v = _low_index(low) ^ x
+        if v < 62:
+            result |= 1 << v
+    return result
 
 
 @njit(cache=True)
@@ -397,80 +416,90 @@ def search(
     keys_m: np.ndarray,
     keys_hw: np.ndarray,
     values: np.ndarray,
-    lower: np.ndarray,
     state: np.ndarray,
     exported: np.ndarray,
     hardest_first: bool,
     root_hw: int,
     root_m: int,
-    root_target: int,
+    root_request: int,
 ) -> int:
-    """The value of component (hw, m) when `target` < 0, else 1 if its value is `target` and
-    0 if not; `ABORT` when the round's budget is spent or the table is full.
+    """The value of component (hw, m) when it is among the values of mask `request`, else
+    `NOT_IN_SET` (a value outside it may come back too); `ABORT` when the round's budget is
+    spent or the table is full.
 
-    Iterative, with a frame per component being searched: each frame's component is smaller
-    than its parent's, so there are at most `MAX_CELLS` of them."""
+    Beling and Rogalski's search: a component of n distinct moves keeps the set of values it
+    may still have, {0..n} at first; each move takes one out (its value, or the largest when
+    its value is not among them), so that one is left at the end. A move is asked only for
+    the values still possible (less the largest), so it stops as soon as it knows it has none
+    of them. The component searched (the root) tries one value at a time instead, asking each
+    move whether it has it (their "aspiration set" is one value). Iterative, with a frame per
+    component being searched: each frame's component is smaller than its parent's, so there
+    are at most `MAX_CELLS` of them."""
     depth = MAX_CELLS + 2
     f_hw = np.zeros(depth, dtype=np.int64)
     f_m = np.zeros(depth, dtype=np.int64)
-    f_target = np.zeros(depth, dtype=np.int64)
+    f_request = np.zeros(depth, dtype=np.int64)
     f_stage = np.zeros(depth, dtype=np.int64)
-    f_value = np.zeros(depth, dtype=np.int64)
-    f_reached = np.zeros(depth, dtype=np.int64)
+    f_possible = np.zeros(depth, dtype=np.int64)  # values still possible, below 62
+    f_above = np.zeros(depth, dtype=np.int64)  # how many possible values from 62 up
+    f_exact = np.zeros(depth, dtype=np.bool_)
     f_count = np.zeros(depth, dtype=np.int64)
     f_index = np.zeros(depth, dtype=np.int64)
+    f_aspire = np.zeros(depth, dtype=np.bool_)  # one value at a time, asked of each move
+    f_value = np.zeros(depth, dtype=np.int64)  # the value tried
+    f_skip = np.zeros(depth, dtype=np.int64)  # values some move has (not the component's)
+    alive = np.zeros((depth, MAX_MOVES), dtype=np.bool_)
     parts_hw = np.empty((depth, MAX_MOVES, MAX_PARTS), dtype=np.int64)
     parts_m = np.empty((depth, MAX_MOVES, MAX_PARTS), dtype=np.int64)
     counts = np.empty((depth, MAX_MOVES), dtype=np.int64)
     xors = np.zeros((depth, MAX_MOVES), dtype=np.int64)
     left = np.zeros((depth, MAX_MOVES), dtype=np.int64)
     pending = np.zeros((depth, MAX_MOVES), dtype=np.int64)
-    alive = np.zeros((depth, MAX_MOVES), dtype=np.bool_)
     weight = np.zeros(MAX_MOVES, dtype=np.int64)
     sp = 0
     f_hw[0] = root_hw
     f_m[0] = root_m
-    f_target[0] = root_target
+    f_request[0] = root_request
     f_stage[0] = _START
     result = 0
     while True:
         hw = f_hw[sp]
         m = f_m[sp]
-        target = f_target[sp]
+        request = f_request[sp]
         stage = f_stage[sp]
         answered = False
         if stage == _START:
             i = _slot(keys_m, keys_hw, hw, m)
-            low = 0
             if keys_hw[i] != 0 and values[i] >= 0:
                 if exported[i] == STORED_UNCHECKED:
                     state[CHECK] = i
                     return UNCHECKED
-                result = values[i] if target < 0 else (1 if values[i] == target else 0)
+                result = values[i]
                 answered = True
             else:
-                if keys_hw[i] != 0:
-                    low = lower[i]
-                else:
-                    known = _known(rule, paths, state, hw, m)
-                    if known >= 0:  # a shortcut's value: kept, never stored as a part
-                        _put(keys_m, keys_hw, values, lower, state, hw, m, known, 0)
-                        exported[_slot(keys_m, keys_hw, hw, m)] = 1
-                        result = known if target < 0 else (1 if known == target else 0)
-                        answered = True
-                    else:
-                        low = _lower_bound(rule, state, hw, m)
-                if not answered and 0 <= target < low:
-                    result = 0
+                known = _known(rule, paths, state, hw, m)
+                if known >= 0:  # a shortcut's value: kept, never stored as a part
+                    exported[_put(keys_m, keys_hw, values, state, hw, m, known)] = 1
+                    result = known
                     answered = True
+                else:
+                    if _lower_bound(rule, state, hw, m) > 0:
+                        request &= ~1  # not 0
+                        f_request[sp] = request
+                    if request == 0:
+                        result = NOT_IN_SET
+                        answered = True
             if not answered:
                 if state[BUDGET] <= 0 or state[FULL]:
                     return ABORT
                 state[BUDGET] -= 1
                 state[SEARCHED] += 1
                 moves = _moves(rule, hw, m, parts_hw[sp], parts_m[sp], counts[sp])
-                reached = 0
+                # the values possible: 0..moves
+                possible = ANY_VALUE if moves >= 62 else (1 << (moves + 1)) - 1
+                above = moves - 61 if moves >= 62 else 0
                 count = 0
+                reached = 0
                 for k in range(moves):
                     total = 0
                     n = 0
@@ -488,8 +517,7 @@ def search(
                         else:
                             value = _known(rule, paths, state, phw, pm)
                             if value >= 0:
-                                _put(keys_m, keys_hw, values, lower, state, phw, pm, value, 0)
-                                exported[_slot(keys_m, keys_hw, phw, pm)] = 1
+                                exported[_put(keys_m, keys_hw, values, state, phw, pm, value)] = 1
                         if value >= 0:
                             total ^= value
                         else:
@@ -500,9 +528,15 @@ def search(
                             n += 1
                     xors[sp, k] = total
                     left[sp, k] = n
-                    if n == 0:
+                    if n == 0:  # its value is known: it is not the component's
                         if total < 62:
                             reached |= 1 << total
+                        if total < 62 and possible >> total & 1:
+                            possible ^= 1 << total
+                        elif above > 0:
+                            above -= 1
+                        else:
+                            possible ^= _highest_bit(possible)
                     else:  # the largest first: it is asked, the others valued
                         for a in range(1, n):
                             b = a
@@ -530,76 +564,125 @@ def search(
                         pending[sp, b] = pending[sp, b - 1]
                         pending[sp, b - 1] = x
                         b -= 1
+                f_possible[sp] = possible
+                f_above[sp] = above
+                f_exact[sp] = True
+                f_count[sp] = count
+                f_index[sp] = 0
+                f_aspire[sp] = sp == 0 and request | 1 == ANY_VALUE
+                f_value[sp] = 0 if request & 1 else 1
+                f_skip[sp] = reached
                 for a in range(count):
                     alive[sp, a] = True
-                f_count[sp] = count
-                f_reached[sp] = reached
-                if target >= 0 and (
-                    (target < 62 and reached >> target & 1) or count + _popcount(reached) < target
-                ):
-                    result = 0
-                    answered = True
-                else:
-                    f_value[sp] = low
-                    f_index[sp] = 0
-                    f_stage[sp] = _LOOP
-                    stage = _LOOP
+                stage = _LOOP
         if not answered and stage == _PART:  # a smaller component of a move was valued
+            if result < 0:
+                return TOO_LARGE
             k = pending[sp, f_index[sp]]
             xors[sp, k] ^= result
             left[sp, k] -= 1
             stage = _LOOP
-        elif not answered and stage == _ASK:  # the largest was asked
-            if result == 1:
-                alive[sp, f_index[sp]] = False
-                if target >= 0 and f_value[sp] == target:  # the target is reached
-                    _put(keys_m, keys_hw, values, lower, state, hw, m, -1, target + 1)
-                    result = 0
-                    answered = True
-                else:
+        elif not answered and stage == _ASK:  # the largest component of a move answered
+            k = pending[sp, f_index[sp]]
+            possible = f_possible[sp]
+            value = result ^ xors[sp, k] if result >= 0 else 62
+            if value < 62 and possible >> value & 1:
+                possible ^= 1 << value
+            elif f_above[sp] > 0:
+                f_above[sp] -= 1
+            else:
+                possible ^= _highest_bit(possible)
+            if result < 0:
+                f_exact[sp] = False
+            f_possible[sp] = possible
+            f_index[sp] += 1
+            stage = _LOOP
+        elif not answered and stage == _TRY:  # a move answered whether it has the value tried
+            a = f_index[sp]
+            if result >= 0:
+                alive[sp, a] = False
+                value = result ^ xors[sp, pending[sp, a]]
+                if value == f_value[sp]:  # not the component's value: try the next
                     f_value[sp] += 1
                     f_index[sp] = 0
-                    stage = _LOOP
+                else:
+                    if value < 62:
+                        f_skip[sp] |= 1 << value
+                    f_index[sp] = a + 1
             else:
-                f_index[sp] += 1
-                stage = _LOOP
-        if not answered and stage == _LOOP:
+                f_index[sp] = a + 1
+            stage = _LOOP
+        if not answered and stage == _LOOP and f_aspire[sp]:
             value = f_value[sp]
-            final = target >= 0 and value == target
-            while not final and value < 62 and f_reached[sp] >> value & 1:
+            while value < 62 and f_skip[sp] >> value & 1:
                 value += 1
                 f_index[sp] = 0
-                final = target >= 0 and value == target
             f_value[sp] = value
             a = f_index[sp]
             while a < f_count[sp] and not alive[sp, a]:
                 a += 1
             f_index[sp] = a
-            if a < f_count[sp]:
+            if a == f_count[sp] or value >= 62:  # no move has the value tried: it is this one's
+                if value >= 62:
+                    return TOO_LARGE
+                _put(keys_m, keys_hw, values, state, hw, m, value)
+                result = value
+                answered = True
+            else:
                 k = pending[sp, a]
                 child = sp + 1
                 if left[sp, k] > 1:  # value the smallest component left of this move
                     n = left[sp, k] - 1
                     f_hw[child] = parts_hw[sp, k, n]
                     f_m[child] = parts_m[sp, k, n]
-                    f_target[child] = -1
+                    f_request[child] = ANY_VALUE
                     f_stage[sp] = _PART
                 else:
+                    asked = value ^ xors[sp, k]
                     f_hw[child] = parts_hw[sp, k, 0]
                     f_m[child] = parts_m[sp, k, 0]
-                    f_target[child] = value ^ xors[sp, k]
+                    f_request[child] = 1 << asked if asked < 62 else 0
+                    f_stage[sp] = _TRY
+                f_stage[child] = _START
+                sp = child
+                continue
+        elif not answered and stage == _LOOP:
+            possible = f_possible[sp]
+            if possible & request == 0:
+                result = NOT_IN_SET
+                answered = True
+            elif f_index[sp] == f_count[sp]:  # one value is left: the component's
+                upto = _highest_bit(request)
+                upto |= upto - 1
+                if f_exact[sp] or possible & upto:
+                    result = _low_index(possible) if possible else 62
+                    _put(keys_m, keys_hw, values, state, hw, m, result)
+                else:
+                    result = NOT_IN_SET
+                answered = True
+            else:
+                k = pending[sp, f_index[sp]]
+                child = sp + 1
+                if left[sp, k] > 1:  # value the smallest component left of this move
+                    n = left[sp, k] - 1
+                    f_hw[child] = parts_hw[sp, k, n]
+                    f_m[child] = parts_m[sp, k, n]
+                    f_request[child] = ANY_VALUE
+                    f_stage[sp] = _PART
+                else:
+                    if f_above[sp] > 0:
+                        below_largest = possible
+                    else:
+                        below_largest = possible ^ _highest_bit(possible)
+                    upto = _highest_bit(request)
+                    upto |= upto - 1
+                    f_hw[child] = parts_hw[sp, k, 0]
+                    f_m[child] = parts_m[sp, k, 0]
+                    f_request[child] = _xored_each(below_largest & upto, xors[sp, k])
                     f_stage[sp] = _ASK
                 f_stage[child] = _START
                 sp = child
                 continue
-            # no move reaches this value: it is the value
-            if final:
-                _put(keys_m, keys_hw, values, lower, state, hw, m, target, 0)
-                result = 1
-            else:
-                _put(keys_m, keys_hw, values, lower, state, hw, m, value, 0)
-                result = value if target < 0 else 0
-            answered = True
         if answered:
             if sp == 0:
                 return result
@@ -611,12 +694,10 @@ def _rehash(
     keys_m: np.ndarray,
     keys_hw: np.ndarray,
     values: np.ndarray,
-    lower: np.ndarray,
     exported: np.ndarray,
     new_m: np.ndarray,
     new_hw: np.ndarray,
     new_values: np.ndarray,
-    new_lower: np.ndarray,
     new_exported: np.ndarray,
 ) -> int:
     """Move every entry into a larger table; how many there are."""
@@ -627,7 +708,6 @@ def _rehash(
             new_hw[j] = keys_hw[i]
             new_m[j] = keys_m[i]
             new_values[j] = values[i]
-            new_lower[j] = lower[i]
             new_exported[j] = exported[i]
             entries += 1
     return entries
@@ -650,19 +730,10 @@ def _fresh(
 
 @njit(cache=True)
 def _insert(
-    keys_m: np.ndarray,
-    keys_hw: np.ndarray,
-    values: np.ndarray,
-    lower: np.ndarray,
-    exported: np.ndarray,
-    state: np.ndarray,
-    hw: int,
-    m: int,
-    value: int,
-    flag: int,
-) -> None:
-    _put(keys_m, keys_hw, values, lower, state, hw, m, value, 0)
-    exported[_slot(keys_m, keys_hw, hw, m)] = flag
+    keys_m: np.ndarray, keys_hw: np.ndarray, values: np.ndarray, exported: np.ndarray,
+    state: np.ndarray, hw: int, m: int, value: int, flag: int,
+) -> None:  # fmt: skip
+    exported[_put(keys_m, keys_hw, values, state, hw, m, value)] = flag
 
 
 #: Components a round searches before it hands back (progress, bounds, signals).
@@ -670,7 +741,7 @@ ROUND = 200_000
 #: Slots of a new table (it doubles when three quarters full).
 FIRST_CAPACITY = 1 << 16
 #: Bytes a slot takes in the table's arrays.
-BYTES_PER_SLOT = 19
+BYTES_PER_SLOT = 18
 
 
 class CompiledGridSearch:
@@ -710,7 +781,6 @@ class CompiledGridSearch:
         self.keys_m = np.zeros(capacity, dtype=np.int64)
         self.keys_hw = np.zeros(capacity, dtype=np.int64)
         self.values = np.full(capacity, -1, dtype=np.int8)
-        self.lower = np.zeros(capacity, dtype=np.int8)
         self.exported = np.zeros(capacity, dtype=np.int8)
 
     @staticmethod
@@ -740,14 +810,12 @@ class CompiledGridSearch:
             )
         if capacity == len(self.keys_m):
             return
-        old = (self.keys_m, self.keys_hw, self.values, self.lower, self.exported)
+        old = (self.keys_m, self.keys_hw, self.values, self.exported)
         self._allocate(capacity)
-        self.state[ENTRIES] = _rehash(
-            *old, self.keys_m, self.keys_hw, self.values, self.lower, self.exported
-        )
+        self.state[ENTRIES] = _rehash(*old, self.keys_m, self.keys_hw, self.values, self.exported)
         self.state[FULL] = 0
 
-    def _search(self, key: int, target: int) -> int:
+    def _search(self, key: int, request: int) -> int:
         from explorer.games.grids import SHORTCUT_PATHS, SHORTCUT_SYMMETRY, unkey
 
         h, w, mask = unkey(key)
@@ -756,8 +824,8 @@ class CompiledGridSearch:
             self.state[BUDGET] = ROUND
             before = self.state.copy()
             answer = search(
-                self.rule, self.paths, self.keys_m, self.keys_hw, self.values, self.lower,
-                self.state, self.exported, self.hardest_first, h << 8 | w, mask, target,
+                self.rule, self.paths, self.keys_m, self.keys_hw, self.values,
+                self.state, self.exported, self.hardest_first, h << 8 | w, mask, request,
             )  # fmt: skip
             self.stats.searched = int(self.state[SEARCHED])
             if self.state[PATHS] > before[PATHS]:
@@ -772,6 +840,11 @@ class CompiledGridSearch:
                 self.report(self)
             if answer == UNCHECKED:
                 self._check_stored(int(self.state[CHECK]))
+            elif answer == TOO_LARGE:
+                raise ValueError(
+                    f"a part of {self.rules.label(key)!r} has a value of 62 or more, past what "
+                    "the compiled search holds"
+                )
             elif answer != ABORT:
                 return int(answer)
 
@@ -792,10 +865,18 @@ class CompiledGridSearch:
         self.unchecked_labels.discard(label)
 
     def value(self, key: int) -> int:
-        return self._search(key, -1)
+        found = self._search(key, ANY_VALUE)
+        if found < 0:
+            raise ValueError(
+                f"{self.rules.label(key)!r} has a value of 62 or more, past what the compiled "
+                "search holds"
+            )
+        return found
 
     def has_value(self, key: int, target: int) -> bool:
-        return self._search(key, target) == 1
+        if target >= 62:
+            return self.value(key) == target
+        return self._search(key, 1 << target) == target
 
     def total(self, keys: Sequence[int]) -> int:
         result = 0
@@ -824,7 +905,7 @@ class CompiledGridSearch:
             if self.state[FULL]:
                 self._grow(2 * len(self.keys_m))
             _insert(
-                self.keys_m, self.keys_hw, self.values, self.lower, self.exported,
+                self.keys_m, self.keys_hw, self.values, self.exported,
                 self.state, h << 8 | w, mask, value,
                 STORED_UNCHECKED if label in self.unchecked_labels else 1,
             )  # fmt: skip
