@@ -264,11 +264,25 @@ def _cram_reduced(w: int, m: int, not_first: int, not_last: int) -> int:
 
 
 @njit(cache=True)
+def _off_centre(h: int, w: int, cell: int) -> int:
+    """How far a cell (a one-bit mask) is from the board's centre, in half cells."""
+    index = _low_index(cell)
+    return abs(2 * (index // w) - h + 1) + abs(2 * (index % w) - w + 1)
+
+
+@njit(cache=True)
 def _moves(
-    rule: int, hw: int, m: int, parts_hw: np.ndarray, parts_m: np.ndarray, counts: np.ndarray
+    rule: int,
+    hw: int,
+    m: int,
+    parts_hw: np.ndarray,
+    parts_m: np.ndarray,
+    counts: np.ndarray,
+    places: np.ndarray,
 ) -> int:
     """The distinct moves of a component: for each, its components' keys (sorted, equal
-    pairs cancelled) in `parts_hw`, `parts_m`, their number in `counts`. Returns the moves."""
+    pairs cancelled) in `parts_hw`, `parts_m`, their number in `counts`, and how far from
+    the centre it is played in `places`. Returns the moves."""
     h = hw >> 8
     w = hw & 0xFF
     not_first, not_last = _frame(h, w)
@@ -280,12 +294,14 @@ def _moves(
         while right:
             low = right & -right
             after[count] = m & ~(low | low << 1)
+            places[count] = _off_centre(h, w, low)
             count += 1
             right ^= low
         down = m & (m >> w)
         while down:
             low = down & -down
             after[count] = m & ~(low | low << w)
+            places[count] = _off_centre(h, w, low)
             count += 1
             down ^= low
     else:
@@ -294,6 +310,7 @@ def _moves(
             low = cells & -cells
             taken = low | ((low & not_first) >> 1) | ((low & not_last) << 1) | low << w | low >> w
             after[count] = m & ~taken
+            places[count] = _off_centre(h, w, low)
             count += 1
             cells ^= low
     hashes = np.empty(count, dtype=np.int64)
@@ -372,6 +389,7 @@ def _moves(
         if keep[k]:
             if write != k:
                 counts[write] = counts[k]
+                places[write] = places[k]
                 for t in range(counts[k]):
                     parts_hw[write, t] = parts_hw[k, t]
                     parts_m[write, t] = parts_m[k, t]
@@ -456,6 +474,7 @@ def search(
     left = np.zeros((depth, MAX_MOVES), dtype=np.int64)
     pending = np.zeros((depth, MAX_MOVES), dtype=np.int64)
     weight = np.zeros(MAX_MOVES, dtype=np.int64)
+    places = np.zeros(MAX_MOVES, dtype=np.int64)
     sp = 0
     f_hw[0] = root_hw
     f_m[0] = root_m
@@ -494,7 +513,7 @@ def search(
                     return ABORT
                 state[BUDGET] -= 1
                 state[SEARCHED] += 1
-                moves = _moves(rule, hw, m, parts_hw[sp], parts_m[sp], counts[sp])
+                moves = _moves(rule, hw, m, parts_hw[sp], parts_m[sp], counts[sp], places)
                 # the values possible: 0..moves
                 possible = ANY_VALUE if moves >= 62 else (1 << (moves + 1)) - 1
                 above = moves - 61 if moves >= 62 else 0
@@ -503,7 +522,7 @@ def search(
                 for k in range(moves):
                     total = 0
                     n = 0
-                    weight[k] = 0
+                    weight[k] = places[k]  # ties: nearer the centre first
                     for t in range(counts[sp, k]):
                         phw = parts_hw[sp, k, t]
                         pm = parts_m[sp, k, t]
@@ -524,7 +543,7 @@ def search(
                             parts_hw[sp, k, n] = phw
                             parts_m[sp, k, n] = pm
                             size = _popcount(pm)
-                            weight[k] += size * size
+                            weight[k] += size * size * 256
                             n += 1
                     xors[sp, k] = total
                     left[sp, k] = n
@@ -552,7 +571,8 @@ def search(
                                 b -= 1
                         pending[sp, count] = k
                         count += 1
-                # easiest moves first (or hardest, for a check by another order)
+                # easiest moves first (fewest cells left to search, then nearest the centre),
+                # or hardest first for a check by another order
                 for a in range(1, count):
                     b = a
                     while b > 0 and (
