@@ -13,7 +13,7 @@ kept in place is 0 (the second player answers each move with its image).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache, lru_cache
 from typing import Literal
 
@@ -98,12 +98,13 @@ def cram_reduced(width: int, mask: int, not_first: int, not_last: int) -> int:
     kept = mask
     anchors = 0
     # each end's neighbour, one direction at a time: an end whose neighbour has one already goes
-    for toward, back in (
+    steps: tuple[tuple[Callable[[int], int], Callable[[int], int]], ...] = (
         (lambda cells: cells << width, lambda cells: cells >> width),  # the neighbour below
         (lambda cells: (cells & not_last) << 1, lambda cells: cells >> 1),  # on the right
         (lambda cells: cells >> width, lambda cells: cells << width),  # above
         (lambda cells: (cells & not_first) >> 1, lambda cells: cells << 1),  # on the left
-    ):
+    )
+    for toward, back in steps:
         found = toward(ends) & mask
         kept &= ~back(found & anchors)
         anchors |= found
