@@ -19,11 +19,11 @@ minimum_redundancy, fsum), voracious_radix_sort 1.2.0 (which needs rayon >= 1.7,
 1.8.1), wyhash 0.5.0, co_sort 0.2.0, cpu-time 1.0.0, superslice 1.0.0 and nauty-Traces-sys
 0.2.0. Resolution then stops at ``mem_dbg``: ph 0.10 (every 0.10 release) enables sux 0.6 by
 default (with mem_dbg 0.3; cacheline-ef 1.1 is optional but must resolve too), and sux 0.6
-asks for 25 crates of which Debian 12 lacks eight (common_traits, lender, epserde, mem_dbg,
-dsi-progress-logger, mmap-rs, rdst, ambassador, impl-tools, core_affinity) and has eight too
+asks for 25 crates of which Debian 12 lacks ten (common_traits, lender, epserde, mem_dbg,
+dsi-progress-logger, mmap-rs, rdst, ambassador, impl-tools, core_affinity) and has eleven too
 old (clap 4.0.32 for >= 4.4.18, rand 0.8.5 for 0.9, zstd 0.12 for 0.13, bitflags 1.3 for 2.4,
-env_logger 0.9 for 0.11, anyhow, bytemuck, num_cpus, tempfile), each with dependencies of
-its own: more sources than this script can pin by hand, so igsolve is not built here yet.
+env_logger 0.9 for 0.11, anyhow, bytemuck, num_cpus, tempfile, log, flate2), each with
+dependencies of its own: more sources than this script pins, so igsolve is not built here yet.
 """
 
 from __future__ import annotations
