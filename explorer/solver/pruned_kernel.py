@@ -222,7 +222,12 @@ def _moves(
     rule: int, hw: int, m: int, parts_hw: np.ndarray, parts_m: np.ndarray, counts: np.ndarray
 ) -> int:
     """The distinct moves of a component: for each, its components' keys (sorted, equal
-    pairs cancelled) in `parts_hw`, `parts_m`, their number in `counts`. Returns the moves."""
+    pairs cancelled) in `parts_hw`, `parts_m`, their number in `counts`. Returns the moves.
+
+    Game families: Cram (`rule` CRAM: a domino on two free cells side by side, across then
+    down; a lone cell left is dropped, no move uses it) and Node-Kayles on a grid (a cell and
+    its four neighbours taken). The step: each move's cells left, split into components,
+    each brought to its canonical key (`_canonical`)."""
     h = hw >> 8
     w = hw & 0xFF
     not_first, not_last = _frame(h, w)
@@ -353,7 +358,13 @@ def search(
     0 if not; `ABORT` when the round's budget is spent or the table is full.
 
     Iterative, with a frame per component being searched: each frame's component is smaller
-    than its parent's, so there are at most `MAX_CELLS` of them."""
+    than its parent's, so there are at most `MAX_CELLS` of them.
+
+    Game families: Cram and Node-Kayles on grids (`rule`), one component at a time. The step
+    of a frame: for each candidate value v in turn (from a lower bound, skipping those the
+    moves already valued reach), a move's smaller components are valued (a frame each, target
+    -1) and its largest is asked whether it is v XOR their nim-sum (a frame with that target);
+    the value is the first v no move reaches (the mex)."""
     depth = MAX_CELLS + 2
     f_hw = np.zeros(depth, dtype=np.int64)
     f_m = np.zeros(depth, dtype=np.int64)
