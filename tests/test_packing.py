@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from explorer import open_database
 from explorer.adjacency import Adjacency
+from explorer.storage.backends.dialects import dialect_of
 from explorer.storage.backends.engine import resolve_url
 from explorer.storage.schema.packing import (
     ENCODINGS,
@@ -29,7 +30,6 @@ from explorer.storage.schema.packing import (
     pack,
     unpack,
 )
-from explorer.storage.tables.edges import slots_sql, views_sql
 from tests.support.environment import require
 
 Move = tuple[int, int]
@@ -172,7 +172,7 @@ def packed_game(url: str) -> tuple[int, set[Move]]:
                 sa.text("UPDATE games SET id_width = :w WHERE id = :g"), {"w": width, "g": game_id}
             )
             most = max(most, int(successors.degree.max()), int(predecessors.degree.max()))
-        for statement in slots_sql(dialect, most) + views_sql(dialect):  # type: ignore[arg-type]
+        for statement in dialect_of(conn).edges_views(most):
             conn.execute(sa.text(statement))
     engine.dispose()
     return game, built

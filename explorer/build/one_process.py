@@ -31,7 +31,6 @@ from explorer.build.plans import (
     BATCH_MOVES,
     KeyIndexPlan,
     RoundPlan,
-    refuse_unbuildable,
     refuse_wide_state,
     sqlite_cache_kib,
 )
@@ -121,9 +120,6 @@ class GraphBuilder:
         # Everything stored is read before anything is written, so a database that cannot be
         # read (a damaged page, a table missing) is left exactly as it was; and read in one
         # snapshot, so a build committing meanwhile is not half seen.
-        refuse_unbuildable(
-            self.game, self.root, memory=self.options.memory, max_states=self.options.max_states
-        )
         with reading(self.engine) as conn:
             stored = find_game(conn, GameSpec.parse(self.game.spec).canonical(), self.convention)
             self.game_id = NOT_STORED if stored is None else stored

@@ -349,30 +349,63 @@ def tiered_spec(game: Game[Any]) -> str | None:
     return game.spec if loaded == game and type(loaded) is type(game) else None
 
 
-def tiers_apply(
-    engine: Engine, game: Game[Any], root: Position, options: BuildOptions, convention: Convention
-) -> bool:
-    """Whether a build goes in tiers: when it may (`may_go_in_tiers`), and either nothing of
+@dataclass(frozen=True)
+class BuildPlan:
+    """A build checked before its database is opened (`explorer.build.run.plan_build`), which
+    `explorer.build.run.run_plan` runs without checking it again.
+
+    Attributes
+    ----------
+    game, root
+        The game and the position built from.
+    options : BuildOptions
+        How to build.
+    convention : Convention
+        Normal or misère play.
+    cluster : bool
+        Its tasks run on a cluster (`explorer.build.cluster`), which runs the tasks of a build
+        in tiers only: it goes in tiers, however many workers are counted, or is refused.
+    may_tier : bool
+        Whether it may go in tiers, as far as is known before its database is read
+        (`may_go_in_tiers`): the memory budget was checked at a build in tiers' bytes a state.
+    """
+
+    game: Game[Any]
+    root: Position
+    options: BuildOptions
+    convention: Convention
+    cluster: bool = False
+    may_tier: bool = False
+
+
+def tiers_apply(engine: Engine, plan: BuildPlan) -> bool:
+    """Whether a build goes in tiers: when it may (`BuildPlan.may_tier`), and either nothing of
     the game is stored or an unfinished build in tiers is to continue (a build reusing states
     stored by another build, or with a solved root, runs in one process)."""
-    if not may_go_in_tiers(game, root, options):
+    if not plan.may_tier:
         return False
+    game = plan.game
     with reading(engine) as conn:
-        game_id = find_game(conn, GameSpec.parse(game.spec).canonical(), convention)
+        game_id = find_game(conn, GameSpec.parse(game.spec).canonical(), plan.convention)
         if game_id is None:
             return True
         tiers = conn.execute(tiers_table.ANY, {"g": game_id}).first()
         if tiers is None:
             return conn.execute(states_table.FIRST_KEY, {"g": game_id}).first() is None
-        root_row = conn.execute(states_table.BY_KEY, {"g": game_id, "k": game.format(root)}).first()
+        root_row = conn.execute(
+            states_table.BY_KEY, {"g": game_id, "k": game.format(plan.root)}
+        ).first()
     # an unfinished build in tiers: its root is stored once solved (on PostgreSQL, unsolved)
     return root_row is None or root_row.grundy is None
 
 
-def may_go_in_tiers(game: Game[Any], root: Position, options: BuildOptions) -> bool:
+def may_go_in_tiers(
+    game: Game[Any], root: Position, options: BuildOptions, *, cluster: bool = False
+) -> bool:
     """Whether a build may go in tiers, as far as is known before its database is read: more
-    than one worker asked, a game with tiers whose play cannot loop, no --max-states, and a
-    game a worker can load by its spec (`tiers_apply` also reads what is stored).
+    than one worker asked or a `cluster` to run on, a game with tiers whose play cannot loop,
+    no --max-states, and a game a worker can load by its spec (`tiers_apply` also reads what
+    is stored).
 
     Examples
     --------
@@ -383,7 +416,11 @@ def may_go_in_tiers(game: Game[Any], root: Position, options: BuildOptions) -> b
     True
     >>> may_go_in_tiers(nim, (3, 4), BuildOptions(workers=1))
     False
+    >>> may_go_in_tiers(nim, (3, 4), BuildOptions(workers=1), cluster=True)
+    True
     """
-    if options.workers <= 1 or options.max_states is not None or game.may_cycle():
+    if options.workers <= 1 and not cluster:
+        return False
+    if options.max_states is not None or game.may_cycle():
         return False
     return game.tier(root) is not None and tiered_spec(game) is not None

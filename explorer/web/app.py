@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from starlette.requests import Request
     from starlette.responses import Response
 
-    from explorer.storage import Database
+    from explorer.storage import Database, GameStats
     from explorer.storage.stored_game import StoredGame
 
 log = logging.getLogger(__name__)
@@ -194,7 +194,7 @@ class Pages:
             convention=convention,
             stats=stats,
             building=building,
-            depths=bars(stats["by_depth"], lambda _: DEPTH_COLOUR, lambda d: f"depth {d}"),
+            depths=bars(stats.by_depth, lambda _: DEPTH_COLOUR, lambda d: f"depth {d}"),
             sequence=None if convention == MISERE else self._sequence(named, stats),
             table=None if convention == MISERE else self._table(named, stats),
             found=None if convention == MISERE else findings(named.stored),
@@ -403,15 +403,15 @@ class Pages:
         return Response(body, media_type=kind, headers={"cache-control": "max-age=3600"})
 
     # -- sequence and table ---------------------------------------------------------------
-    def _sequence(self, named: Named, stats: Mapping[str, Any]) -> dict[str, Any] | None:
+    def _sequence(self, named: Named, stats: GameStats) -> dict[str, Any] | None:
         """G(n) of single heaps stored for a heap game, as points of a scatter plot."""
         game = named.rules
         if game is None or game.as_heap_game() is None:
             return None
         largest = 0
-        for build in stats["builds"]:
+        for build in stats.builds:
             try:
-                largest = max(largest, *game.parse(str(build["position"])), 0)
+                largest = max(largest, *game.parse(str(build.position)), 0)
             except (ExplorerError, TypeError):
                 continue
         largest = min(largest, SEQUENCE_HEAPS)
@@ -442,14 +442,14 @@ class Pages:
             ],
         }
 
-    def _table(self, named: Named, stats: Mapping[str, Any]) -> dict[str, Any] | None:
+    def _table(self, named: Named, stats: GameStats) -> dict[str, Any] | None:
         """G(r, c) of the stored positions of a two-coordinate game, as heat-map cells."""
         game = named.rules
         if game is None or not game.table_positions:
             return None
         side = 0
-        for build in stats["builds"]:
-            text = str(build["position"])
+        for build in stats.builds:
+            text = str(build.position)
             parts = text.split(",")
             if len(parts) == 2 and all(p.strip().isascii() and p.strip().isdigit() for p in parts):
                 side = max(side, *(int(p) + 1 for p in parts))

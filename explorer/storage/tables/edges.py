@@ -12,6 +12,7 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 import sqlalchemy as sa
@@ -188,14 +189,16 @@ SLOTS = "move_slots"
 #: The views: every move (game_id, src, dst) decoded from the successors' column, fast for a
 #: given ``src``; the same moves decoded from the predecessors' column, fast for a given ``dst``.
 FORWARD_VIEW, BACKWARD_VIEW = "edges", "edges_in"
-Dialect = Literal["sqlite", "postgresql"]
+#: How a server's SQL reads the id in slot ``n`` of a packed column of ``states AS s``: given
+#: the column and the column of ``games AS g`` holding the width, the id as an SQL expression
+#: and the ``FROM`` clause joining the state, its game and its slots (`sqlite_slots`,
+#: `postgres_slots`; a dialect class of `explorer.storage.backends.dialects` chooses).
+SlotReading = Callable[[str, str], tuple[str, str]]
 
 
-def slots_sql(dialect: Dialect, count: int) -> list[str]:
-    """The statements that make the slots table hold 0 .. `count` - 1 (none on PostgreSQL,
-    whose views count slots with ``generate_series``)."""
-    if dialect != "sqlite":
-        return []
+def slots_sql(count: int) -> list[str]:
+    """The statements that make SQLite's slots table hold 0 .. `count` - 1 (PostgreSQL's views
+    count slots with ``generate_series``)."""
     return [
         f"CREATE TABLE IF NOT EXISTS {SLOTS} (n INTEGER PRIMARY KEY)",
         f"INSERT OR IGNORE INTO {SLOTS} (n) WITH RECURSIVE c(n) AS (SELECT 0 UNION ALL "
@@ -203,16 +206,47 @@ def slots_sql(dialect: Dialect, count: int) -> list[str]:
     ]
 
 
+def sqlite_slots(column: str, width: str) -> tuple[str, str]:
+    """SQLite's `SlotReading`, through the slots table `SLOTS`."""
+    # SQLite has no function that reads a byte, but instr() of a one-byte blob in the blob of
+    # the 256 bytes is one more than its value. The id's byte j goes left by 8 (width - 1 - j):
+    # by a negative count, past the width, SQLite shifts right, so the next slot's bytes read
+    # there come to 0. CROSS JOIN keeps the order: a game, its states in id order (through the
+    # primary key, not the key index in key order), then a state's slots (else a scan of every
+    # state a slot).
+    value = " + ".join(
+        f"((instr({_EVERY_BYTE}, substr(s.{column}, n.n * g.{width} + {j + 1}, 1)) - 1)"
+        f" << (8 * (g.{width} - {j + 1})))"
+        for j in range(MAX_WIDTH)
+    )
+    source = (
+        f"games AS g CROSS JOIN states AS s ON s.game_id = g.id "
+        f"CROSS JOIN {SLOTS} AS n ON n.n < length(s.{column}) / g.{width}"
+    )
+    return value, source
+
+
+def postgres_slots(column: str, width: str) -> tuple[str, str]:
+    """PostgreSQL's `SlotReading`, counting the slots with ``generate_series``."""
+    slot = f"substring(s.{column} FROM n * g.{width} + 1 FOR g.{width})"
+    value = f"('x' || lpad(encode({slot}, 'hex'), 8, '0'))::bit(32)::integer"
+    source = (
+        f"states AS s JOIN games AS g ON g.id = s.game_id CROSS JOIN LATERAL "
+        f"generate_series(0, length(s.{column}) / g.{width} - 1) AS n"
+    )
+    return value, source
+
+
 def views_sql(
-    dialect: Dialect,
+    read: SlotReading,
     successors: str = "successors",
     predecessors: str = "predecessors",
     width: str = "id_width",
 ) -> list[str]:
     """``CREATE VIEW`` statements of `FORWARD_VIEW` and `BACKWARD_VIEW` over the ``fixed``
     blobs of columns `successors` and `predecessors` of ``states``, whose width is column
-    `width` of the state's ``games`` row. Plain SQL: the stock ``sqlite3`` shell and ``psql``
-    read them (SQLite through `SLOTS`, see `slots_sql`).
+    `width` of the state's ``games`` row, each slot read by `read`. Plain SQL: the stock
+    ``sqlite3`` shell and ``psql`` read them (SQLite through `SLOTS`, see `slots_sql`).
 
     ``SELECT dst FROM edges WHERE game_id = ? AND src = ?`` reads one state's row, and so does
     ``SELECT src FROM edges_in WHERE game_id = ? AND dst = ?``; a scan of every move decodes
@@ -236,7 +270,7 @@ def views_sql(
     >>> _ = conn.executemany(
     ...     "INSERT INTO states VALUES (1, ?, ?, ?)", [(i, *r) for i, r in enumerate(rows)]
     ... )
-    >>> for statement in slots_sql("sqlite", 2) + views_sql("sqlite"):
+    >>> for statement in slots_sql(2) + views_sql(sqlite_slots):
     ...     _ = conn.execute(statement)
     >>> conn.execute("SELECT * FROM edges WHERE game_id = 1 AND src = 0").fetchall()
     [(1, 0, 1), (1, 0, 2)]
@@ -248,29 +282,7 @@ def views_sql(
         (FORWARD_VIEW, successors, "src"),
         (BACKWARD_VIEW, predecessors, "dst"),
     ):
-        if dialect == "sqlite":
-            # SQLite has no function that reads a byte, but instr() of a one-byte blob in the
-            # blob of the 256 bytes is one more than its value. The id's byte j goes left by
-            # 8 (width - 1 - j): by a negative count, past the width, SQLite shifts right,
-            # so the next slot's bytes read there come to 0. CROSS JOIN keeps the order: a
-            # game, its states in id order (through the primary key, not the key index in
-            # key order), then a state's slots (else a scan of every state a slot).
-            value = " + ".join(
-                f"((instr({_EVERY_BYTE}, substr(s.{column}, n.n * g.{width} + {j + 1}, 1)) - 1)"
-                f" << (8 * (g.{width} - {j + 1})))"
-                for j in range(MAX_WIDTH)
-            )
-            source = (
-                f"games AS g CROSS JOIN states AS s ON s.game_id = g.id "
-                f"CROSS JOIN {SLOTS} AS n ON n.n < length(s.{column}) / g.{width}"
-            )
-        else:
-            slot = f"substring(s.{column} FROM n * g.{width} + 1 FOR g.{width})"
-            value = f"('x' || lpad(encode({slot}, 'hex'), 8, '0'))::bit(32)::integer"
-            source = (
-                f"states AS s JOIN games AS g ON g.id = s.game_id CROSS JOIN LATERAL "
-                f"generate_series(0, length(s.{column}) / g.{width} - 1) AS n"
-            )
+        value, source = read(column, width)
         ends = f"s.id, {value}" if near == "src" else f"{value}, s.id"
         statements.append(
             f"CREATE VIEW {name} (game_id, src, dst) AS SELECT s.game_id, {ends} FROM {source}"
