@@ -13,8 +13,7 @@ from explorer.analysis.monoids import phi_period, present, tame_index
 from explorer.analysis.quotient_check import Checked, Letter, check_all, first_inconsistent
 from explorer.errors import PositionError, QuotientTooLargeError, SpecError
 from explorer.games.arguments import as_count, as_game
-from explorer.games.base import Game
-from explorer.games.heaps import HeapGame
+from explorer.games.base import Game, HeapRules
 from explorer.limits import QUOTIENT_MAX_SIZE, QUOTIENT_MAX_STATES
 
 Heaps = tuple[int, ...]
@@ -150,7 +149,7 @@ def misere_quotient(
     """
     game = as_game(game)
     max_heap = as_count(max_heap, "max_heap")
-    heap_game = game.as_heap_game()
+    heap_game = game.heap_rules()
     if heap_game is None:
         raise SpecError(f"misère quotients are for heap games, not {game.spec}")
     removal = heap_game.octal_removal()
@@ -211,7 +210,7 @@ def quotient_outcome(quotient: MisereQuotient, heaps: Iterable[int]) -> str:
 
 
 def quotient_winning_moves(
-    quotient: MisereQuotient, game: HeapGame, heaps: Sequence[int]
+    quotient: MisereQuotient, game: HeapRules, heaps: Sequence[int]
 ) -> list[Heaps]:
     """The winning misère moves of a sum of heaps: each move of one heap whose resulting
     product lies in P, once per distinct resulting position, as sorted tuples.
@@ -266,7 +265,7 @@ class _Builder:
     are counted too, within `max_states`.
     """
 
-    def __init__(self, game: HeapGame, *, max_size: int, max_states: int) -> None:
+    def __init__(self, game: HeapRules, *, max_size: int, max_states: int) -> None:
         self.game = game
         self.max_size = max_size
         self.max_states = max_states
@@ -603,7 +602,7 @@ class _Learner:
         return table, accept, self.reps, phi
 
 
-def _describe(game: HeapGame, builder: _Builder) -> MisereQuotient:
+def _describe(game: HeapRules, builder: _Builder) -> MisereQuotient:
     """The quotient as plain data: elements renumbered by their names, a presentation, the
     tame name when there is one, and the period of Φ."""
     table, phi, size = builder.table, builder.phi, len(builder.table)

@@ -152,7 +152,7 @@ def solve_command(
     game = load_game(spec)
     if max_memory is not None:
         for part in game.summands() or (game,):
-            heaps = part.as_heap_game()
+            heaps = part.heap_rules()
             if heaps is not None:
                 heaps.max_memory_mb = max_memory
     parsed = game.parse(position)

@@ -33,7 +33,8 @@ from typing import Any
 import numpy as np
 
 from explorer.errors import ValueLimitError
-from explorer.games.heaps import HeapGame, SplitRules
+from explorer.games.base import HeapRules
+from explorer.games.removals import SplitRules
 from explorer.machine import check_memory_need
 from explorer.solver.periods import GuySmith, proof_length, proven_period
 
@@ -371,20 +372,20 @@ class HeapSequence:
         return len(self.values)
 
 
-def guy_smith(game: HeapGame) -> GuySmith | None:
+def guy_smith(game: HeapRules) -> GuySmith | None:
     """The Guy-Smith theorem for this game, or None when it does not apply.
 
     It applies to every octal game with finitely many non-zero digits, ``4.`` codes included
     (the heap's own splits remove k = 0 tokens: the proof holds for removals 0..k), and to the
     take-and-break codes whose periodicity says so (at most h heaps left); a game says so by
-    `HeapGame.guy_smith_parameters`.
+    `HeapRules.guy_smith_parameters`.
     """
     found = game.guy_smith_parameters()
     return None if found is None else GuySmith(*found)
 
 
 def heap_sequence(
-    game: HeapGame,
+    game: HeapRules,
     upto: int,
     *,
     until_periodic: bool = False,
@@ -514,7 +515,7 @@ CHECKPOINT_SECONDS = 2.0
 
 
 def _small_sequence(
-    game: HeapGame,
+    game: HeapRules,
     upto: int,
     theorem: GuySmith | None,
     progress: Progress | None,

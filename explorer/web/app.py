@@ -406,7 +406,7 @@ class Pages:
     def _sequence(self, named: Named, stats: GameStats) -> dict[str, Any] | None:
         """G(n) of single heaps stored for a heap game, as points of a scatter plot."""
         game = named.rules
-        if game is None or game.as_heap_game() is None:
+        if game is None or game.heap_rules() is None:
             return None
         largest = 0
         for build in stats.builds:
