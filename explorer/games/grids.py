@@ -286,7 +286,7 @@ class GridRules:
             from explorer.games import load_game
 
             code = "octal:0.07" if self.rule == "cram" else "octal:0.137"
-            heaps = load_game(code).as_heap_game()
+            heaps = load_game(code).heap_rules()
             assert heaps is not None
             table = heaps.heap_values(max(2 * n, 64))
             self._path_values = values = [int(v) for v in table]

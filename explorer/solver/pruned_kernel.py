@@ -282,7 +282,12 @@ def _moves(
 ) -> int:
     """The distinct moves of a component: for each, its components' keys (sorted, equal
     pairs cancelled) in `parts_hw`, `parts_m`, their number in `counts`, and how far from
-    the centre it is played in `places`. Returns the moves."""
+    the centre it is played in `places`. Returns the moves.
+
+    Game families: Cram (`rule` CRAM: a domino on two free cells side by side, across then
+    down; what is left is reduced (`_cram_reduced`) and a lone cell dropped, no move uses it)
+    and Node-Kayles on a grid (a cell and its four neighbours taken). The step: each move's
+    cells left, split into components, each brought to its canonical key (`_canonical`)."""
     h = hw >> 8
     w = hw & 0xFF
     not_first, not_last = _frame(h, w)
@@ -445,6 +450,8 @@ def search(
     """The value of component (hw, m) when it is among the values of mask `request`, else
     `NOT_IN_SET` (a value outside it may come back too); `ABORT` when the round's budget is
     spent or the table is full.
+
+    Game families: Cram and Node-Kayles on grids (`rule`), one component at a time.
 
     Beling and Rogalski's search: a component of n distinct moves keeps the set of values it
     may still have, {0..n} at first; each move takes one out (its value, or the largest when

@@ -38,6 +38,7 @@ from explorer.web.parts import StoredParts, stored_drawing
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
+    from starlette.datastructures import QueryParams
     from starlette.requests import Request
     from starlette.responses import Response
 
@@ -317,16 +318,7 @@ class Pages:
     def play(self, request: Request) -> Response:
         params = request.query_params
         typed = spec_of(params)
-        line = params.getlist("p")
-        if not line:
-            raise BadRequest("no start position (add &p=POSITION to the address)")
-        if any("\x00" in key for key in line):
-            raise BadRequest("p must not hold a NUL character")
-        if len(line) > MAX_PLAY_MOVES + 1:
-            raise BadRequest(f"a game of more than {MAX_PLAY_MOVES:,} moves cannot be replayed")
-        app_side = params.get("app", "second")
-        if app_side not in ("first", "second"):
-            raise BadRequest(f"app must be first or second, not {app_side!r}")
+        line, app_side = _played(params)
         hints = params.get("hints") == "1"
         convention = convention_of(params)
         named = self.names.game(typed, convention)
@@ -366,12 +358,7 @@ class Pages:
             choices = stored.best_moves(keys[-1], limit=LISTED_MOVES)
         else:
             choices = stored.successors(keys[-1], limit=LISTED_MOVES)
-        history = []
-        words = stored.move_words(keys)
-        for i, (key, move) in enumerate(zip(keys[1:], words, strict=True), start=1):
-            mover_is_app = ((i - 1) % 2 == 0) == (app_side == "first")
-            by = "app" if mover_is_app else "you"
-            history.append({"number": i, "by": by, "position": key, "move": move})
+        history = _history(keys, stored.move_words(keys), app_side)
         finished = best["total"] == 0 and not unexplored
         winner = None
         if finished:
@@ -419,7 +406,7 @@ class Pages:
     def _sequence(self, named: Named, stats: GameStats) -> dict[str, Any] | None:
         """G(n) of single heaps stored for a heap game, as points of a scatter plot."""
         game = named.rules
-        if game is None or game.as_heap_game() is None:
+        if game is None or game.heap_rules() is None:
             return None
         largest = 0
         for build in stats.builds:
@@ -509,6 +496,33 @@ def _state(named: Named, key: str) -> Mapping[str, Any]:
         if named.rules is not None or key.strip() == key:
             raise
         return named.stored.state(key.strip(), moves=0)
+
+
+def _played(params: QueryParams) -> tuple[list[str], str]:
+    """The positions of a game played so far (``p``, the start first) and the side the app
+    plays (``app``: first or second), checked."""
+    line = params.getlist("p")
+    if not line:
+        raise BadRequest("no start position (add &p=POSITION to the address)")
+    if any("\x00" in key for key in line):
+        raise BadRequest("p must not hold a NUL character")
+    if len(line) > MAX_PLAY_MOVES + 1:
+        raise BadRequest(f"a game of more than {MAX_PLAY_MOVES:,} moves cannot be replayed")
+    app_side = params.get("app", "second")
+    if app_side not in ("first", "second"):
+        raise BadRequest(f"app must be first or second, not {app_side!r}")
+    return line, app_side
+
+
+def _history(keys: list[str], words: list[str | None], app_side: str) -> list[dict[str, Any]]:
+    """The moves of a game played so far: their number, who made each, where it went and the
+    move in words."""
+    history = []
+    for i, (key, move) in enumerate(zip(keys[1:], words, strict=True), start=1):
+        mover_is_app = ((i - 1) % 2 == 0) == (app_side == "first")
+        by = "app" if mover_is_app else "you"
+        history.append({"number": i, "by": by, "position": key, "move": move})
+    return history
 
 
 def _example(stored: StoredGame) -> str:
