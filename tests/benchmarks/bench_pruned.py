@@ -6,8 +6,9 @@ Usage: python tests/benchmarks/bench_pruned.py [--boards 4x5,5x5,4x7] [--walk 4x
 
 Each run is a new process timed by /usr/bin/time -v (wall seconds, CPU seconds, peak MB); the
 methods alternate within each round, so that the machine's drift hits them alike. With
---igsolve, PATH is run as ``PATH cram ROWS COLS`` (a binary the user built, for instance
-with build_igsolve.py beside this script) and its row gives the ratio.
+--igsolve, PATH is run as ``PATH cram ROWS COLS`` (or ``PATH cram -r ROWS -c COLS``, as older
+igsolve builds take it; a binary the user built, for instance with build_igsolve.py beside this
+script), its value is checked against explorer's, and its row gives the ratio of the medians.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -43,6 +45,17 @@ def timed(command: list[str]) -> tuple[float, float, float, str]:
     return wall, cpu, peak, run.stdout
 
 
+def igsolve_command(binary: str, board: str) -> list[str]:
+    """igsolve's command for a board, in the form its ``cram`` subcommand takes."""
+    rows, cols = board.split("x")
+    usage = subprocess.run([binary, "cram", "--help"], capture_output=True, text=True).stdout
+    return (
+        [binary, "cram", "-r", rows, "-c", cols]
+        if "--rows" in usage
+        else [binary, "cram", rows, cols]
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--boards", default="4x5,5x5,4x7,5x6,4x8,4x9,5x7")
@@ -54,17 +67,29 @@ def main() -> None:
     print(f"{'board':6} {'method':8} {'value':>5} {'wall s':>8} {'cpu s':>8} {'peak MB':>8}")
     for board in args.boards.split(","):
         methods = ["pruned"] + (["decompose"] if board in walk else [])
+        walls: dict[str, list[float]] = {}
+        values: dict[str, str] = {}
         for _ in range(args.runs):
             for method in methods:
                 command = [sys.executable, "-m", "explorer", "solve", "cram", board]
                 wall, cpu, peak, out = timed(command + ["--method", method])
                 value = re.search(r"grundy\s+(\d+)", out)
-                shown = value.group(1) if value else "?"
-                print(f"{board:6} {method:8} {shown:>5} {wall:8.2f} {cpu:8.2f} {peak:8.0f}")
+                values[method] = value.group(1) if value else "?"
+                walls.setdefault(method, []).append(wall)
+                print(
+                    f"{board:6} {method:8} {values[method]:>5} {wall:8.2f} {cpu:8.2f} {peak:8.0f}"
+                )
             if args.igsolve:
-                rows, cols = board.split("x")
-                wall, cpu, peak, out = timed([args.igsolve, "cram", rows, cols])
-                print(f"{board:6} {'igsolve':8} {'':>5} {wall:8.2f} {cpu:8.2f} {peak:8.0f}")
+                wall, cpu, peak, out = timed(igsolve_command(args.igsolve, board))
+                value = re.search(r"Nimber of initial position:\s*(\d+)", out)
+                values["igsolve"] = value.group(1) if value else "?"
+                walls.setdefault("igsolve", []).append(wall)
+                shown = values["igsolve"]
+                print(f"{board:6} {'igsolve':8} {shown:>5} {wall:8.2f} {cpu:8.2f} {peak:8.0f}")
+        if args.igsolve:
+            ours, theirs = statistics.median(walls["pruned"]), statistics.median(walls["igsolve"])
+            agree = "values agree" if values["pruned"] == values["igsolve"] else "VALUES DIFFER"
+            print(f"{board:6} ratio    {ours / max(theirs, 0.01):8.1f}x (median wall, {agree})")
 
 
 if __name__ == "__main__":

@@ -12,18 +12,14 @@ registry and patches in the exports, and runs ``cargo build --release -p igsolve
 It prints the binary's path, or the crate cargo could not find (install its Debian package,
 ``apt-get install librust-NAME-dev``, or add its source below) and exits 1.
 
-Where it stood on 2026-12-07 (Debian 12, cargo 1.95): Debian gives clap 4.0.32 (with
-clap_derive), arrayvec, lru, maplit, num-integer, bindgen and rayon 1.6.1; the sources below
-cover bsuccinct-rs (ph 0.10.0, bitm, csf, binout, dyn_size_of, seedable_hash,
-minimum_redundancy, fsum), voracious_radix_sort 1.2.0 (which needs rayon >= 1.7, hence rayon
-1.8.1), wyhash 0.5.0, co_sort 0.2.0, cpu-time 1.0.0, superslice 1.0.0 and nauty-Traces-sys
-0.2.0. Resolution then stops at ``mem_dbg``: ph 0.10 (every 0.10 release) enables sux 0.6 by
-default (with mem_dbg 0.3; cacheline-ef 1.1 is optional but must resolve too), and sux 0.6
-asks for 25 crates of which Debian 12 lacks ten (common_traits, lender, epserde, mem_dbg,
-dsi-progress-logger, mmap-rs, rdst, ambassador, impl-tools, core_affinity) and has eleven too
-old (clap 4.0.32 for >= 4.4.18, rand 0.8.5 for 0.9, zstd 0.12 for 0.13, bitflags 1.3 for 2.4,
-env_logger 0.9 for 0.11, anyhow, bytemuck, num_cpus, tempfile, log, flate2), each with
-dependencies of its own: more sources than this script pins, so igsolve is not built here yet.
+Where it stands (2026-12-07, Debian 12, cargo 1.95): igsolve's newest commit (07a34e6) does not
+resolve: its ph 0.10 enables sux 0.6 by default, and sux asks for 25 crates of which Debian 12
+lacks ten (mem_dbg, epserde, lender, ...) and has eleven too old. So the script builds commit
+c721c3f (2024-06-22, ph 0.8; igs moved to ph 0.10 on 2025-09-14, and between the two its Cram
+code gained only comments; igsolve's command line took ``cram -r ROWS -c COLS`` then) against
+bsuccinct-rs 876df3f (ph 0.8.3, bitm 0.4.1, csf 0.1.14, binout 0.2.1). Debian gives clap
+4.0.32, arrayvec, lru, maplit, fnv, rayon 1.6.1 and nauty-Traces-sys's build tools; the sources
+below cover the rest. One job, about a minute of CPU.
 """
 
 from __future__ import annotations
@@ -34,32 +30,19 @@ import subprocess
 import sys
 from pathlib import Path
 
-#: igsolve's workspace: (clone folder under --sources, commit)
-WORKSPACE = ("impartial-games", "07a34e6")
+#: igsolve's workspace: (clone folder under --sources, commit); see the docstring for why not HEAD.
+WORKSPACE = ("impartial-games", "c721c3f")
+#: bsuccinct-rs at 2024-02-25: ph 0.8.3, bitm 0.4.1, csf 0.1.14, binout 0.2.1, as igs asks.
+BSUCCINCT = "876df3f"
 #: crate (as cargo names it) -> (clone folder under --sources, commit or tag, path inside)
 SOURCES = {
-    "ph": ("bsuccinct-rs", "384bae11ac192e149a84dc110972983cfe90e504", "ph"),
-    "bitm": ("bsuccinct-rs", "384bae11ac192e149a84dc110972983cfe90e504", "bitm"),
-    "csf": ("bsuccinct-rs", "384bae11ac192e149a84dc110972983cfe90e504", "csf"),
-    "binout": ("bsuccinct-rs", "384bae11ac192e149a84dc110972983cfe90e504", "binout"),
-    "dyn_size_of": ("bsuccinct-rs", "384bae11ac192e149a84dc110972983cfe90e504", "dyn_size_of"),
-    "seedable_hash": (
-        "bsuccinct-rs",
-        "384bae11ac192e149a84dc110972983cfe90e504",
-        "seedable_hash",
-    ),
-    "minimum_redundancy": (
-        "bsuccinct-rs",
-        "384bae11ac192e149a84dc110972983cfe90e504",
-        "minimum_redundancy",
-    ),
-    "fsum": ("bsuccinct-rs", "384bae11ac192e149a84dc110972983cfe90e504", "fsum"),
-    "voracious_radix_sort": ("voracious_sort", "HEAD", ""),
+    **{
+        crate: ("bsuccinct-rs", BSUCCINCT, crate)
+        for crate in ("ph", "bitm", "csf", "binout", "dyn_size_of", "minimum_redundancy", "fsum")
+    },
     "wyhash": ("wyhash-rs", "v0.5.0", ""),
     "co_sort": ("co_sort", "HEAD", ""),
     "cpu-time": ("cpu-time", "HEAD", ""),
-    "rayon": ("rayon", "v1.8.1", ""),
-    "rayon-core": ("rayon", "v1.8.1", "rayon-core"),
     "superslice": ("superslice-rs", "HEAD", ""),
     "nauty-Traces-sys": ("nauty-Traces-sys", "3d990c3642030dcac98c21b6dff3620af1dabf94", ""),
 }
@@ -98,7 +81,7 @@ def main() -> None:
         f"[patch.crates-io]\n{patches}\n"
     )
     build = subprocess.run(
-        ["cargo", "build", "--release", "-p", "igsolve"],
+        ["cargo", "build", "--release", "-j", "1", "-p", "igsolve"],
         cwd=workspace,
         env={**os.environ, "CARGO_HOME": str(home)},
         capture_output=True,
