@@ -39,6 +39,8 @@ class PartTable:
     progress: Callable[[str], None] | None = None
     #: The memory a search's tables may take, in MiB (None: the search's default).
     max_memory_mb: int | None = None
+    #: Processes a pruned search may split into (`explorer.analysis.parallel_search`).
+    workers: int = 1
     #: Labels whose values were read from a store and not checked yet, by family.
     unchecked: dict[str, set[str]] = field(default_factory=dict)
 

@@ -432,11 +432,23 @@ def _has_parts(game: Game[Any]) -> bool:
 def _solve_pruned(game: Game[Any], position: Position, components: Components) -> Solution:
     """A position valued by the pruned search, its winning moves found by asking each move
     "is it 0?"."""
-    from explorer.analysis.parts import pruned_moves_to_value, pruned_value
+    from explorer.analysis.parts import PART_TABLE, pruned_moves_to_value, pruned_value
 
-    answer = pruned_value(components)
-    outcome = outcome_of(answer.value)
-    moves = pruned_moves_to_value(game, position, 0) if outcome == "N" else []
+    if PART_TABLE.workers > 1:
+        from explorer.analysis.parallel_search import (
+            parallel_moves_to_value,
+            parallel_value,
+            worker_search,
+        )
+
+        with worker_search(game, position, PART_TABLE.workers) as search:
+            answer = parallel_value(components, search)
+            outcome = outcome_of(answer.value)
+            moves = parallel_moves_to_value(game, position, 0, search) if outcome == "N" else []
+    else:
+        answer = pruned_value(components)
+        outcome = outcome_of(answer.value)
+        moves = pruned_moves_to_value(game, position, 0) if outcome == "N" else []
     shortcuts = "".join(f"; {shortcut}" for shortcut in answer.shortcuts)
     return Solution(
         game=game.spec,

@@ -445,18 +445,22 @@ def working(label: str, *, enabled: bool = True) -> Iterator[Callable[[str], Non
 
 
 @contextmanager
-def search_progress(stage: Callable[[str], None], max_memory: int | None) -> Iterator[None]:
+def search_progress(
+    stage: Callable[[str], None], max_memory: int | None, workers: int = 1
+) -> Iterator[None]:
     """Within the block, a long pruned search names its progress (the part table's size) in
-    a spinner's stage (`working`), and keeps its tables within ``--memory`` when given."""
+    a spinner's stage (`working`), keeps its tables within ``--memory`` when given, and
+    splits into ``--workers`` processes."""
     from explorer.analysis.parts import PART_TABLE
 
-    before = PART_TABLE.progress, PART_TABLE.max_memory_mb
+    before = PART_TABLE.progress, PART_TABLE.max_memory_mb, PART_TABLE.workers
     PART_TABLE.progress = stage
     PART_TABLE.max_memory_mb = max_memory
+    PART_TABLE.workers = workers
     try:
         yield
     finally:
-        PART_TABLE.progress, PART_TABLE.max_memory_mb = before
+        PART_TABLE.progress, PART_TABLE.max_memory_mb, PART_TABLE.workers = before
 
 
 def print_json(data: object) -> None:

@@ -114,6 +114,7 @@ def games_command(as_json: bool) -> None:
 @misere_option
 @max_states_option
 @max_memory_option
+@workers_option
 @stored_option("Read and add to the part values a database stores (games on graphs and boards)")
 @json_option(
     "one object: game, position, grundy, infinite, escapes, outcome, remoteness, winning_moves,"
@@ -127,6 +128,7 @@ def solve_command(
     convention: Convention,
     max_states: int | None,
     max_memory: int | None,
+    workers: int,
     url: str | None,
     as_json: bool,
 ) -> None:
@@ -138,6 +140,10 @@ def solve_command(
     name is a vertex, never a named graph's other spelling (G3x4: write 3x4) or a file
     (g.txt reads the file).
 
+    With --workers N the pruned search splits into N processes: the position's independent
+    components, or the moves of its one component, each searched by one; the answer is the
+    one of one process, and --memory is shared among them.
+
     \b
     Examples:
       explorer solve nim 3,4,5
@@ -146,6 +152,7 @@ def solve_command(
       explorer solve nim 1,1,1 --misere
       explorer solve kayles 1000000000000
       explorer solve nodekayles 5x5 --db graphs.db
+      explorer solve cram 5x8 --workers 2
     """
     from explorer.analysis.solving import solve
 
@@ -166,7 +173,7 @@ def solve_command(
             complete = method != "pruned"
             stack.enter_context(database.parts.building(game, parsed, complete, convention))
         stage = stack.enter_context(working(f"solving {visible(spec)}", enabled=not as_json))
-        stack.enter_context(search_progress(stage, max_memory))
+        stack.enter_context(search_progress(stage, max_memory, workers))
         result = solve(
             game,
             parsed,
