@@ -232,7 +232,9 @@ def _root_value(rules: Any, key: Hashable, search: WorkerSearch) -> int:
         known = rules.known(key)
     if known is not None:
         return known
-    pending: list[Shape] = [((rules.family, move),) if move else () for move in rules.moves(key)]
+    # easiest first, as the one-process search tries them: an early yes drops the rest
+    moves = sorted(rules.moves(key), key=lambda move: sum(rules.size(k) ** 2 for k in move))
+    pending: list[Shape] = [((rules.family, move),) if move else () for move in moves]
     target: int = rules.lower_bound(key)
     while True:
         reached = {i for i, shape in enumerate(pending) if shape == () and target == 0}
