@@ -39,6 +39,8 @@ Shape = tuple[tuple[str, tuple[Hashable, ...]], ...]
 #: What a worker sends back: its answer, the parts it valued since its last answer (family,
 #: label, value) and the shortcuts its search took.
 Reply = tuple[int, list[tuple[str, str, int]], set[str]]
+#: Values a worker is told with a task: (family, label, value).
+Known = tuple[tuple[str, str, int], ...]
 
 # -- in a worker ------------------------------------------------------------------------------
 #: The worker's game (built from its spec), and its rule sets by family.
@@ -97,14 +99,27 @@ def _reply(answer: int) -> Reply:
     return answer, found, {shortcut for rules in _RULES.values() for shortcut in rules.used}
 
 
-def _value_task(shape: Shape) -> Reply:
+def _learn(known: Known) -> None:
+    """Values other workers found that a task may need (the root's components): without
+    them, asking "is it k?" of a component another worker valued can cost far more than its
+    value did."""
+    for family, label, value in known:
+        values = PART_TABLE.family(family)
+        if label not in values:
+            values[label] = value
+            _SENT[family] = _SENT.get(family, 0) + 1  # not sent back
+
+
+def _value_task(shape: Shape, known: Known) -> Reply:
     """The value of a sum of components."""
+    _learn(known)
     return _reply(pruned_value(_components(shape)).value)
 
 
-def _is_task(shape: Shape | str, target: int) -> Reply:
+def _is_task(shape: Shape | str, target: int, known: Known) -> Reply:
     """Whether a sum of components (or a position's, given as its text) is worth `target` (1)
     or not (0)."""
+    _learn(known)
     components = _position_components(shape) if isinstance(shape, str) else _components(shape)
     return _reply(int(pruned_sum_is(components, target)))
 
@@ -118,6 +133,8 @@ class WorkerSearch:
         self.pool = pool
         self.table = table
         self.asked = self.answered = 0
+        #: Values every task is told (those of the root's components, once found).
+        self.known: Known = ()
         #: The shortcuts the workers' searches took.
         self.shortcuts: set[str] = set()
         self._saved = time.monotonic()
@@ -145,12 +162,16 @@ class WorkerSearch:
 
     def submit(self, task: Callable[..., Reply], *args: object) -> Future[Reply]:
         self.asked += 1
-        return self.pool.submit(task, *args)
+        return self.pool.submit(task, *args, self.known)
 
-    def values(self, shapes: list[Shape]) -> list[int]:
-        """The values of sums of components, one worker each."""
-        futures = [self.submit(_value_task, shape) for shape in shapes]
-        return [self.take(future.result()) for future in futures]
+    def values(self, pieces: list[tuple[Any, Hashable]]) -> list[int]:
+        """The values of components, given as (rules, key), one worker each (and told to
+        every later task)."""
+        futures = [self.submit(_value_task, ((rules.family, (key,)),)) for rules, key in pieces]
+        found = [self.take(future.result()) for future in futures]
+        for (rules, key), value in zip(pieces, found, strict=True):
+            self.known += ((rules.family, rules.label(key), value),)
+        return found
 
     def worth(self, shapes: list[Shape] | list[str], target: int, *, all_of_them: bool) -> set[int]:
         """The indices of `shapes` worth `target`: all of them, or (`all_of_them` false) at
@@ -207,9 +228,8 @@ def parallel_value(components: Components, search: WorkerSearch) -> PrunedAnswer
     for rules, _ in components.groups:
         rules.used.clear()
     if len(pieces) != 1:
-        shapes: list[Shape] = [((rules.family, (key,)),) for rules, key in pieces]
         value = 0
-        for part in search.values(shapes):
+        for part in search.values(pieces):
             value ^= part
     else:
         value = _root_value(*pieces[0], search)
@@ -242,6 +262,10 @@ def _root_value(rules: Any, key: Hashable, search: WorkerSearch) -> int:
         if not reached:
             found = search.worth([shape for _, shape in asked], target, all_of_them=False)
             reached = {asked[i][0] for i in found}
+            for i in found:  # a move worth `target` of one component: that one's value
+                ((_, keys),) = asked[i][1]
+                if len(keys) == 1:
+                    search.known += ((rules.family, rules.label(keys[0]), target),)
         if not reached:
             if unchecked and values[label] != target:
                 raise StoredPartError.of(rules.family, label, values[label], target)
