@@ -5,6 +5,7 @@ a game of the user's, sums with heaps; published values; the shortcuts it names.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -185,12 +186,33 @@ def test_the_memory_bound_names_its_option():
     assert "Traceback" not in err
 
 
+def start(command: list[str]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+
+
+def ended(process: subprocess.Popen[bytes]) -> tuple[int, float, bytes]:
+    """Exit status, peak resident MiB (the kernel's accounting of the child, by wait4) and
+    standard output of a process `start` started, once it ends (or is killed)."""
+    out = process.stdout.read() if process.stdout else b""
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return process.returncode, usage.ru_maxrss / 1024, out
+
+
+#: The bound the long search is given, in MiB (5 x 8 Cram needs about 260 of it).
+BOUND = 320
+
+
 @pytest.mark.slow
 def test_a_search_killed_with_kill_9_resumes_from_the_stored_parts(tmp_path):
     path = str(tmp_path / "k.db")
-    command = [sys.executable, "-m", "explorer", "solve", "cram", "5x8", "--db", path]
-    command += ["--method", "pruned", "--json"]
-    process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    solve_cram = [sys.executable, "-m", "explorer", "solve", "cram"]
+    options = ["--db", path, "--method", "pruned", "--json", "--memory", str(BOUND)]
+    # the floor: a process that loads all the search does and searches nothing much
+    floor_options = [*options[:1], str(tmp_path / "f.db"), *options[2:]]
+    code, floor, _ = ended(start([*solve_cram, "2x3", *floor_options]))
+    assert code == 0
+    process = start([*solve_cram, "5x8", *options])
     from explorer.storage import open_database
 
     deadline = time.monotonic() + 300
@@ -201,12 +223,31 @@ def test_a_search_killed_with_kill_9_resumes_from_the_stored_parts(tmp_path):
             stored = sum(int(row["parts"]) for row in db.parts.counts())
     assert process.poll() is None, "the search ended before it could be killed"
     process.kill()  # SIGKILL: no clean-up runs
-    process.wait()
+    _, killed_peak, _ = ended(process)
     assert stored > 0
-    again = subprocess.run(command, cwd=REPO, capture_output=True, text=True, check=True)
-    assert '"grundy": 1' in again.stdout and '"method": "pruned"' in again.stdout
+    code, peak, out = ended(start([*solve_cram, "5x8", *options]))
+    assert code == 0
+    assert b'"grundy": 1' in out and b'"method": "pruned"' in out
     with open_database(path) as db:
         assert sum(int(row["parts"]) for row in db.parts.counts()) > stored
+    # the memory stays within the bound it names, over what the process needs to start
+    assert max(peak, killed_peak) - floor <= BOUND, (peak, killed_peak, floor)
+
+
+def test_a_bound_too_small_for_the_table_stops_with_its_option_named(tmp_path):
+    code, _, err = run(
+        "solve",
+        "cram",
+        "5x6",
+        "--method",
+        "pruned",
+        "--memory",
+        "3",
+        "--db",
+        str(tmp_path / "s.db"),
+    )
+    assert code == 1 and "over the limit of 3 MiB (raise it with --memory" in err
+    assert "(the part table's copy counted)" in err and "Traceback" not in err
 
 
 def test_the_part_table_holds_what_the_search_found():

@@ -222,7 +222,17 @@ def worker_search(
 def parallel_value(components: Components, search: WorkerSearch) -> PrunedAnswer:
     """`explorer.analysis.parts.pruned_value` of a position, its work split among workers:
     its independent components each valued by one, or its one component by its first moves
-    (see the module's docstring)."""
+    (see the module's docstring).
+
+    Examples
+    --------
+    >>> from explorer import load_game
+    >>> cram = load_game("cram")
+    >>> board = cram.parse("4x5")
+    >>> with worker_search(cram, board, 2) as search:
+    ...     parallel_value(cram.search_components(board), search).value  # Beling's table: *2
+    2
+    """
     pieces = [(rules, key) for rules, keys in components.groups for key in keys]
     families = [rules.family for rules, _ in components.groups]
     for rules, _ in components.groups:

@@ -33,6 +33,9 @@ K = TypeVar("K", bound=Hashable)
 BYTES_PER_VALUE = 200
 #: Bytes one component's remembered moves take, about, per move.
 BYTES_PER_MOVE = 120
+#: Bytes the part table spends on each value a search hands it (`adopted`), about: the label
+#: and its place in a dict, the set of labels saved (``--db``), the list that carries it.
+BYTES_PER_LABEL = 300
 #: Memory the search may take by default, in MiB (``--memory`` raises it).
 DEFAULT_SEARCH_MEMORY_MB = 4096
 
@@ -191,9 +194,11 @@ class PrunedSearch(Generic[K]):
         return len(self.values)
 
     def memory_bytes(self) -> int:
-        """The tables' size, about."""
-        return BYTES_PER_VALUE * (len(self.values) + len(self.lower)) + BYTES_PER_MOVE * (
-            self.memo_moves
+        """The tables' size, and the part table's copy of their values, about."""
+        return (
+            BYTES_PER_VALUE * (len(self.values) + len(self.lower))
+            + BYTES_PER_MOVE * self.memo_moves
+            + BYTES_PER_LABEL * self.adopted
         )
 
     def _store(self, key: K, value: int) -> None:

@@ -833,15 +833,21 @@ class CompiledGridSearch:
         return int(self.state[ENTRIES])
 
     def memory_bytes(self) -> int:
-        return BYTES_PER_SLOT * len(self.keys_m)
+        """The table's arrays, and the part table's copy of the values found, about."""
+        from explorer.solver.pruned import BYTES_PER_LABEL
+
+        return BYTES_PER_SLOT * len(self.keys_m) + BYTES_PER_LABEL * self.adopted
 
     def _grow(self, capacity: int) -> None:
-        """Move the table into `capacity` slots, within the memory bound."""
-        if BYTES_PER_SLOT * capacity > self.max_memory_mb * 2**20:
+        """Move the table into `capacity` slots, within the memory bound (while it moves,
+        its old arrays and its new ones are both held)."""
+        moving = 0 if capacity == len(self.keys_m) else BYTES_PER_SLOT * capacity
+        need = self.memory_bytes() + moving
+        if need > self.max_memory_mb * 2**20:
             raise SearchMemoryError(
                 f"the pruned search's table holds {self.size():,} components in "
-                f"{self.memory_bytes() / 2**20:,.1f} MiB and needs "
-                f"{BYTES_PER_SLOT * capacity / 2**20:,.1f} MiB, over the limit of "
+                f"{self.memory_bytes() / 2**20:,.1f} MiB (the part table's copy counted) "
+                f"and needs {need / 2**20:,.1f} MiB, over the limit of "
                 f"{self.max_memory_mb:,} MiB (raise it with --memory; the values found are "
                 "kept with --db)"
             )
@@ -871,8 +877,7 @@ class CompiledGridSearch:
                 self.rules.used.add(SHORTCUT_PATHS)
             if self.state[SYMMETRY] > before[SYMMETRY]:
                 self.rules.used.add(SHORTCUT_SYMMETRY)
-            if self.state[FULL]:
-                self._grow(2 * len(self.keys_m))
+            self._grow(2 * len(self.keys_m) if self.state[FULL] else len(self.keys_m))
             now = time.monotonic()
             if self.report is not None and now >= self._next_report:
                 self._next_report = now + self.report_every
