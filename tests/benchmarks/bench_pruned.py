@@ -14,8 +14,9 @@ Measured 2026-12-07 (3 runs each, alternating, 2 cores shared, load 2 to 5; igso
 Cram 4x9 6.3 s against 0.38 s (16.5x), 5x7 5.5 s against 0.95 s (5.8x), 5x8 52.5 s against
 6.6 s (8.0x, CPU 33 s against 4.2 s), 5x6 2.7 s against 0.10 s (27x); 4x5, 5x5, 4x7, 4x8 and
 6x6 1.9 to 2.3 s against 0.02 s or less (over 100x): explorer's start (Python, numba) is most
-of it. ``solve --workers 2`` (each worker its own table) on the same machine: 5x8 75 s against
-42 s with one process; 5x6 and 5x7 side by side on one board 16.9 s against 14.0 s.
+of it. ``solve --workers 2`` (each worker its own table) on the same machine, 2 runs each:
+5x8 68 s (44 to 92) against 30 s with one process; 5x6 and 5x7 side by side on one board
+16.9 s against 14.0 s.
 """
 
 from __future__ import annotations
