@@ -68,3 +68,54 @@ def test_a_worker_over_its_memory_share_stops_the_run_with_one_error_line():
     )
     assert code == 1 and out == ""
     assert "raise it with --memory" in err and "Traceback" not in err
+
+
+def stored_value(path: str, label: str) -> int:
+    import sqlalchemy as sa
+
+    from explorer.storage import open_database
+
+    with open_database(path) as db, db.engine.connect() as conn:
+        query = sa.text("SELECT value FROM part_values WHERE label = :l")
+        return int(conn.execute(query, {"l": label}).scalar_one())
+
+
+def change_stored(path: str, label: str, value: int) -> None:
+    import sqlalchemy as sa
+
+    from explorer.storage import open_database
+
+    with open_database(path) as db, db.engine.begin() as conn:
+        query = sa.text("UPDATE part_values SET value = :v WHERE label = :l")
+        conn.execute(query, {"v": value, "l": label})
+
+
+def largest_inner_label(path: str) -> str:
+    """The stored label of 4 x 5 Cram with the most empty cells, the board's aside."""
+    import sqlalchemy as sa
+
+    from explorer.storage import open_database
+
+    with open_database(path) as db, db.engine.connect() as conn:
+        labels = conn.execute(sa.text("SELECT label FROM part_values")).scalars().all()
+    inner = [label for label in labels if label != "4x5:fffff"]
+    return max(inner, key=lambda label: (int(label.split(":")[1], 16).bit_count(), label))
+
+
+@pytest.mark.parametrize("inner", [False, True])  # the board (the coordinator's), a part
+def test_the_workers_refuse_a_changed_stored_value_and_write_nothing(tmp_path, inner):
+    path = str(tmp_path / "d.db")
+    assert answer("cram", "4x5", "--db", path)["grundy"] == 2
+    label = largest_inner_label(path) if inner else "4x5:fffff"
+    truth = stored_value(path, label)
+    change_stored(path, label, truth + 5)
+    PART_TABLE.clear()
+    code, out, err = run(
+        "solve", "cram", "4x5", "--method", "pruned", "--workers", "2", "--db", path
+    )
+    assert (code, out) == (1, "")
+    assert err.startswith(
+        f"Error: the part table stores {truth + 5} for the cram-grid part labelled {label!r}, "
+        f"but its moves give {truth}: the stored table is damaged"
+    ), err
+    assert stored_value(path, label) == truth + 5  # the failed command wrote nothing
