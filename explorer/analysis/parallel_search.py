@@ -17,6 +17,7 @@ they come: a run killed resumes from them). The workers share ``--memory`` equal
 from __future__ import annotations
 
 import multiprocessing
+import os
 import time
 from collections.abc import Callable, Hashable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -198,9 +199,9 @@ def _shape(components: Components) -> Shape:
 def worker_search(
     game: Game[Any], position: Position, workers: int, table: PartTable | None = None
 ) -> Iterator[WorkerSearch]:
-    """A pool of `workers` processes for the components of `position` (of `game`)."""
-    import os
-
+    """A pool of `workers` processes for the components of `position` (of `game`), ended
+    when the block ends: a question still running (after an error, or one whose answer was
+    not needed) is not waited for."""
     table = PART_TABLE if table is None else table
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(
@@ -210,13 +211,17 @@ def worker_search(
     stored = {family: dict(values) for family, values in table.values.items()}
     unchecked = {family: set(labels) for family, labels in table.unchecked.items()}
     initargs = (os.getpid(), game.spec, game.format(position), stored, unchecked, share)
-    with ProcessPoolExecutor(
+    pool = ProcessPoolExecutor(
         workers, mp_context=context, initializer=_start_worker, initargs=initargs
-    ) as pool:
-        try:
-            yield WorkerSearch(pool, table)
-        finally:
-            pool.shutdown(wait=False, cancel_futures=True)
+    )
+    try:
+        yield WorkerSearch(pool, table)
+    finally:
+        processes = list(pool._processes.values())  # the pool offers no way to end them
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            process.terminate()
+            process.join()
 
 
 def parallel_value(components: Components, search: WorkerSearch) -> PrunedAnswer:
