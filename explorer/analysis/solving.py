@@ -362,7 +362,6 @@ def _solve(
         elif solution.winning_moves:
             listed = f"; moves listed among the first {FAR_MOVES:,} of each far heap"
         return replace(solution, method=method_name, note=far + listed)
-    labelled = parts is None and game.part_label(position) is not None
     components = game.search_components(position) if method in ("auto", "pruned") else None
     if method == "pruned" and components is None and not _has_parts(game):
         raise SpecError(
@@ -376,7 +375,11 @@ def _solve(
         searched = True
     else:
         searched = method == "auto"
-    if parts is None and not labelled and game.known_value(position) is None:
+    # a position the pruned search takes is not labelled: labelling a board loads igraph,
+    # which takes longer than the search of a small board
+    unsplit = parts is None and components is None
+    labelled = unsplit and game.part_label(position) is not None
+    if unsplit and not labelled and game.known_value(position) is None:
         method = "graph"  # no parts and no formula: the whole graph is the only way
     small_sum = parts is None or (parts.exact and len(parts.parts) <= AUTO_GRAPH_PARTS)
     if method == "graph" or (method == "auto" and small_sum):
