@@ -10,13 +10,13 @@ methods alternate within each round, so that the machine's drift hits them alike
 igsolve builds take it; a binary the user built, for instance with build_igsolve.py beside this
 script), its value is checked against explorer's, and its row gives the ratio of the medians.
 
-Measured 2026-12-07 (3 runs each, alternating, 2 cores shared, load 2 to 5; igsolve c721c3f):
-Cram 4x9 6.3 s against 0.38 s (16.5x), 5x7 5.5 s against 0.95 s (5.8x), 5x8 52.5 s against
-6.6 s (8.0x, CPU 33 s against 4.2 s), 5x6 2.7 s against 0.10 s (27x); 4x5, 5x5, 4x7, 4x8 and
-6x6 1.9 to 2.3 s against 0.02 s or less (over 100x): explorer's start (Python, numba) is most
-of it. ``solve --workers 2`` (each worker its own table) on the same machine, 2 runs each:
-5x8 68 s (44 to 92) against 30 s with one process; 5x6 and 5x7 side by side on one board
-16.9 s against 14.0 s.
+Measured 2026-12-07 (3 runs each, alternating, 2 cores shared, load 1 to 4; igsolve c721c3f):
+Cram 4x9 4.1 s against 0.30 s (13.7x), 5x7 2.95 s against 0.68 s (4.3x), 5x8 28.4 s against
+3.7 s (7.6x), 5x6 1.09 s against 0.07 s (15.6x), 4x7 0.92 s against 0.02 s (46x); 4x5, 5x5,
+4x8 and 6x6 0.83 to 0.96 s against under 0.01 s (over 80x): explorer's start (Python, numba,
+about 0.8 s) is most of it. ``solve --workers 2`` (each worker its own table), 2 runs each,
+load 4 to 6: 5x8 68 s and 82 s against 30 s and 71 s with one process; 5x6 and 5x7 side by
+side on one board 16.9 s against 14.0 s.
 """
 
 from __future__ import annotations
