@@ -48,6 +48,16 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if IN_CI els
 # --- a server and a browser ------------------------------------------------------------------
 
 
+@pytest.fixture(autouse=True)
+def _empty_part_table() -> Iterator[None]:
+    """The process's part table emptied after each test: the values one test's searches
+    found never answer another's (a test of what a run stores would find them stored)."""
+    from explorer.analysis.parts import PART_TABLE
+
+    yield
+    PART_TABLE.clear()
+
+
 @pytest.fixture(scope="session")
 def postgres_url() -> str:
     url = os.environ.get("EXPLORER_TEST_POSTGRES_URL")

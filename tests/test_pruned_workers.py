@@ -23,13 +23,6 @@ CASES = [
 ]
 
 
-@pytest.fixture(autouse=True)
-def _clear_part_table():
-    """The process's part table left as it was found: empty (other tests read it)."""
-    yield
-    PART_TABLE.clear()
-
-
 def answer(spec: str, position: str, *options: str) -> dict[str, object]:
     """The JSON answer of a pruned search, from no part known (the command runs in process:
     the values of an earlier run would answer it at once)."""
