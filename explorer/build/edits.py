@@ -60,6 +60,7 @@ from explorer.storage.rows.counts import (
     replace_value_counts,
     solved_counts,
 )
+from explorer.storage.rows.moves import add_moves, moves_at, read_moves, remove_moves
 from explorer.storage.rows.records import (
     BuildCounts,
     add_game,
@@ -98,10 +99,10 @@ class StoredGraph:
 
     Every state met in a query is remembered with its id, value and height (kept up to date by
     the writes), so the re-solve of a batch costs three queries: successors, new values,
-    predecessors. Queries go by id (the primary key and the reverse edge index), never by a
-    scan. Reads and writes go through the caller's connection: one transaction for the whole
-    edit. The build row recording the edit is written with the first change, so an edit
-    refused while it is checked writes nothing. The game's counts follow every write
+    predecessors. Queries go by id (the primary key: a state's row holds its moves both ways),
+    never by a scan. Reads and writes go through the caller's connection: one transaction for
+    the whole edit. The build row recording the edit is written with the first change, so an
+    edit refused while it is checked writes nothing. The game's counts follow every write
     (``counts``, closed by `finish`).
     """
 
@@ -187,28 +188,34 @@ class StoredGraph:
         """Run `statement` once per row; the number of rows it changed."""
         return self.conn.execute(statement, rows).rowcount if rows else 0
 
+    def _remove_moves(self, edit: Edit) -> int:
+        """Take the edit's removed moves, and every move of its removed states, out of the
+        rows of their ends; the number of stored moves taken."""
+        at = self._id
+        asked = {(at(a), at(b)) for a, b in edit.remove_edges}
+        ends = [i for pair in asked for i in pair]
+        stored = moves_at(self.conn, self.game_id, ends)
+        gone = moves_at(self.conn, self.game_id, [at(s) for s in edit.remove_states])
+        taken = sorted((asked & stored) | gone)
+        pairs = np.array(taken, dtype=np.int64).reshape(-1, 2)
+        remove_moves(self.conn, self.game_id, pairs[:, 0], pairs[:, 1])
+        return len(taken)
+
     def change_structure(self, edit: Edit, heights: Mapping[State, int | None]) -> None:
         build = self._record()
         game, at = self.game_id, self._id
         self._known({s for e in (*edit.remove_edges, *edit.add_edges) for s in e})
-        removed = self._each(
-            edges_table.DELETE_ONE,
-            [{"g": game, "a": at(a), "b": at(b)} for a, b in edit.remove_edges],
-        )
+        removed = self._remove_moves(edit)
         gone = [{"g": game, "s": at(s)} for s in edit.remove_states]
-        removed += self._each(edges_table.delete_at("src"), gone)
-        removed += self._each(edges_table.delete_at("dst"), gone)
         self.counts.before(at(s) for s in edit.remove_states)
         self._each(states_table.DELETE, gone)
         for s in edit.remove_states:
             del self.rows[s]
         if edit.add_states:
             self._insert_states(edit, heights, build)
-        added = self._each(
-            edges_table.INSERT_ONE,
-            [{"g": game, "a": at(a), "b": at(b)} for a, b in edit.add_edges],
-        )
-        self.counts.edges(added - removed)
+        added = np.array([(at(a), at(b)) for a, b in edit.add_edges], dtype=np.int64)
+        add_moves(self.conn, game, *added.reshape(-1, 2).T)
+        self.counts.edges(len(added) - removed)
         raised = {s: h for s, h in heights.items() if s not in set(edit.add_states)}
         self.counts.before(at(s) for s in raised)
         self._each(
@@ -589,7 +596,7 @@ def _store_new(
     )
     writer = writer_for(conn)
     writer.insert_states(rows)
-    writer.insert_edges(game_id, src, dst)
+    add_moves(conn, game_id, src, dst)
     if game.acyclic:
         totals = [("states", "", size), ("expanded", "", size), ("edges", "", len(src))]
         add_counts(conn, game_id, totals + histogram("depth", depth) + solved_counts(*solved))
@@ -619,7 +626,7 @@ def solve_stored(engine: Engine, game: GameRow) -> int:
     game_id = game.id
     with engine.connect() as conn:
         (ids,) = read_int_columns(conn, states_table.by_id("id"), {"g": game_id}, 1)
-        src, dst = read_int_columns(conn, edges_table.ALL, {"g": game_id}, 2)
+        src, dst = read_moves(conn, game_id)
     size = int(ids[-1]) + 1 if ids.size else 0
     grundy, remote, height = solve_adjacency(Adjacency.from_edges(size, src, dst))
     with writing(engine) as conn:

@@ -5,11 +5,10 @@ sweeps over its tiers. Expansion goes from the highest tier down: once every hig
 expanded, a tier holds all its states, so its slices go to the workers at once
 (`explorer.generation.tiers.expand_tier`, submitted to a `concurrent.futures.Executor`), and
 the coordinator numbers the states they reach, keeps each state's depth (fewest moves from
-the root) and writes the tier's moves and its new states (on SQLite only their keys, into a
-scratch file: `explorer.build.scratch`). Solving goes from the lowest tier up: every
-move of a tier ends in a lower, solved one, so one call of the solver's kernel gives the whole
-tier its values, written with the states' final depths (on SQLite each state's row then, whole
-and once).
+the root) and writes its new states and the tier's moves (packed in the rows of both ends:
+`explorer.storage.rows.moves`). Solving goes from the lowest tier up: every move of a tier
+ends in a lower, solved one, so one call of the solver's kernel gives the whole tier its
+values, written with the states' final depths.
 
 The coordinator alone writes, and keeps only compact arrays indexed by state id (depth, values,
 each tier's moves) and the keys of the tiers still to expand: no process holds every state's
@@ -37,7 +36,7 @@ from sqlalchemy.engine import Engine
 from explorer.build.arrays import UNKNOWN, Growable
 from explorer.build.options import BuildOptions, BuildReport, ended_status
 from explorer.build.plans import KeyIndexPlan, resident_bytes, sqlite_cache_kib, tiered_spec
-from explorer.build.scratch import KeptMoves, KeyScratch, TierMoves, database_folder
+from explorer.build.scratch import KeptMoves, TierMoves, database_folder
 from explorer.build.tier_resume import resume
 from explorer.build.tier_worker import Pool, solve_tier
 from explorer.build.writer import BatchWriter, BuildProgress, Turn
@@ -50,15 +49,11 @@ from explorer.generation.tiers import (
 )
 from explorer.solver import outcome
 from explorer.solver.arrays import MISERE_TERMINAL, NORMAL_TERMINAL
-from explorer.storage.backends.bulk import (
-    EdgePayload,
-    NewStates,
-    ValueColumns,
-    writer_for,
-)
+from explorer.storage.backends.bulk import NewStates, ValueColumns, writer_for
 from explorer.storage.backends.dialects import dialect_of
 from explorer.storage.backends.engine import reading, writing
 from explorer.storage.rows.counts import add_counts, histogram, solved_counts, stored_states
+from explorer.storage.rows.moves import add_moves
 from explorer.storage.rows.records import (
     BuildCounts,
     drop_key_index,
@@ -89,10 +84,8 @@ class Write:
 
     progress: BuildProgress
     new: NewStates | None = None
-    #: The first new state's id and the new states' keys, for the scratch file.
-    keys: tuple[int, list[str]] | None = None
-    #: The moves, as the dialect's writer takes them (made on the coordinator's thread).
-    edges: EdgePayload | None = None
+    #: The moves, src[i] -> dst[i].
+    edges: tuple[np.ndarray, np.ndarray] | None = None
     expanded: list[tuple[str, int, int, float]] = field(default_factory=list)
     values: ValueColumns | None = None
     depth: np.ndarray | None = None
@@ -126,13 +119,12 @@ class TieredBuilder:
         self.convention = convention
         self.terminal = MISERE_TERMINAL if self.convention == MISERE else NORMAL_TERMINAL
         self.dialect = dialect_of(engine)
-        self.payload = self.dialect.writer.edge_payload
         self.root_key = game.format(root)
         self.root_tier = game.tier(root)
         self.known: dict[str, int] = {}  # keys of the states of tiers still to expand
         self.waiting: dict[int, tuple[list[int], list[str]]] = {}
         # tiers expanded, not yet solved: in a file beside an SQLite database, on its disk
-        folder = database_folder(engine.url.database) if self.dialect.keys_in_files else None
+        folder = database_folder(engine.url.database) if self.dialect.scratch_beside else None
         self.moves = KeptMoves(folder)
         self.depth = Growable(np.int32, FAR)
         self.grundy = Growable(np.int32, UNKNOWN)
@@ -146,7 +138,6 @@ class TieredBuilder:
         self.key_index = KeyIndexPlan(options.defer_key_index_at)
         self.stopped_by: str | None = None  # "memory" when the budget stopped the build
         self.started = time.perf_counter()
-        self.scratch: KeyScratch | None = None  # on SQLite, the keys until solved
 
     # -- the whole build ------------------------------------------------------------------
     def run(self) -> BuildReport:
@@ -154,14 +145,10 @@ class TieredBuilder:
             stored = find_game(conn, GameSpec.parse(self.game.spec).canonical(), self.convention)
             if stored is not None:
                 refuse_running(conn, stored, self.game.spec)
-                self.scratch = self._scratch(stored)
                 resume(self, conn, stored)
             self.key_index.stored_before = stored_states(conn)
         self._start()
         if not self.next_id:
-            self.scratch = self._scratch(self.game_id)
-            if self.scratch is not None:
-                self.scratch.start(0)
             self._discover([self.root_key], [self.root_tier])  # type: ignore[list-item]
             self.depth.data[0] = 0
         pool = Pool(self.workers, self.executor)
@@ -185,11 +172,6 @@ class TieredBuilder:
             pool.close()
             self.moves.close()
         return self._report()
-
-    def _scratch(self, game_id: int) -> KeyScratch | None:
-        if not self.dialect.keys_in_files:
-            return None
-        return KeyScratch.beside(self.engine.url.database, game_id)
 
     def _start(self) -> None:
         with writing(self.engine) as conn:
@@ -284,13 +266,9 @@ class TieredBuilder:
             pending.expanded.append((str(tier), len(ids), len(targets), seconds))
             moves = sum(map(len, ends))
             if self.next_id - written_to + moves // 4 >= COMMIT_STATES or not self.waiting:
-                pending.tallies = [("edges", "", moves)]
-                if self.scratch is not None:
-                    pending.keys = (written_to, self._fresh(written_to, self.next_id))
-                else:
-                    pending.new = self._new_states(written_to, self.next_id)
-                    pending.tallies.append(("states", "", len(pending.new)))
-                pending.edges = self.payload(np.concatenate(sources), np.concatenate(ends))
+                pending.new = self._new_states(written_to, self.next_id)
+                pending.tallies = [("edges", "", moves), ("states", "", len(pending.new))]
+                pending.edges = (np.concatenate(sources), np.concatenate(ends))
                 written_to, sources, ends = self.next_id, [], []
                 pending.progress = self._progress()
                 pending.counts = self._counts()
@@ -368,14 +346,8 @@ class TieredBuilder:
         # a state's depth is final, and counted, once it is solved
         write.tallies = [("expanded", "", len(ids)), *histogram("depth", depth)]
         write.tallies += solved_counts(g, r, h)
-        if self.scratch is not None:  # each state's row, whole, its key from the scratch file
-            keys = self.scratch.keys(ids)
-            done = np.ones(len(ids), dtype=bool)
-            write.new = NewStates(self.game_id, self.build_id, ids, keys, depth, done, g, r, h)
-            write.tallies.append(("states", "", len(ids)))
-        else:
-            write.values = ValueColumns(ids, g, r, h, self.build_id, self.game_id)
-            write.depth = depth
+        write.values = ValueColumns(ids, g, r, h, self.build_id, self.game_id)
+        write.depth = depth
         write.progress = self._progress()
         write.counts = self._counts()
 
@@ -384,9 +356,6 @@ class TieredBuilder:
         """Write one transaction (on a writer thread): the rows first, then, its turn come,
         what every transaction of the build updates (the game's counts, the build's row)."""
         game_id = self.game_id
-        if write.keys is not None:
-            assert self.scratch is not None
-            self.scratch.append(*write.keys)
         with writing(self.engine) as conn:
             cache_kib = sqlite_cache_kib(
                 self.options.memory, self.next_id, key_index=not self.key_index.dropped
@@ -398,12 +367,13 @@ class TieredBuilder:
             writer = writer_for(conn)
             if write.new is not None and len(write.new):
                 writer.insert_new_states(write.new)
-            if write.edges is not None:
-                writer.write_edges(game_id, write.edges)
             if write.values is not None and len(write.values):
                 assert write.depth is not None
                 writer.update_values(write.values, depth=write.depth)
             turn()
+            if write.edges is not None:
+                # after its turn: moves add to rows another transaction may add to as well
+                add_moves(conn, game_id, *write.edges, expanded=True)
             if write.expanded:
                 conn.execute(
                     tiers_table.EXPANDED,
@@ -428,8 +398,6 @@ class TieredBuilder:
             if write.last and self.key_index.dropped:
                 ensure_key_index(conn)
             update_build(conn, self.build_id, "complete" if write.last else "running", write.counts)
-        if write.last and self.scratch is not None:
-            self.scratch.remove()
 
     # -- reporting ------------------------------------------------------------------------
     def _counts(self) -> BuildCounts:

@@ -12,7 +12,7 @@ import sqlalchemy as sa
 
 from explorer.build.scratch import TierMoves
 from explorer.storage.backends.bulk import read_int_columns
-from explorer.storage.tables import edges as edges_table
+from explorer.storage.rows.moves import read_moves
 from explorer.storage.tables import states as states_table
 from explorer.storage.tables import tiers as tiers_table
 
@@ -35,9 +35,9 @@ def resume(builder: TieredBuilder, conn: sa.Connection, game_id: int) -> None:
     ids, depth, grundy, remote, height = read_int_columns(
         conn, states_table.by_id(*read), {"g": game_id}, len(read)
     )
-    src, dst = read_int_columns(conn, edges_table.ALL_ORDERED, {"g": game_id}, 2)
-    # every state numbered is stored, or (on SQLite, until solved) a stored move's end
-    size = max(int(ids.max(initial=-1)), int(dst.max(initial=-1)), 0 if done else -1) + 1
+    src, dst = read_moves(conn, game_id)
+    # every state numbered is stored
+    size = int(ids.max(initial=-1)) + 1
     if not size:
         return
     builder.next_id = builder.first_new = size
@@ -53,13 +53,7 @@ def resume(builder: TieredBuilder, conn: sa.Connection, game_id: int) -> None:
     tier_of: dict[int, int] = {}
     parse, tier_fn = builder.game.parse, builder.game.tier
     rows: Iterable[tuple[int, str]]
-    if builder.scratch is None:
-        rows = conn.execute(states_table.UNSOLVED_KEYS, {"g": game_id}).tuples()
-    else:  # the rows stored are solved; the keys of the others in the scratch files
-        builder.scratch.start(size)
-        unsolved = np.setdiff1d(np.arange(size), ids)
-        rows = zip(unsolved.tolist(), builder.scratch.keys(unsolved), strict=True)
-        builder.depth.data[0] = 0  # the others' depths from the moves, below
+    rows = conn.execute(states_table.UNSOLVED_KEYS, {"g": game_id}).tuples()
     for state, key in rows:
         tier = tier_fn(parse(key))
         assert tier is not None

@@ -28,7 +28,9 @@ def _actual_counts(conn: sa.Connection, game_id: int) -> dict[tuple[str, str], i
         "states": "SELECT COUNT(*) FROM states WHERE game_id = :g",
         "expanded": "SELECT COUNT(*) FROM states WHERE game_id = :g AND expanded",
         "solved": "SELECT COUNT(*) FROM states WHERE game_id = :g AND outcome IS NOT NULL",
-        "edges": "SELECT COUNT(*) FROM edges WHERE game_id = :g",
+        # the bytes of the packed successors over the width of an id: every move once
+        "edges": "SELECT COALESCE(SUM(length(s.successors)) / MAX(g.id_width), 0) "
+        "FROM states AS s JOIN games AS g ON g.id = s.game_id WHERE s.game_id = :g",
     }
     for kind, statement in totals.items():
         counts[kind, ""] = int(conn.execute(sa.text(statement), params).scalar_one())

@@ -554,16 +554,6 @@ def stats_command(
         f"states          {result['states']:,} ({result['expanded']:,} expanded, "
         f"{result['solved']:,} solved)"
     )
-    # an unfinished build in tiers on SQLite stores each state once it is solved: the others
-    # wait in its scratch files (`explorer.build.scratch`)
-    waiting = sum(t["states"] for t in result.get("tiers", [])) - result["states"]
-    if waiting > 0:
-        from explorer.build.scratch import UNFINISHED
-
-        console.print(
-            f"                {waiting:,} more numbered by an unfinished build in tiers, "
-            + UNFINISHED
-        )
     console.print(f"edges           {result['edges']:,}")
     outcomes = ", ".join(f"{k} {v:,}" for k, v in result["by_outcome"].items())
     console.print(f"by outcome      {outcomes}")

@@ -49,9 +49,9 @@ class Dialect:
     writer: ClassVar[type[BulkWriter]]
     #: Whether the machines of a cluster can all reach it (a server, not a local file).
     shared: ClassVar[bool]
-    #: Whether a build in tiers keeps the keys of its unsolved states in files beside the
-    #: database (and writes each state's row once, solved) rather than in the rows.
-    keys_in_files: ClassVar[bool]
+    #: Whether a build in tiers keeps its scratch file (`explorer.build.scratch`) beside the
+    #: database (a file's) rather than in the temporary folder.
+    scratch_beside: ClassVar[bool]
     #: Its name as shown.
     title: ClassVar[str]
     #: Whether it checks the whole database itself (`integrity_problems`).
@@ -90,7 +90,7 @@ class SQLite(Dialect):
     checks_integrity = True
     writer = SQLiteWriter
     shared = False
-    keys_in_files = True
+    scratch_beside = True
     INDEX_COUNT = "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = :name"
 
     def set_page_cache(self, conn: sa.Connection, kib: int) -> None:
@@ -128,7 +128,7 @@ class PostgreSQL(Dialect):
     title = "PostgreSQL"
     writer = PostgresWriter
     shared = True
-    keys_in_files = False
+    scratch_beside = False
     INDEX_COUNT = (
         "SELECT COUNT(*) FROM pg_indexes WHERE schemaname = current_schema() AND indexname = :name"
     )
