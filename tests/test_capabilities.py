@@ -5,7 +5,9 @@ class: a user's family registered with `register_game` loads by name, and its ca
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -186,7 +188,7 @@ class TakeOneOrThree(HeapGame):
 def test_a_heap_game_of_the_user_gets_sequences_and_tables(registry):
     register_game(TakeOneOrThree)
     game = load_game("one-or-three")
-    assert game.as_heap_game() is game and Tokens().as_heap_game() is None
+    assert game.heap_rules() is game and Tokens().heap_rules() is None
     moves = heap_game_moves(TakeOneOrThree().heap_moves)
     expected = [mex_values((n,) if n else (), moves)[(n,) if n else ()] for n in range(40)]
     assert value_sequence(game, 39).values.tolist() == expected  # period 2: 0, 1, 0, 1, ...
@@ -296,3 +298,63 @@ def test_memo_forgets_the_game_used_least_recently():
     assert memo.value("c", 5) == 5 and len(memo) == 4  # 3 of a and c's one fit
     memo.remember("b", {7: 7})  # a is used least recently now
     assert memo.value("a", 3) is None and len(memo) == 2
+
+
+def _game_classes() -> dict[str, type]:
+    """Every subclass of `Game` that explorer's game modules define, by name."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    for module in pkgutil.iter_modules(games.__path__):
+        importlib.import_module(f"explorer.games.{module.name}")
+    found: dict[str, type] = {}
+    stack: list[type] = [Game]
+    while stack:
+        for subclass in stack.pop().__subclasses__():
+            if subclass.__module__.startswith("explorer.") and not inspect.isabstract(subclass):
+                found[subclass.__name__] = subclass
+            stack.append(subclass)
+    return found
+
+
+def _names(tree: ast.AST) -> set[str]:
+    """The names a module's code uses (docstrings and comments aside)."""
+    return {
+        node.id if isinstance(node, ast.Name) else node.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Name | ast.Attribute)
+    }
+
+
+def test_the_base_imports_no_family_and_names_no_subclass():
+    base = Path(games.__file__).with_name("base.py")
+    tree = ast.parse(base.read_text())
+    imported = {
+        node.module
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("explorer.games")
+    }
+    classes = _game_classes()
+    families = {cls.__module__ for cls in classes.values()}
+    assert imported and not imported & families  # TYPE_CHECKING imports included
+    assert not _names(tree) & (set(classes) - {"Game"})
+
+
+def test_no_code_outside_the_games_asks_a_game_its_class():
+    classes = set(_game_classes()) - {"Game"}
+    package = Path(games.__file__).parents[1]
+    asked = []
+    for path in sorted(package.rglob("*.py")):
+        if path.parent.name == "games":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("isinstance", "issubclass", "type")
+                and _names(ast.Module(body=[ast.Expr(a) for a in node.args], type_ignores=[]))
+                & classes
+            ):
+                asked.append(f"{path.relative_to(package)}:{node.lineno}")
+    assert asked == []

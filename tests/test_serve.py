@@ -293,7 +293,7 @@ def test_the_connection_is_read_only(request: pytest.FixtureRequest, tmp_path: P
     url = request.getfixturevalue("pg_url") if kind == "postgresql" else str(tmp_path / "g.db")
     run_ok("build", "nim", "2,3", "--db", url)
     with open_database(url) as db:
-        edges = db.game("nim").stats()["edges"]
+        edges = db.game("nim").stats().edges
     with open_database(url, read_only=True) as db:
         assert db.game("nim").state("2,3")["grundy"] == 1
         with pytest.raises((DatabaseError, sa.exc.DBAPIError)):
@@ -302,7 +302,7 @@ def test_the_connection_is_read_only(request: pytest.FixtureRequest, tmp_path: P
             with db.engine.begin() as conn:
                 conn.execute(sa.text("DELETE FROM edges"))
     with open_database(url) as db:
-        assert db.game("nim").stats()["edges"] == edges
+        assert db.game("nim").stats().edges == edges
 
 
 def test_a_read_only_open_refuses_a_missing_file(tmp_path: Path):
@@ -405,7 +405,7 @@ def test_counts_never_keep_a_page_waiting(tmp_path: Path):
         while counts._get("slow", False, slow, 0.2) != "counted":
             assert time.monotonic() < deadline
         nim = db.game("nim")
-        assert counts.stats(nim, False, wait=30)["states"] == nim.stats()["states"]  # type: ignore[index]
+        assert counts.stats(nim, False, wait=30).states == nim.stats().states  # type: ignore[union-attr]
         with pytest.raises(LookupError, match="not stored"):
             counts.stats(db.game("wythoff"), False, wait=30)
 

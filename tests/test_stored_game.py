@@ -40,7 +40,7 @@ def test_the_database_keeps_only_what_concerns_the_whole_file():
         if not name.startswith("_") and callable(member)
     )
     assert public == [
-        "building", "close", "game", "games", "import_graph", "verify", "version"
+        "build", "building", "close", "game", "games", "import_graph", "verify", "version"
     ]  # fmt: skip
     assert len(public) <= 8
 
@@ -69,7 +69,7 @@ def test_a_handle_made_before_the_game_is_stored_reads_it_once_built(db_url):
         values = {s["position"]: s["grundy"] for s in early.states(limit=100)["states"]}
     brute = solve_by_definition((1, 2), nim_moves, misere_rule)
     assert values == {",".join(map(str, p)) or "0": g for p, g in brute.items()}
-    assert (stats["convention"], stats["states"]) == ("misere", len(brute))
+    assert (stats.convention, stats.states) == ("misere", len(brute))
 
 
 def test_re_solves_and_sequences_refuse_a_misere_build(db_url):
@@ -172,8 +172,9 @@ def test_a_misere_handle_never_returns_or_writes_normal_play_findings(db_url, tm
             {s["position"]: s["grundy"] for s in h.states(limit=99)["states"]} == g_minus
         ),
         "stats": lambda h: (
-            (h.stats()["convention"], "patterns" in h.stats()) == (MISERE, False)
-            and "quotient" not in h.stats()
+            (h.stats().convention, h.stats().patterns) == (MISERE, ())
+            and h.stats().quotient is None
+            and {"patterns", "quotient"}.isdisjoint(h.stats().to_dict())
         ),
         "best_moves": lambda h: h.best_moves("1,1")["states"][0]["grundy"] == g_minus["1"],
         "lookup": lambda h: (
@@ -200,12 +201,13 @@ def test_a_misere_handle_never_returns_or_writes_normal_play_findings(db_url, tm
         normal.build("1,2")
         normal.save_patterns(found, values)
         normal.save_quotient(quotient)
-        kept = normal.patterns(), normal.quotient(), normal.stats()["states"]
+        kept = normal.patterns(), normal.quotient(), normal.stats().states
         misere = db.game("nim", MISERE)
         for name, ask in answered.items():
             assert ask(misere), name
         for call in refused.values():
             with pytest.raises(SpecError, match="normal-play build, not of its misère build"):
                 call(misere)
-        assert (normal.patterns(), normal.quotient(), normal.stats()["states"]) == kept
-        assert normal.stats()["patterns"] and normal.stats()["quotient"]
+        assert (normal.patterns(), normal.quotient(), normal.stats().states) == kept
+        stats = normal.stats()
+        assert stats.patterns and stats.quotient is not None and stats.quotient == normal.quotient()

@@ -189,7 +189,7 @@ def counts_up(game: Game[Any]) -> bool:
     """Whether the game has one-parameter positions 0, 1, 2, ... for ``--upto``: single heaps,
     strips of n cells, or positions that are single numbers (as its declared example shows;
     without one, nothing says that 0..N are positions)."""
-    if game.as_heap_game() is not None or game.sequence_position(0) is not None:
+    if game.heap_rules() is not None or game.sequence_position(0) is not None:
         return True
     example = declared_example(game)
     if example is None:  # nothing says what its positions are: 0..N may not be positions
@@ -324,7 +324,7 @@ def claim_names(game: Game[Any], position: Position, width: int = 0) -> dict[str
         names["n"] = position
     elif isinstance(position, tuple):
         parts = position
-        if game.as_heap_game() is not None:
+        if game.heap_rules() is not None:
             if len(position) <= 1:
                 names["n"] = position[0] if position else 0
             parts = (0,) * (width - len(position)) + position
@@ -439,7 +439,7 @@ def claim_positions(
         return order
     if upto is None:
         raise SpecError("give a POSITION or --upto N: the positions the claim is checked on")
-    if game.as_heap_game() is not None:
+    if game.heap_rules() is not None:
         return [(n,) if n else () for n in range(upto + 1)]
     if game.sequence_position(0) is not None:
         return [game.sequence_position(n) for n in range(upto + 1)]

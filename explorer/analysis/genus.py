@@ -28,8 +28,7 @@ import numpy as np
 from explorer.analysis.patterns import OBSERVED, Pattern, Patterns
 from explorer.errors import MisereSequenceTooLargeError, SpecError
 from explorer.games.arguments import as_count, as_game
-from explorer.games.base import Game
-from explorer.games.heaps import HeapGame
+from explorer.games.base import Game, HeapRules
 from explorer.solver.periods import observed_period
 
 #: Form ids of the trees every game shares: no move, *1 = {0}, *2 = {0, *1}.
@@ -119,7 +118,7 @@ class GenusSequence:
 class _Sums:
     """G⁻ of sums of heaps and copies of *2 and *1, memoised by position."""
 
-    def __init__(self, game: HeapGame, max_states: int) -> None:
+    def __init__(self, game: HeapRules, max_states: int) -> None:
         self.game = game
         self.max_states = max_states
         self.form: list[int] = []  # form id of each heap
@@ -218,7 +217,7 @@ def genus_sequence(
     """
     game = as_game(game)
     upto = as_count(upto, "upto")
-    heaps = game.as_heap_game()
+    heaps = game.heap_rules()
     if heaps is None:
         raise SpecError(f"the genus is for heap games, not {game.spec}")
     normal = heaps.heap_values(upto)

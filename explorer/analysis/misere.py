@@ -18,9 +18,9 @@ from explorer.analysis.solving import (
     Method,
 )
 from explorer.errors import GraphTooLargeError, MisereSequenceTooLargeError, SpecError
-from explorer.games.base import Game, Position
+from explorer.games.base import Game, HeapRules, Position
 from explorer.games.convention import MISERE, Convention
-from explorer.games.heaps import HeapGame, Heaps
+from explorer.games.heaps import Heaps
 from explorer.generation.graph import DEFAULT_MAX_STATES, build_graph
 from explorer.solver import mex, outcome
 from explorer.solver.misere import (
@@ -68,9 +68,9 @@ def misere_solution(
     ['1000000,1000000']
     """
     nim = game.nim_heaps(position)
-    heap_game = game.as_heap_game()
-    if method != "graph" and nim is None and heap_game is not None:
-        solved = _solve_quotient(heap_game, cast(Heaps, position), refuse=method == "decompose")
+    rules = game.heap_rules()
+    if method != "graph" and nim is None and rules is not None:
+        solved = _solve_quotient(game, rules, cast(Heaps, position), refuse=method == "decompose")
         if solved is not None:
             return solved
     if method == "decompose" and nim is None:
@@ -106,7 +106,9 @@ def misere_solution(
     )
 
 
-def _solve_quotient(game: HeapGame, position: Heaps, *, refuse: bool) -> Solution | None:
+def _solve_quotient(
+    game: Game[Any], heaps: HeapRules, position: Heaps, *, refuse: bool
+) -> Solution | None:
     """A sum of heaps from the misère quotient of heaps up to its largest (bounded).
 
     Unless `refuse`, a small graph is tried first, where it may be small (it gives remoteness
@@ -118,9 +120,9 @@ def _solve_quotient(game: HeapGame, position: Heaps, *, refuse: bool) -> Solutio
 
     top = max(position, default=0)
     if top > QUOTIENT_MAX_HEAP:  # past the graph's reach: from a period of Φ, if proven
-        return _solve_far_quotient(game, position, refuse=refuse)
+        return _solve_far_quotient(game, heaps, position, refuse=refuse)
     # no graph is begun with more moves at its start than its limit of states
-    moves = sum(1 for h in set(position) for _ in game.heap_moves(h))
+    moves = sum(1 for h in set(position) for _ in heaps.heap_moves(h))
     if not refuse and moves <= AUTO_GRAPH_STATES and len(position) <= AUTO_GRAPH_PARTS:
         try:
             return _solve_graph(
@@ -144,7 +146,7 @@ def _solve_quotient(game: HeapGame, position: Heaps, *, refuse: bool) -> Solutio
         grundy=None,
         outcome=quotient_outcome(quotient, position),
         remoteness=None,
-        winning_moves=[game.format(m) for m in quotient_winning_moves(quotient, game, position)],
+        winning_moves=[game.format(m) for m in quotient_winning_moves(quotient, heaps, position)],
         method="quotient",
         note=f"misère quotient of heaps up to {top}: {quotient.presentation}, |Q| = "
         f"{quotient.size}, |P| = {quotient.p_size}; the heaps multiply to {product}",
@@ -152,7 +154,9 @@ def _solve_quotient(game: HeapGame, position: Heaps, *, refuse: bool) -> Solutio
     )
 
 
-def _solve_far_quotient(game: HeapGame, position: Heaps, *, refuse: bool) -> Solution | None:
+def _solve_far_quotient(
+    game: Game[Any], heaps: HeapRules, position: Heaps, *, refuse: bool
+) -> Solution | None:
     """A sum with a heap past `QUOTIENT_MAX_HEAP`, from the misère quotient of the heaps up to
     it when the period of Φ is proven there (an octal game): a far heap has the element of the
     heap a whole number of periods below it. None (or, with `refuse`, an error) otherwise."""
@@ -171,7 +175,7 @@ def _solve_far_quotient(game: HeapGame, position: Heaps, *, refuse: bool) -> Sol
             f"heap {top:,} is past the largest a misère quotient is computed to "
             f"({QUOTIENT_MAX_HEAP:,}), and no period of its heaps' elements is proven there"
         )
-        if refuse or game.octal_removal() is not None:  # no graph could answer either
+        if refuse or heaps.octal_removal() is not None:  # no graph could answer either
             raise GraphTooLargeError(f"{reason}; a game graph of heap {top:,} is too large")
         return None
     pre, period = int(quotient.preperiod or 0), int(quotient.period or 1)
@@ -348,7 +352,7 @@ def misere_sequence(
     >>> misere_sequence(load_game("nim"), 5).values
     [1, 0, 2, 3, 4, 5]
     """
-    if game.as_heap_game() is None:
+    if game.heap_rules() is None:
         raise SpecError(f"misère sequences are for heap games, not {game.spec}")
     if upto + 1 > max_states:
         raise MisereSequenceTooLargeError(

@@ -200,7 +200,7 @@ def analyse(
     """`find_patterns` and the values it read (one row of values, or a table)."""
     if upto is not None and upto < 0:
         raise SpecError(f"--upto must be non-negative, got {upto}")
-    if game.as_heap_game() is not None or game.sequence_position(0) is not None:
+    if game.heap_rules() is not None or game.sequence_position(0) is not None:
         upto = DEFAULT_UPTO if upto is None else upto
         rule = removal_rule(game)
         limit = max_memory_mb or DEFAULT_MAX_MEMORY_MB
@@ -226,7 +226,7 @@ def _sequence(
     from explorer.solver.sparse import guy_smith
 
     seq = value_sequence(game, upto, max_memory_mb=max_memory_mb)
-    heaps = game.as_heap_game()
+    heaps = game.heap_rules()
     theorem = guy_smith(heaps) if heaps is not None else None
     proof = None
     if seq.proven and theorem is not None and seq.period and seq.preperiod is not None:

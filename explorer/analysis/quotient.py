@@ -13,8 +13,7 @@ from explorer.analysis.monoids import phi_period, present, tame_index
 from explorer.analysis.quotient_check import Checked, Letter, check_all, first_inconsistent
 from explorer.errors import PositionError, QuotientTooLargeError, SpecError
 from explorer.games.arguments import as_count, as_game
-from explorer.games.base import Game
-from explorer.games.heaps import HeapGame
+from explorer.games.base import Game, HeapRules
 from explorer.limits import QUOTIENT_MAX_SIZE, QUOTIENT_MAX_STATES
 
 Heaps = tuple[int, ...]
@@ -104,24 +103,13 @@ def misere_quotient(
     then a P-position exactly when the product of its heaps' Φ lies in P: misère outcomes are
     table lookups, as the XOR of Grundy values is in normal play (Plambeck and Siegel, 2008).
 
-    How it is computed. Heap n is added to the quotient of heaps < n: as an element x already
-    there if one passes the check below (at most one can), else by learning the classes afresh
-    (Angluin's L*, Rivest and Schapire's counterexamples): sums are told apart by experiments,
-    sums Z whose outcomes X + Z are solved by the moves (sums of heaps < n by the quotient
-    already proven), until the candidate passes. The check is the definition by induction: for
-    every sum X, with q = Φ(X) and T the set of Φ of X's options (the pair of X + h follows
-    from the pair of X and from h, so finitely many pairs arise), q is in P exactly when T is
-    not empty and misses P. Passing it, a candidate gets every outcome right; its classes are
-    told apart by actual sums, so it is the quotient. Bounds: a candidate never has more
-    elements than the quotient (so `max_size` stops a growing quotient honestly); the check
-    visits at most |Q|·2^|Q| pairs (a few per element in practice) and the positions solved
-    by their moves are counted too, within `max_states`.
+    How it is computed: heap by heap, each candidate quotient checked by the definition by
+    induction and, when it fails, its classes learnt afresh from experiments (Angluin's L*);
+    the bounds `max_size` and `max_states` stop it honestly (see `_Builder`).
 
     The period of Φ is reported as observed, or as proven for octal games whose moves remove
-    at most k tokens: if Φ(n + p) = Φ(n) for preperiod <= n <= max_heap - p and max_heap >=
-    2·preperiod + 2p + k - 1, every heap past max_heap has the options' classes (T) of a heap
-    p smaller (the Guy-Smith argument), so the check above covers every heap: Q is the
-    quotient of the whole game and Φ is periodic forever.
+    at most k tokens (the Guy-Smith argument, see `_add_heaps`): Q is then the quotient of the
+    whole game and Φ is periodic forever.
 
     Parameters
     ----------
@@ -161,13 +149,30 @@ def misere_quotient(
     """
     game = as_game(game)
     max_heap = as_count(max_heap, "max_heap")
-    heap_game = game.as_heap_game()
+    heap_game = game.heap_rules()
     if heap_game is None:
         raise SpecError(f"misère quotients are for heap games, not {game.spec}")
     removal = heap_game.octal_removal()
     if max_heap < 0:
         raise SpecError(f"bad max heap {max_heap!r} (expected a heap size >= 0)")
     builder = _Builder(heap_game, max_size=max_size, max_states=max_states)
+    _add_heaps(builder, max_heap, removal, progress)
+    return _describe(heap_game, builder)
+
+
+def _add_heaps(
+    builder: _Builder,
+    max_heap: int,
+    removal: int | None,
+    progress: Callable[[int, int], None] | None,
+) -> None:
+    """Add heaps 1..max_heap to the quotient, stopping early at a proven period of Φ.
+
+    A period is proven for an octal game whose moves remove at most k = `removal` tokens: if
+    Φ(n + p) = Φ(n) for preperiod <= n <= max_heap - p and max_heap >= 2·preperiod + 2p + k - 1,
+    every heap past max_heap has the options' classes (T) of a heap p smaller (the Guy-Smith
+    argument), so the check of `misere_quotient` covers every heap.
+    """
     for n in range(1, max_heap + 1):
         builder.add_heap(n)
         if progress is not None:
@@ -175,15 +180,14 @@ def misere_quotient(
         if n % PERIOD_CHECKS == 0 and removal is not None:
             found = phi_period(builder.phi)
             if found is not None and n >= _proof_heap(removal, *found):
-                # proven: every later heap is the one a period before (see Notes)
+                # proven: every later heap is the one a period before
                 pre, period = found
                 builder.proven = found
                 builder.phi += [
                     builder.phi[pre + (h - pre) % period] for h in range(n + 1, max_heap + 1)
                 ]
                 builder.sizes += [builder.sizes[-1]] * (max_heap - n)
-                break
-    return _describe(heap_game, builder)
+                return
 
 
 def _proof_heap(removal: int, preperiod: int, period: int) -> int:
@@ -206,7 +210,7 @@ def quotient_outcome(quotient: MisereQuotient, heaps: Iterable[int]) -> str:
 
 
 def quotient_winning_moves(
-    quotient: MisereQuotient, game: HeapGame, heaps: Sequence[int]
+    quotient: MisereQuotient, game: HeapRules, heaps: Sequence[int]
 ) -> list[Heaps]:
     """The winning misère moves of a sum of heaps: each move of one heap whose resulting
     product lies in P, once per distinct resulting position, as sorted tuples.
@@ -245,9 +249,23 @@ def quotient_winning_moves(
 
 
 class _Builder:
-    """The quotient of heaps 0..n, grown one heap at a time (identity at index 0)."""
+    """The quotient of heaps 0..n, grown one heap at a time (identity at index 0).
 
-    def __init__(self, game: HeapGame, *, max_size: int, max_states: int) -> None:
+    Heap n is added to the quotient of heaps < n: as an element x already there if one passes
+    the check below (at most one can), else by learning the classes afresh (Angluin's L*,
+    Rivest and Schapire's counterexamples): sums are told apart by experiments, sums Z whose
+    outcomes X + Z are solved by the moves (sums of heaps < n by the quotient already
+    proven), until the candidate passes. The check is the definition by induction: for every
+    sum X, with q = Φ(X) and T the set of Φ of X's options (the pair of X + h follows from the
+    pair of X and from h, so finitely many pairs arise), q is in P exactly when T is not empty
+    and misses P. Passing it, a candidate gets every outcome right; its classes are told apart
+    by actual sums, so it is the quotient. Bounds: a candidate never has more elements than
+    the quotient (so `max_size` stops a growing quotient honestly); the check visits at most
+    |Q|·2^|Q| pairs (a few per element in practice) and the positions solved by their moves
+    are counted too, within `max_states`.
+    """
+
+    def __init__(self, game: HeapRules, *, max_size: int, max_states: int) -> None:
         self.game = game
         self.max_size = max_size
         self.max_states = max_states
@@ -584,7 +602,7 @@ class _Learner:
         return table, accept, self.reps, phi
 
 
-def _describe(game: HeapGame, builder: _Builder) -> MisereQuotient:
+def _describe(game: HeapRules, builder: _Builder) -> MisereQuotient:
     """The quotient as plain data: elements renumbered by their names, a presentation, the
     tame name when there is one, and the period of Φ."""
     table, phi, size = builder.table, builder.phi, len(builder.table)

@@ -21,8 +21,7 @@ import numpy as np
 from explorer.analysis.solving import finite_value, searching
 from explorer.errors import SpecError
 from explorer.games.arguments import as_count, as_game
-from explorer.games.base import Game
-from explorer.games.heaps import HeapGame
+from explorer.games.base import Game, HeapRules
 from explorer.solver.periods import observed_period, proof_length
 from explorer.solver.sparse import (
     BLOCK,
@@ -200,7 +199,7 @@ def value_sequence(
         raise SpecError(f"--upto must be non-negative, got {upto}")
     if start > upto:
         raise SpecError(f"--from {start} is past --upto {upto}")
-    heaps = game.as_heap_game()
+    heaps = game.heap_rules()
     if heaps is not None:
         return _heap_value_sequence(
             heaps, upto, start, until_periodic, known, progress, checkpoint, max_memory_mb, workers
@@ -233,7 +232,7 @@ def value_sequence(
 
 
 def _heap_value_sequence(
-    game: HeapGame,
+    game: HeapRules,
     upto: int,
     start: int,
     until_periodic: bool,
@@ -365,7 +364,7 @@ def stored_value_sequence(
     ('stored', 168, 12)
     >>> db.close()
     """
-    heaps = game.as_heap_game()
+    heaps = game.heap_rules()
     if heaps is None or heaps.closed_form(0) is not None:
         return value_sequence(
             game, upto, start=start, until_periodic=until_periodic, max_memory_mb=max_memory_mb

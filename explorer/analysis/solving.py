@@ -135,7 +135,7 @@ def prepare_heaps(game: Game[Any], position: Position) -> str:
             for part, component in zip(summands, components, strict=True)
         )
         return "; ".join(dict.fromkeys(f"{spec}: {note}" for spec, note in notes if note))
-    heaps = game.as_heap_game()
+    heaps = game.heap_rules()
     if heaps is None or not position:
         return ""
     largest = max(cast(tuple[int, ...], position))
@@ -809,10 +809,10 @@ def value_array(
         return np.array([[-1 if v is None else v for v in row] for row in found], dtype=np.int64)
     if found is not None:
         return found
-    heaps = game.as_heap_game()
+    heaps = game.heap_rules()
     if heaps is not None:
         largest = max(rows, cols) - 1
-        prepare_heaps(heaps, (largest,))
+        prepare_heaps(game, (largest,))
         values = np.array([heaps.heap_value(n) for n in range(largest + 1)], dtype=np.int64)
         if progress is not None:
             progress(rows * cols, rows * cols)

@@ -19,20 +19,13 @@ import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import CancelledError, Executor, Future
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 from explorer.errors import ClusterError
-from explorer.games.base import Game, Position
-from explorer.games.convention import NORMAL, Convention
 from explorer.storage.backends.dialects import dialect_of
 from explorer.storage.backends.engine import resolve_url
 from explorer.version import __version__
-
-if TYPE_CHECKING:
-    from sqlalchemy.engine import Engine
-
-    from explorer.build.options import BuildOptions
 
 #: How a user installs the engine (the README's "Many machines").
 INSTALL = "pip install 'explorer[cluster]' (in a checkout: pip install '.[cluster]')"
@@ -212,19 +205,24 @@ class WatchedExecutor(Executor):
         self._watch.start()
 
     def _lost(self) -> Exception:
-        from distributed.comm.core import CommClosedError
-
-        return CommClosedError(f"the client's connection is {self._client.status}")
+        # as Dask cancels the tasks it knew of: a build that ends so is interrupted, not failed
+        return CancelledError(f"the client's connection to the scheduler is {self._client.status}")
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
         if self._client.status != "running":
             raise self._lost()
+        from distributed.comm.core import CommClosedError
+
         mine: Future[Any] = Future()
-        with self._lock:
+        with self._lock:  # before Dask's may end, which settles `mine` only if pending
             self._pending.add(mine)
-        self._dask.submit(fn, *args, **kwargs).add_done_callback(
-            lambda theirs: self._settle(mine, theirs)
-        )
+        try:
+            theirs = self._dask.submit(fn, *args, **kwargs)
+        except CommClosedError:
+            with self._lock:
+                self._pending.discard(mine)
+            raise self._lost() from None
+        theirs.add_done_callback(lambda theirs: self._settle(mine, theirs))
         return mine
 
     def _settle(self, mine: Future[Any], theirs: Future[Any]) -> None:
@@ -272,22 +270,4 @@ def _check_workers(client: Any, address: str) -> None:
         raise ClusterError(
             f"the worker {worker} of {address} runs explorer {version}, this is "
             f"{__version__}: install the same version on every machine"
-        )
-
-
-def refuse_untiered(
-    engine: Engine,
-    game: Game[Any],
-    root: Position,
-    options: BuildOptions,
-    convention: Convention = NORMAL,
-) -> None:
-    """Refuse a cluster build that would not go in tiers, so would run in this process alone."""
-    from explorer.build.plans import tiers_apply
-
-    if not tiers_apply(engine, game, root, replace(options, workers=2), convention):
-        raise ClusterError(
-            f"--cluster builds a game in tiers, and this build of {game.spec} cannot go in "
-            "tiers (a game without tiers or whose play may loop, --max-states, or a build "
-            "continuing one made in one process): run it without --cluster"
         )

@@ -33,7 +33,8 @@ from explorer.storage.backends.errors import translated
 if TYPE_CHECKING:  # building, editing and checking load in the methods that do them
     from explorer.build.edits import EditReport
     from explorer.build.options import BuildOptions, BuildReport
-    from explorer.build.verify import Verification
+    from explorer.build.plans import BuildPlan
+    from explorer.build.verify_report import Verification
     from explorer.build.writer import BuildProgress
     from explorer.games.base import Game
     from explorer.games.dag import DagGame
@@ -165,9 +166,37 @@ class Database(storage.Database):
         return StoredGame(self, game, convention, rules=rules)
 
     @translated("write to")
+    def build(
+        self,
+        plan: BuildPlan,
+        *,
+        progress: Callable[[BuildProgress], None] | None = None,
+        executor: Executor | None = None,
+    ) -> BuildReport:
+        """Run a build that `explorer.build.run.plan_build` checked (before this database was
+        opened: the command line's way), as `StoredGame.build` runs one, without checking
+        it again.
+
+        Examples
+        --------
+        >>> from explorer.build.options import BuildOptions
+        >>> from explorer.build.run import plan_build
+        >>> from explorer.games import load_game
+        >>> nim = load_game("nim")
+        >>> plan = plan_build(nim, nim.parse("1,2"), BuildOptions())
+        >>> db = open_database("sqlite://")
+        >>> db.build(plan).states_new
+        5
+        >>> db.close()
+        """
+        from explorer.build.run import run_plan
+
+        return run_plan(self.engine, plan, progress=progress, executor=executor)
+
+    @translated("write to")
     def import_graph(self, source: str | DagGame) -> EditReport:
         """Store a graph file as the game ``dag:PATH``, solved; if it is stored already, apply
-        only the difference and re-solve what it changes (see `explorer.build.edits`).
+        only the difference and re-solve what it changes (see `explorer.build.graph_import`).
 
         Examples
         --------
@@ -177,7 +206,7 @@ class Database(storage.Database):
         ('import', 2)
         >>> db.close()
         """
-        from explorer.build.edits import import_graph
+        from explorer.build.graph_import import import_graph
 
         return import_graph(self.engine, source)
 

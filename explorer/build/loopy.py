@@ -23,7 +23,7 @@ from explorer.storage.rows.moves import read_moves
 from explorer.storage.tables import states
 
 if TYPE_CHECKING:  # the editor loads with edits, not with the reads that parse escapes
-    from explorer.build.edits import StoredGraph
+    from explorer.build.stored_graph import StoredGraph
     from explorer.solver.incremental import Edit, EditResult
 
 #: How `explorer edit` re-solves a game with cycles (stored in its build row).

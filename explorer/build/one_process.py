@@ -28,15 +28,15 @@ from explorer.build.arrays import NO_IDS, UNKNOWN, BuildArrays, Frontier
 from explorer.build.loopy import LoopyValue, label_stored
 from explorer.build.options import BuildOptions, BuildReport, ended_status
 from explorer.build.plans import (
-    MIN_ROUND_STATES,
+    BATCH_MOVES,
     KeyIndexPlan,
-    MemoryBudget,
-    refuse_unbuildable,
+    RoundPlan,
+    refuse_wide_state,
     sqlite_cache_kib,
 )
 from explorer.build.undo import undo_build
 from explorer.build.writer import Batch, BatchWriter, BuildProgress, Turn, commit_batch
-from explorer.errors import GraphTooLargeError, RuleError
+from explorer.errors import RuleError
 from explorer.games import may_cycle
 from explorer.games.base import Game, Position
 from explorer.games.convention import MISERE, NORMAL, Convention
@@ -67,9 +67,6 @@ from explorer.storage.rows.records import (
 from explorer.storage.tables import states as states_table
 from explorer.version import __version__
 
-#: Moves generated per transaction at most (beyond the moves of one state, kept together): a
-#: batch of wide states (Nim on three heaps of 1,000 has 3,000 moves a state) stays small.
-BATCH_MOVES = 250_000
 #: The game id read with before a new game is stored: no rows have it.
 NOT_STORED = -1
 
@@ -97,10 +94,8 @@ class GraphBuilder:
         self.arrays = BuildArrays()
         self.frontier = Frontier()
         self.states: Any = PositionIndex(game)  # replaced by the best index in _load
-        self.budget = None if options.memory is None else MemoryBudget(options.memory)
+        self.rounds = RoundPlan(options)
         self.key_index = KeyIndexPlan(options.defer_key_index_at)
-        # the widest state of the last round sizes the next one (the first takes 16 states)
-        self.moves_per_state = BATCH_MOVES // 16
         self.first_new = 0  # ids below this were stored before the build started
         self.next_id = 0
         self.edges_new = self.values_computed = 0
@@ -124,7 +119,6 @@ class GraphBuilder:
         # Everything stored is read before anything is written, so a database that cannot be
         # read (a damaged page, a table missing) is left exactly as it was; and read in one
         # snapshot, so a build committing meanwhile is not half seen.
-        self._refuse_too_large()
         with reading(self.engine) as conn:
             stored = find_game(conn, GameSpec.parse(self.game.spec).canonical(), self.convention)
             self.game_id = NOT_STORED if stored is None else stored
@@ -155,32 +149,6 @@ class GraphBuilder:
                 game_created=stored is None,
             )
             raise
-
-    def _refuse_wide(self, state: int, needs: int, bound: str) -> None:
-        """Refuse a state whose new moves alone pass the build's bound (its moves are stored
-        together, so no run of this build could store them)."""
-        key = self.states.keys(range(state, state + 1))[0]
-        key = key if len(key) <= 60 else key[:50] + "..."
-        room = f"room for {needs + self.states_new:,} states"
-        if bound == "memory":
-            limit = f"--memory {(self.options.memory or 0) // 2**20:,} MB holds"
-            fix = f"raise --memory to hold {room}"
-        else:
-            limit = f"--max-states {self.options.max_states:,} lets this build store"
-            fix = f"raise --max-states to at least {needs + self.states_new:,}"
-        raise GraphTooLargeError(
-            f"position {key!r} of {self.game.spec} has {needs:,} new moves, more than {limit} "
-            f"(a state's moves are stored together): {fix}",
-            needs,
-        )
-
-    def _refuse_too_large(self) -> None:
-        refuse_unbuildable(
-            self.game,
-            self.root,
-            memory=self.options.memory,
-            max_states=self.options.max_states,
-        )
 
     def _stopped(self, status: str) -> None:
         """Record why the build stopped, if the database still takes a write."""
@@ -348,41 +316,37 @@ class GraphBuilder:
         return solved
 
     def _expand_batch(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, str | None]:
-        """Expand up to a batch of frontier states, smallest ids first, in rounds.
-
-        A batch ends at `batch_states` states or `BATCH_MOVES` moves; a round takes as many
-        states as the widest state of the last round allows. Returns the states expanded, their
-        edges, and what stopped the build, if anything: ``"max-states"`` or ``"memory"``.
+        """Expand up to a batch of frontier states, smallest ids first, in rounds (see
+        `RoundPlan`). Returns the states expanded, their edges, and what stopped the build, if
+        anything: ``"max-states"`` or ``"memory"``.
         """
         expanded: list[np.ndarray] = []
         src: list[np.ndarray] = []
         dst: list[np.ndarray] = []
         count = moves = 0
         stopped = None
-        batch_states, max_states = self.options.batch_states, self.options.max_states
-        while self.frontier and count < batch_states and moves < BATCH_MOVES:
-            budget, bound = None, "max-states"
-            if max_states is not None:
-                budget = max_states - self.states_new
-                if budget <= 0:
-                    stopped = "max-states"
-                    break
-            if self.budget is not None:
-                fits = self.budget.states_fitting(self.next_id)
-                if fits < MIN_ROUND_STATES:
-                    stopped = "memory"
-                    break
-                if budget is None or fits < budget:
-                    budget, bound = fits, "memory"
-            room = max(1, (BATCH_MOVES - moves) // self.moves_per_state)
-            parents = self.frontier.pop_many(min(batch_states - count, room))
+        while self.frontier and count < self.rounds.batch_states and moves < BATCH_MOVES:
+            budget, bound = self.rounds.room(states_new=self.states_new, states=self.next_id)
+            if budget == 0:
+                stopped = bound
+                break
+            parents = self.frontier.pop_many(self.rounds.round_states(count=count, moves=moves))
             before = self.next_id
             step = self.states.expand(parents, budget, self.first_new, self.arrays.reached.data)
             if step.done < len(parents):
                 self.frontier.push_stored(parents[step.done :])
             if not step.done and step.needs:  # the next state's moves would pass the bound
                 if not self.expanded_now:  # and no state of this run went first: refused
-                    self._refuse_wide(int(parents[0]), step.needs, bound)
+                    first = int(parents[0])
+                    key = self.states.keys(range(first, first + 1))[0]
+                    refuse_wide_state(
+                        self.game,
+                        key,
+                        step.needs,
+                        states_new=self.states_new,
+                        bound=bound,
+                        options=self.options,
+                    )
                 stopped = bound
                 break
             self.expanded_now += step.done
@@ -399,11 +363,7 @@ class GraphBuilder:
             dst.append(step.dst)
             count += step.done
             moves += len(step.src)
-            if len(step.src):
-                # moves come state by state, in order: the widest state is the longest run
-                ends = np.flatnonzero(np.diff(step.src))
-                widest = np.diff(ends, prepend=-1, append=len(step.src) - 1).max()
-                self.moves_per_state = int(widest)
+            self.rounds.widest(step.src)
 
         def joined(parts: list[np.ndarray]) -> np.ndarray:
             return np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)

@@ -1,6 +1,7 @@
-"""A build's three policies: whether it goes in tiers (`tiers_apply`), the memory budget (how
-many new states the next round may number) and the key-index plan (when to drop the unique key
-index and when to create it again).
+"""A build's policies: whether it goes in tiers (`tiers_apply`), what it refuses at once, the
+round plan (how many states the next round of a batch takes, and the bound that stops it), the
+memory budget (how many new states the next round may number) and the key-index plan (when to
+drop the unique key index and when to create it again).
 """
 
 from __future__ import annotations
@@ -9,8 +10,9 @@ import os
 import resource
 import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
+import numpy as np
 from sqlalchemy.engine import Engine
 
 from explorer.errors import GraphTooLargeError
@@ -37,6 +39,9 @@ MIN_BYTES_PER_STATE = 256
 #: files. The whole process tree's peak (2 workers) measured 62-70 B a state at 10M states,
 #: and 60 B a state at 100.6M when the moves were still kept in memory.
 MIN_BYTES_PER_STATE_TIERED = 32
+#: Moves generated per transaction at most (beyond the moves of one state, kept together): a
+#: batch of wide states (Nim on three heaps of 1,000 has 3,000 moves a state) stays small.
+BATCH_MOVES = 250_000
 #: A build stops for its memory budget when fewer new states than this fit in it.
 MIN_ROUND_STATES = 1024
 #: SQLite's page cache for a build's writes, in KiB: it grows with the states stored (it
@@ -122,8 +127,7 @@ def refuse_unbuildable(
     capacity = memory // (MIN_BYTES_PER_STATE_TIERED if tiered else MIN_BYTES_PER_STATE)
     counted = game.count_states(root, capacity)
     if counted is not None and counted > capacity:
-        key = game.format(root)
-        key = key if len(key) <= 60 else key[:50] + "..."
+        key = _shown(game.format(root))
         raise GraphTooLargeError(
             f"position {key!r} of {game.spec} has more than {capacity:,} states, more than a "
             f"build within --memory {memory // 2**20:,} MB can hold: build part of it with "
@@ -148,8 +152,7 @@ def _refuse_unlabellable(
         return
     if max_states is not None and max_states < counted:
         return  # stopped before the end: nothing is labelled
-    key = game.format(root)
-    key = key if len(key) <= 60 else key[:50] + "..."
+    key = _shown(game.format(root))
     raise GraphTooLargeError(
         f"position {key!r} of {game.spec} reaches {counted:,} states or more, and a game whose "
         f"play may loop is labelled whole in memory at the end of its build: more than "
@@ -157,6 +160,31 @@ def _refuse_unlabellable(
         "--max-states N, or raise --memory",
         capacity,
     )
+
+
+def refuse_wide_state(
+    game: Game[Any], key: str, needs: int, *, states_new: int, bound: str, options: BuildOptions
+) -> NoReturn:
+    """Refuse a state whose `needs` new moves alone pass the build's `bound` (``memory`` or
+    ``max-states``), the build having `states_new` new states: a state's moves are stored
+    together, so no run of this build could store them."""
+    room = f"room for {needs + states_new:,} states"
+    if bound == "memory":
+        limit = f"--memory {(options.memory or 0) // 2**20:,} MB holds"
+        fix = f"raise --memory to hold {room}"
+    else:
+        limit = f"--max-states {options.max_states:,} lets this build store"
+        fix = f"raise --max-states to at least {needs + states_new:,}"
+    raise GraphTooLargeError(
+        f"position {_shown(key)!r} of {game.spec} has {needs:,} new moves, more than {limit} "
+        f"(a state's moves are stored together): {fix}",
+        needs,
+    )
+
+
+def _shown(key: str) -> str:
+    """A position's text as a refusal quotes it: shortened past 60 characters."""
+    return key if len(key) <= 60 else key[:50] + "..."
 
 
 def sqlite_cache_kib(memory: int | None, states: int, *, key_index: bool = True) -> int:
@@ -177,6 +205,59 @@ def sqlite_cache_kib(memory: int | None, states: int, *, key_index: bool = True)
     if memory is not None:
         most = min(most, memory // 8 // 1024)
     return min(most, max(least, states * CACHE_BYTES_PER_STATE // 1024))
+
+
+class RoundPlan:
+    """How many frontier states the next round of a batch takes, and the bound that stops a
+    build (``max-states`` or ``memory``).
+
+    A batch ends at `BuildOptions.batch_states` states or `BATCH_MOVES` moves; a round takes as
+    many states as the widest state of the last round allows.
+
+    Examples
+    --------
+    >>> from explorer.build.options import BuildOptions
+    >>> plan = RoundPlan(BuildOptions(max_states=100, memory=None))
+    >>> plan.room(states_new=40, states=50), plan.room(states_new=100, states=110)
+    ((60, 'max-states'), (0, 'max-states'))
+    >>> plan.widest(np.array([0, 0, 0, 1, 2, 2]))  # moves from states 0, 1, 2: 3 at most
+    >>> plan.round_states(count=0, moves=BATCH_MOVES - 30), plan.round_states(count=0, moves=0)
+    (10, 50000)
+    """
+
+    def __init__(self, options: BuildOptions) -> None:
+        self.batch_states, self.max_states = options.batch_states, options.max_states
+        self.budget = None if options.memory is None else MemoryBudget(options.memory)
+        # the widest state of the last round sizes the next one (the first takes 16 states)
+        self.moves_per_state = BATCH_MOVES // 16
+
+    def room(self, *, states_new: int, states: int) -> tuple[int | None, str]:
+        """The most new states the next round may number (None: no bound), the build having
+        `states_new` new states of `states`, and the bound that says so; 0 when that bound
+        stops the build now."""
+        budget, bound = None, "max-states"
+        if self.max_states is not None:
+            budget = max(0, self.max_states - states_new)
+            if budget == 0:
+                return 0, bound
+        if self.budget is not None:
+            fits = self.budget.states_fitting(states)
+            if fits < MIN_ROUND_STATES:
+                return 0, "memory"
+            if budget is None or fits < budget:
+                budget, bound = fits, "memory"
+        return budget, bound
+
+    def round_states(self, *, count: int, moves: int) -> int:
+        """States the next round takes, the batch holding `count` states and `moves` moves."""
+        return min(self.batch_states - count, max(1, (BATCH_MOVES - moves) // self.moves_per_state))
+
+    def widest(self, src: np.ndarray) -> None:
+        """Note the widest state of a round, from its moves' sources (state by state, in
+        order: the widest state is the longest run)."""
+        if len(src):
+            ends = np.flatnonzero(np.diff(src))
+            self.moves_per_state = int(np.diff(ends, prepend=-1, append=len(src) - 1).max())
 
 
 class MemoryBudget:
@@ -268,30 +349,63 @@ def tiered_spec(game: Game[Any]) -> str | None:
     return game.spec if loaded == game and type(loaded) is type(game) else None
 
 
-def tiers_apply(
-    engine: Engine, game: Game[Any], root: Position, options: BuildOptions, convention: Convention
-) -> bool:
-    """Whether a build goes in tiers: when it may (`may_go_in_tiers`), and either nothing of
+@dataclass(frozen=True)
+class BuildPlan:
+    """A build checked before its database is opened (`explorer.build.run.plan_build`), which
+    `explorer.build.run.run_plan` runs without checking it again.
+
+    Attributes
+    ----------
+    game, root
+        The game and the position built from.
+    options : BuildOptions
+        How to build.
+    convention : Convention
+        Normal or misère play.
+    cluster : bool
+        Its tasks run on a cluster (`explorer.build.cluster`), which runs the tasks of a build
+        in tiers only: it goes in tiers, however many workers are counted, or is refused.
+    may_tier : bool
+        Whether it may go in tiers, as far as is known before its database is read
+        (`may_go_in_tiers`): the memory budget was checked at a build in tiers' bytes a state.
+    """
+
+    game: Game[Any]
+    root: Position
+    options: BuildOptions
+    convention: Convention
+    cluster: bool = False
+    may_tier: bool = False
+
+
+def tiers_apply(engine: Engine, plan: BuildPlan) -> bool:
+    """Whether a build goes in tiers: when it may (`BuildPlan.may_tier`), and either nothing of
     the game is stored or an unfinished build in tiers is to continue (a build reusing states
     stored by another build, or with a solved root, runs in one process)."""
-    if not may_go_in_tiers(game, root, options):
+    if not plan.may_tier:
         return False
+    game = plan.game
     with reading(engine) as conn:
-        game_id = find_game(conn, GameSpec.parse(game.spec).canonical(), convention)
+        game_id = find_game(conn, GameSpec.parse(game.spec).canonical(), plan.convention)
         if game_id is None:
             return True
         tiers = conn.execute(tiers_table.ANY, {"g": game_id}).first()
         if tiers is None:
             return conn.execute(states_table.FIRST_KEY, {"g": game_id}).first() is None
-        root_row = conn.execute(states_table.BY_KEY, {"g": game_id, "k": game.format(root)}).first()
+        root_row = conn.execute(
+            states_table.BY_KEY, {"g": game_id, "k": game.format(plan.root)}
+        ).first()
     # an unfinished build in tiers: its root is stored once solved (on PostgreSQL, unsolved)
     return root_row is None or root_row.grundy is None
 
 
-def may_go_in_tiers(game: Game[Any], root: Position, options: BuildOptions) -> bool:
+def may_go_in_tiers(
+    game: Game[Any], root: Position, options: BuildOptions, *, cluster: bool = False
+) -> bool:
     """Whether a build may go in tiers, as far as is known before its database is read: more
-    than one worker asked, a game with tiers whose play cannot loop, no --max-states, and a
-    game a worker can load by its spec (`tiers_apply` also reads what is stored).
+    than one worker asked or a `cluster` to run on, a game with tiers whose play cannot loop,
+    no --max-states, and a game a worker can load by its spec (`tiers_apply` also reads what
+    is stored).
 
     Examples
     --------
@@ -302,7 +416,11 @@ def may_go_in_tiers(game: Game[Any], root: Position, options: BuildOptions) -> b
     True
     >>> may_go_in_tiers(nim, (3, 4), BuildOptions(workers=1))
     False
+    >>> may_go_in_tiers(nim, (3, 4), BuildOptions(workers=1), cluster=True)
+    True
     """
-    if options.workers <= 1 or options.max_states is not None or game.may_cycle():
+    if options.workers <= 1 and not cluster:
+        return False
+    if options.max_states is not None or game.may_cycle():
         return False
     return game.tier(root) is not None and tiered_spec(game) is not None

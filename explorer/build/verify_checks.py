@@ -1,5 +1,6 @@
 """The checks `explorer verify` makes of what a game stores beside its values: the per-game counts
-(``state_counts``), every state's depth, and a game with cycles against its rules.
+(``state_counts``), every state's depth, and a game with cycles against its rules; and the mex
+every value check takes.
 
 Each check is written here again from the definitions, on purpose: it must not share code with
 the writers it checks (`explorer.storage.rows.counts`, the builder).
@@ -18,6 +19,15 @@ _COLUMNS = ("outcome", "grundy", "depth", "remoteness", "height")
 
 #: A problem found: (position or row named, check, detail).
 Found = tuple[str, str, str]
+
+
+def mex(values: set[int]) -> int:
+    """The least non-negative integer not in `values` (written here again, on purpose: the
+    check must not share code with the solver it checks)."""
+    k = 0
+    while k in values:
+        k += 1
+    return k
 
 
 def _actual_counts(conn: sa.Connection, game_id: int) -> dict[tuple[str, str], int]:

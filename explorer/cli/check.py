@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import click
 
@@ -17,6 +17,9 @@ from explorer.cli.common import (
     working,
 )
 from explorer.errors import ExplorerError
+
+if TYPE_CHECKING:
+    from explorer.analysis.checks import ClaimReport, GameReport
 
 
 @click.command("check")
@@ -88,17 +91,7 @@ def check_command(
         if as_json:
             print_json(report.to_dict())
         else:
-            more = "" if report.complete else " (the first ones: raise --max-states)"
-            console.print(f"game          {visible(report.game)}")
-            console.print(f"from          {visible(report.start)}")
-            console.print(f"positions     {report.positions:,}{more}, {report.moves:,} moves")
-            cycles = "none" if report.acyclic else "yes (declared)" if report.ok else "yes"
-            console.print(f"cycles        {cycles}")
-            console.print(f"sums checked  {report.decompositions}")
-            for problem in report.problems[:20]:
-                console.print(
-                    f"  {problem.check}: {visible(problem.position)}: {visible(problem.detail)}"
-                )
+            _print_game_check(report)
         if not report.ok:
             raise ExplorerError(f"{plural(len(report.problems), 'problem')} found in {game.spec}")
         if not as_json:
@@ -112,21 +105,39 @@ def check_command(
     if as_json:
         print_json(claim.to_dict())
     else:
-        what = "true exactly at P-positions" if kind == "p" else "the Grundy value"
-        console.print(f"claim     {visible(expression)} is {what}")
-        console.print(f"checked   {claim.positions:,} positions of {visible(claim.game)}")
-        for case in claim.counterexamples:
-            move = "none" if case.winning_move is None else visible(case.winning_move)
-            console.print(
-                f"  counterexample {visible(case.position)}: value {case.value}, claim "
-                f"{visible(repr(case.claim))}, winning move {move}"
-            )
+        _print_claim(claim, expression, kind)
     if not claim.holds:
         raise ExplorerError(
             f"the claim fails at {claim.failures:,} of {plural(claim.positions, 'position')}"
         )
     if not as_json:
         console.print("holds")
+
+
+def _print_game_check(report: GameReport) -> None:
+    """The game's check as text: what was explored, then the first problems."""
+    more = "" if report.complete else " (the first ones: raise --max-states)"
+    console.print(f"game          {visible(report.game)}")
+    console.print(f"from          {visible(report.start)}")
+    console.print(f"positions     {report.positions:,}{more}, {report.moves:,} moves")
+    cycles = "none" if report.acyclic else "yes (declared)" if report.ok else "yes"
+    console.print(f"cycles        {cycles}")
+    console.print(f"sums checked  {report.decompositions}")
+    for problem in report.problems[:20]:
+        console.print(f"  {problem.check}: {visible(problem.position)}: {visible(problem.detail)}")
+
+
+def _print_claim(claim: ClaimReport, expression: str, kind: Literal["p", "value"]) -> None:
+    """A claim's check as text: what was checked, then the counterexamples."""
+    what = "true exactly at P-positions" if kind == "p" else "the Grundy value"
+    console.print(f"claim     {visible(expression)} is {what}")
+    console.print(f"checked   {claim.positions:,} positions of {visible(claim.game)}")
+    for case in claim.counterexamples:
+        move = "none" if case.winning_move is None else visible(case.winning_move)
+        console.print(
+            f"  counterexample {visible(case.position)}: value {case.value}, claim "
+            f"{visible(repr(case.claim))}, winning move {move}"
+        )
 
 
 COMMANDS = [check_command]

@@ -43,7 +43,8 @@ from explorer.limits import MAX_STORED_INT
 from explorer.viz.palette import VERDICTS, outcome_text
 
 if TYPE_CHECKING:
-    from explorer.analysis.results import Explanation
+    from explorer.analysis.results import Explanation, Solution
+    from explorer.analysis.sequences import ValueSequence
 
 #: Values of a sequence formatted at a time (a multiple of 20, the values a line shows).
 STREAM_VALUES = 20 * 4096
@@ -151,7 +152,7 @@ def solve_command(
     game = load_game(spec)
     if max_memory is not None:
         for part in game.summands() or (game,):
-            heaps = part.as_heap_game()
+            heaps = part.heap_rules()
             if heaps is not None:
                 heaps.max_memory_mb = max_memory
     parsed = game.parse(position)
@@ -175,7 +176,15 @@ def solve_command(
         )
     if as_json:
         print_json(result.to_dict())
-        return
+    else:
+        _print_solution(result, game, parsed, convention)
+
+
+def _print_solution(
+    result: Solution, game: Game[Any], parsed: object, convention: Convention
+) -> None:
+    """A solved position as text: its value, outcome and remoteness, then its winning (or
+    drawing) moves."""
     console.print(f"game        {visible(result.game)}")
     console.print(f"position    {shown(result.position)}")
     _print_board(game, parsed, "            ")
@@ -485,8 +494,6 @@ def sequence_command(
     is even; "+pos" when n's parity, XOR the parity of the tokens a split removes, counts as
     one more bit of the value), the number of rare positions among the N, and the last one.
     """
-    from explorer.analysis.sequences import stored_value_sequence, value_sequence
-
     if genus:
         _genus_sequence(spec, upto, as_json)
         return
@@ -494,6 +501,39 @@ def sequence_command(
         _misere_sequence(spec, upto, as_json)
         return
     game = load_game(spec)
+    result, kept = _sequence_of(
+        game,
+        upto,
+        url=url,
+        rebuild=rebuild,
+        as_json=as_json,
+        start=start,
+        until_periodic=until_periodic,
+        max_memory=max_memory,
+        workers=workers,
+    )
+    if as_json:
+        _write_sequence_json(result)
+    else:
+        _write_sequence(result, until_periodic and not all_values, kept)
+
+
+def _sequence_of(
+    game: Game[Any],
+    upto: int,
+    *,
+    url: str | None,
+    rebuild: bool,
+    as_json: bool,
+    start: int,
+    until_periodic: bool,
+    max_memory: int | None,
+    workers: int,
+) -> tuple[ValueSequence, dict[str, Any] | None]:
+    """The values G(0..upto) of one heap, computed (with a database: read, computed and
+    stored as needed), and what the database keeps of them after (None without one)."""
+    from explorer.analysis.sequences import stored_value_sequence, value_sequence
+
     with ExitStack() as stack:
         compute = value_sequence
         if url is not None:  # the values kept in a database, computed and stored as needed
@@ -517,15 +557,24 @@ def sequence_command(
         kept = None
         if url is not None and not as_json:
             kept = next((g["sequence"] for g in database.games() if g["game"] == game.spec), None)
+    return result, kept
+
+
+def _write_sequence_json(result: ValueSequence) -> None:
+    """The sequence as one JSON object, its values streamed: a list of 16 million Python ints
+    would take 130 MB."""
     out = sys.stdout  # click.get_text_stream is deprecated from click 8.5
-    if as_json:
-        # the values are streamed: a list of 16 million Python ints would take 130 MB
-        out.write(json.dumps(result.to_dict(values=False))[:-1] + ', "values": [')
-        for offset in range(0, len(result.values), STREAM_VALUES):
-            part = result.values[offset : offset + STREAM_VALUES].tolist()
-            out.write((", " if offset else "") + ", ".join(map(str, part)))
-        out.write("]}\n")
-        return
+    out.write(json.dumps(result.to_dict(values=False))[:-1] + ', "values": [')
+    for offset in range(0, len(result.values), STREAM_VALUES):
+        part = result.values[offset : offset + STREAM_VALUES].tolist()
+        out.write((", " if offset else "") + ", ".join(map(str, part)))
+    out.write("]}\n")
+
+
+def _write_sequence(result: ValueSequence, summary: bool, kept: dict[str, Any] | None) -> None:
+    """The sequence as text, 20 values a row (with `summary`, the first rows only of a long
+    one), then its period, summary rows, checksum and what a database keeps of it."""
+    out = sys.stdout
     g = result.symbol
     if g == "R":
         out.write(
@@ -535,7 +584,7 @@ def sequence_command(
     else:
         out.write(f"{result.game}: G({result.start}..{result.upto})\n")
     shown = len(result.values)
-    if until_periodic and not all_values and shown > SUMMARY_VALUES:
+    if summary and shown > SUMMARY_VALUES:
         shown = SUMMARY_ROWS * 20
     for offset in range(0, shown, STREAM_VALUES):
         values = result.values[offset : min(offset + STREAM_VALUES, shown)].tolist()

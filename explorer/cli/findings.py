@@ -3,11 +3,14 @@ them (``--json`` gives them as ``patterns`` and ``quotient``)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 
 from explorer.cli.common import console, print_table, visible
+
+if TYPE_CHECKING:
+    from explorer.storage import GameStats
 
 #: Largest stored quotient whose multiplication table is printed.
 TABLE_SIZE = 16
@@ -17,18 +20,18 @@ PHI_LINE = 10
 PHI_SHOWN = 1_000
 
 
-def print_findings(stats: dict[str, Any]) -> None:
+def print_findings(stats: GameStats) -> None:
     """Print the stored patterns and misère quotient of a game's `StoredGame.stats`."""
     from explorer.storage.rows.findings import pattern_status, pattern_text
 
-    if stats.get("patterns"):
+    if stats.patterns:
         console.print("patterns stored (explorer patterns --db):")
-        for stored in stats["patterns"]:
+        for stored in stats.patterns:
             console.print(f"{stored['kind']:<18} {pattern_text(stored)}")
             console.print(f"{'':<18} {pattern_status(stored)}")
-    q = stats.get("quotient")
-    if not q:
+    if stats.quotient is None:
         return
+    q: dict[str, Any] = stats.quotient.to_dict()
     names = q["elements"]
     console.print(
         f"misère quotient of heaps 0..{q['max_heap']}: {q['presentation']}, |Q| = {q['size']}, "

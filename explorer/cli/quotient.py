@@ -90,7 +90,7 @@ def quotient_command(
     from explorer.errors import SpecError
 
     game = load_game(spec)
-    if game.as_heap_game() is None:
+    if game.heap_rules() is None:
         raise SpecError(
             f"misère quotients are for heap games (nim, octal, kayles, ...), not {game.spec!r}"
         )

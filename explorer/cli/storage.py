@@ -27,6 +27,7 @@ from explorer.cli.findings import print_findings, print_stored_findings
 from explorer.cli.parts import game_part_rows, part_rows, print_part_table, show_part_rows
 from explorer.cli.stored_options import db_option, shown_game, stored_misere_option
 from explorer.games import load_game, refuse_bad_position
+from explorer.games.base import Game, Position
 from explorer.games.convention import MISERE, Convention
 from explorer.games.rules_files import files_read_once
 from explorer.limits import MAX_STORED_INT
@@ -35,6 +36,7 @@ from explorer.viz.palette import outcome_text
 
 if TYPE_CHECKING:  # SQLAlchemy and Alembic load only in the commands that open a database
     from explorer.build import BuildProgress, BuildReport, Database
+    from explorer.storage import BuildRecord, GameStats, TierRecord
 
 #: Most states one page of `explorer query` lists.
 MAX_PAGE = 1_000_000
@@ -201,31 +203,13 @@ def build_command(
     """
     from explorer.build import open_database
     from explorer.build.options import BuildOptions
-    from explorer.build.plans import may_go_in_tiers, refuse_unbuildable
-    from explorer.build.run import refuse_misere_cycles
+    from explorer.build.run import plan_build
 
-    options = BuildOptions(
-        max_states=max_states,
-        memory=memory * 2**20,
-        workers=workers or 1,
-    )
-    # refuse a bad spec or position, or one too large to build, before opening a database
+    options = BuildOptions(max_states=max_states, memory=memory * 2**20, workers=workers or 1)
+    # the library refuses a bad or too large build here, before a database is opened, and
+    # does not check the plan again
     game = load_game(spec)
-    root = game.parse(position)
-    refuse_unbuildable(
-        game,
-        root,
-        memory=options.memory,
-        max_states=max_states,
-        # a cluster's build goes in tiers on its workers
-        tiered=may_go_in_tiers(game, root, replace(options, workers=2) if cluster else options),
-    )
-    if convention == MISERE:
-        refuse_misere_cycles(game)
-    # the bar's total: the states the game counts without generating them, where it can
-    limit = max_states or MAX_STATES_STORED
-    counted = game.count_states(root, limit)
-    total = max_states if counted is None else min(counted, limit)
+    plan = plan_build(game, game.parse(position), options, convention, cluster=bool(cluster))
     if cluster is not None and workers is not None:
         raise click.UsageError(
             "--workers and --cluster exclude each other: a cluster's "
@@ -240,25 +224,31 @@ def build_command(
             dask.dask_client()  # a missing extra
             dask.refuse_local_database(url)
             database = stack.enter_context(open_database(url))
-            dask.refuse_untiered(database.engine, game, root, options, convention)
             joined = stack.enter_context(dask.connect(cluster))
             executor = joined.executor
-            options = replace(options, workers=max(2, joined.threads))
+            plan = replace(plan, options=replace(options, workers=max(2, joined.threads)))
         else:
             database = stack.enter_context(open_database(url))
-        update = stack.enter_context(_progress(not as_json, total))
-        report = database.game(game, convention).build(
-            position, options, progress=update, executor=executor
+        update = stack.enter_context(
+            _progress(not as_json, _bar_total(plan.game, plan.root, max_states))
         )
+        report = database.build(plan, progress=update, executor=executor)
     if as_json:
         print_json({"database": database.url, **report.to_dict()})
-    else:
-        _print_build(report, database, max_states, memory)
-        if joined is not None:
-            console.print(
-                f"  cluster  {joined.address}: {joined.workers:,} workers, "
-                f"{joined.threads:,} threads"
-            )
+        return
+    _print_build(report, database, max_states, memory)
+    if joined is not None:
+        console.print(
+            f"  cluster  {joined.address}: {joined.workers:,} workers, {joined.threads:,} threads"
+        )
+
+
+def _bar_total(game: Game[Any], root: Position, max_states: int | None) -> int | None:
+    """The build bar's total: the states the game counts without generating them, where it
+    can (at most what --max-states lets it store)."""
+    limit = max_states or MAX_STATES_STORED
+    counted = game.count_states(root, limit)
+    return max_states if counted is None else min(counted, limit)
 
 
 def _state_table(
@@ -508,115 +498,130 @@ def stats_command(
         show_part_rows(rows if spec is None else game_part_rows(rows, spec), as_json)
         return
     with open_database(url, create=False) as database:
-        result: Any = database.game(spec, convention).stats() if spec else database.games()
+        stats = database.game(spec, convention).stats() if spec else None
+        games = [] if spec else database.games()
         parts = part_rows(database)
-    for row in [result] if spec else result:  # a game's part families, in normal play
+    if stats is None:
+        _show_games(games, parts, database.url, as_json)
+    else:
+        _show_game_stats(stats, parts, as_json)
+
+
+def _show_games(
+    games: list[dict[str, Any]], parts: list[dict[str, Any]], url: str, as_json: bool
+) -> None:
+    """The stored games, their value sequences, findings and part table (`explorer stats`)."""
+    for row in games:  # a game's part families, in normal play
         shared = [] if row["convention"] == MISERE else game_part_rows(parts, row["game"])
         row.update({"parts": shared} if shared else {})
     if as_json:
-        print_json(result)
+        print_json(games)
         return
-    if spec is None:
-        table = Table("game", "states", "edges", title=f"games in {visible(database.url)}")
-        for row in result:
-            table.add_row(
-                shown_game(row["game"], row["convention"]),
-                f"{row['states']:,}",
-                f"{row['edges']:,}",
+    table = Table("game", "states", "edges", title=f"games in {visible(url)}")
+    for row in games:
+        table.add_row(
+            shown_game(row["game"], row["convention"]), f"{row['states']:,}", f"{row['edges']:,}"
+        )
+    print_table(table)
+    stored = [(row["game"], row["sequence"]) for row in games if row["sequence"]]
+    if stored:
+        sequences = Table("game", "values stored", "period", "largest", "Fletcher-32 of them")
+        sequences.title = "value sequences"
+        for game, seq in stored:
+            period = (
+                f"{seq['period']:,} from {seq['preperiod']:,} (proven)"
+                if seq["period"] is not None
+                else "none proven"
             )
-        print_table(table)
-        stored = [(row["game"], row["sequence"]) for row in result if row["sequence"]]
-        if stored:
-            sequences = Table("game", "values stored", "period", "largest", "Fletcher-32 of them")
-            sequences.title = "value sequences"
-            for game, seq in stored:
-                period = (
-                    f"{seq['period']:,} from {seq['preperiod']:,} (proven)"
-                    if seq["period"] is not None
-                    else "none proven"
-                )
-                sequences.add_row(
-                    visible(game),
-                    f"G(0..{seq['values'] - 1})",
-                    period,
-                    str(seq["largest"]),
-                    seq["checksum"],
-                )
-            print_table(sequences)
-        print_stored_findings({row["game"]: row["findings"] for row in result if "findings" in row})
-        print_part_table(parts)
+            sequences.add_row(
+                visible(game),
+                f"G(0..{seq['values'] - 1})",
+                period,
+                str(seq["largest"]),
+                seq["checksum"],
+            )
+        print_table(sequences)
+    print_stored_findings({row["game"]: row["findings"] for row in games if "findings" in row})
+    print_part_table(parts)
+
+
+def _show_game_stats(stats: GameStats, parts: list[dict[str, Any]], as_json: bool) -> None:
+    """One stored game's counts, builds, tiers, part table and findings (`explorer stats
+    SPEC`)."""
+    shared = [] if stats.convention == MISERE else game_part_rows(parts, stats.game)
+    if as_json:
+        print_json({**stats.to_dict(), **({"parts": shared} if shared else {})})
         return
-    misere = result["convention"] == "misere"
-    console.print(f"game            {visible(result['game'])}")
+    misere = stats.convention == MISERE
+    console.print(f"game            {visible(stats.game)}")
     if misere:
         console.print("convention      misère (the player who moves last loses)")
     console.print(
-        f"states          {result['states']:,} ({result['expanded']:,} expanded, "
-        f"{result['solved']:,} solved)"
+        f"states          {stats.states:,} ({stats.expanded:,} expanded, {stats.solved:,} solved)"
     )
-    console.print(f"edges           {result['edges']:,}")
-    outcomes = ", ".join(f"{k} {v:,}" for k, v in result["by_outcome"].items())
+    console.print(f"edges           {stats.edges:,}")
+    outcomes = ", ".join(f"{k} {v:,}" for k, v in stats.by_outcome.items())
     console.print(f"by outcome      {outcomes}")
-    console.print(f"largest {'G⁻   ' if misere else 'value'}   {result['max_grundy']}")
-    console.print(f"deepest state   {result['max_depth']}")
-    console.print(f"max remoteness  {result['max_remoteness']}")
+    console.print(f"largest {'G⁻   ' if misere else 'value'}   {stats.max_grundy}")
+    console.print(f"deepest state   {stats.max_depth}")
+    console.print(f"max remoteness  {stats.max_remoteness}")
     by_value = Table(
         "G⁻" if misere else "grundy",
         "states",
         title="by misère value G⁻" if misere else "by Grundy value",
     )
-    for value, count in result["by_grundy"].items():
+    for value, count in stats.by_grundy.items():
         by_value.add_row(str(value), f"{count:,}")
     print_table(by_value)
-    starts = result.get("depth_from", [])
     title = "by depth"
-    if len(starts) > 1:  # depths of states stored by builds from different starts
-        shown = "; ".join(visible(start) for start in starts)
+    if len(stats.depth_from) > 1:  # depths of states stored by builds from different starts
+        shown = "; ".join(visible(start) for start in stats.depth_from)
         title += f" (moves from the start of the build that stored each state: {shown})"
     by_depth = Table("depth", "states", title=title)
-    for value, count in result["by_depth"].items():
+    for value, count in stats.by_depth.items():
         by_depth.add_row(str(value), f"{count:,}")
     print_table(by_depth)
-    builds = Table(
+    _print_builds(stats.builds)
+    if stats.tiers:
+        _print_tiers(stats.tiers)
+    print_part_table(shared)
+    print_findings(stats)
+
+
+def _print_builds(builds: tuple[BuildRecord, ...]) -> None:
+    """A stored game's builds, one row each."""
+    table = Table(
         "id", "position", "status", "new", "reused", "edges", "workers", "started", title="builds"
     )
-    for b in result["builds"]:
-        builds.add_row(
-            str(b["id"]),
-            visible(b["position"]),
-            b["status"],
-            f"{b['states_new']:,}",
-            f"{b['states_reused']:,}",
-            f"{b['edges_new']:,}",
-            str(b["workers"] or 1),
-            b["started_at"][:19],
+    for b in builds:
+        table.add_row(
+            str(b.id),
+            visible(b.position),
+            b.status,
+            f"{b.states_new:,}",
+            f"{b.states_reused:,}",
+            f"{b.edges_new:,}",
+            str(b.workers or 1),
+            b.started_at[:19],
         )
-    print_table(builds)
-    if "tiers" in result:
-        _print_tiers(result["tiers"])
-    print_part_table(result.get("parts", []))
-    print_findings(result)
+    print_table(table)
 
 
-def _print_tiers(tiers: list[dict[str, Any]]) -> None:
+def _print_tiers(tiers: tuple[TierRecord, ...]) -> None:
     """A build in tiers: how many, the time they took, and the slowest ones."""
-    expand = sum(t["expand_seconds"] for t in tiers)
-    solve = sum(t["solve_seconds"] or 0.0 for t in tiers)
-    solved = sum(t["solve_seconds"] is not None for t in tiers)
+    expand = sum(t.expand_seconds for t in tiers)
+    solve = sum(t.solve_seconds or 0.0 for t in tiers)
+    solved = sum(t.solve_seconds is not None for t in tiers)
     console.print(
         f"tiers           {len(tiers):,} ({solved:,} solved): {expand:,.1f} s expanding, "
         f"{solve:,.1f} s solving"
     )
-    slowest = sorted(tiers, key=lambda t: -t["expand_seconds"])[:5]
+    slowest = sorted(tiers, key=lambda t: -t.expand_seconds)[:5]
     table = Table("tier", "states", "moves", "expand s", "solve s", title="slowest tiers")
-    for t in sorted(slowest, key=lambda t: -t["tier"]):
-        solve_text = "·" if t["solve_seconds"] is None else f"{t['solve_seconds']:.3f}"
+    for t in sorted(slowest, key=lambda t: -t.tier):
+        solve_text = "·" if t.solve_seconds is None else f"{t.solve_seconds:.3f}"
         table.add_row(
-            str(t["tier"]),
-            f"{t['states']:,}",
-            f"{t['edges']:,}",
-            f"{t['expand_seconds']:.3f}",
-            solve_text,
+            str(t.tier), f"{t.states:,}", f"{t.edges:,}", f"{t.expand_seconds:.3f}", solve_text
         )
     print_table(table)
 

@@ -9,15 +9,16 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, Self, TypeVar
 
 import numpy as np
 
 from explorer.errors import ExplorerError, PositionError, SpecError
+from explorer.games.rule_calls import class_spec
 
 if TYPE_CHECKING:
-    from explorer.games.heaps import HeapGame
     from explorer.games.pictures import Picture
+    from explorer.games.removals import RemovalRule, SplitRules
 
 #: A position of some game, as code that handles every game sees it: immutable and hashable.
 Position = Hashable
@@ -101,6 +102,74 @@ class Components:
 TableProgress = Callable[[int, int], None]
 
 
+class HeapRules(Protocol):
+    """A game played on heaps, as the code that reads one asks it (`Game.heap_rules`): a
+    position is a row of heap sizes, worth the XOR of one sequence of single-heap values G(n),
+    which the sequence engine computes and proves periodic, and which tables of two heaps,
+    misère quotients, genera and the builds' heap index read."""
+
+    #: Most memory the table of single-heap values may take, in MiB.
+    max_memory_mb: int
+
+    @property
+    def spec(self) -> str:
+        """The game's canonical spec."""
+
+    @property
+    def period(self) -> tuple[int, int] | None:
+        """A proven (preperiod, period) of G(n), once known."""
+
+    @property
+    def split_rules(self) -> SplitRules | None:
+        """The rules as the compiled sequence kernel reads them (splitting games only)."""
+
+    @property
+    def splits(self) -> bool:
+        """Whether some move leaves two heaps where there was one."""
+
+    @property
+    def plain_keys(self) -> bool:
+        """Whether positions are written and read as heap sizes in increasing order, comma
+        separated (``0`` for none), so that keys are written many rows of heaps at once."""
+
+    @property
+    def tabulated(self) -> int:
+        """How many single-heap values are known."""
+
+    def parse(self, text: str) -> tuple[int, ...]:
+        """The heaps a position's text names."""
+
+    def format(self, position: tuple[int, ...]) -> str:
+        """The canonical text of a row of heaps."""
+
+    def heap_moves(self, heap: int) -> Iterator[tuple[int, ...]]:
+        """What one heap of size `heap` can become (heaps of size 0 omitted)."""
+
+    def heap_value(self, heap: int) -> int:
+        """G(heap)."""
+
+    def heap_values(self, upto: int) -> np.ndarray:
+        """G(0..upto)."""
+
+    def closed_form(self, heap: int) -> int | None:
+        """G(heap) from a closed form, or None when the game has none."""
+
+    def adopt(self, values: np.ndarray, period: tuple[int, int] | None = None) -> None:
+        """Take single-heap values computed elsewhere (and their proven period)."""
+
+    def heap_weights(self, largest: int) -> list[int]:
+        """The tier weight of each heap 0..largest."""
+
+    def octal_removal(self) -> int | None:
+        """k when the game is an octal game removing at most k tokens, else None."""
+
+    def guy_smith_parameters(self) -> tuple[int, ...] | None:
+        """The Guy-Smith theorem's parameters proving the period from the values, or None."""
+
+    def removal_rule(self) -> RemovalRule | None:
+        """The removal rule, for a game whose moves take from one heap and never split it."""
+
+
 class Game(ABC, Generic[P]):
     """An impartial game under normal play, whose positions are of type `P`.
 
@@ -114,7 +183,7 @@ class Game(ABC, Generic[P]):
     `count_moves`), a sum (`decompose`, `summands`), canonical parts (`part_label`, and
     `picture` to draw them; `search_components` for the pruned search), moves in words
     (`move_name`), a value table (`value_table`), a sequence (`sequence_position`,
-    `as_heap_game`), a shortcut for misère play (`nim_heaps`), cycles (`may_cycle`) and tiers
+    `heap_rules`), a shortcut for misère play (`nim_heaps`), cycles (`may_cycle`) and tiers
     (`tier`, which lets a build run on every core). The analysis, generation and storage
     layers ask for them instead of testing a game's class, so a new family opts in by
     defining them.
@@ -158,11 +227,7 @@ class Game(ABC, Generic[P]):
         written outside explorer need not give one: it is named ``py:FILE:ClassName@FINGERPRINT``
         by its file."""
         family = type(self).named_family()
-        if family is not None:
-            return family
-        from explorer.games.python import class_spec
-
-        return class_spec(type(self))
+        return family if family is not None else class_spec(type(self))
 
     # -- naming rules: class-level, they never run a user's file (see `explorer.games.specs`) --
     #: Whether the family's parameters name a graph file (``dag:``, ``graph:``): the file is
@@ -334,11 +399,9 @@ class Game(ABC, Generic[P]):
         or None when the game has no such sequence; heap games use their heap tables."""
         return None
 
-    def as_heap_game(self) -> HeapGame | None:
-        """This game as a heap game (`explorer.games.heaps.HeapGame`): positions are rows of
-        heaps worth the XOR of one sequence of single-heap values G(n), which the sequence
-        engine computes and proves periodic, tables of two heaps and misère sequences read,
-        and builds number with a heap index when no move splits a heap. None otherwise."""
+    def heap_rules(self) -> HeapRules | None:
+        """The game's rules as heaps (`HeapRules`), when its positions are rows of heaps worth
+        the XOR of one sequence of single-heap values G(n); None otherwise (the default)."""
         return None
 
     def value_table(

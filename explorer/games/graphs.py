@@ -732,7 +732,7 @@ class GraphRules:
             return None
         from explorer.games import load_game
 
-        heaps = load_game(code).as_heap_game()
+        heaps = load_game(code).heap_rules()
         assert heaps is not None
         if pairs == n - 1:
             self.used.add(SHORTCUT_PATHS)

@@ -13,7 +13,7 @@ kept in place is 0 (the second player answers each move with its image).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache, lru_cache
 from typing import Literal
 
@@ -72,6 +72,47 @@ def regions(width: int, mask: int, not_first: int, not_last: int) -> list[int]:
         found.append(region)
         left ^= region
     return found
+
+
+def cram_reduced(width: int, mask: int, not_first: int, not_last: int) -> int:
+    """A Cram board with cells taken away that change no value (Beling's reductions): of the
+    end cells (one neighbour) that share their neighbour, all but one (moving into either
+    end leaves the same board); then each cell that is no end and whose neighbours each
+    have an end, a lone cell included (any move through it is answered by the move into
+    that neighbour's end, leaving the same board).
+
+    Examples
+    --------
+    >>> bin(cram_reduced(3, 0b010_111, *_frame(2, 3)[:2]))  # a T: two of its arms go
+    '0b11'
+    >>> bin(cram_reduced(5, 0b11111, *_frame(1, 5)[:2]))  # a path of 5: two dominoes
+    '0b11011'
+    """
+    right = mask & ((mask & not_first) >> 1)  # cells with a neighbour on the right
+    left = mask & ((mask & not_last) << 1)
+    down = mask & (mask >> width)
+    up = mask & (mask << width)
+    some = right | left | down | up
+    several = (right & left) | (up & down) | ((right | left) & (up | down))
+    ends = some & ~several
+    kept = mask
+    anchors = 0
+    # each end's neighbour, one direction at a time: an end whose neighbour has one already goes
+    steps: tuple[tuple[Callable[[int], int], Callable[[int], int]], ...] = (
+        (lambda cells: cells << width, lambda cells: cells >> width),  # the neighbour below
+        (lambda cells: (cells & not_last) << 1, lambda cells: cells >> 1),  # on the right
+        (lambda cells: cells >> width, lambda cells: cells << width),  # above
+        (lambda cells: (cells & not_first) >> 1, lambda cells: cells << 1),  # on the left
+    )
+    for toward, back in steps:
+        found = toward(ends) & mask
+        kept &= ~back(found & anchors)
+        anchors |= found
+    inner = mask & ~(ends | anchors)
+    touching = (
+        ((inner & not_first) >> 1) | ((inner & not_last) << 1) | (inner << width) | (inner >> width)
+    )
+    return kept & ~(inner & ~touching)
 
 
 def _reversed_bits(row: int, width: int) -> int:
@@ -160,6 +201,8 @@ class GridRules:
     def board_components(self, height: int, width: int, mask: int) -> list[int]:
         """The keys of a board's regions that carry a value (a lone cell has no Cram move)."""
         not_first, not_last, _ = _frame(height, width)
+        if self.rule == "cram":
+            mask = cram_reduced(width, mask, not_first, not_last)
         keys = [
             canonical(width, region)
             for region in regions(width, mask, not_first, not_last)
@@ -223,6 +266,8 @@ class GridRules:
                 after.append(mask & ~taken)
                 cells ^= low
         found: dict[tuple[int, ...], None] = {}
+        if cram:
+            after = [cram_reduced(w, left, not_first, not_last) for left in after]
         for left in dict.fromkeys(after):
             keys = []
             for region in regions(w, left, not_first, not_last):
@@ -241,7 +286,7 @@ class GridRules:
             from explorer.games import load_game
 
             code = "octal:0.07" if self.rule == "cram" else "octal:0.137"
-            heaps = load_game(code).as_heap_game()
+            heaps = load_game(code).heap_rules()
             assert heaps is not None
             table = heaps.heap_values(max(2 * n, 64))
             self._path_values = values = [int(v) for v in table]

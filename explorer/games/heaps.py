@@ -11,7 +11,6 @@ import itertools
 import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from itertools import chain
 from typing import Any, ClassVar
 
@@ -28,7 +27,7 @@ from explorer.games.base import (
     young_diagrams,
     young_diagrams_under,
 )
-from explorer.games.removals import RemovalRule
+from explorer.games.removals import RemovalRule, SplitRules
 from explorer.machine import check_memory_need
 from explorer.pace import pace
 
@@ -88,22 +87,6 @@ def _single_heaps_to_value(table: np.ndarray, upto: int, target: int) -> list[He
     """The single heaps (h,), 1 <= h <= upto, worth `target`, by increasing h."""
     found = np.flatnonzero(table[1 : upto + 1] == target) + 1
     return [(h,) for h in found.tolist()]
-
-
-@dataclass(frozen=True)
-class SplitRules:
-    """What one heap of n may become, for the compiled sequence kernel.
-
-    ``leave_one``: removals k that may leave one heap n - k > 0; ``take_all``: removals k that
-    may take a whole heap of exactly k; ``split_after``: removals k after which the rest n - k is
-    split into two non-empty heaps (0 for games that split without removing); ``unequal``: the two
-    heaps of a split must differ (Grundy's game).
-    """
-
-    leave_one: tuple[int, ...]
-    take_all: tuple[int, ...]
-    split_after: tuple[int, ...]
-    unequal: bool = False
 
 
 def extend_split_table(table: np.ndarray, start: int, rules: SplitRules) -> None:
@@ -180,7 +163,7 @@ class HeapGame(Game[Heaps]):
         if "plain_keys" not in vars(cls) and ("format" in vars(cls) or "parse" in vars(cls)):
             cls.plain_keys = False
 
-    def as_heap_game(self) -> HeapGame:
+    def heap_rules(self) -> HeapGame:
         return self
 
     # rules ---------------------------------------------------------------

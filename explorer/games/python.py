@@ -4,7 +4,6 @@ one `RuleError` naming the file, the line and the position."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
@@ -531,13 +530,3 @@ def adopt(value: object, name: str, path: str | None, target: str | None) -> Gam
         source.fingerprint = code_fingerprint(source.path)
         return ClassGame(value, source)
     return None
-
-
-def class_spec(cls: type) -> str:
-    """The spec of a `Game` subclass that gives none: ``py:FILE:ClassName@FINGERPRINT``."""
-    module = sys.modules.get(cls.__module__)
-    path = getattr(module, "__file__", None)
-    source = RuleSource(cls.__qualname__, path, 0)
-    successors = getattr(cls, "successors", None)
-    source.fingerprint = code_fingerprint(source.path, getattr(successors, "__code__", None))
-    return source.spec

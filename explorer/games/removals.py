@@ -1,5 +1,7 @@
-"""Removal rules: what a heap of n may become in a game whose every move takes tokens from one
-heap and leaves one heap or none (subtraction games, all-but games), as periodicity proofs read it.
+"""What a heap of n may become, as data: removal rules (`RemovalRule`), for a game whose every
+move takes tokens from one heap and leaves one heap or none (subtraction games, all-but games),
+as periodicity proofs read it; split rules (`SplitRules`), as the compiled sequence kernel reads
+a game that may split a heap.
 """
 
 from __future__ import annotations
@@ -9,6 +11,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from explorer.games.base import Game
+
+
+@dataclass(frozen=True)
+class SplitRules:
+    """What one heap of n may become, for the compiled sequence kernel.
+
+    ``leave_one``: removals k that may leave one heap n - k > 0; ``take_all``: removals k that
+    may take a whole heap of exactly k; ``split_after``: removals k after which the rest n - k is
+    split into two non-empty heaps (0 for games that split without removing); ``unequal``: the two
+    heaps of a split must differ (Grundy's game).
+    """
+
+    leave_one: tuple[int, ...]
+    take_all: tuple[int, ...]
+    split_after: tuple[int, ...]
+    unequal: bool = False
 
 
 @dataclass(frozen=True)
@@ -83,6 +101,5 @@ def removal_rule(game: Game[Any]) -> RemovalRule | None:
     >>> removal_rule(load_game("kayles")) is None  # Kayles splits rows
     True
     """
-    from explorer.games.heaps import HeapGame
-
-    return game.removal_rule() if isinstance(game, HeapGame) else None
+    rules = game.heap_rules()
+    return None if rules is None else rules.removal_rule()

@@ -251,3 +251,13 @@ def safe_text(text: Callable[[Any], str], position: Any) -> str:
             return repr(position)
         except Exception:
             return f"<a {type(position).__name__}>"
+
+
+def class_spec(cls: type) -> str:
+    """The spec of a `Game` subclass that gives none: ``py:FILE:ClassName@FINGERPRINT``."""
+    module = sys.modules.get(cls.__module__)
+    path = getattr(module, "__file__", None)
+    source = RuleSource(cls.__qualname__, path, 0)
+    successors = getattr(cls, "successors", None)
+    source.fingerprint = code_fingerprint(source.path, getattr(successors, "__code__", None))
+    return source.spec

@@ -11,12 +11,12 @@ from explorer.games.heaps import (
     FAR_HEAP,
     HeapGame,
     Heaps,
-    SplitRules,
     _single_heaps_to_value,
     _splits_to_value,
     lowest_missing,
     split_mask,
 )
+from explorer.games.removals import SplitRules
 from explorer.pace import pace
 
 

@@ -17,13 +17,12 @@ from explorer.games.heaps import (
     MAX_DIGITS,
     HeapGame,
     Heaps,
-    SplitRules,
     _mask_of,
     extend_split_table,
     lowest_missing,
     split_mask,
 )
-from explorer.games.removals import RemovalRule
+from explorer.games.removals import RemovalRule, SplitRules
 from explorer.machine import check_memory_need
 from explorer.pace import pace
 

@@ -18,8 +18,8 @@ import numpy as np
 
 from explorer.adjacency import ranges
 from explorer.errors import GraphTooLargeError
-from explorer.games.base import Game, Position
-from explorer.games.heaps import HeapGame, Heaps
+from explorer.games.base import Game, HeapRules, Position
+from explorer.games.heaps import Heaps
 from explorer.generation.sorted_runs import Run, find_sorted, push_run
 
 #: Heap games are expanded with numpy when positions fit in this many heaps ...
@@ -182,7 +182,7 @@ class HeapIndex:
     """
 
     def __init__(
-        self, game: HeapGame, width: int, base: int, table_bytes: int | None = None
+        self, game: HeapRules, width: int, base: int, table_bytes: int | None = None
     ) -> None:
         self.game = game
         self.width, self.base = width, base
@@ -216,7 +216,7 @@ class HeapIndex:
     ) -> HeapIndex | None:
         """A heap index for these positions when the game allows one, else None; its lookup
         table takes at most `table_bytes` (None: `MAX_DENSE` codes)."""
-        if game.as_heap_game() is None or not positions:
+        if game.heap_rules() is None or not positions:
             return None
         width = max(1, max(len(p) for p in positions))
         base = 1 + max((max(p) for p in positions if p), default=0)
@@ -227,7 +227,7 @@ class HeapIndex:
         cls, game: Game[Any], width: int, base: int, table_bytes: int | None = None
     ) -> HeapIndex | None:
         """A heap index for rows of `width` heaps below `base` when the game allows one."""
-        heaps = game.as_heap_game()
+        heaps = game.heap_rules()
         if heaps is None:
             return None
         if (

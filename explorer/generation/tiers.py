@@ -171,7 +171,7 @@ def _expand_heaps(game: Game[Any], task: TierTask) -> TierExpansion | None:
     read from the keys at once, expanded by `HeapIndex`, the index of one-process builds);
     None for other games, and when a move does not lower the tier (the general way then
     names it)."""
-    heaps = game.as_heap_game()
+    heaps = game.heap_rules()
     if heaps is None or heaps.splits or not heaps.plain_keys or not task.keys:
         return None
     rows = _heap_rows(task.keys)

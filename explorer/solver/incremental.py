@@ -102,7 +102,7 @@ class SolvedGraphStore(Protocol):
 
     Every state carries a *height* with ``height(v) > height(w)`` on every edge ``v -> w``
     (any such numbering, not necessarily the longest path to a sink); it orders the re-solve.
-    Reads see the graph as last written. `explorer.build.edits` implements this over the
+    Reads see the graph as last written. `explorer.build.stored_graph` implements this over the
     database, `SolvedGraph` over a NetworkX graph.
     """
 

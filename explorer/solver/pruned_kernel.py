@@ -1,6 +1,7 @@
-"""The compiled pruned search for grid games (numba): `explorer.solver.pruned`'s search on
-bit boards of at most 63 cells (Cram, Node-Kayles on grids), with its table of values in
-arrays (open addressing).
+"""The compiled pruned search for grid games (numba): `explorer.solver.pruned`'s questions on
+bit boards of at most 63 cells (Cram, Node-Kayles on grids), answered by Beling and
+Rogalski's search over sets of values (see `search`), with its table of values in arrays
+(open addressing).
 
 One call searches until it has an answer or has spent its budget of components: it then
 returns `ABORT` and the caller (`CompiledGridSearch`) stores what is new, checks its bounds
@@ -26,6 +27,8 @@ from explorer.errors import SearchMemoryError
 ABORT = -2
 #: A round stopped at a stored value not checked yet (its slot in the state): check, call again.
 UNCHECKED = -3
+#: A component's value is 62 or more: past what the search's sets of values hold.
+TOO_LARGE = -4
 #: `exported` of a value read from a store and not checked yet.
 STORED_UNCHECKED = 2
 #: Most cells a compiled board may have (bit 63 stays clear).
@@ -56,20 +59,55 @@ def _low_index(x: int) -> int:
 
 @njit(cache=True)
 def _frame(h: int, w: int) -> tuple[int, int]:
-    not_first = 0
-    not_last = 0
-    for r in range(h):
-        for c in range(w):
-            if c > 0:
-                not_first |= 1 << (r * w + c)
-            if c < w - 1:
-                not_last |= 1 << (r * w + c)
-    return not_first, not_last
+    """The masks of the cells not in the first column and not in the last."""
+    first = ((1 << (h * w)) - 1) // ((1 << w) - 1)  # bit 0 of each row
+    board = first * ((1 << w) - 1)
+    return board & ~first, board & ~(first << (w - 1))
+
+
+#: Above every mask.
+_ABOVE = (1 << 63) - 1
 
 
 @njit(cache=True)
-def _canonical(h: int, w: int, m: int) -> tuple[int, int]:
-    """The (height << 8 | width, mask) of a region's least picture (cropped, turned)."""
+def _reversed(row: int, width: int) -> int:
+    """The `width` low bits of `row` in reverse order."""
+    if width > 32:
+        turned = 0
+        for c in range(width):
+            if row >> c & 1:
+                turned |= 1 << (width - 1 - c)
+        return turned
+    x = ((row >> 1) & 0x55555555) | ((row & 0x55555555) << 1)
+    x = ((x >> 2) & 0x33333333) | ((x & 0x33333333) << 2)
+    x = ((x >> 4) & 0x0F0F0F0F) | ((x & 0x0F0F0F0F) << 4)
+    x = ((x >> 8) & 0x00FF00FF) | ((x & 0x00FF00FF) << 8)
+    x = ((x >> 16) & 0xFFFF) | ((x & 0xFFFF) << 16)
+    return x >> (32 - width)
+
+
+@njit(cache=True)
+def _least_flip(lines: np.ndarray, ph: int, pw: int, best: int) -> int:
+    """The least of `best` and a picture's four mirror images (lines of `pw` bits, first
+    line lowest), a line at a time."""
+    same = 0
+    rows_flipped = 0
+    mirrored = 0
+    both = 0
+    for r in range(ph):
+        line = lines[r]
+        turned = _reversed(line, pw)
+        same |= line << (r * pw)
+        rows_flipped |= line << ((ph - 1 - r) * pw)
+        mirrored |= turned << (r * pw)
+        both |= turned << ((ph - 1 - r) * pw)
+    return min(best, same, rows_flipped, mirrored, both)
+
+
+@njit(cache=True)
+def _canonical(h: int, w: int, m: int, lines: np.ndarray) -> tuple[int, int]:
+    """The (height << 8 | width, mask) of a region's least picture (cropped, turned);
+    `lines` is scratch space of `MAX_CELLS` + 1 lines."""
     row_mask = (1 << w) - 1
     top = -1
     bottom = 0
@@ -88,33 +126,24 @@ def _canonical(h: int, w: int, m: int) -> tuple[int, int]:
             right = c
     ch = bottom - top + 1
     cw = right - left + 1
-    best_hw = 1 << 40
-    best_m = 0
-    for transpose in range(2):
-        ph = cw if transpose else ch
-        pw = ch if transpose else cw
-        if ph > pw:
-            continue
-        for flip_r in range(2):
-            for flip_c in range(2):
-                mm = 0
-                for r in range(ch):
-                    row = (m >> ((r + top) * w + left)) & ((1 << cw) - 1)
-                    while row:
-                        c = _low_index(row)
-                        row &= row - 1
-                        rr = c if transpose else r
-                        cc = r if transpose else c
-                        if flip_r:
-                            rr = ph - 1 - rr
-                        if flip_c:
-                            cc = pw - 1 - cc
-                        mm |= 1 << (rr * pw + cc)
-                hw = ph << 8 | pw
-                if hw < best_hw or (hw == best_hw and mm < best_m):
-                    best_hw = hw
-                    best_m = mm
-    return best_hw, best_m
+    crop_mask = (1 << cw) - 1
+    best = _ABOVE
+    if ch <= cw:  # the pictures as the crop lies (a square one turned too, below)
+        for r in range(ch):
+            lines[r] = (m >> ((r + top) * w + left)) & crop_mask
+        best = _least_flip(lines, ch, cw, best)
+    if ch >= cw:  # the pictures of the crop turned a quarter: its columns become lines
+        for c in range(cw):
+            lines[c] = 0
+        for r in range(ch):
+            row = (m >> ((r + top) * w + left)) & crop_mask
+            while row:
+                c = _low_index(row)
+                row &= row - 1
+                lines[c] |= 1 << r
+        best = _least_flip(lines, cw, ch, best)
+    ph = min(ch, cw)
+    return ph << 8 | (ch + cw - ph), best
 
 
 @njit(cache=True)
@@ -131,29 +160,19 @@ def _slot(keys_m: np.ndarray, keys_hw: np.ndarray, hw: int, m: int) -> int:
 
 @njit(cache=True)
 def _put(
-    keys_m: np.ndarray,
-    keys_hw: np.ndarray,
-    values: np.ndarray,
-    lower: np.ndarray,
-    state: np.ndarray,
-    hw: int,
-    m: int,
-    value: int,
-    low: int,
-) -> None:
+    keys_m: np.ndarray, keys_hw: np.ndarray, values: np.ndarray, state: np.ndarray,
+    hw: int, m: int, value: int,
+) -> int:  # fmt: skip
+    """Keep a component's value; its slot."""
     i = _slot(keys_m, keys_hw, hw, m)
     if keys_hw[i] == 0:
         keys_hw[i] = hw
         keys_m[i] = m
-        values[i] = -1
-        lower[i] = 0
         state[ENTRIES] += 1
         if state[ENTRIES] * 4 > len(keys_m) * 3:
             state[FULL] = 1
-    if value >= 0:
-        values[i] = value
-    if low > lower[i]:
-        lower[i] = low
+    values[i] = value
+    return i
 
 
 @njit(cache=True)
@@ -218,27 +237,76 @@ def _lower_bound(rule: int, state: np.ndarray, hw: int, m: int) -> int:
 
 
 @njit(cache=True)
+def _cram_reduced(w: int, m: int, not_first: int, not_last: int) -> int:
+    """`explorer.games.grids.cram_reduced`: a Cram board less the cells that change no value."""
+    right = m & ((m & not_first) >> 1)
+    left = m & ((m & not_last) << 1)
+    down = m & (m >> w)
+    up = m & (m << w)
+    several = (right & left) | (up & down) | ((right | left) & (up | down))
+    ends = (right | left | down | up) & ~several
+    if ends == 0:
+        return m
+    found = (ends << w) & m  # the end's neighbour below it, then right, above, left
+    anchors = found
+    found = ((ends & not_last) << 1) & m
+    kept = m & ~((found & anchors) >> 1)
+    anchors |= found
+    found = (ends >> w) & m
+    kept &= ~((found & anchors) << w)
+    anchors |= found
+    found = ((ends & not_first) >> 1) & m
+    kept &= ~((found & anchors) << 1)
+    anchors |= found
+    inner = m & ~(ends | anchors)
+    touching = ((inner & not_first) >> 1) | ((inner & not_last) << 1) | (inner << w) | (inner >> w)
+    return kept & ~(inner & ~touching)
+
+
+@njit(cache=True)
+def _off_centre(h: int, w: int, cell: int) -> int:
+    """How far a cell (a one-bit mask) is from the board's centre, in half cells."""
+    index = _low_index(cell)
+    return abs(2 * (index // w) - h + 1) + abs(2 * (index % w) - w + 1)
+
+
+@njit(cache=True)
 def _moves(
-    rule: int, hw: int, m: int, parts_hw: np.ndarray, parts_m: np.ndarray, counts: np.ndarray
+    rule: int,
+    hw: int,
+    m: int,
+    parts_hw: np.ndarray,
+    parts_m: np.ndarray,
+    counts: np.ndarray,
+    places: np.ndarray,
 ) -> int:
     """The distinct moves of a component: for each, its components' keys (sorted, equal
-    pairs cancelled) in `parts_hw`, `parts_m`, their number in `counts`. Returns the moves."""
+    pairs cancelled) in `parts_hw`, `parts_m`, their number in `counts`, and how far from
+    the centre it is played in `places`. Returns the moves.
+
+    Game families: Cram (`rule` CRAM: a domino on two free cells side by side, across then
+    down; what is left is reduced (`_cram_reduced`) and a lone cell dropped, no move uses it)
+    and Node-Kayles on a grid (a cell and its four neighbours taken). The step: each move's
+    cells left, split into components, each brought to its canonical key (`_canonical`)."""
     h = hw >> 8
     w = hw & 0xFF
     not_first, not_last = _frame(h, w)
     after = np.empty(MAX_MOVES, dtype=np.int64)
+    lines = np.empty(MAX_CELLS + 1, dtype=np.int64)
     count = 0
     if rule == CRAM:
         right = m & ((m & not_first) >> 1)
         while right:
             low = right & -right
             after[count] = m & ~(low | low << 1)
+            places[count] = _off_centre(h, w, low)
             count += 1
             right ^= low
         down = m & (m >> w)
         while down:
             low = down & -down
             after[count] = m & ~(low | low << w)
+            places[count] = _off_centre(h, w, low)
             count += 1
             down ^= low
     else:
@@ -247,11 +315,14 @@ def _moves(
             low = cells & -cells
             taken = low | ((low & not_first) >> 1) | ((low & not_last) << 1) | low << w | low >> w
             after[count] = m & ~taken
+            places[count] = _off_centre(h, w, low)
             count += 1
             cells ^= low
     hashes = np.empty(count, dtype=np.int64)
     for k in range(count):
         left_cells = after[k]
+        if rule == CRAM:
+            left_cells = _cram_reduced(w, left_cells, not_first, not_last)
         n = 0
         while left_cells:
             region = left_cells & -left_cells
@@ -269,7 +340,7 @@ def _moves(
             left_cells ^= region
             if rule == CRAM and region & (region - 1) == 0:
                 continue
-            phw, pm = _canonical(h, w, region)
+            phw, pm = _canonical(h, w, region, lines)
             # insertion in order, an equal one cancels
             j = n
             while j > 0 and (
@@ -323,6 +394,7 @@ def _moves(
         if keep[k]:
             if write != k:
                 counts[write] = counts[k]
+                places[write] = places[k]
                 for t in range(counts[k]):
                     parts_hw[write, t] = parts_hw[k, t]
                     parts_m[write, t] = parts_m[k, t]
@@ -331,7 +403,33 @@ def _moves(
 
 
 # what a frame of the search waits for
-_START, _LOOP, _PART, _ASK = 0, 1, 2, 3
+_START, _LOOP, _PART, _ASK, _TRY = 0, 1, 2, 3, 4
+#: The answer "the value is not among those asked".
+NOT_IN_SET = -1
+#: Values a request can name (bits of a mask): every one of them is "what is the value?".
+ANY_VALUE = (1 << 62) - 1
+
+
+@njit(cache=True)
+def _highest_bit(x: int) -> int:
+    while x & (x - 1):
+        x &= x - 1
+    return x
+
+
+@njit(cache=True)
+def _xored_each(values: int, x: int) -> int:
+    """The set {v ^ x : v in `values`} (both below 62), as a mask."""
+    if x == 0:
+        return values
+    result = 0
+    while values:
+        low = values & -values
+        values ^= low
+        v = _low_index(low) ^ x
+        if v < 62:
+            result |= 1 << v
+    return result
 
 
 @njit(cache=True)
@@ -341,84 +439,97 @@ def search(
     keys_m: np.ndarray,
     keys_hw: np.ndarray,
     values: np.ndarray,
-    lower: np.ndarray,
     state: np.ndarray,
     exported: np.ndarray,
     hardest_first: bool,
     root_hw: int,
     root_m: int,
-    root_target: int,
+    root_request: int,
 ) -> int:
-    """The value of component (hw, m) when `target` < 0, else 1 if its value is `target` and
-    0 if not; `ABORT` when the round's budget is spent or the table is full.
+    """The value of component (hw, m) when it is among the values of mask `request`, else
+    `NOT_IN_SET` (a value outside it may come back too); `ABORT` when the round's budget is
+    spent or the table is full.
 
-    Iterative, with a frame per component being searched: each frame's component is smaller
-    than its parent's, so there are at most `MAX_CELLS` of them."""
+    Game families: Cram and Node-Kayles on grids (`rule`), one component at a time.
+
+    Beling and Rogalski's search: a component of n distinct moves keeps the set of values it
+    may still have, {0..n} at first; each move takes one out (its value, or the largest when
+    its value is not among them), so that one is left at the end. A move is asked only for
+    the values still possible (less the largest), so it stops as soon as it knows it has none
+    of them. The component searched (the root) tries one value at a time instead, asking each
+    move whether it has it (their "aspiration set" is one value). Iterative, with a frame per
+    component being searched: each frame's component is smaller than its parent's, so there
+    are at most `MAX_CELLS` of them."""
     depth = MAX_CELLS + 2
     f_hw = np.zeros(depth, dtype=np.int64)
     f_m = np.zeros(depth, dtype=np.int64)
-    f_target = np.zeros(depth, dtype=np.int64)
+    f_request = np.zeros(depth, dtype=np.int64)
     f_stage = np.zeros(depth, dtype=np.int64)
-    f_value = np.zeros(depth, dtype=np.int64)
-    f_reached = np.zeros(depth, dtype=np.int64)
+    f_possible = np.zeros(depth, dtype=np.int64)  # values still possible, below 62
+    f_above = np.zeros(depth, dtype=np.int64)  # how many possible values from 62 up
+    f_exact = np.zeros(depth, dtype=np.bool_)
     f_count = np.zeros(depth, dtype=np.int64)
     f_index = np.zeros(depth, dtype=np.int64)
+    f_aspire = np.zeros(depth, dtype=np.bool_)  # one value at a time, asked of each move
+    f_value = np.zeros(depth, dtype=np.int64)  # the value tried
+    f_skip = np.zeros(depth, dtype=np.int64)  # values some move has (not the component's)
+    alive = np.zeros((depth, MAX_MOVES), dtype=np.bool_)
     parts_hw = np.empty((depth, MAX_MOVES, MAX_PARTS), dtype=np.int64)
     parts_m = np.empty((depth, MAX_MOVES, MAX_PARTS), dtype=np.int64)
     counts = np.empty((depth, MAX_MOVES), dtype=np.int64)
     xors = np.zeros((depth, MAX_MOVES), dtype=np.int64)
     left = np.zeros((depth, MAX_MOVES), dtype=np.int64)
     pending = np.zeros((depth, MAX_MOVES), dtype=np.int64)
-    alive = np.zeros((depth, MAX_MOVES), dtype=np.bool_)
     weight = np.zeros(MAX_MOVES, dtype=np.int64)
+    places = np.zeros(MAX_MOVES, dtype=np.int64)
     sp = 0
     f_hw[0] = root_hw
     f_m[0] = root_m
-    f_target[0] = root_target
+    f_request[0] = root_request
     f_stage[0] = _START
     result = 0
     while True:
         hw = f_hw[sp]
         m = f_m[sp]
-        target = f_target[sp]
+        request = f_request[sp]
         stage = f_stage[sp]
         answered = False
         if stage == _START:
             i = _slot(keys_m, keys_hw, hw, m)
-            low = 0
             if keys_hw[i] != 0 and values[i] >= 0:
                 if exported[i] == STORED_UNCHECKED:
                     state[CHECK] = i
                     return UNCHECKED
-                result = values[i] if target < 0 else (1 if values[i] == target else 0)
+                result = values[i]
                 answered = True
             else:
-                if keys_hw[i] != 0:
-                    low = lower[i]
-                else:
-                    known = _known(rule, paths, state, hw, m)
-                    if known >= 0:  # a shortcut's value: kept, never stored as a part
-                        _put(keys_m, keys_hw, values, lower, state, hw, m, known, 0)
-                        exported[_slot(keys_m, keys_hw, hw, m)] = 1
-                        result = known if target < 0 else (1 if known == target else 0)
-                        answered = True
-                    else:
-                        low = _lower_bound(rule, state, hw, m)
-                if not answered and 0 <= target < low:
-                    result = 0
+                known = _known(rule, paths, state, hw, m)
+                if known >= 0:  # a shortcut's value: kept, never stored as a part
+                    exported[_put(keys_m, keys_hw, values, state, hw, m, known)] = 1
+                    result = known
                     answered = True
+                else:
+                    if _lower_bound(rule, state, hw, m) > 0:
+                        request &= ~1  # not 0
+                        f_request[sp] = request
+                    if request == 0:
+                        result = NOT_IN_SET
+                        answered = True
             if not answered:
                 if state[BUDGET] <= 0 or state[FULL]:
                     return ABORT
                 state[BUDGET] -= 1
                 state[SEARCHED] += 1
-                moves = _moves(rule, hw, m, parts_hw[sp], parts_m[sp], counts[sp])
-                reached = 0
+                moves = _moves(rule, hw, m, parts_hw[sp], parts_m[sp], counts[sp], places)
+                # the values possible: 0..moves
+                possible = ANY_VALUE if moves >= 62 else (1 << (moves + 1)) - 1
+                above = moves - 61 if moves >= 62 else 0
                 count = 0
+                reached = 0
                 for k in range(moves):
                     total = 0
                     n = 0
-                    weight[k] = 0
+                    weight[k] = places[k]  # ties: nearer the centre first
                     for t in range(counts[sp, k]):
                         phw = parts_hw[sp, k, t]
                         pm = parts_m[sp, k, t]
@@ -432,21 +543,26 @@ def search(
                         else:
                             value = _known(rule, paths, state, phw, pm)
                             if value >= 0:
-                                _put(keys_m, keys_hw, values, lower, state, phw, pm, value, 0)
-                                exported[_slot(keys_m, keys_hw, phw, pm)] = 1
+                                exported[_put(keys_m, keys_hw, values, state, phw, pm, value)] = 1
                         if value >= 0:
                             total ^= value
                         else:
                             parts_hw[sp, k, n] = phw
                             parts_m[sp, k, n] = pm
                             size = _popcount(pm)
-                            weight[k] += size * size
+                            weight[k] += size * size * 256
                             n += 1
                     xors[sp, k] = total
                     left[sp, k] = n
-                    if n == 0:
+                    if n == 0:  # its value is known: it is not the component's
                         if total < 62:
                             reached |= 1 << total
+                        if total < 62 and possible >> total & 1:
+                            possible ^= 1 << total
+                        elif above > 0:
+                            above -= 1
+                        else:
+                            possible ^= _highest_bit(possible)
                     else:  # the largest first: it is asked, the others valued
                         for a in range(1, n):
                             b = a
@@ -462,7 +578,8 @@ def search(
                                 b -= 1
                         pending[sp, count] = k
                         count += 1
-                # easiest moves first (or hardest, for a check by another order)
+                # easiest moves first (fewest cells left to search, then nearest the centre),
+                # or hardest first for a check by another order
                 for a in range(1, count):
                     b = a
                     while b > 0 and (
@@ -474,76 +591,125 @@ def search(
                         pending[sp, b] = pending[sp, b - 1]
                         pending[sp, b - 1] = x
                         b -= 1
+                f_possible[sp] = possible
+                f_above[sp] = above
+                f_exact[sp] = True
+                f_count[sp] = count
+                f_index[sp] = 0
+                f_aspire[sp] = sp == 0 and request | 1 == ANY_VALUE
+                f_value[sp] = 0 if request & 1 else 1
+                f_skip[sp] = reached
                 for a in range(count):
                     alive[sp, a] = True
-                f_count[sp] = count
-                f_reached[sp] = reached
-                if target >= 0 and (
-                    (target < 62 and reached >> target & 1) or count + _popcount(reached) < target
-                ):
-                    result = 0
-                    answered = True
-                else:
-                    f_value[sp] = low
-                    f_index[sp] = 0
-                    f_stage[sp] = _LOOP
-                    stage = _LOOP
+                stage = _LOOP
         if not answered and stage == _PART:  # a smaller component of a move was valued
+            if result < 0:
+                return TOO_LARGE
             k = pending[sp, f_index[sp]]
             xors[sp, k] ^= result
             left[sp, k] -= 1
             stage = _LOOP
-        elif not answered and stage == _ASK:  # the largest was asked
-            if result == 1:
-                alive[sp, f_index[sp]] = False
-                if target >= 0 and f_value[sp] == target:  # the target is reached
-                    _put(keys_m, keys_hw, values, lower, state, hw, m, -1, target + 1)
-                    result = 0
-                    answered = True
-                else:
+        elif not answered and stage == _ASK:  # the largest component of a move answered
+            k = pending[sp, f_index[sp]]
+            possible = f_possible[sp]
+            value = result ^ xors[sp, k] if result >= 0 else 62
+            if value < 62 and possible >> value & 1:
+                possible ^= 1 << value
+            elif f_above[sp] > 0:
+                f_above[sp] -= 1
+            else:
+                possible ^= _highest_bit(possible)
+            if result < 0:
+                f_exact[sp] = False
+            f_possible[sp] = possible
+            f_index[sp] += 1
+            stage = _LOOP
+        elif not answered and stage == _TRY:  # a move answered whether it has the value tried
+            a = f_index[sp]
+            if result >= 0:
+                alive[sp, a] = False
+                value = result ^ xors[sp, pending[sp, a]]
+                if value == f_value[sp]:  # not the component's value: try the next
                     f_value[sp] += 1
                     f_index[sp] = 0
-                    stage = _LOOP
+                else:
+                    if value < 62:
+                        f_skip[sp] |= 1 << value
+                    f_index[sp] = a + 1
             else:
-                f_index[sp] += 1
-                stage = _LOOP
-        if not answered and stage == _LOOP:
+                f_index[sp] = a + 1
+            stage = _LOOP
+        if not answered and stage == _LOOP and f_aspire[sp]:
             value = f_value[sp]
-            final = target >= 0 and value == target
-            while not final and value < 62 and f_reached[sp] >> value & 1:
+            while value < 62 and f_skip[sp] >> value & 1:
                 value += 1
                 f_index[sp] = 0
-                final = target >= 0 and value == target
             f_value[sp] = value
             a = f_index[sp]
             while a < f_count[sp] and not alive[sp, a]:
                 a += 1
             f_index[sp] = a
-            if a < f_count[sp]:
+            if a == f_count[sp] or value >= 62:  # no move has the value tried: it is this one's
+                if value >= 62:
+                    return TOO_LARGE
+                _put(keys_m, keys_hw, values, state, hw, m, value)
+                result = value
+                answered = True
+            else:
                 k = pending[sp, a]
                 child = sp + 1
                 if left[sp, k] > 1:  # value the smallest component left of this move
                     n = left[sp, k] - 1
                     f_hw[child] = parts_hw[sp, k, n]
                     f_m[child] = parts_m[sp, k, n]
-                    f_target[child] = -1
+                    f_request[child] = ANY_VALUE
                     f_stage[sp] = _PART
                 else:
+                    asked = value ^ xors[sp, k]
                     f_hw[child] = parts_hw[sp, k, 0]
                     f_m[child] = parts_m[sp, k, 0]
-                    f_target[child] = value ^ xors[sp, k]
+                    f_request[child] = 1 << asked if asked < 62 else 0
+                    f_stage[sp] = _TRY
+                f_stage[child] = _START
+                sp = child
+                continue
+        elif not answered and stage == _LOOP:
+            possible = f_possible[sp]
+            if possible & request == 0:
+                result = NOT_IN_SET
+                answered = True
+            elif f_index[sp] == f_count[sp]:  # one value is left: the component's
+                upto = _highest_bit(request)
+                upto |= upto - 1
+                if f_exact[sp] or possible & upto:
+                    result = _low_index(possible) if possible else 62
+                    _put(keys_m, keys_hw, values, state, hw, m, result)
+                else:
+                    result = NOT_IN_SET
+                answered = True
+            else:
+                k = pending[sp, f_index[sp]]
+                child = sp + 1
+                if left[sp, k] > 1:  # value the smallest component left of this move
+                    n = left[sp, k] - 1
+                    f_hw[child] = parts_hw[sp, k, n]
+                    f_m[child] = parts_m[sp, k, n]
+                    f_request[child] = ANY_VALUE
+                    f_stage[sp] = _PART
+                else:
+                    if f_above[sp] > 0:
+                        below_largest = possible
+                    else:
+                        below_largest = possible ^ _highest_bit(possible)
+                    upto = _highest_bit(request)
+                    upto |= upto - 1
+                    f_hw[child] = parts_hw[sp, k, 0]
+                    f_m[child] = parts_m[sp, k, 0]
+                    f_request[child] = _xored_each(below_largest & upto, xors[sp, k])
                     f_stage[sp] = _ASK
                 f_stage[child] = _START
                 sp = child
                 continue
-            # no move reaches this value: it is the value
-            if final:
-                _put(keys_m, keys_hw, values, lower, state, hw, m, target, 0)
-                result = 1
-            else:
-                _put(keys_m, keys_hw, values, lower, state, hw, m, value, 0)
-                result = value if target < 0 else 0
-            answered = True
         if answered:
             if sp == 0:
                 return result
@@ -555,12 +721,10 @@ def _rehash(
     keys_m: np.ndarray,
     keys_hw: np.ndarray,
     values: np.ndarray,
-    lower: np.ndarray,
     exported: np.ndarray,
     new_m: np.ndarray,
     new_hw: np.ndarray,
     new_values: np.ndarray,
-    new_lower: np.ndarray,
     new_exported: np.ndarray,
 ) -> int:
     """Move every entry into a larger table; how many there are."""
@@ -571,7 +735,6 @@ def _rehash(
             new_hw[j] = keys_hw[i]
             new_m[j] = keys_m[i]
             new_values[j] = values[i]
-            new_lower[j] = lower[i]
             new_exported[j] = exported[i]
             entries += 1
     return entries
@@ -594,19 +757,10 @@ def _fresh(
 
 @njit(cache=True)
 def _insert(
-    keys_m: np.ndarray,
-    keys_hw: np.ndarray,
-    values: np.ndarray,
-    lower: np.ndarray,
-    exported: np.ndarray,
-    state: np.ndarray,
-    hw: int,
-    m: int,
-    value: int,
-    flag: int,
-) -> None:
-    _put(keys_m, keys_hw, values, lower, state, hw, m, value, 0)
-    exported[_slot(keys_m, keys_hw, hw, m)] = flag
+    keys_m: np.ndarray, keys_hw: np.ndarray, values: np.ndarray, exported: np.ndarray,
+    state: np.ndarray, hw: int, m: int, value: int, flag: int,
+) -> None:  # fmt: skip
+    exported[_put(keys_m, keys_hw, values, state, hw, m, value)] = flag
 
 
 #: Components a round searches before it hands back (progress, bounds, signals).
@@ -614,7 +768,7 @@ ROUND = 200_000
 #: Slots of a new table (it doubles when three quarters full).
 FIRST_CAPACITY = 1 << 16
 #: Bytes a slot takes in the table's arrays.
-BYTES_PER_SLOT = 19
+BYTES_PER_SLOT = 18
 
 
 class CompiledGridSearch:
@@ -654,7 +808,6 @@ class CompiledGridSearch:
         self.keys_m = np.zeros(capacity, dtype=np.int64)
         self.keys_hw = np.zeros(capacity, dtype=np.int64)
         self.values = np.full(capacity, -1, dtype=np.int8)
-        self.lower = np.zeros(capacity, dtype=np.int8)
         self.exported = np.zeros(capacity, dtype=np.int8)
 
     @staticmethod
@@ -684,14 +837,12 @@ class CompiledGridSearch:
             )
         if capacity == len(self.keys_m):
             return
-        old = (self.keys_m, self.keys_hw, self.values, self.lower, self.exported)
+        old = (self.keys_m, self.keys_hw, self.values, self.exported)
         self._allocate(capacity)
-        self.state[ENTRIES] = _rehash(
-            *old, self.keys_m, self.keys_hw, self.values, self.lower, self.exported
-        )
+        self.state[ENTRIES] = _rehash(*old, self.keys_m, self.keys_hw, self.values, self.exported)
         self.state[FULL] = 0
 
-    def _search(self, key: int, target: int) -> int:
+    def _search(self, key: int, request: int) -> int:
         from explorer.games.grids import SHORTCUT_PATHS, SHORTCUT_SYMMETRY, unkey
 
         h, w, mask = unkey(key)
@@ -700,8 +851,8 @@ class CompiledGridSearch:
             self.state[BUDGET] = ROUND
             before = self.state.copy()
             answer = search(
-                self.rule, self.paths, self.keys_m, self.keys_hw, self.values, self.lower,
-                self.state, self.exported, self.hardest_first, h << 8 | w, mask, target,
+                self.rule, self.paths, self.keys_m, self.keys_hw, self.values,
+                self.state, self.exported, self.hardest_first, h << 8 | w, mask, request,
             )  # fmt: skip
             self.stats.searched = int(self.state[SEARCHED])
             if self.state[PATHS] > before[PATHS]:
@@ -716,6 +867,11 @@ class CompiledGridSearch:
                 self.report(self)
             if answer == UNCHECKED:
                 self._check_stored(int(self.state[CHECK]))
+            elif answer == TOO_LARGE:
+                raise ValueError(
+                    f"a part of {self.rules.label(key)!r} has a value of 62 or more, past what "
+                    "the compiled search holds"
+                )
             elif answer != ABORT:
                 return int(answer)
 
@@ -736,10 +892,18 @@ class CompiledGridSearch:
         self.unchecked_labels.discard(label)
 
     def value(self, key: int) -> int:
-        return self._search(key, -1)
+        found = self._search(key, ANY_VALUE)
+        if found < 0:
+            raise ValueError(
+                f"{self.rules.label(key)!r} has a value of 62 or more, past what the compiled "
+                "search holds"
+            )
+        return found
 
     def has_value(self, key: int, target: int) -> bool:
-        return self._search(key, target) == 1
+        if target >= 62:
+            return self.value(key) == target
+        return self._search(key, 1 << target) == target
 
     def total(self, keys: Sequence[int]) -> int:
         result = 0
@@ -768,7 +932,7 @@ class CompiledGridSearch:
             if self.state[FULL]:
                 self._grow(2 * len(self.keys_m))
             _insert(
-                self.keys_m, self.keys_hw, self.values, self.lower, self.exported,
+                self.keys_m, self.keys_hw, self.values, self.exported,
                 self.state, h << 8 | w, mask, value,
                 STORED_UNCHECKED if label in self.unchecked_labels else 1,
             )  # fmt: skip

@@ -33,7 +33,8 @@ from typing import Any
 import numpy as np
 
 from explorer.errors import ValueLimitError
-from explorer.games.heaps import HeapGame, SplitRules
+from explorer.games.base import HeapRules
+from explorer.games.removals import SplitRules
 from explorer.machine import check_memory_need
 from explorer.solver.periods import GuySmith, proof_length, proven_period
 
@@ -155,6 +156,26 @@ class SparseRun:
     pairs: int = 0
 
 
+def _kernel(workers: int) -> Any:
+    """The compiled kernel for `workers` threads (numba's threads set to as many)."""
+    from explorer.solver.sparse_kernel import kernel
+
+    compiled = kernel(workers)
+    if workers > 1:
+        from numba import set_num_threads
+
+        set_num_threads(workers)
+    return compiled
+
+
+def _team(workers: int, largest: int) -> tuple[int, int, int]:
+    """What the team's kernel takes beyond the values and moves: the width of the values'
+    marks (every value so far below it), the heaps of a block (its marks in a few MiB a
+    worker), and the workers."""
+    width = 1 << max(largest.bit_length(), 1)
+    return width, max(16, min(BLOCK_HEAPS, (1 << 20) // (2 * width + 1))), workers
+
+
 def extend_values(
     rules: SplitRules,
     values: np.ndarray,
@@ -182,16 +203,14 @@ def extend_values(
     >>> extend_values(rules, v, 0, 12).done, v.tolist()
     (13, [0, 1, 2, 3, 1, 4, 3, 2, 1, 4, 2, 6, 4])
     """
-    from explorer.solver.sparse_kernel import kernel
-
-    compiled = kernel(workers)
-    if workers > 1:
-        from numba import set_num_threads
-
-        set_num_threads(workers)
-    leave_one = np.array(rules.leave_one, dtype=np.int64)
-    take_all = np.array(rules.take_all, dtype=np.int64)
-    split_after = np.array(rules.split_after, dtype=np.int64)
+    compiled = _kernel(workers)
+    # the octal digits' three cases, as the kernel takes them (see `explorer.solver.sparse_kernel`)
+    moves = (
+        np.array(rules.leave_one, dtype=np.int64),
+        np.array(rules.take_all, dtype=np.int64),
+        np.array(rules.split_after, dtype=np.int64),
+        rules.unequal,
+    )
     seen = np.zeros(VALUE_LIMIT + 2, dtype=np.int32)
     largest = int(values[:done].max(initial=0))
     run = SparseRun(values, done, largest)
@@ -209,24 +228,9 @@ def extend_values(
             revise_at = max(FIRST_SPLIT, 1 << n.bit_length())
         end = min(stop_at, revise_at, n + chunk)
         began = time.perf_counter()
-        if workers == 1:
-            tail: tuple[Any, ...] = (seen,)
-        else:  # every value so far below width, a block's marks in a few MiB a worker
-            width = 1 << max(run.largest.bit_length(), 1)
-            tail = (width, max(16, min(BLOCK_HEAPS, (1 << 20) // (2 * width + 1))), workers)
+        tail = (seen,) if workers == 1 else _team(workers, run.largest)
         reached, nrare, top, pairs = compiled(
-            values,
-            n,
-            end,
-            leave_one,
-            take_all,
-            split_after,
-            rules.unequal,
-            sparse,
-            common,
-            rare,
-            nrare,
-            *tail,
+            values, n, end, *moves, sparse, common, rare, nrare, *tail
         )
         run.pairs += pairs
         run.done = reached
@@ -368,20 +372,20 @@ class HeapSequence:
         return len(self.values)
 
 
-def guy_smith(game: HeapGame) -> GuySmith | None:
+def guy_smith(game: HeapRules) -> GuySmith | None:
     """The Guy-Smith theorem for this game, or None when it does not apply.
 
     It applies to every octal game with finitely many non-zero digits, ``4.`` codes included
     (the heap's own splits remove k = 0 tokens: the proof holds for removals 0..k), and to the
     take-and-break codes whose periodicity says so (at most h heaps left); a game says so by
-    `HeapGame.guy_smith_parameters`.
+    `HeapRules.guy_smith_parameters`.
     """
     found = game.guy_smith_parameters()
     return None if found is None else GuySmith(*found)
 
 
 def heap_sequence(
-    game: HeapGame,
+    game: HeapRules,
     upto: int,
     *,
     until_periodic: bool = False,
@@ -429,6 +433,34 @@ def heap_sequence(
         if first.proof is not None:
             return first
         previous, stored = first.values, first.computed
+    return _compiled_sequence(
+        rules,
+        previous,
+        stored,
+        upto,
+        theorem=theorem,
+        limit=limit,
+        progress=progress,
+        checkpoint=checkpoint,
+        workers=workers,
+    )
+
+
+def _compiled_sequence(
+    rules: SplitRules,
+    previous: np.ndarray,
+    stored: int,
+    upto: int,
+    *,
+    theorem: GuySmith | None,
+    limit: int,
+    progress: Progress | None,
+    checkpoint: Callable[[np.ndarray, int], None] | None,
+    workers: int,
+) -> HeapSequence:
+    """G(0..upto) of a splitting game by the compiled kernel, after the `stored` values
+    `previous`, or fewer when a period is proven (with a `theorem`); see `heap_sequence`."""
+    proof: tuple[int, int] | None = None
     # a run that may stop at a proof grows its array by doubling, so a far bound costs nothing
     size = upto + 1 if theorem is None else min(upto + 1, max(2 * stored, 1 << 16))
     check_memory(size - 1, limit)
@@ -483,7 +515,7 @@ CHECKPOINT_SECONDS = 2.0
 
 
 def _small_sequence(
-    game: HeapGame,
+    game: HeapRules,
     upto: int,
     theorem: GuySmith | None,
     progress: Progress | None,

@@ -614,7 +614,13 @@ def _phase2(  # type: ignore[no-untyped-def]
     found,
 ):
     """Phase 2 of the block at n0, in heap order, from the rows of the member that did each
-    run; then the next block opened to the team (or the team told to stop)."""
+    run; then the next block opened to the team (or the team told to stop).
+
+    Octal-digit cases: the options phase 1 could not know, those reaching into the block.
+    Bit 2 (`leave_one`: leave one heap n - k) when n - k >= n0; bit 4 (`split_after`: split
+    n - k into two heaps, `unequal` for Grundy's game) for the pairs whose larger heap lies in
+    the block, then the sparse scan resumed. Bit 1 (`take_all`, value 0) is phase 1's alone.
+    """
     nrare = known
     largest = team[8 * _LARGEST]
     pairs = team[8 * _PAIRS]

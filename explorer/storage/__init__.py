@@ -19,12 +19,16 @@ if TYPE_CHECKING:
     from explorer.storage.backends.engine import DEFAULT_PATH, ENV_VAR, resolve_url
     from explorer.storage.database import Database, open_database
     from explorer.storage.query.game_rows import QueryResult
+    from explorer.storage.query.game_stats import BuildRecord, GameStats, TierRecord
     from explorer.storage.stored_game import StoredGame
 
 #: Where each name lives: its module loads when the name is first asked for.
 _HOMES = {
     **dict.fromkeys(("Database", "open_database"), "explorer.storage.database"),
     "QueryResult": "explorer.storage.query.game_rows",
+    **dict.fromkeys(
+        ("BuildRecord", "GameStats", "TierRecord"), "explorer.storage.query.game_stats"
+    ),
     "StoredGame": "explorer.storage.stored_game",
     **dict.fromkeys(("DEFAULT_PATH", "ENV_VAR", "resolve_url"), "explorer.storage.backends.engine"),
 }
@@ -36,13 +40,16 @@ __getattr__, __dir__ = lazy_members(globals(), _HOMES)
 __all__ = [
     "DEFAULT_PATH",
     "ENV_VAR",
+    "BuildRecord",
     "Database",
     "DatabaseError",
     "DatabaseURLError",
+    "GameStats",
     "NotStoredError",
     "QueryResult",
     "SchemaTooNewError",
     "StoredGame",
+    "TierRecord",
     "open_database",
     "resolve_url",
 ]

@@ -11,18 +11,15 @@ from typing import Any, Literal
 
 import sqlalchemy as sa
 
-from explorer.games.convention import NORMAL
 from explorer.games.specs import GameSpec
 from explorer.storage.backends.engine import release_page_cache, writing
 from explorer.storage.backends.errors import translated
 from explorer.storage.query.browsing import Browsing
-from explorer.storage.query.damage import stored_key, stored_natural
 from explorer.storage.query.game_rows import QueryResult, state_dict
+from explorer.storage.query.game_stats import GameStats, read_game_stats
 from explorer.storage.query.stored_findings import Findings
 from explorer.storage.query.subgraphs import Subgraphs
 from explorer.storage.rows.counts import read_counts
-from explorer.storage.rows.findings import load_patterns, load_quotient
-from explorer.storage.rows.records import shown_status
 from explorer.storage.rows.sequences import (
     StoredSequence,
     delete_sequence,
@@ -180,12 +177,12 @@ class StoredGame(Browsing, Subgraphs, Findings):
         )
 
     @translated("read")
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> GameStats:
         """Counts by outcome, Grundy value and depth, extremes, and the build history of the
         game (in a misère build, values G⁻ and misère outcomes), each build's ``workers``;
         ``tiers`` (each tier's states, moves and seconds to expand and to solve) when a build
         in tiers stored them, ``patterns`` and ``quotient`` when `save_patterns` or
-        `save_quotient` stored them.
+        `save_quotient` stored them (see `GameStats`; ``to_dict()`` for ``--json``).
 
         Examples
         --------
@@ -193,102 +190,13 @@ class StoredGame(Browsing, Subgraphs, Findings):
         >>> db = open_database("sqlite://")
         >>> nim = db.game("nim")
         >>> _ = nim.build("1,2")
-        >>> nim.stats()["by_outcome"]
+        >>> nim.stats().by_outcome
         {'N': 3, 'P': 2}
         >>> db.close()
         """
         with self.engine.connect() as conn:
             game_id, spec = self._resolved(conn)
-            params = {"g": game_id}
-            counts = read_counts(conn, game_id)
-
-            def histogram(kind: str) -> dict[Any, int]:
-                numbers = counts[kind]
-                if kind == "outcome":
-                    return {value: numbers[value] for value in sorted(numbers)}
-                # a value that is not a number (a damaged row) is left out: `verify` names it
-                found: dict[int, int] = {}
-                for text, number in numbers.items():
-                    digits = text[1:] if text.startswith("-") else text  # depth -1: unreached
-                    if digits.isascii() and digits.isdigit():
-                        found[int(text)] = found.get(int(text), 0) + number
-                return dict(sorted(found.items()))
-
-            def total(kind: str) -> int:
-                return counts[kind].get("", 0)
-
-            by_outcome, by_grundy, by_depth = (
-                histogram("outcome"),
-                histogram("grundy"),
-                histogram("depth"),
-            )
-            remoteness, height = histogram("remoteness"), histogram("height")
-            builds = [
-                {
-                    "id": r.id,
-                    "kind": r.kind,
-                    "position": None if r.root is None else stored_key(r.root),
-                    "status": shown_status(r.status, r.host, r.pid),
-                    "started_at": str(r.started_at),
-                    "finished_at": None if r.finished_at is None else str(r.finished_at),
-                    # a count that is not a number (a damaged row) reads as None
-                    "states_new": stored_natural(r.states_new),
-                    "states_reused": stored_natural(r.states_reused),
-                    "edges_new": stored_natural(r.edges_new),
-                    "values_computed": stored_natural(r.values_computed),
-                    "host": r.host,
-                    "pid": r.pid,
-                    "workers": r.workers,
-                }
-                for r in conn.execute(
-                    sa.text("SELECT * FROM builds WHERE game_id = :g ORDER BY id"), params
-                )
-            ]
-            tiers = sorted(
-                (
-                    {
-                        "tier": int(r.tier),
-                        "build_id": r.build_id,
-                        "states": r.states,
-                        "edges": r.edges,
-                        "expand_seconds": r.expand_seconds,
-                        "solve_seconds": r.solve_seconds,
-                    }
-                    for r in conn.execute(sa.text("SELECT * FROM tiers WHERE game_id = :g"), params)
-                ),
-                key=lambda t: -t["tier"],
-            )
-            # what `explorer patterns --db` and `explorer quotient --db` stored (normal play)
-            normal = self.convention == NORMAL
-            patterns = load_patterns(conn, game_id) if normal else []
-            quotient = load_quotient(conn, game_id) if normal else None
-        return {
-            "game": spec,
-            "convention": self.convention,
-            "states": total("states"),
-            "edges": total("edges"),
-            "expanded": total("expanded"),
-            "solved": total("solved"),
-            "unsolved": total("states") - total("solved"),
-            "by_outcome": by_outcome,
-            "by_grundy": by_grundy,
-            "by_depth": by_depth,
-            # each state's depth counts from the start of the build that stored it
-            "depth_from": list(
-                dict.fromkeys(
-                    b["position"] for b in builds if b["kind"] == "build" and b["states_new"]
-                )
-            ),
-            "max_grundy": max(by_grundy, default=None),
-            "max_depth": max(by_depth, default=None),
-            "max_remoteness": max(remoteness, default=None),
-            "max_height": max(height, default=None),
-            "builds": builds,
-            # only when stored, so that the stats of other games read as before
-            **({"tiers": tiers} if tiers else {}),
-            **({"patterns": patterns} if patterns else {}),
-            **({"quotient": quotient.to_dict()} if quotient is not None else {}),
-        }
+            return read_game_stats(conn, game_id, spec, self.convention)
 
     # -- value sequences of one heap (normal play) ------------------------------------------
     @translated("read")

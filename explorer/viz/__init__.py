@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     import networkx as nx
 
     from explorer.games.base import Game, Position
-    from explorer.storage import StoredGame
+    from explorer.storage import GameStats, StoredGame
     from explorer.viz.graphs import (
         GroupBy,
         condense,
@@ -207,7 +207,7 @@ def draw_stored(
         if game.convention == MISERE:
             raise SpecError("--condensed groups normal-play values; draw misère play without it")
         stats = game.stats()
-        if stats["states"] > max_states:
+        if stats.states > max_states:
             return draw_condensed(_counted_groups(game, stats, condensed, max_states))
         return draw_condensed(condense(game.subgraph(limit=max_states), by=condensed))
     graph = game.neighbourhood(position, depth, "both", max_states=max_states)
@@ -234,24 +234,22 @@ def _stored_parts(game: StoredGame, position: str) -> PartsView | None:
     return parts_view(rules, rules.parse(position), value_of=known_values(table))
 
 
-def _counted_groups(
-    game: StoredGame, stats: dict[str, Any], by: GroupBy, max_states: int
-) -> nx.DiGraph:
+def _counted_groups(game: StoredGame, stats: GameStats, by: GroupBy, max_states: int) -> nx.DiGraph:
     """The groups of a stored game too big to load, counted in the database, without moves."""
     import networkx as nx
 
     groups = nx.DiGraph(
-        game=stats["game"],
+        game=stats.game,
         by=by,
-        states=stats["states"],
-        moves=stats["edges"],
+        states=stats.states,
+        moves=stats.edges,
         note=(
-            f"The {stats['states']:,} stored states are more than --max-states "
+            f"The {stats.states:,} stored states are more than --max-states "
             f"{max_states:,}: the groups are counted in the database and the moves between them "
             "are not drawn (raise --max-states to draw them)."
         ),
     )
-    counts = stats["by_grundy"] if by == "grundy" else stats["by_depth"]
+    counts = stats.by_grundy if by == "grundy" else stats.by_depth
     for key, count in sorted(counts.items()):
         if by == "grundy":
             zeros = count if key == 0 else 0

@@ -425,6 +425,29 @@ def graph_drawing(graph: nx.DiGraph, *, title: str | None = None) -> Drawing:
             colour = GROUPS[item["group"]]["color"]
             item.update(borderWidth=5, color=dict(colour, border=START_BORDER))
         nodes.append(item)
+    edges = _drawn_edges(graph, ids, row, where, tooltips)
+    states = int(meta.get("states", graph.number_of_nodes()))
+    heading = title or _heading(meta, start)
+    p_positions = sum(1 for n in nodes if n["outcome"] == "P")
+    summary = (
+        f"{_count(len(nodes), 'state')} and {_count(len(edges), 'move')} drawn"
+        f" ({_count(p_positions, 'P-position')}), {_rows_text(graph, level, row)}"
+        + (" Misère play: the player who moves last loses." if convention == MISERE else "")
+    )
+    note = _cut_note(len(nodes), states, meta) if meta.get("cut") else ""
+    legend = _legend(values, start=start in ids, groups=groups, convention=convention)
+    return Drawing(heading, [summary], note, legend, nodes, edges, meta.get("parts"))
+
+
+def _drawn_edges(
+    graph: nx.DiGraph,
+    ids: dict[Hashable, int],
+    row: Mapping[Hashable, int],
+    where: Mapping[Hashable, tuple[float, float]],
+    tooltips: Any,
+) -> list[dict[str, Any]]:
+    """The moves as the page draws them: a winning move (to a P-position) thick, a move that
+    would pass through a state of a row it skips bent."""
     # a straight move through a state of a row it skips would seem to end there: bend it
     # (on smaller pages only: per-edge options slow the first drawing of big ones)
     bent = bends(graph, row, where, row=ROW) if graph.number_of_edges() <= CURVED_EDGES else {}
@@ -441,25 +464,18 @@ def graph_drawing(graph: nx.DiGraph, *, title: str | None = None) -> Drawing:
                 title=tooltips.winning_move(a, b),
             )
         edges.append(edge)
-    states = int(meta.get("states", graph.number_of_nodes()))
-    heading = title or _heading(meta, start)
-    summary = (
-        f"{_count(len(nodes), 'state')} and {_count(len(edges), 'move')} drawn"
-        f" ({_count(sum(1 for n in nodes if n['outcome'] == 'P'), 'P-position')}), "
-        + (
-            (
-                "one row per layer (a wide layer folded onto several): every move goes down."
-                if len(set(row.values())) > len(set(level.values()))
-                else "one row per layer: every move goes down."
-            )
-            if _acyclic(level, graph)
-            else "rows by fewest moves from the start (the graph has cycles: some moves go up)."
-        )
-        + (" Misère play: the player who moves last loses." if convention == MISERE else "")
-    )
-    note = _cut_note(len(nodes), states, meta) if meta.get("cut") else ""
-    legend = _legend(values, start=start in ids, groups=groups, convention=convention)
-    return Drawing(heading, [summary], note, legend, nodes, edges, meta.get("parts"))
+    return edges
+
+
+def _rows_text(
+    graph: nx.DiGraph, level: Mapping[Hashable, int], row: Mapping[Hashable, int]
+) -> str:
+    """What the rows of a drawing are, in words."""
+    if not _acyclic(level, graph):
+        return "rows by fewest moves from the start (the graph has cycles: some moves go up)."
+    if len(set(row.values())) > len(set(level.values())):
+        return "one row per layer (a wide layer folded onto several): every move goes down."
+    return "one row per layer: every move goes down."
 
 
 def _acyclic(level: Mapping[Hashable, int], graph: nx.DiGraph) -> bool:
@@ -535,9 +551,46 @@ def draw_condensed(graph: nx.DiGraph, *, title: str | None = None) -> GraphPage:
     meta = graph.graph
     by_value = meta.get("by", "grundy") == "grundy"
     ids = {key: i for i, key in enumerate(graph)}
-    nodes, values = [], set()
-    widest = max((count for _, count in graph.nodes(data="states")), default=1)
     tooltips = _tooltips()
+    nodes, values = _condensed_nodes(graph, ids, tooltips, by_value=by_value)
+    edges = _condensed_edges(graph, ids, tooltips, by_value=by_value)
+    states = int(meta.get("states", sum(n["states"] for n in nodes)))
+    moves_total = _count(int(meta.get("moves", 0)), "move")
+    heading = title or _heading(meta, meta.get("root")) + (
+        ": states by Grundy value" if by_value else ": states by depth"
+    )
+    if by_value:
+        summary = (
+            f"{_count(states, 'state')} and {moves_total} in {_count(len(nodes), 'group')}. "
+            "Moves down in value arc below the row, moves up arc above it: every group of "
+            "value G > 0 reaches each lower value (the mex), none reaches its own."
+        )
+        legend = _legend(values, start=False)
+    else:
+        summary = (
+            f"{_count(states, 'state')} and {moves_total} at {_count(len(nodes), 'depth')} "
+            "(the fewest moves from the start); each box is as wide as its number of states."
+        )
+        legend = [
+            _swatch(0, "a depth holding P-positions only"),
+            _swatch(1, "a depth holding N-positions"),
+            LegendItem("line", MOVE_COLOUR, "moves between two depths (wider: more)"),
+        ]
+    note = str(meta.get("note", ""))
+    drawing = Drawing(heading, [summary], note, legend, nodes, edges)
+    return GraphPage(
+        _render(drawing), len(nodes), len(edges), states, bool(note), note, True, drawing
+    )
+
+
+def _condensed_nodes(
+    graph: nx.DiGraph, ids: dict[Hashable, int], tooltips: Any, *, by_value: bool
+) -> tuple[list[dict[str, Any]], set[int | None]]:
+    """The groups of a condensed graph as the page draws them (in a row by value, or as boxes
+    down by depth), and the shades they take."""
+    nodes: list[dict[str, Any]] = []
+    values: set[int | None] = set()
+    widest = max((count for _, count in graph.nodes(data="states")), default=1)
     for key, attrs in graph.nodes.items():
         count, zeros, inner = attrs["states"], attrs["p_positions"], attrs.get("inner_moves")
         if by_value:
@@ -572,6 +625,13 @@ def draw_condensed(graph: nx.DiGraph, *, title: str | None = None) -> GraphPage:
                 margin=5,
             )
         nodes.append(item)
+    return nodes, values
+
+
+def _condensed_edges(
+    graph: nx.DiGraph, ids: dict[Hashable, int], tooltips: Any, *, by_value: bool
+) -> list[dict[str, Any]]:
+    """The arrows between a condensed graph's groups, wider for more moves."""
     edges = []
     biggest = max((m for _, _, m in graph.edges(data="moves")), default=1)
     for a, b, moves in graph.edges(data="moves"):
@@ -589,33 +649,7 @@ def draw_condensed(graph: nx.DiGraph, *, title: str | None = None) -> GraphPage:
         if not by_value:  # arrowheads would sit on the labels; the tooltip gives the direction
             edge["arrows"] = {"to": {"enabled": False}}
         edges.append(edge)
-    states = int(meta.get("states", sum(n["states"] for n in nodes)))
-    moves_total = _count(int(meta.get("moves", 0)), "move")
-    heading = title or _heading(meta, meta.get("root")) + (
-        ": states by Grundy value" if by_value else ": states by depth"
-    )
-    if by_value:
-        summary = (
-            f"{_count(states, 'state')} and {moves_total} in {_count(len(nodes), 'group')}. "
-            "Moves down in value arc below the row, moves up arc above it: every group of "
-            "value G > 0 reaches each lower value (the mex), none reaches its own."
-        )
-        legend = _legend(values, start=False)
-    else:
-        summary = (
-            f"{_count(states, 'state')} and {moves_total} at {_count(len(nodes), 'depth')} "
-            "(the fewest moves from the start); each box is as wide as its number of states."
-        )
-        legend = [
-            _swatch(0, "a depth holding P-positions only"),
-            _swatch(1, "a depth holding N-positions"),
-            LegendItem("line", MOVE_COLOUR, "moves between two depths (wider: more)"),
-        ]
-    note = str(meta.get("note", ""))
-    drawing = Drawing(heading, [summary], note, legend, nodes, edges)
-    return GraphPage(
-        _render(drawing), len(nodes), len(edges), states, bool(note), note, True, drawing
-    )
+    return edges
 
 
 def _render(drawing: Drawing) -> str:

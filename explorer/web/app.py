@@ -38,10 +38,11 @@ from explorer.web.parts import StoredParts, stored_drawing
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
+    from starlette.datastructures import QueryParams
     from starlette.requests import Request
     from starlette.responses import Response
 
-    from explorer.storage import Database
+    from explorer.storage import Database, GameStats
     from explorer.storage.stored_game import StoredGame
 
 log = logging.getLogger(__name__)
@@ -193,7 +194,7 @@ class Pages:
             convention=convention,
             stats=stats,
             building=building,
-            depths=bars(stats["by_depth"], lambda _: DEPTH_COLOUR, lambda d: f"depth {d}"),
+            depths=bars(stats.by_depth, lambda _: DEPTH_COLOUR, lambda d: f"depth {d}"),
             sequence=None if convention == MISERE else self._sequence(named, stats),
             table=None if convention == MISERE else self._table(named, stats),
             found=None if convention == MISERE else findings(named.stored),
@@ -317,16 +318,7 @@ class Pages:
     def play(self, request: Request) -> Response:
         params = request.query_params
         typed = spec_of(params)
-        line = params.getlist("p")
-        if not line:
-            raise BadRequest("no start position (add &p=POSITION to the address)")
-        if any("\x00" in key for key in line):
-            raise BadRequest("p must not hold a NUL character")
-        if len(line) > MAX_PLAY_MOVES + 1:
-            raise BadRequest(f"a game of more than {MAX_PLAY_MOVES:,} moves cannot be replayed")
-        app_side = params.get("app", "second")
-        if app_side not in ("first", "second"):
-            raise BadRequest(f"app must be first or second, not {app_side!r}")
+        line, app_side = _played(params)
         hints = params.get("hints") == "1"
         convention = convention_of(params)
         named = self.names.game(typed, convention)
@@ -366,12 +358,7 @@ class Pages:
             choices = stored.best_moves(keys[-1], limit=LISTED_MOVES)
         else:
             choices = stored.successors(keys[-1], limit=LISTED_MOVES)
-        history = []
-        words = stored.move_words(keys)
-        for i, (key, move) in enumerate(zip(keys[1:], words, strict=True), start=1):
-            mover_is_app = ((i - 1) % 2 == 0) == (app_side == "first")
-            by = "app" if mover_is_app else "you"
-            history.append({"number": i, "by": by, "position": key, "move": move})
+        history = _history(keys, stored.move_words(keys), app_side)
         finished = best["total"] == 0 and not unexplored
         winner = None
         if finished:
@@ -416,15 +403,15 @@ class Pages:
         return Response(body, media_type=kind, headers={"cache-control": "max-age=3600"})
 
     # -- sequence and table ---------------------------------------------------------------
-    def _sequence(self, named: Named, stats: Mapping[str, Any]) -> dict[str, Any] | None:
+    def _sequence(self, named: Named, stats: GameStats) -> dict[str, Any] | None:
         """G(n) of single heaps stored for a heap game, as points of a scatter plot."""
         game = named.rules
-        if game is None or game.as_heap_game() is None:
+        if game is None or game.heap_rules() is None:
             return None
         largest = 0
-        for build in stats["builds"]:
+        for build in stats.builds:
             try:
-                largest = max(largest, *game.parse(str(build["position"])), 0)
+                largest = max(largest, *game.parse(str(build.position)), 0)
             except (ExplorerError, TypeError):
                 continue
         largest = min(largest, SEQUENCE_HEAPS)
@@ -455,14 +442,14 @@ class Pages:
             ],
         }
 
-    def _table(self, named: Named, stats: Mapping[str, Any]) -> dict[str, Any] | None:
+    def _table(self, named: Named, stats: GameStats) -> dict[str, Any] | None:
         """G(r, c) of the stored positions of a two-coordinate game, as heat-map cells."""
         game = named.rules
         if game is None or not game.table_positions:
             return None
         side = 0
-        for build in stats["builds"]:
-            text = str(build["position"])
+        for build in stats.builds:
+            text = str(build.position)
             parts = text.split(",")
             if len(parts) == 2 and all(p.strip().isascii() and p.strip().isdigit() for p in parts):
                 side = max(side, *(int(p) + 1 for p in parts))
@@ -509,6 +496,33 @@ def _state(named: Named, key: str) -> Mapping[str, Any]:
         if named.rules is not None or key.strip() == key:
             raise
         return named.stored.state(key.strip(), moves=0)
+
+
+def _played(params: QueryParams) -> tuple[list[str], str]:
+    """The positions of a game played so far (``p``, the start first) and the side the app
+    plays (``app``: first or second), checked."""
+    line = params.getlist("p")
+    if not line:
+        raise BadRequest("no start position (add &p=POSITION to the address)")
+    if any("\x00" in key for key in line):
+        raise BadRequest("p must not hold a NUL character")
+    if len(line) > MAX_PLAY_MOVES + 1:
+        raise BadRequest(f"a game of more than {MAX_PLAY_MOVES:,} moves cannot be replayed")
+    app_side = params.get("app", "second")
+    if app_side not in ("first", "second"):
+        raise BadRequest(f"app must be first or second, not {app_side!r}")
+    return line, app_side
+
+
+def _history(keys: list[str], words: list[str | None], app_side: str) -> list[dict[str, Any]]:
+    """The moves of a game played so far: their number, who made each, where it went and the
+    move in words."""
+    history = []
+    for i, (key, move) in enumerate(zip(keys[1:], words, strict=True), start=1):
+        mover_is_app = ((i - 1) % 2 == 0) == (app_side == "first")
+        by = "app" if mover_is_app else "you"
+        history.append({"number": i, "by": by, "position": key, "move": move})
+    return history
 
 
 def _example(stored: StoredGame) -> str:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from explorer.storage import Database, StoredGame
+    from explorer.storage import Database, GameStats, StoredGame
 
 #: Seconds the counts of a game stay cached while one of its builds runs.
 BUILDING_TTL = 5.0
@@ -40,7 +40,7 @@ class Counts:
     >>> from explorer import open_database
     >>> db = open_database("sqlite://")
     >>> _ = db.game("nim").build("1,2")
-    >>> Counts(db).stats(db.game("nim"), building=False, wait=30)["states"]
+    >>> Counts(db).stats(db.game("nim"), building=False, wait=30).states
     5
     >>> db.close()
     """
@@ -54,9 +54,9 @@ class Counts:
 
     def stats(
         self, stored: StoredGame, building: bool, wait: float = COUNT_WAIT
-    ) -> dict[str, Any] | None:
+    ) -> GameStats | None:
         """`StoredGame.stats` of a stored game, or None while it is being counted."""
-        found: dict[str, Any] | None = self._get(
+        found: GameStats | None = self._get(
             f"stats {stored.convention} {stored.spec}", building, stored.stats, wait
         )
         return found

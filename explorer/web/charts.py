@@ -4,7 +4,7 @@ vis-network data of a neighbourhood."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
@@ -18,6 +18,9 @@ from explorer.viz.palette import (
     UNSOLVED_COLOUR,
     grundy_colour,
 )
+
+if TYPE_CHECKING:
+    from explorer.storage import GameStats
 
 #: Grundy values charted one bar each; larger ones share the last bar.
 CHART_VALUES = 32
@@ -81,7 +84,7 @@ def vis_graph(graph: nx.DiGraph, url: Callable[[str], str]) -> dict[str, Any]:
     }
 
 
-def game_charts(stats: Mapping[str, Any] | None, convention: Convention = NORMAL) -> dict[str, Any]:
+def game_charts(stats: GameStats | None, convention: Convention = NORMAL) -> dict[str, Any]:
     """The bars of a game's counts by outcome and by Grundy value (G⁻ in a misère build), and
     where it starts."""
     if stats is None:
@@ -90,22 +93,22 @@ def game_charts(stats: Mapping[str, Any] | None, convention: Convention = NORMAL
     return {
         "counting": False,
         "outcomes": bars(_by_outcome(stats), _outcome_colour, str),
-        "values": bars(stats["by_grundy"], grundy_colour, lambda v: f"{value} {v}"),
+        "values": bars(stats.by_grundy, grundy_colour, lambda v: f"{value} {v}"),
         "root": _last_root(stats),
-        "max_grundy": stats["max_grundy"],
+        "max_grundy": stats.max_grundy,
     }
 
 
-def _by_outcome(stats: Mapping[str, Any]) -> dict[str, int]:
+def _by_outcome(stats: GameStats) -> dict[str, int]:
     """Counts by outcome, P first."""
     order = {"P": 0, "N": 1, "D": 2}
-    return dict(sorted(stats["by_outcome"].items(), key=lambda item: order.get(item[0], 3)))
+    return dict(sorted(stats.by_outcome.items(), key=lambda item: order.get(item[0], 3)))
 
 
 def _outcome_colour(outcome: str) -> str:
     return P_COLOUR if outcome == "P" else grundy_colour(1) if outcome == "N" else MOVE_COLOUR
 
 
-def _last_root(stats: Mapping[str, Any]) -> str | None:
-    roots = [b["position"] for b in stats["builds"] if b["position"] is not None]
+def _last_root(stats: GameStats) -> str | None:
+    roots = [b.position for b in stats.builds if b.position is not None]
     return str(roots[-1]) if roots else None

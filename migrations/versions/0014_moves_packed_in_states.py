@@ -21,8 +21,8 @@ import numpy as np
 import sqlalchemy as sa
 from alembic import op
 
+from explorer.storage.backends.dialects import dialect_of
 from explorer.storage.rows.moves import add_moves, read_moves
-from explorer.storage.tables.edges import views_sql
 
 revision: str = "0014"
 down_revision: str | None = "0013"
@@ -67,7 +67,7 @@ def upgrade() -> None:
             table = np.array(rows, dtype=np.int64)
             add_moves(conn, game, table[:, 0], table[:, 1])
     op.drop_table("edge_rows")
-    for statement in views_sql(conn.dialect.name):  # type: ignore[arg-type]
+    for statement in dialect_of(conn).edges_views():
         op.execute(statement)
     op.execute(MOVE_VIEW)
 

@@ -84,7 +84,7 @@ def main() -> None:
             started = time.perf_counter()
             built = db.game(SPEC).build(position)
             print(f"built {built.states_new:,} states in {time.perf_counter() - started:.1f} s")
-        states = db.game(SPEC).stats()["states"]
+        states = db.game(SPEC).stats().states
     chance = random.Random(13)
     keys = [
         ",".join(map(str, sorted(chance.randint(0, heaps) for _ in range(3))))

@@ -93,7 +93,8 @@ from bench_sqlite_floor import (
 )
 
 from explorer import open_database
-from explorer.build.one_process import BATCH_MOVES, GraphBuilder
+from explorer.build.one_process import GraphBuilder
+from explorer.build.plans import BATCH_MOVES
 from explorer.games import load_game
 
 ROUNDS = 3

@@ -10,6 +10,8 @@ Examples
 ('sqlite', False)
 >>> dialect_of(sa.make_url("postgresql+psycopg://me@db/games")).writers(4)
 4
+>>> [s.split(" (")[0] for s in PostgreSQL().edges_views()]
+['CREATE VIEW edges', 'CREATE VIEW edges_in']
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from sqlalchemy.engine import URL, Engine
 from explorer.storage.backends.bulk import BulkWriter, PostgresWriter, SQLiteWriter
 from explorer.storage.backends.errors import reason
 from explorer.storage.schema.models import KEY_INDEX
+from explorer.storage.tables import edges as edges_table
 from explorer.storage.tables import states as states_table
 
 #: Most problems SQLite's integrity check lists.
@@ -80,6 +83,16 @@ class Dialect:
         no such check: see `checks_integrity`)."""
         return []
 
+    def edges_views(self) -> list[str]:
+        """The statements that make the ``edges`` and ``edges_in`` views over the packed
+        columns of states (`explorer.storage.tables.edges`)."""
+        raise NotImplementedError
+
+    def append_packed(self, column: edges_table.Column) -> sa.TextClause:
+        """The statement adding ids (``:b``) at the end of a packed column of state ``:s`` of
+        game ``:g``."""
+        raise NotImplementedError
+
 
 class SQLite(Dialect):
     """A SQLite file (or a database in memory): one writer at a time, a page cache a
@@ -119,6 +132,12 @@ class SQLite(Dialect):
             return [reason(error)]
         return [str(r[0]) for r in found if r[0] != "ok"]
 
+    def edges_views(self) -> list[str]:
+        return edges_table.views_sql(edges_table.sqlite_slots)
+
+    def append_packed(self, column: edges_table.Column) -> sa.TextClause:
+        return edges_table.append_packed(column, edges_table.sqlite_append)
+
 
 class PostgreSQL(Dialect):
     """A PostgreSQL server: one writing transaction a worker, advisory locks, no integrity
@@ -144,6 +163,12 @@ class PostgreSQL(Dialect):
             return False
         conn.exec_driver_sql(states_table.CREATE_KEY_INDEX)
         return True
+
+    def edges_views(self) -> list[str]:
+        return edges_table.views_sql(edges_table.postgres_slots)
+
+    def append_packed(self, column: edges_table.Column) -> sa.TextClause:
+        return edges_table.append_packed(column, edges_table.postgres_append)
 
 
 _DIALECTS: dict[str, Dialect] = {d.name: d for d in (SQLite(), PostgreSQL())}

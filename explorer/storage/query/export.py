@@ -22,6 +22,8 @@ from explorer.storage.tables import states as state_sql
 Progress = Callable[[str, int, int], None]
 #: Batches of node rows, or of edges (two position texts), as `write_graph` takes them.
 Batches = Iterator[list[Any]]
+#: What an export writes: nodes, edges, states stored, states and moves to stream.
+Streams = tuple[Batches, Batches, int, int, int]
 
 
 @dataclass(frozen=True)
@@ -95,7 +97,7 @@ def write_export(
     fmt: str,
     spec: str,
     root: str | None,
-    streams: tuple[Batches, Batches, int, int, int],
+    streams: Streams,
     convention: Convention,
     progress: Progress | None = None,
 ) -> ExportReport:

@@ -13,8 +13,9 @@ from explorer.storage.tables import edges, states
 
 if TYPE_CHECKING:
     import networkx as nx
+    import sqlalchemy as sa
 
-    from explorer.storage.query.export import ExportReport, Progress
+    from explorer.storage.query.export import ExportReport, Progress, Streams
 
 #: Largest graph `neighbourhood` and `subgraph` put in memory unless told otherwise.
 MAX_GRAPH_STATES = 200_000
@@ -152,31 +153,44 @@ class Subgraphs(GameRows):
         """
         path = Path(path)
         from explorer.formats.writing import export_format
-        from explorer.storage.query.export import near_graph, whole_graph, write_export
+        from explorer.storage.query.export import whole_graph, write_export
 
         chosen = export_format(path, fmt)
         with self.engine.connect() as conn:
             if around is None:
                 game_id, spec = self._resolved(conn)
                 root, nodes, links, stored, streamed, moves = whole_graph(conn, game_id, limit)
+                streams = (nodes, links, stored, streamed, moves)
             else:
-                game_id, spec, start = self._located(conn, around)
-                root = start.key
-                near = neighbourhood_ids(
-                    conn,
-                    game_id,
-                    start.id,
-                    depth,
-                    direction,
-                    max_states=MAX_EXPORT_NEIGHBOURHOOD if limit is None else limit,
-                    what=f"the neighbourhood of {root!r}",
-                )
-                nodes, links, moves = near_graph(
-                    conn,
-                    game_id,
-                    [i for i, _ in near],
-                    lambda ids: self._rows_by_id(conn, game_id, ids),
-                )
-                stored = streamed = len(near)
-            streams = (nodes, links, stored, streamed, moves)
+                spec, root, streams = self._near_streams(conn, around, depth, direction, limit)
             return write_export(path, chosen, spec, root, streams, self.convention, progress)
+
+    def _near_streams(
+        self,
+        conn: sa.Connection,
+        around: str,
+        depth: int,
+        direction: Direction,
+        limit: int | None,
+    ) -> tuple[str, str, Streams]:
+        """The game's spec, the position `around` and the streams of an export of its
+        neighbourhood (see `export`)."""
+        from explorer.storage.query.export import near_graph
+
+        game_id, spec, start = self._located(conn, around)
+        near = neighbourhood_ids(
+            conn,
+            game_id,
+            start.id,
+            depth,
+            direction,
+            max_states=MAX_EXPORT_NEIGHBOURHOOD if limit is None else limit,
+            what=f"the neighbourhood of {start.key!r}",
+        )
+        nodes, links, moves = near_graph(
+            conn,
+            game_id,
+            [i for i, _ in near],
+            lambda ids: self._rows_by_id(conn, game_id, ids),
+        )
+        return spec, start.key, (nodes, links, len(near), len(near), moves)

@@ -11,13 +11,14 @@ columns are packed again, wider (`width_for`).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import cast
+from typing import NamedTuple, cast
 
 import numpy as np
 import sqlalchemy as sa
 
 from explorer.adjacency import Adjacency
 from explorer.storage.backends.bulk import partitions
+from explorer.storage.backends.dialects import dialect_of
 from explorer.storage.schema.packing import Packed, id_width, pack, unpack
 from explorer.storage.tables import edges as edges_table
 from explorer.storage.tables.edges import Column
@@ -91,7 +92,7 @@ def _append(
     width: int,
     expanded: bool = False,
 ) -> None:
-    dialect = conn.dialect.name
+    dialect = dialect_of(conn)
     for column, end in DIRECTIONS:
         near, far = (src, dst) if end == 0 else (dst, src)
         ids, blobs = grouped(np.asarray(near), np.asarray(far), width)
@@ -103,7 +104,7 @@ def _append(
                     str(edges_table.SET_FIRST_SUCCESSORS), None, ValueError("moves stored twice")
                 )
         else:
-            conn.execute(edges_table.append_packed(column, dialect), rows)  # type: ignore[arg-type]
+            conn.execute(dialect.append_packed(column), rows)
         ensure_slots(conn, game_id, column, ids, width)
 
 
@@ -194,6 +195,37 @@ def read_moves(
             order = np.argsort(key, kind="stable")
             src, dst = src[order], dst[order]
     return src, dst
+
+
+class MoveRow(NamedTuple):
+    """A stored move and what its end ``dst`` stores (None for an end not stored)."""
+
+    src: int
+    dst: int
+    key: str | None
+    grundy: int | None
+    remoteness: int | None
+    height: int | None
+
+
+def moves_in_range(conn: sa.Connection, game_id: int, low: int, high: int) -> list[MoveRow]:
+    """The moves of game `game_id` from its states of ids `low` up to (not including) `high`,
+    by (src, dst), unpacked in numpy, each with its end's key and values."""
+    width = stored_width(conn, game_id)
+    params = {"g": game_id, "lo": low, "hi": high}
+    rows = conn.execute(edges_table.SUCCESSORS_IN_RANGE, params).all() if width else []
+    if not rows:
+        return []
+    moves = unpack(Packed.from_blobs([bytes(r[1]) for r in rows], "fixed", width or 0))
+    src = np.repeat(np.array([r[0] for r in rows], dtype=np.int64), moves.degree)
+    order = np.lexsort((moves.target, src))
+    src, dst = src[order].tolist(), moves.target[order].tolist()
+    ends: dict[int, tuple[str, int | None, int | None, int | None]] = {}
+    for chunk in _chunks(sorted(set(dst))):
+        for end, *row in conn.execute(edges_table.ENDS, {"g": game_id, "ids": chunk}):
+            ends[end] = tuple(row)
+    nothing = (None, None, None, None)
+    return [MoveRow(a, b, *ends.get(b, nothing)) for a, b in zip(src, dst, strict=True)]
 
 
 def _chunks(items: list[int]) -> Iterator[list[int]]:

@@ -1,7 +1,8 @@
 """The SQL of each table in one module (``states``, ``edges``): named statements, their columns
 taken from the models (`explorer.storage.schema.models`), that the reads and writes of one stored
-game call instead of writing SQL of their own. Dialect differences stay behind the writer classes
-(`explorer.storage.backends.bulk`): a writer chooses the statement, these modules hold its text.
+game call instead of writing SQL of their own. Dialect differences stay behind the dialect and
+writer classes (`explorer.storage.backends`): a backend chooses the statement, these modules hold
+its text.
 The one other module with SQL on these tables is `explorer.build.verify_checks`, whose checks are
 written again from the definitions on purpose (``tests/test_table_statements.py`` keeps it so).
 

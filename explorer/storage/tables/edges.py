@@ -16,6 +16,7 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 import sqlalchemy as sa
@@ -132,13 +133,17 @@ def _upto(upto: bool) -> str:
     return " AND e.src <= :cut AND e.dst <= :cut" if upto else ""
 
 
-#: The moves of game ``:g`` from the states of ids ``:lo`` up to (not including) ``:hi``, by
-#: (src, dst), each with the key and values of its end ``d`` (NULL for a state not stored).
-FROM_RANGE = sa.text(
-    "SELECT e.src, e.dst, d.key, d.grundy, d.remoteness, d.height FROM edges AS e "
-    "LEFT JOIN states AS d ON d.game_id = e.game_id AND d.id = e.dst "
-    "WHERE e.game_id = :g AND e.src >= :lo AND e.src < :hi ORDER BY e.src, e.dst"
+#: The successors of the states of game ``:g`` of ids ``:lo`` up to (not including) ``:hi``:
+#: (id, blob), by id, those without moves left out.
+SUCCESSORS_IN_RANGE = sa.text(
+    "SELECT id, successors FROM states WHERE game_id = :g AND id >= :lo AND id < :hi "
+    "AND successors IS NOT NULL ORDER BY id"
 )
+#: The key and values of the states ``:ids`` of game ``:g``, the ends of moves: (id, key,
+#: grundy, remoteness, height).
+ENDS = sa.text(
+    "SELECT id, key, grundy, remoteness, height FROM states WHERE game_id = :g AND id IN :ids"
+).bindparams(sa.bindparam("ids", expanding=True))
 #: The largest id of game ``:g``'s states (NULL for none): every move's ends are states.
 LAST_ID = sa.text("SELECT MAX(id) FROM states WHERE game_id = :g")
 
@@ -193,13 +198,26 @@ def set_packed(column: Column) -> sa.TextClause:
     return sa.text(f"UPDATE states SET {column} = :b WHERE game_id = :g AND id = :s")
 
 
-def append_packed(column: Column, dialect: Dialect) -> sa.TextClause:
+#: How a server's SQL joins a blob parameter ``:b`` at the end of a packed column, given its
+#: name (`sqlite_append`, `postgres_append`; a dialect class chooses).
+Appending = Callable[[str], str]
+
+
+def sqlite_append(column: str) -> str:
+    """SQLite's `Appending`: its ``||`` makes text of two blobs, cast back."""
+    return f"CAST(COALESCE({column}, X'') || :b AS BLOB)"
+
+
+def postgres_append(column: str) -> str:
+    """PostgreSQL's `Appending`."""
+    return f"COALESCE({column}, ''::bytea) || :b"
+
+
+def append_packed(column: Column, append: Appending) -> sa.TextClause:
     """Add the ids of blob ``:b`` at the end of `column` of state ``:s`` of game ``:g``, in
     the statement itself (so that two transactions adding to one row never lose one's ids:
-    the second waits for the first's row and appends to it). SQLite's ``||`` makes text of
-    two blobs: cast back."""
-    value = f"COALESCE({column}, X'') || :b" if dialect == "sqlite" else None
-    value = f"CAST({value} AS BLOB)" if value else f"COALESCE({column}, ''::bytea) || :b"
+    the second waits for the first's row and appends to it)."""
+    value = append(column)
     return sa.text(f"UPDATE states SET {column} = {value} WHERE game_id = :g AND id = :s")
 
 
@@ -223,7 +241,11 @@ SLOTS = "move_slots"
 #: The views: every move (game_id, src, dst) decoded from the successors' column, fast for a
 #: given ``src``; the same moves decoded from the predecessors' column, fast for a given ``dst``.
 FORWARD_VIEW, BACKWARD_VIEW = EDGES_VIEW, EDGES_IN_VIEW
-Dialect = Literal["sqlite", "postgresql"]
+#: How a server's SQL reads the id in slot ``n`` of a packed column of ``states AS s``: given
+#: the column and the column of ``games AS g`` holding the width, the id as an SQL expression
+#: and the ``FROM`` clause joining the state, its game and its slots (`sqlite_slots`,
+#: `postgres_slots`; a dialect class of `explorer.storage.backends.dialects` chooses).
+SlotReading = Callable[[str, str], tuple[str, str]]
 
 
 #: Add the slots ``:have`` .. ``:need`` - 1 to `SLOTS` (which holds 0 .. ``:have`` - 1).
@@ -233,16 +255,48 @@ ADD_SLOTS = sa.text(
 )
 
 
+def sqlite_slots(column: str, width: str) -> tuple[str, str]:
+    """SQLite's `SlotReading`, through the slots table `SLOTS`."""
+    # SQLite has no function that reads a byte, but instr() of a one-byte blob in the blob of
+    # the 256 bytes is one more than its value. The id's byte j goes left by 8 (width - 1 - j):
+    # by a negative count, past the width, SQLite shifts right, so the next slot's bytes read
+    # there come to 0. CROSS JOIN keeps the order: a game, its states in id order (through the
+    # primary key, not the key index in key order), then a state's slots (else a scan of every
+    # state a slot).
+    value = " + ".join(
+        f"((instr({_EVERY_BYTE}, substr(s.{column}, n.n * g.{width} + {j + 1}, 1)) - 1)"
+        f" << (8 * (g.{width} - {j + 1})))"
+        for j in range(MAX_WIDTH)
+    )
+    source = (
+        f"games AS g CROSS JOIN states AS s ON s.game_id = g.id "
+        f"CROSS JOIN {SLOTS} AS n ON n.n < length(s.{column}) / g.{width}"
+    )
+    return value, source
+
+
+def postgres_slots(column: str, width: str) -> tuple[str, str]:
+    """PostgreSQL's `SlotReading`, counting the slots with ``generate_series``."""
+    slot = f"substring(s.{column} FROM n * g.{width} + 1 FOR g.{width})"
+    value = f"('x' || lpad(encode({slot}, 'hex'), 8, '0'))::bit(32)::integer"
+    source = (
+        f"states AS s JOIN games AS g ON g.id = s.game_id CROSS JOIN LATERAL "
+        f"generate_series(0, length(s.{column}) / g.{width} - 1) AS n"
+    )
+    return value, source
+
+
 def views_sql(
-    dialect: Dialect,
+    read: SlotReading,
     successors: str = "successors",
     predecessors: str = "predecessors",
     width: str = "id_width",
 ) -> list[str]:
     """``CREATE VIEW`` statements of `FORWARD_VIEW` and `BACKWARD_VIEW` over the ``fixed``
     blobs of columns `successors` and `predecessors` of ``states``, whose width is column
-    `width` of the state's ``games`` row. Plain SQL: the stock ``sqlite3`` shell and ``psql``
-    read them (SQLite through `SLOTS`, which must count the ids of the longest blob).
+    `width` of the state's ``games`` row, each slot read by `read`. Plain SQL: the stock
+    ``sqlite3`` shell and ``psql`` read them (SQLite through `SLOTS`, which must count the ids
+    of the longest blob).
 
     ``SELECT dst FROM edges WHERE game_id = ? AND src = ?`` reads one state's row, and so does
     ``SELECT src FROM edges_in WHERE game_id = ? AND dst = ?``; a scan of every move decodes
@@ -268,7 +322,7 @@ def views_sql(
     >>> _ = conn.executemany(
     ...     "INSERT INTO states VALUES (1, ?, ?, ?)", [(i, *r) for i, r in enumerate(rows)]
     ... )
-    >>> for statement in views_sql("sqlite"):
+    >>> for statement in views_sql(sqlite_slots):
     ...     _ = conn.execute(statement)
     >>> conn.execute("SELECT * FROM edges WHERE game_id = 1 AND src = 0").fetchall()
     [(1, 0, 1), (1, 0, 2)]
@@ -280,29 +334,7 @@ def views_sql(
         (FORWARD_VIEW, successors, "src"),
         (BACKWARD_VIEW, predecessors, "dst"),
     ):
-        if dialect == "sqlite":
-            # SQLite has no function that reads a byte, but instr() of a one-byte blob in the
-            # blob of the 256 bytes is one more than its value. The id's byte j goes left by
-            # 8 (width - 1 - j): by a negative count, past the width, SQLite shifts right,
-            # so the next slot's bytes read there come to 0. CROSS JOIN keeps the order: a
-            # game, its states in id order (through the primary key, not the key index in
-            # key order), then a state's slots (else a scan of every state a slot).
-            value = " + ".join(
-                f"((instr({_EVERY_BYTE}, substr(s.{column}, n.n * g.{width} + {j + 1}, 1)) - 1)"
-                f" << (8 * (g.{width} - {j + 1})))"
-                for j in range(MAX_WIDTH)
-            )
-            source = (
-                f"games AS g CROSS JOIN states AS s ON s.game_id = g.id "
-                f"CROSS JOIN {SLOTS} AS n ON n.n < length(s.{column}) / g.{width}"
-            )
-        else:
-            slot = f"substring(s.{column} FROM n * g.{width} + 1 FOR g.{width})"
-            value = f"('x' || lpad(encode({slot}, 'hex'), 8, '0'))::bit(32)::integer"
-            source = (
-                f"states AS s JOIN games AS g ON g.id = s.game_id CROSS JOIN LATERAL "
-                f"generate_series(0, length(s.{column}) / g.{width} - 1) AS n"
-            )
+        value, source = read(column, width)
         ends = f"s.id, {value}" if near == "src" else f"{value}, s.id"
         statements.append(
             f"CREATE VIEW {name} (game_id, src, dst) AS SELECT s.game_id, {ends} FROM {source}"

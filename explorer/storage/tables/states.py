@@ -91,7 +91,7 @@ def exported(upto: bool) -> str:
     )
 
 
-# -- a check's reads (`explorer.build.verify`) -----------------------------------------------
+# -- a check's reads (`explorer.build.verify_states`) ----------------------------------------
 #: Game ``:g``'s states, by id.
 ALL = sa.text(f"SELECT {FIELDS} FROM states AS s WHERE s.game_id = :g ORDER BY s.id")
 #: Game ``:g``'s states of ids from ``:lo`` up to (not including) ``:hi``, by id.
@@ -112,7 +112,7 @@ CREATE_KEY_INDEX = f"CREATE UNIQUE INDEX IF NOT EXISTS {KEY_INDEX} ON states (ga
 #: Drop it.
 DROP_KEY_INDEX = f"DROP INDEX IF EXISTS {KEY_INDEX}"
 
-# -- an edit's reads and writes, one state at a time (`explorer.build.edits`) ---------------
+# -- an edit's reads and writes, one state at a time (`explorer.build.stored_graph`) --------
 #: The columns of a state an edit keeps in memory, in this order.
 KEPT = ("id", "grundy", "remoteness", "height", "escapes")
 assert set(KEPT) <= set(COLUMNS)
