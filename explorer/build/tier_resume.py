@@ -52,8 +52,7 @@ def resume(builder: TieredBuilder, conn: sa.Connection, game_id: int) -> None:
     # the tier of every unsolved state, from its key; the keys of unexpanded tiers kept
     tier_of: dict[int, int] = {}
     parse, tier_fn = builder.game.parse, builder.game.tier
-    rows: Iterable[tuple[int, str]]
-    rows = conn.execute(states_table.UNSOLVED_KEYS, {"g": game_id}).tuples()
+    rows: Iterable[tuple[int, str]] = conn.execute(states_table.UNSOLVED_KEYS, {"g": game_id})
     for state, key in rows:
         tier = tier_fn(parse(key))
         assert tier is not None

@@ -57,6 +57,8 @@ class Dialect:
     scratch_beside: ClassVar[bool]
     #: Its name as shown.
     title: ClassVar[str]
+    #: Its driver's mark of a positional parameter.
+    mark: ClassVar[str]
     #: Whether it checks the whole database itself (`integrity_problems`).
     checks_integrity: ClassVar[bool] = False
     #: The query counting indexes named ``:name`` (the unique key index, say).
@@ -88,10 +90,15 @@ class Dialect:
         columns of states (`explorer.storage.tables.edges`)."""
         raise NotImplementedError
 
-    def append_packed(self, column: edges_table.Column) -> sa.TextClause:
-        """The statement adding ids (``:b``) at the end of a packed column of state ``:s`` of
-        game ``:g``."""
+    def append_packed(self, column: edges_table.Column) -> str:
+        """The driver statement adding ids at the end of a packed column of a state (its
+        parameters: the blob, the game, the state)."""
         raise NotImplementedError
+
+    def first_successors(self) -> str:
+        """The driver statement setting the successors of a state that has none (its
+        parameters: the blob, the game, the state)."""
+        return edges_table.set_first_successors(self.mark)
 
 
 class SQLite(Dialect):
@@ -100,6 +107,7 @@ class SQLite(Dialect):
 
     name = "sqlite"
     title = "SQLite"
+    mark = "?"
     checks_integrity = True
     writer = SQLiteWriter
     shared = False
@@ -135,8 +143,8 @@ class SQLite(Dialect):
     def edges_views(self) -> list[str]:
         return edges_table.views_sql(edges_table.sqlite_slots)
 
-    def append_packed(self, column: edges_table.Column) -> sa.TextClause:
-        return edges_table.append_packed(column, edges_table.sqlite_append)
+    def append_packed(self, column: edges_table.Column) -> str:
+        return edges_table.append_packed(column, edges_table.sqlite_append, self.mark)
 
 
 class PostgreSQL(Dialect):
@@ -145,6 +153,7 @@ class PostgreSQL(Dialect):
 
     name = "postgresql"
     title = "PostgreSQL"
+    mark = "%s"
     writer = PostgresWriter
     shared = True
     scratch_beside = False
@@ -167,8 +176,8 @@ class PostgreSQL(Dialect):
     def edges_views(self) -> list[str]:
         return edges_table.views_sql(edges_table.postgres_slots)
 
-    def append_packed(self, column: edges_table.Column) -> sa.TextClause:
-        return edges_table.append_packed(column, edges_table.postgres_append)
+    def append_packed(self, column: edges_table.Column) -> str:
+        return edges_table.append_packed(column, edges_table.postgres_append, self.mark)
 
 
 _DIALECTS: dict[str, Dialect] = {d.name: d for d in (SQLite(), PostgreSQL())}

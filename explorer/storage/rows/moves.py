@@ -11,6 +11,7 @@ columns are packed again, wider (`width_for`).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from itertools import repeat
 from typing import NamedTuple, cast
 
 import numpy as np
@@ -96,26 +97,36 @@ def _append(
     for column, end in DIRECTIONS:
         near, far = (src, dst) if end == 0 else (dst, src)
         ids, blobs = grouped(np.asarray(near), np.asarray(far), width)
-        rows = [{"g": game_id, "s": s, "b": b} for s, b in zip(ids, blobs, strict=True)]
+        rows = list(zip(blobs, repeat(game_id), ids))
+        longest = None
         if expanded and column == "successors":
-            written = conn.execute(edges_table.SET_FIRST_SUCCESSORS, rows).rowcount
+            statement = dialect.first_successors()
+            written = conn.exec_driver_sql(statement, rows).rowcount
             if written != len(rows):
-                raise sa.exc.IntegrityError(
-                    str(edges_table.SET_FIRST_SUCCESSORS), None, ValueError("moves stored twice")
-                )
+                raise sa.exc.IntegrityError(statement, None, ValueError("moves stored twice"))
+            longest = max(map(len, blobs))
         else:
-            conn.execute(dialect.append_packed(column), rows)
-        ensure_slots(conn, game_id, column, ids, width)
+            conn.exec_driver_sql(dialect.append_packed(column), rows)
+        ensure_slots(conn, game_id, column, ids, width, longest)
 
 
 def ensure_slots(
-    conn: sa.Connection, game_id: int, column: Column, ids: Iterable[int], width: int
+    conn: sa.Connection,
+    game_id: int,
+    column: Column,
+    ids: list[int],
+    width: int,
+    longest: int | None = None,
 ) -> None:
-    """Give the slots table a row for every id the blobs of `column` of states `ids` hold."""
-    longest = 0
-    for chunk in _chunks(list(ids)):
-        found = conn.execute(edges_table.longest(column), {"g": game_id, "ids": chunk}).scalar()
-        longest = max(longest, int(found or 0))
+    """Give the slots table a row for every id the blobs of `column` of states `ids` (in
+    order) hold: the `longest` blob's, in bytes, when known, else the longest stored (of
+    those states when they are few, else of their range of ids)."""
+    if longest is None and len(ids) <= CHUNK:
+        found = conn.execute(edges_table.longest(column), {"g": game_id, "ids": ids}).scalar()
+        longest = int(found or 0)
+    elif longest is None:
+        params = {"g": game_id, "lo": ids[0], "hi": ids[-1]}
+        longest = int(conn.execute(edges_table.longest_between(column), params).scalar() or 0)
     need = longest // width
     have = int(conn.execute(edges_table.SLOT_COUNT).scalar() or 0)
     if need > have:

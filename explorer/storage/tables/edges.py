@@ -198,33 +198,48 @@ def set_packed(column: Column) -> sa.TextClause:
     return sa.text(f"UPDATE states SET {column} = :b WHERE game_id = :g AND id = :s")
 
 
-#: How a server's SQL joins a blob parameter ``:b`` at the end of a packed column, given its
-#: name (`sqlite_append`, `postgres_append`; a dialect class chooses).
-Appending = Callable[[str], str]
+#: How a server's SQL joins a blob parameter at the end of a packed column, given the
+#: column's name and the driver's parameter mark (`sqlite_append`, `postgres_append`; a
+#: dialect class chooses).
+Appending = Callable[[str, str], str]
 
 
-def sqlite_append(column: str) -> str:
+def sqlite_append(column: str, mark: str) -> str:
     """SQLite's `Appending`: its ``||`` makes text of two blobs, cast back."""
-    return f"CAST(COALESCE({column}, X'') || :b AS BLOB)"
+    return f"CAST(COALESCE({column}, X'') || {mark} AS BLOB)"
 
 
-def postgres_append(column: str) -> str:
+def postgres_append(column: str, mark: str) -> str:
     """PostgreSQL's `Appending`."""
-    return f"COALESCE({column}, ''::bytea) || :b"
+    return f"COALESCE({column}, ''::bytea) || {mark}"
 
 
-def append_packed(column: Column, append: Appending) -> sa.TextClause:
-    """Add the ids of blob ``:b`` at the end of `column` of state ``:s`` of game ``:g``, in
-    the statement itself (so that two transactions adding to one row never lose one's ids:
-    the second waits for the first's row and appends to it)."""
-    value = append(column)
-    return sa.text(f"UPDATE states SET {column} = {value} WHERE game_id = :g AND id = :s")
+def append_packed(column: Column, append: Appending, mark: str) -> str:
+    """Add the ids of a blob at the end of `column` of a state, in the statement itself (so
+    that two transactions adding to one row never lose one's ids: the second waits for the
+    first's row and appends to it). Driver parameters (`mark` each): the blob, the game, the
+    state: thousands of rows go through one ``executemany``."""
+    value = append(column, mark)
+    return f"UPDATE states SET {column} = {value} WHERE game_id = {mark} AND id = {mark}"
 
 
-#: Set the successors of state ``:s`` of game ``:g`` to ``:b`` if it has none yet.
-SET_FIRST_SUCCESSORS = sa.text(
-    "UPDATE states SET successors = :b WHERE game_id = :g AND id = :s AND successors IS NULL"
-)
+def set_first_successors(mark: str) -> str:
+    """Set the successors of a state that has none yet: driver parameters (`mark` each) the
+    blob, the game, the state."""
+    return (
+        f"UPDATE states SET successors = {mark} WHERE game_id = {mark} AND id = {mark} "
+        "AND successors IS NULL"
+    )
+
+
+def longest_between(column: Column) -> sa.TextClause:
+    """The longest blob of `column` among the states of ids ``:lo`` to ``:hi`` of game
+    ``:g``, in bytes."""
+    return sa.text(
+        f"SELECT MAX(length({column})) FROM states WHERE game_id = :g AND id >= :lo AND id <= :hi"
+    )
+
+
 #: Forget every packed move of game ``:g`` (before they are packed again in another width).
 CLEAR_PACKED = sa.text(
     "UPDATE states SET successors = NULL, predecessors = NULL WHERE game_id = :g"
