@@ -100,7 +100,7 @@ def depth_problems(
     rules = ["s.depth < 0" if found_by_builds else "s.depth < -1"]
     if found_by_builds:
         rules += [
-            "(s.depth > 0 AND NOT EXISTS (SELECT 1 FROM edges AS e JOIN states AS p "
+            "(s.depth > 0 AND NOT EXISTS (SELECT 1 FROM edges_in AS e JOIN states AS p "
             "ON p.game_id = e.game_id AND p.id = e.src WHERE e.game_id = s.game_id "
             "AND e.dst = s.id AND p.depth = s.depth - 1))",
             "(s.depth = 0 AND NOT EXISTS (SELECT 1 FROM builds AS b WHERE b.game_id = s.game_id "
