@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Generic, Protocol, TypeVar
 
@@ -81,6 +82,19 @@ class SearchStats:
     hits: int = 0
     values: int = 0
     shortcuts: set[str] = field(default_factory=set)
+
+
+@contextmanager
+def recursion_room(depth: int) -> Iterator[None]:
+    """Room for `depth` nested calls while the block runs, and the interpreter's limit as it
+    was after: left raised, a rule that calls itself forever later overflows the C stack and
+    kills the process instead of raising RecursionError."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, depth))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 class PrunedSearch(Generic[K]):
@@ -318,12 +332,10 @@ class PrunedSearch(Generic[K]):
 
     def total(self, keys: Sequence[K]) -> int:
         """The value of a sum of components (the XOR of theirs)."""
-        depth = 4 * sum(self.rules.size(k) for k in keys) + 200
-        if sys.getrecursionlimit() < depth:
-            sys.setrecursionlimit(depth)
         result = 0
-        for key in keys:
-            result ^= self.value(key)
+        with recursion_room(4 * sum(self.rules.size(k) for k in keys) + 200):
+            for key in keys:
+                result ^= self.value(key)
         return result
 
     def sum_is(self, keys: Sequence[K], target: int) -> bool:
@@ -332,10 +344,8 @@ class PrunedSearch(Generic[K]):
         if not keys:
             return target == 0
         ordered = sorted(keys, key=self.rules.size, reverse=True)
-        depth = 4 * sum(self.rules.size(k) for k in keys) + 200
-        if sys.getrecursionlimit() < depth:
-            sys.setrecursionlimit(depth)
         rest = 0
-        for key in ordered[1:]:
-            rest ^= self.value(key)
-        return self.has_value(ordered[0], target ^ rest)
+        with recursion_room(4 * sum(self.rules.size(k) for k in keys) + 200):
+            for key in ordered[1:]:
+                rest ^= self.value(key)
+            return self.has_value(ordered[0], target ^ rest)

@@ -439,6 +439,7 @@ def search(
     keys_m: np.ndarray,
     keys_hw: np.ndarray,
     values: np.ndarray,
+    excluded: np.ndarray,
     state: np.ndarray,
     exported: np.ndarray,
     hardest_first: bool,
@@ -509,9 +510,11 @@ def search(
                     result = known
                     answered = True
                 else:
+                    if keys_hw[i] != 0:  # values it was shown not to have
+                        request &= ~excluded[i]
                     if _lower_bound(rule, state, hw, m) > 0:
                         request &= ~1  # not 0
-                        f_request[sp] = request
+                    f_request[sp] = request
                     if request == 0:
                         result = NOT_IN_SET
                         answered = True
@@ -675,7 +678,8 @@ def search(
                 continue
         elif not answered and stage == _LOOP:
             possible = f_possible[sp]
-            if possible & request == 0:
+            if possible & request == 0:  # kept: it has none of the values asked
+                excluded[_put(keys_m, keys_hw, values, state, hw, m, -1)] |= request
                 result = NOT_IN_SET
                 answered = True
             elif f_index[sp] == f_count[sp]:  # one value is left: the component's
@@ -684,7 +688,8 @@ def search(
                 if f_exact[sp] or possible & upto:
                     result = _low_index(possible) if possible else 62
                     _put(keys_m, keys_hw, values, state, hw, m, result)
-                else:
+                else:  # kept: its value is above every value asked
+                    excluded[_put(keys_m, keys_hw, values, state, hw, m, -1)] |= upto
                     result = NOT_IN_SET
                 answered = True
             else:
@@ -721,10 +726,12 @@ def _rehash(
     keys_m: np.ndarray,
     keys_hw: np.ndarray,
     values: np.ndarray,
+    excluded: np.ndarray,
     exported: np.ndarray,
     new_m: np.ndarray,
     new_hw: np.ndarray,
     new_values: np.ndarray,
+    new_excluded: np.ndarray,
     new_exported: np.ndarray,
 ) -> int:
     """Move every entry into a larger table; how many there are."""
@@ -735,6 +742,7 @@ def _rehash(
             new_hw[j] = keys_hw[i]
             new_m[j] = keys_m[i]
             new_values[j] = values[i]
+            new_excluded[j] = excluded[i]
             new_exported[j] = exported[i]
             entries += 1
     return entries
@@ -768,7 +776,7 @@ ROUND = 200_000
 #: Slots of a new table (it doubles when three quarters full).
 FIRST_CAPACITY = 1 << 16
 #: Bytes a slot takes in the table's arrays.
-BYTES_PER_SLOT = 18
+BYTES_PER_SLOT = 26
 
 
 class CompiledGridSearch:
@@ -808,6 +816,8 @@ class CompiledGridSearch:
         self.keys_m = np.zeros(capacity, dtype=np.int64)
         self.keys_hw = np.zeros(capacity, dtype=np.int64)
         self.values = np.full(capacity, -1, dtype=np.int8)
+        #: Per component, a mask of values it was shown not to have.
+        self.excluded = np.zeros(capacity, dtype=np.int64)
         self.exported = np.zeros(capacity, dtype=np.int8)
 
     @staticmethod
@@ -837,9 +847,11 @@ class CompiledGridSearch:
             )
         if capacity == len(self.keys_m):
             return
-        old = (self.keys_m, self.keys_hw, self.values, self.exported)
+        old = (self.keys_m, self.keys_hw, self.values, self.excluded, self.exported)
         self._allocate(capacity)
-        self.state[ENTRIES] = _rehash(*old, self.keys_m, self.keys_hw, self.values, self.exported)
+        self.state[ENTRIES] = _rehash(
+            *old, self.keys_m, self.keys_hw, self.values, self.excluded, self.exported
+        )
         self.state[FULL] = 0
 
     def _search(self, key: int, request: int) -> int:
@@ -851,7 +863,7 @@ class CompiledGridSearch:
             self.state[BUDGET] = ROUND
             before = self.state.copy()
             answer = search(
-                self.rule, self.paths, self.keys_m, self.keys_hw, self.values,
+                self.rule, self.paths, self.keys_m, self.keys_hw, self.values, self.excluded,
                 self.state, self.exported, self.hardest_first, h << 8 | w, mask, request,
             )  # fmt: skip
             self.stats.searched = int(self.state[SEARCHED])

@@ -6,8 +6,8 @@ Usage: python tests/benchmarks/bench_pruned.py [--boards 4x5,5x5,4x7] [--walk 4x
 
 Each run is a new process timed by /usr/bin/time -v (wall seconds, CPU seconds, peak MB); the
 methods alternate within each round, so that the machine's drift hits them alike. With
---igsolve, PATH is run as ``PATH -g cram:COLSxROWS`` (a binary the user built; this script
-builds nothing) and its row gives the ratio.
+--igsolve, PATH is run as ``PATH cram ROWS COLS`` (a binary the user built, for instance
+with build_igsolve.py beside this script) and its row gives the ratio.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def main() -> None:
                 print(f"{board:6} {method:8} {shown:>5} {wall:8.2f} {cpu:8.2f} {peak:8.0f}")
             if args.igsolve:
                 rows, cols = board.split("x")
-                wall, cpu, peak, out = timed([args.igsolve, "-g", f"cram:{cols}x{rows}"])
+                wall, cpu, peak, out = timed([args.igsolve, "cram", rows, cols])
                 print(f"{board:6} {'igsolve':8} {'':>5} {wall:8.2f} {cpu:8.2f} {peak:8.0f}")
 
 

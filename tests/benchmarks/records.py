@@ -1,14 +1,15 @@
 """Compute the records of data/records.json: values of grid games by the pruned search, each
 by the command a user runs (one database for the whole run, so later boards reuse the parts
-of earlier ones), then checked a second way: the same value by a search with the other move
-order (hardest moves first) and a fresh table, in this process.
+of earlier ones), then checked a second way: the published value where there is one, else
+the same value by a search with the other move order (hardest moves first) and a fresh
+table, in this process.
 
 Usage: python tests/benchmarks/records.py [--only nodekayles:3] [--out data/records.json]
 
 Each row: game, board, value, the command, its whole-process seconds (wall and CPU), the
 machine, explorer's version, the part table's size after it, and the check. Published
-values (OEIS A316632 for Node-Kayles 3 x n, n <= 16) are marked so; the README's "Records"
-section lists the others.
+values (OEIS A316632 for Node-Kayles 3 x n, n <= 16; Beling's Cram table) are marked so; the
+README's "Records" section lists the others.
 """
 
 from __future__ import annotations
@@ -35,15 +36,24 @@ from explorer.version import __version__  # noqa: E402
 #: (game, rows, columns): the boards computed, in order (smaller first: they fill the table).
 RUNS = {
     "nodekayles:3": [("nodekayles", 3, n) for n in range(1, 25)],
-    "nodekayles:4": [("nodekayles", 4, n) for n in (3, 5, 7, 9, 11)],
+    "nodekayles:4": [("nodekayles", 4, n) for n in (3, 5, 7, 9, 11, 13, 15)],
     "nodekayles:5": [("nodekayles", 5, n) for n in range(1, 12)],
     "cram:3": [("cram", 3, n) for n in range(1, 22)],
+    "cram:beling": [("cram", 4, n) for n in range(4, 12)]
+    + [("cram", 5, n) for n in range(5, 9)]
+    + [("cram", 6, 6)],
 }
-#: Values published before (OEIS A316632, Brown et al. 2020): not records.
+#: Values published before (OEIS A316632, Brown et al. 2020; Beling's Cram table, whose
+#: source data/cram_beling.json names): not records.
 PUBLISHED = {
     ("nodekayles", 3, n): v
     for n, v in enumerate([2, 1, 1, 0, 3, 3, 2, 2, 2, 3, 3, 5, 2, 4, 1, 3], 1)
 }
+for _board, _value in json.loads((REPO / "data" / "cram_beling.json").read_text())[
+    "values"
+].items():
+    _rows, _cols = map(int, _board.split("x"))
+    PUBLISHED["cram", _rows, _cols] = _value
 
 
 def machine() -> str:
@@ -94,28 +104,33 @@ def main() -> None:
                 "--db",
                 "DB",
                 "--json",
+                "--max-seconds",
+                "0",
             ]
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             start = time.monotonic()
             run = subprocess.run(
                 [sys.executable, "-m", "explorer", "solve", game, board, "--method", "pruned"]
-                + ["--db", db, "--json"],
+                + ["--db", db, "--json", "--max-seconds", "0"],
                 cwd=REPO,
                 env=env,
                 capture_output=True,
                 text=True,
-                check=True,
             )
+            if run.returncode != 0:
+                sys.exit(f"{game} {board}: exit {run.returncode}\n{run.stderr}")
             wall = time.monotonic() - start
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             answer = json.loads(run.stdout)
             parts = int(answer["note"].split(": ")[1].split(" parts")[0].replace(",", ""))
-            second = check(game, rows, cols)
+            published = PUBLISHED.get((game, rows, cols))
+            # a published value is the second way; a new one is searched again
+            second = check(game, rows, cols) if published is None else published
             row = {
                 "game": game,
                 "board": board,
                 "value": answer["grundy"],
-                "published": PUBLISHED.get((game, rows, cols)),
+                "published": published,
                 "command": " ".join(command).replace("DB", "records.db"),
                 "seconds": round(wall, 2),
                 "cpu_seconds": round(
@@ -125,7 +140,9 @@ def main() -> None:
                 "explorer": __version__,
                 "part_table": parts,
                 "method": answer["note"],
-                "check": f"hardest moves first, a fresh table: {second}",
+                "check": f"hardest moves first, a fresh table: {second}"
+                if published is None
+                else f"the published value: {published}",
             }
             assert second == answer["grundy"], row
             if row["published"] is not None:

@@ -1,7 +1,8 @@
 """One class a database server (`SQLite`, `PostgreSQL`): every difference between the two that
-the build stage and the row writers meet, found once from a connection or URL by `dialect_of`,
-the one place outside the engine (`explorer.storage.backends.engine`) that reads a dialect's
-name. The bulk writes of each are their writers' (`explorer.storage.backends.bulk`).
+opening a database, reading it, the build stage and the row writers meet, found once from a
+connection or URL by `dialect_of`, the one place outside the engine's choice of a driver and
+its connection settings (`explorer.storage.backends.engine`) that reads a dialect's name. The
+bulk writes of each are their writers' (`explorer.storage.backends.bulk`).
 
 Examples
 --------
@@ -17,7 +18,7 @@ Examples
 from __future__ import annotations
 
 import os
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import sqlalchemy as sa
 from sqlalchemy.engine import URL, Engine
@@ -42,6 +43,8 @@ SORT_TEMP_STORE = 1
 KEY_INDEX_LOCK = 0x6B657969
 #: The connection settings `ensure_key_index` changes while it sorts, and then puts back.
 SORT_PRAGMAS = ("threads", "cache_size", "temp_store")
+#: The PostgreSQL advisory lock held while migrations run (any fixed number: "explorer").
+MIGRATION_LOCK = 0x6578706C6F726572
 
 
 class Dialect:
@@ -63,6 +66,22 @@ class Dialect:
     checks_integrity: ClassVar[bool] = False
     #: The query counting indexes named ``:name`` (the unique key index, say).
     INDEX_COUNT: ClassVar[str]
+    #: The execution options that make every read of a transaction see one snapshot.
+    snapshot: ClassVar[dict[str, Any]] = {}
+    #: Whether a database holding tables of another program is refused (a file of its own),
+    #: rather than shared (a server's database).
+    owns_file: ClassVar[bool] = False
+
+    def prepare_file(self, engine: Engine) -> None:
+        """Settings kept in the database itself, made once it is found to be explorer's,
+        outside any transaction."""
+
+    def lock_upgrade(self, conn: sa.Connection) -> None:
+        """Wait, inside the transaction that upgrades the schema, for another process
+        upgrading it at the same time (where the write transaction does not already)."""
+
+    def release_page_cache(self, conn: sa.Connection) -> None:
+        """Free the pages the connection keeps cached (where it keeps its own cache)."""
 
     def writers(self, workers: int) -> int:
         """How many transactions a build on `workers` workers writes at once."""
@@ -112,7 +131,19 @@ class SQLite(Dialect):
     writer = SQLiteWriter
     shared = False
     scratch_beside = True
+    owns_file = True
     INDEX_COUNT = "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = :name"
+
+    def prepare_file(self, engine: Engine) -> None:
+        # persistent in the file, and ignored inside a transaction
+        raw = engine.raw_connection()
+        try:
+            raw.cursor().execute("PRAGMA journal_mode = WAL")
+        finally:
+            raw.close()
+
+    def release_page_cache(self, conn: sa.Connection) -> None:
+        conn.exec_driver_sql("PRAGMA shrink_memory")
 
     def set_page_cache(self, conn: sa.Connection, kib: int) -> None:
         conn.exec_driver_sql(f"PRAGMA cache_size = -{kib}")
@@ -160,6 +191,13 @@ class PostgreSQL(Dialect):
     INDEX_COUNT = (
         "SELECT COUNT(*) FROM pg_indexes WHERE schemaname = current_schema() AND indexname = :name"
     )
+    # PostgreSQL's default shows each statement the newest commits
+    snapshot = {"isolation_level": "REPEATABLE READ"}
+
+    def lock_upgrade(self, conn: sa.Connection) -> None:
+        # two processes opening a new database at once: the second waits here, then finds the
+        # schema at head (SQLite's BEGIN IMMEDIATE does the same)
+        conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK})")
 
     def writers(self, workers: int) -> int:
         return workers

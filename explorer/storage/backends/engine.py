@@ -37,6 +37,7 @@ from explorer.errors import (
     SchemaTooNewError,
 )
 from explorer.notices import say
+from explorer.storage.backends.dialects import dialect_of
 from explorer.storage.backends.errors import database_error, dbapi_errors, reason
 from explorer.storage.schema.migrations import alembic_config, known_revision
 from explorer.storage.schema.models import EDGES_IN_VIEW, EDGES_VIEW, Base
@@ -56,9 +57,6 @@ SCHEMA_HEAD = "0014"
 SQLITE_MAGIC = b"SQLite format 3\x00"
 #: PostgreSQL sessions of a read-only database: every transaction refuses writes.
 READ_ONLY = "-c default_transaction_read_only=on"
-
-#: The PostgreSQL advisory lock held while migrations run (any fixed number: "explorer").
-MIGRATION_LOCK = 0x6578706C6F726572
 
 #: How long a writer waits for another writer's transaction to end, in seconds, unless the
 #: environment variable `WAIT_VAR` says otherwise.
@@ -253,7 +251,7 @@ def checkpoint_away(engine: Engine) -> None:
     serve``) cannot, so a brief read-write connection, the last one, does it. Nothing happens
     while another program still has the file open, nor where the file cannot be written."""
     path = engine.url.database
-    if engine.url.get_backend_name() != "sqlite" or not path or path == ":memory:":
+    if not dialect_of(engine).owns_file or not path or path == ":memory:":
         return
     file = Path(path)
     if not Path(f"{file}-wal").exists() or not _writable(file):
@@ -301,9 +299,7 @@ def reading(engine: Engine) -> Iterator[sa.Connection]:
     """A read transaction whose statements all see the database as it was at its first read,
     even while another process commits (PostgreSQL's default would show each statement the
     newest commits; SQLite's transactions are snapshots already)."""
-    options: dict[str, Any] = {}
-    if engine.dialect.name == "postgresql":
-        options["isolation_level"] = "REPEATABLE READ"
+    options = dialect_of(engine).snapshot
     with engine.connect().execution_options(**options) as connection, connection.begin():
         yield connection
 
@@ -358,8 +354,7 @@ def _sqlite_connect(dbapi_connection: sqlite3.Connection, _record: Any) -> None:
 def release_page_cache(connection: sa.Connection) -> None:
     """Free the pages SQLite keeps cached on this connection (its cache may grow to 256 MiB):
     after a sequence is written or read, those pages only duplicate the values in memory."""
-    if connection.dialect.name == "sqlite":
-        connection.exec_driver_sql("PRAGMA shrink_memory")
+    dialect_of(connection).release_page_cache(connection)
 
 
 def writer_wait() -> float:
@@ -436,7 +431,7 @@ def _check_and_upgrade(engine: Engine, shown: str, *, upgrade: bool = True) -> N
                     "revision (it is damaged; restore it from a copy, or build into another "
                     "database)"
                 )
-        elif tables and engine.dialect.name == "sqlite":
+        elif tables and dialect_of(engine).owns_file:
             listed = ", ".join(sorted(tables)[:5])
             raise DatabaseError(
                 f"{shown!r} is not an explorer database (it has tables {listed} but no explorer "
@@ -472,19 +467,9 @@ def _check_and_upgrade(engine: Engine, shown: str, *, upgrade: bool = True) -> N
                 f"{head!r}, and is open read-only: upgrade it first where it can be written (any "
                 "command that opens it there, such as explorer stats --db URL, does)"
             )
-    if engine.dialect.name == "sqlite":
-        # persistent in the file, so set once here, only after the checks above passed, and
-        # outside any transaction (SQLite ignores it inside one)
-        raw = engine.raw_connection()
-        try:
-            raw.cursor().execute("PRAGMA journal_mode = WAL")
-        finally:
-            raw.close()
+    dialect_of(engine).prepare_file(engine)  # only after the checks above passed
     with writing(engine) as connection:
-        if engine.dialect.name == "postgresql":
-            # two processes opening a new database at once: the second waits here, then finds
-            # the schema at head (SQLite's BEGIN IMMEDIATE does the same)
-            connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK})")
+        dialect_of(engine).lock_upgrade(connection)
         from alembic import command
 
         command.upgrade(alembic_config(connection), "head")

@@ -5,16 +5,18 @@ by outcome, value and depth, its extremes, its builds and tiers, and the finding
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
-from explorer.analysis.quotient import MisereQuotient
 from explorer.games.convention import NORMAL, Convention
 from explorer.storage.query.damage import stored_key, stored_natural
 from explorer.storage.rows.counts import read_counts
 from explorer.storage.rows.findings import load_patterns, load_quotient
 from explorer.storage.rows.records import shown_status
+
+if TYPE_CHECKING:
+    from explorer.analysis.quotient import MisereQuotient
 
 
 @dataclass(frozen=True)
