@@ -155,13 +155,15 @@ def test_a_move_added_by_hand_is_caught(db_url):
 
 def test_moves_into_states_that_are_not_the_moves_from_states_are_caught(db_url):
     """Each state's predecessors must be the successors read backwards: a row that lost them
-    fails, though every move from a state still matches the rules."""
+    fails, though every move from a state still matches the rules (and its depth, which
+    needs a predecessor one move nearer the start, fails with it)."""
     run("build", "nim", "1,2", "--db", db_url)
     sql(db_url, "UPDATE states SET predecessors = NULL WHERE key = '0'")
     code, result, _ = verify(db_url)
     assert code == 1
     assert [(m["check"], m["position"]) for m in result["mismatches"]] == [
-        ("moves", "moves into states")
+        ("moves", "moves into states"),
+        ("depth", "0"),
     ]
     assert "not the 7 of the successors' read backwards" in result["mismatches"][0]["detail"]
 
