@@ -50,6 +50,17 @@ Baseline: main e812f12 (edges as rows), 1M, 2 rounds, on the shared 2-core machi
     reading every move (the edges table, one SELECT): 3.34-3.40 s CPU (47-48 s wall at load
                  20); the packed successors' column (bench_packing.py's copy): 1.08-1.29 s CPU
 
+Moves packed in the states' rows (migration 0014), against the commit before (main e5f21f4),
+1M, one round, load 1.9-3.2:
+
+    --workers 1  19.2 s wall, 16.4 s CPU (main thread 4.5, writer 11.4) against 9.7 s and
+                 12.1 s (4.5, 7.1): 1.36x the CPU, each row written up to four times (insert,
+                 successors, predecessors' appends batch by batch, values); file 98.1 B/state
+                 (states 78.7, the key index 19.2) against 228.9; reading every move 1.13 s
+                 CPU against 3.46; verify 70.8 s CPU against 61.5 (4.3x the build's CPU)
+    --workers 2  24.1 s wall, 22.6 s CPU, coordinator 79 % (the commit before: 18.8 s, 16.9 s,
+                 74 %); file 98.0 B/state
+
 10M (390,390,390: 10,039,596 states), --workers 2, one run at load 16: 900 s wall, 149.8 s CPU:
 coordinator 115.9 s (main thread 37.2, writer 71.2, others 7.5), 4 processes below 33.9 s:
 share 77 % (Amdahl: at most 1.27x on 16 cores, 1.25x on 4 machines of 2 cores, 1.29x on any
