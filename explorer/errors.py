@@ -73,6 +73,15 @@ class GraphTooLargeError(ExplorerError, OverflowError):
         super().__init__(message)
         self.limit = limit
 
+    @staticmethod
+    def quoted(position: str) -> str:
+        """A position's text as the message quotes it: shortened past 60 characters.
+
+        >>> GraphTooLargeError.quoted("1," * 40)[-5:]
+        '1,...'
+        """
+        return position if len(position) <= 60 else position[:50] + "..."
+
 
 class LimitError(ExplorerError, OverflowError):
     """A computation would pass a guard on its size (values to plot, parts of a sum, ...)."""

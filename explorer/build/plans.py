@@ -127,7 +127,7 @@ def refuse_unbuildable(
     capacity = memory // (MIN_BYTES_PER_STATE_TIERED if tiered else MIN_BYTES_PER_STATE)
     counted = game.count_states(root, capacity)
     if counted is not None and counted > capacity:
-        key = _shown(game.format(root))
+        key = GraphTooLargeError.quoted(game.format(root))
         raise GraphTooLargeError(
             f"position {key!r} of {game.spec} has more than {capacity:,} states, more than a "
             f"build within --memory {memory // 2**20:,} MB can hold: build part of it with "
@@ -152,7 +152,7 @@ def _refuse_unlabellable(
         return
     if max_states is not None and max_states < counted:
         return  # stopped before the end: nothing is labelled
-    key = _shown(game.format(root))
+    key = GraphTooLargeError.quoted(game.format(root))
     raise GraphTooLargeError(
         f"position {key!r} of {game.spec} reaches {counted:,} states or more, and a game whose "
         f"play may loop is labelled whole in memory at the end of its build: more than "
@@ -175,16 +175,12 @@ def refuse_wide_state(
     else:
         limit = f"--max-states {options.max_states:,} lets this build store"
         fix = f"raise --max-states to at least {needs + states_new:,}"
+    key = GraphTooLargeError.quoted(key)
     raise GraphTooLargeError(
-        f"position {_shown(key)!r} of {game.spec} has {needs:,} new moves, more than {limit} "
+        f"position {key!r} of {game.spec} has {needs:,} new moves, more than {limit} "
         f"(a state's moves are stored together): {fix}",
         needs,
     )
-
-
-def _shown(key: str) -> str:
-    """A position's text as a refusal quotes it: shortened past 60 characters."""
-    return key if len(key) <= 60 else key[:50] + "..."
 
 
 def sqlite_cache_kib(memory: int | None, states: int, *, key_index: bool = True) -> int:

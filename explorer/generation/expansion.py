@@ -163,8 +163,7 @@ def _counted(
 
 
 def too_many_moves(game: Game[Any], position: Position) -> GraphTooLargeError:
-    key = game.format(position)
-    key = key if len(key) <= 60 else key[:50] + "..."
+    key = GraphTooLargeError.quoted(game.format(position))
     return GraphTooLargeError(
         f"position {key!r} of {game.spec} has more than {MAX_STATE_MOVES:,} moves: a build "
         "keeps a position's moves together in one batch, so it cannot be built",

@@ -85,8 +85,9 @@ def build_graph(
         budget = max_edges - edges
         moves = list(islice(game.successors(state), budget + 1))
         if len(moves) > budget:
+            shown = GraphTooLargeError.quoted(game.format(position))
             raise GraphTooLargeError(
-                f"position {_short(game.format(position))!r} of {game.spec} is too large: more "
+                f"position {shown!r} of {game.spec} is too large: more "
                 f"than {max_edges:,} moves (raise the limit with --max-states)",
                 max_edges,
             )
@@ -103,13 +104,9 @@ def build_graph(
 
 
 def _too_many_states(game: Game[Any], position: Position, max_states: int) -> GraphTooLargeError:
+    shown = GraphTooLargeError.quoted(game.format(position))
     return GraphTooLargeError(
-        f"position {_short(game.format(position))!r} of {game.spec} is too large: more "
+        f"position {shown!r} of {game.spec} is too large: more "
         f"than {max_states:,} states (raise the limit with --max-states)",
         max_states,
     )
-
-
-def _short(text: str) -> str:
-    """A position's text as an error quotes it: the first 50 characters of a long one."""
-    return text if len(text) <= 60 else text[:50] + "..."
