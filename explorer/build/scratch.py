@@ -1,12 +1,13 @@
-"""What a build in tiers keeps in a file between expansion and solving rather than in memory:
-the moves of the tiers expanded and not solved (`KeptMoves`). The database holds them too,
-packed in the states' rows, for a build run again after a kill."""
+"""What a build in tiers keeps in temporary files between expansion and solving rather than
+in memory: each tier's states and moves (`KeptMoves`) and the moves into each tier found by
+the tiers above it (`Incoming`). A tier's rows are written once, whole, when it is solved."""
 
 from __future__ import annotations
 
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from itertools import accumulate
 from pathlib import Path
 from typing import BinaryIO
 
@@ -29,64 +30,96 @@ def database_folder(database: str | None) -> Path | None:
 
 @dataclass
 class TierMoves:
-    """The moves of one expanded tier: its states in order, their move counts, the ends."""
+    """One expanded tier: its states in order, their move counts, the ends, the seconds its
+    expansion took and its states' keys."""
 
     ids: np.ndarray
     counts: np.ndarray
     targets: np.ndarray
     seconds: float = 0.0
+    keys: list[str] = field(default_factory=list)
+
+
+class Spill:
+    """A temporary file written at its end and read back by place (the database's folder,
+    else the temporary one); a write that fails is a `DatabaseFullError`."""
+
+    def __init__(self, folder: Path | None = None) -> None:
+        self.folder = folder
+        self.file: BinaryIO | None = None
+        self.end = 0
+
+    def write(self, *parts: bytes) -> int:
+        """Append `parts`; the offset they start at."""
+        at = self.end
+        try:
+            if self.file is None:
+                self.file = tempfile.TemporaryFile(prefix="explorer-moves-", dir=self.folder)
+            self.file.seek(at)
+            for part in parts:
+                self.file.write(part)
+        except OSError as error:
+            raise DatabaseFullError(f"cannot write the build's scratch file: {error}") from error
+        self.end += sum(map(len, parts))
+        return at
+
+    def read(self, at: int, size: int) -> bytes:
+        if not size:
+            return b""
+        assert self.file is not None
+        self.file.seek(at)
+        data = self.file.read(size)
+        assert len(data) == size, "a build's scratch was not read whole"
+        return data
+
+    def close(self) -> None:
+        if self.file is not None:
+            self.file.close()
+            self.file = None
 
 
 class KeptMoves:
-    """The moves of the tiers expanded and not yet solved, by tier, kept in a temporary file
-    rather than in memory: every tier is expanded before the lowest is solved, so they are
-    all kept at once, four bytes a state and four a move (a third of what the coordinator
-    holds). A tier's are read back, whole, when it is solved.
+    """The expanded tiers not yet solved, by tier, kept in a temporary file rather than in
+    memory: every tier is expanded before the lowest is solved, so they are all kept at once,
+    four bytes a state and a move and the states' keys. A tier's are read back, whole, when
+    it is solved.
 
     Examples
     --------
     >>> kept = KeptMoves()
-    >>> kept[3] = TierMoves(np.array([5, 6]), np.array([2, 0]), np.array([7, 8]), 0.5)
+    >>> kept[3] = TierMoves(np.array([5, 6]), np.array([2, 0]), np.array([7, 8]), 0.5, ["a", "é"])
     >>> len(kept), sorted(kept)
     (1, [3])
     >>> moves = kept.pop(3)
     >>> moves.ids.tolist(), moves.counts.tolist(), moves.targets.tolist(), moves.seconds
     ([5, 6], [2, 0], [7, 8], 0.5)
-    >>> bool(kept)
-    False
+    >>> moves.keys, bool(kept)
+    (['a', 'é'], False)
     >>> kept.close()
     """
 
     def __init__(self, folder: Path | None = None) -> None:
-        self.folder = folder  # where the file goes: the database's folder, else the temporary one
-        self.file: BinaryIO | None = None
-        self.end = 0
-        #: Each tier's place in the file: offset, states, moves, seconds to expand.
-        self.places: dict[int, tuple[int, int, int, float]] = {}
+        self.spill = Spill(folder)
+        #: Each tier's place in the file: offset, states, moves, bytes of keys, seconds.
+        self.places: dict[int, tuple[int, int, int, int, float]] = {}
 
     def __setitem__(self, tier: int, moves: TierMoves) -> None:
-        try:
-            if self.file is None:
-                self.file = tempfile.TemporaryFile(prefix="explorer-moves-", dir=self.folder)
-            self.file.seek(self.end)
-            for array in (moves.ids, moves.counts, moves.targets):
-                self.file.write(np.asarray(array, dtype=np.int32).tobytes())
-        except OSError as error:
-            raise DatabaseFullError(f"cannot write the build's scratch file: {error}") from error
-        states, edges = len(moves.ids), len(moves.targets)
-        self.places[tier] = (self.end, states, edges, moves.seconds)
-        self.end += 4 * (2 * states + edges)
+        lengths = np.fromiter(map(len, moves.keys), dtype=np.int32, count=len(moves.keys))
+        text = "".join(moves.keys).encode()
+        arrays = (moves.ids, moves.counts, moves.targets, lengths)
+        at = self.spill.write(*(np.asarray(a, dtype=np.int32).tobytes() for a in arrays), text)
+        self.places[tier] = (at, len(moves.ids), len(moves.targets), len(text), moves.seconds)
 
     def pop(self, tier: int) -> TierMoves:
-        at, states, edges, seconds = self.places.pop(tier)
-        data = np.zeros(0, dtype=np.int32)
-        if states:
-            assert self.file is not None
-            self.file.seek(at)
-            read = self.file.read(4 * (2 * states + edges))
-            assert len(read) == 4 * (2 * states + edges), "a tier's moves were not read whole"
-            data = np.frombuffer(read, dtype=np.int32)
-        return TierMoves(data[:states], data[states : 2 * states], data[2 * states :], seconds)
+        at, states, edges, text, seconds = self.places.pop(tier)
+        numbers = 4 * (3 * states + edges) if states else 0
+        data = np.frombuffer(self.spill.read(at, numbers), dtype=np.int32)
+        ids, counts = data[:states], data[states : 2 * states]
+        targets, lengths = data[2 * states : 2 * states + edges], data[2 * states + edges :]
+        keys = self.spill.read(at + numbers, text).decode()
+        ends = [0, *accumulate(lengths.tolist())]
+        every = [keys[a:b] for a, b in zip(ends, ends[1:], strict=False)]
+        return TierMoves(ids, counts, targets, seconds, every)
 
     def __len__(self) -> int:
         return len(self.places)
@@ -95,6 +128,48 @@ class KeptMoves:
         return iter(self.places)
 
     def close(self) -> None:
-        if self.file is not None:
-            self.file.close()
-            self.file = None
+        self.spill.close()
+
+
+class Incoming:
+    """The moves into each tier not yet solved, added as the tiers above it are expanded
+    (kept in a temporary file, by destination tier) and read back sorted by destination when
+    the tier is solved: its states' predecessors. Memory holds one tier's moves at a time.
+
+    Examples
+    --------
+    >>> into = Incoming()
+    >>> into.add(2, np.array([9, 7]), np.array([1, 1]))
+    >>> into.add(2, np.array([7]), np.array([0]))
+    >>> [a.tolist() for a in into.pop(2)], [a.tolist() for a in into.pop(5)]
+    ([[7, 7, 9], [0, 1, 1]], [[], []])
+    >>> into.close()
+    """
+
+    def __init__(self, folder: Path | None = None) -> None:
+        self.spill = Spill(folder)
+        #: Each tier's parts in the file: offset and moves.
+        self.parts: dict[int, list[tuple[int, int]]] = {}
+
+    def add(self, tier: int, dst: np.ndarray, src: np.ndarray) -> None:
+        """Add the moves ``src[i] -> dst[i]`` into `tier`."""
+        if len(dst):
+            dst, src = np.asarray(dst, np.int32), np.asarray(src, np.int32)
+            at = self.spill.write(dst.tobytes(), src.tobytes())
+            self.parts.setdefault(tier, []).append((at, len(dst)))
+
+    def pop(self, tier: int) -> tuple[np.ndarray, np.ndarray]:
+        """The moves into `tier` as (dst, src), sorted by (dst, src)."""
+        pairs = [
+            np.frombuffer(self.spill.read(at, 8 * size), dtype=np.int32).reshape(2, size)
+            for at, size in self.parts.pop(tier, [])
+        ]
+        if not pairs:
+            return np.zeros(0, np.int32), np.zeros(0, np.int32)
+        # one sort of (dst, src) pairs, as 64-bit numbers: ids are below 2**31
+        key = np.concatenate([p[0].astype(np.int64) << 32 | p[1] for p in pairs])
+        key.sort()
+        return (key >> 32).astype(np.int32), (key & 0xFFFFFFFF).astype(np.int32)
+
+    def close(self) -> None:
+        self.spill.close()

@@ -109,6 +109,10 @@ class NewStates:
     grundy: np.ndarray
     remoteness: np.ndarray
     height: np.ndarray
+    #: Every state's moves packed (`explorer.storage.rows.moves.packed_runs`), when the rows
+    #: are written whole: those of solved states only.
+    successors: list[bytes | None] | None = None
+    predecessors: list[bytes | None] | None = None
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -257,7 +261,7 @@ class SQLiteWriter(BulkWriter):
         if solved.any():
             part = np.flatnonzero(solved)
             g = states.grundy[part]
-            columns = [
+            values: list[Sequence[object] | np.ndarray] = [
                 states.ids[part],
                 keys[part] if mixed else keys,
                 states.depth[part],
@@ -266,12 +270,17 @@ class SQLiteWriter(BulkWriter):
                 states.remoteness[part],
                 states.height[part],
             ]
-            names = ("id", "key", "depth", "grundy", "outcome", "remoteness", "height")
+            names: tuple[str, ...] = ("id", "key", "depth", "grundy", "outcome", "remoteness")
+            names += ("height",)
+            if states.successors is not None and states.predecessors is not None:
+                assert not mixed, "rows written whole are every one solved"
+                values += [states.successors, states.predecessors]
+                names = (*names, "successors", "predecessors")
             self._insert_rows(
                 ("game_id", "build_id", "value_build_id", "expanded", *names),
-                f"({game}, {build}, {build}, 1, ?, ?, ?, ?, ?, ?, ?)",
-                interleaved(columns),
-                width=len(columns),
+                f"({game}, {build}, {build}, 1, {', '.join('?' * len(names))})",
+                interleaved(values),
+                width=len(values),
             )
 
     def _insert_rows(
@@ -362,6 +371,14 @@ class PostgresWriter(BulkWriter):
     def insert_states(self, rows: Sequence[Row]) -> None:
         if rows:
             self._copy(states_table.copy_in(STATE_COLUMNS), iter(rows))
+
+    def insert_new_states(self, states: NewStates) -> None:
+        if states.successors is None or states.predecessors is None:
+            self.insert_states(states.rows())
+        elif len(states):
+            rows = zip(states.rows(), states.successors, states.predecessors, strict=True)
+            columns = (*STATE_COLUMNS, "successors", "predecessors")
+            self._copy(states_table.copy_in(columns), ((*row, s, p) for row, s, p in rows))
 
     def update_values(self, values: ValueColumns, depth: np.ndarray | None = None) -> None:
         if not len(values):

@@ -70,6 +70,27 @@ def grouped(near: np.ndarray, far: np.ndarray, width: int) -> tuple[list[int], l
     return ids.tolist(), blobs
 
 
+def packed_runs(counts: np.ndarray, ids: np.ndarray, width: int) -> list[bytes | None]:
+    """Each state's `ids` (``counts[s]`` of them, state after state), sorted and packed as its
+    row stores them: a state with none gets None (NULL).
+
+    Examples
+    --------
+    >>> packed_runs(np.array([2, 0, 1]), np.array([4, 1, 3]), 1)
+    [b'\\x01\\x04', None, b'\\x03']
+    """
+    counts = np.asarray(counts, dtype=np.int64)
+    owner = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+    key = owner << 32 | np.asarray(ids, dtype=np.int64)  # ids are below 2**31
+    key.sort()
+    blobs: list[bytes | None] = list(
+        pack(Adjacency.from_degrees(counts, key & 0xFFFFFFFF), "fixed", width).blobs()
+    )
+    for state in np.flatnonzero(counts == 0).tolist():
+        blobs[state] = None
+    return blobs
+
+
 def add_moves(
     conn: sa.Connection, game_id: int, src: np.ndarray, dst: np.ndarray, *, expanded: bool = False
 ) -> None:
