@@ -369,7 +369,7 @@ class TieredBuilder:
             for first in range(0, len(moves.ids), CHECK_CHUNK):
                 ids = moves.ids[first : first + CHECK_CHUNK].tolist()
                 params = {"g": self.game_id, "ids": ids}
-                stored: dict[int, str] = dict(conn.execute(states_table.KEYS_OF, params).tuples())
+                stored = {i: k for i, k in conn.execute(states_table.KEYS_OF, params)}
                 if [stored.get(i) for i in ids] != moves.keys[first : first + CHECK_CHUNK]:
                     raise DatabaseDamagedError(
                         f"the unfinished build of {self.game.spec} stored states this build "
