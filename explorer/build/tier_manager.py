@@ -412,6 +412,8 @@ class TieredBuilder:
             add_counts(conn, game_id, write.tallies)
             if write.last and self.key_index.dropped:
                 ensure_key_index(conn)
+            if write.last:
+                self.dialect.analyze_states(conn)
             update_build(conn, self.build_id, "complete" if write.last else "running", write.counts)
 
     # -- reporting ------------------------------------------------------------------------

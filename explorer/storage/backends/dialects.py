@@ -95,6 +95,11 @@ class Dialect:
         """Create the unique key index, missing when asked; returns whether this did."""
         raise NotImplementedError
 
+    def analyze_states(self, conn: sa.Connection) -> None:
+        """Give the planner statistics of ``states`` after a build wrote them (where it has
+        none until told: PostgreSQL's plans of the ``edges`` views join every state with
+        every other without them)."""
+
     def key_index_present(self, conn: sa.Connection) -> bool:
         """Whether the unique index on ``states (game_id, key)`` is there."""
         return bool(conn.execute(sa.text(self.INDEX_COUNT), {"name": KEY_INDEX}).scalar())
@@ -213,6 +218,9 @@ class PostgreSQL(Dialect):
 
     def edges_views(self) -> list[str]:
         return edges_table.views_sql(edges_table.postgres_slots)
+
+    def analyze_states(self, conn: sa.Connection) -> None:
+        conn.exec_driver_sql(states_table.ANALYZE)
 
     def append_packed(self, column: edges_table.Column) -> str:
         return edges_table.append_packed(column, edges_table.postgres_append, self.mark)
