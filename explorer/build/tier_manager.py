@@ -1,24 +1,28 @@
-"""Building a game with tiers on several worker processes (``explorer build --workers N``).
+"""Building a game with tiers on worker processes (``explorer build --workers N``; with one
+worker, its tasks run in this process).
 
 A game whose `explorer.games.base.Game.tier` gives a number no move raises is built in two
 sweeps over its tiers. Expansion goes from the highest tier down: once every higher tier is
 expanded, a tier holds all its states, so its slices go to the workers at once
 (`explorer.generation.tiers.expand_tier`, submitted to a `concurrent.futures.Executor`), and
-the coordinator numbers the states they reach, keeps each state's depth (fewest moves from
-the root) and writes its new states and the tier's moves (packed in the rows of both ends:
-`explorer.storage.rows.moves`). Solving goes from the lowest tier up: every move of a tier
-ends in a lower, solved one, so one call of the solver's kernel gives the whole tier its
-values, written with the states' final depths.
+the coordinator numbers the states they reach and keeps each state's depth (fewest moves from
+the root). Nothing is written yet: each tier's keys and moves go to a scratch file
+(`explorer.build.scratch.KeptMoves`), and the moves into each lower tier to another, by the
+tier they go into (`explorer.build.scratch.Incoming`). Solving goes from the lowest tier up:
+every move of a tier ends in a lower, solved one, so one call of the solver's kernel gives the
+whole tier its values, and every move into the tier is known, so each of its states' rows is
+written once, whole: key, values, final depth, successors and predecessors (packed:
+`explorer.storage.rows.moves`).
 
-The coordinator alone writes, and keeps only compact arrays indexed by state id (depth, values,
-each tier's moves) and the keys of the tiers still to expand: no process holds every state's
-key. SQLite takes one writer thread; PostgreSQL one a worker, each on a connection of its own,
-committing in turn (`explorer.build.writer.BatchWriter`), so that the server's work on
-the rows, most of a build's work there, is spread over its cores too. Workers hold one slice
-at a time. Each tier done is recorded in the ``tiers`` table in the transaction that writes
-it, so a build killed at any moment (the coordinator or a worker) and run again continues from
-the tiers done, and stores exactly the states, moves, values and depths that a build in one
-process stores (ids aside, which number states in another order).
+The coordinator alone writes, and keeps only compact arrays indexed by state id (depth and
+values) and the keys of the tiers still to expand: no process holds every state's key. SQLite
+takes one writer thread; PostgreSQL one a worker, each on a connection of its own, committing
+in turn (`explorer.build.writer.BatchWriter`). Workers hold one slice at a time. A tier's rows
+and its row in the ``tiers`` table are written in one transaction, so a build killed at any
+moment (the coordinator or a worker) and run again keeps the tiers solved, numbers every state
+again in the same order (`explorer.build.tier_resume`), and writes the rest: it stores exactly
+the states, moves, values and depths that a build in one process stores (ids aside, which
+number states in another order).
 """
 
 from __future__ import annotations
