@@ -152,6 +152,14 @@ class TieredBuilder:
         self.grundy = Growable(np.int32, UNKNOWN)
         self.remote = Growable(np.int32, UNKNOWN)
         self.height = Growable(np.int32, UNKNOWN)
+        # the arrays are indexed by the order states are found in; a state's row gets the id
+        # `placed` gives it when its tier is expanded: each tier's ids then run on, the
+        # highest tier first (the root 0), and a tier's rows, written lowest tier first, go
+        # into the table's B-tree as whole blocks (pages filled, not split half-empty)
+        self.placed = Growable(np.int64, UNKNOWN)
+        self.next_placed = 0
+        #: The rows a build before stored: ids and values (see `resume`).
+        self.stored: list[np.ndarray] = []
         self.next_id = 0
         self.first_new = 0
         self.edges_new = self.values_computed = 0
@@ -234,7 +242,7 @@ class TieredBuilder:
         )
         self.next_id = offset + len(known)
         if self.next_id > before:
-            for array in (self.depth, self.grundy, self.remote, self.height):
+            for array in (self.depth, self.grundy, self.remote, self.height, self.placed):
                 array.reserve(self.next_id)
             waiting = self.waiting
             for at in np.flatnonzero(ids >= before).tolist():
@@ -255,6 +263,8 @@ class TieredBuilder:
             began = time.perf_counter()
             ids, keys = self.waiting.pop(tier)
             id_array = np.array(ids, dtype=np.int64)
+            self.placed.data[id_array] = np.arange(len(ids)) + self.next_placed
+            self.next_placed += len(ids)
             all_counts, all_targets = [], []
             into: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {}
             at = 0
@@ -298,6 +308,12 @@ class TieredBuilder:
         final depths, successors and predecessors (every move into a tier is known now)."""
         with writing(self.engine) as conn:
             self.width = width_for(conn, self.game_id, max(self.next_id - 1, 0))
+        if self.stored:  # the values of the rows a build before wrote, by the order found
+            ids, *values = self.stored
+            found = np.zeros(self.next_id, dtype=np.int64)
+            found[self.placed.data[: self.next_id]] = np.arange(self.next_id)
+            for array, column in zip((self.grundy, self.remote, self.height), values, strict=True):
+                array.data[found[ids]] = column
         pending = Write(self._progress())
         for tier in sorted(self.moves):
             began = time.perf_counter()
@@ -326,24 +342,26 @@ class TieredBuilder:
         self, moves: TierMoves, into: np.ndarray, sources: np.ndarray
     ) -> tuple[NewStates, int]:
         """A solved tier's rows, and the most ids one of their columns holds: `into` and
-        `sources`, the moves into the tier, sorted by `into`."""
+        `sources`, the moves into the tier, sorted by `into` (states as found: their rows'
+        ids are `placed`)."""
         ids = moves.ids.astype(np.int64)
-        assert np.all(ids[1:] > ids[:-1]), "a tier's states are numbered in order"
+        assert np.all(ids[1:] > ids[:-1]), "a tier's states are found in order"
         found = np.searchsorted(into, ids, "right") - np.searchsorted(into, ids, "left")
         assert int(found.sum()) == len(into), "a move into a tier ends at one of its states"
         g, r, h = self.grundy.data[ids], self.remote.data[ids], self.height.data[ids]
+        placed = self.placed.data
         rows = NewStates(
             self.game_id,
             self.build_id,
-            ids,
+            placed[ids],
             moves.keys,
             self.depth.data[ids].astype(np.int64),
             np.ones(len(ids), dtype=bool),
             g,
             r,
             h,
-            packed_runs(moves.counts, moves.targets, self.width),
-            packed_runs(found, sources, self.width),
+            packed_runs(moves.counts, placed[moves.targets], self.width),
+            packed_runs(found, placed[sources], self.width),
         )
         return rows, int(max(moves.counts.max(initial=0), found.max(initial=0)))
 
@@ -371,7 +389,7 @@ class TieredBuilder:
         """Check that a tier a build before wrote holds the states numbered as now."""
         with reading(self.engine) as conn:
             for first in range(0, len(moves.ids), CHECK_CHUNK):
-                ids = moves.ids[first : first + CHECK_CHUNK].tolist()
+                ids = self.placed.data[moves.ids[first : first + CHECK_CHUNK]].tolist()
                 params = {"g": self.game_id, "ids": ids}
                 stored = {i: k for i, k in conn.execute(states_table.KEYS_OF, params)}
                 if [stored.get(i) for i in ids] != moves.keys[first : first + CHECK_CHUNK]:

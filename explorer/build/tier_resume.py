@@ -35,11 +35,4 @@ def resume(builder: TieredBuilder, conn: sa.Connection, game_id: int) -> None:
     )
     builder.solved_before = set(done)
     builder.first_new = len(ids)
-    size = int(ids.max(initial=-1)) + 1
-    for array, column in (
-        (builder.grundy, grundy),
-        (builder.remote, remote),
-        (builder.height, height),
-    ):
-        array.reserve(size)
-        array.data[ids] = column
+    builder.stored = [ids, grundy, remote, height]  # set once every state is found again
