@@ -173,3 +173,22 @@ class Incoming:
 
     def close(self) -> None:
         self.spill.close()
+
+
+def by_tier(
+    into: dict[int, list[tuple[np.ndarray, np.ndarray]]],
+    tiers: list[int],
+    targets: np.ndarray,
+    dst: np.ndarray,
+    src: np.ndarray,
+) -> None:
+    """Add the moves ``src[i] -> dst[i]`` (``targets[i]`` the index of `dst[i]`'s tier in
+    `tiers`) to `into`, by the tier they go into."""
+    distinct, code = np.unique(np.asarray(tiers), return_inverse=True)
+    of_move = code.reshape(-1)[targets]
+    order = np.argsort(of_move, kind="stable")
+    bounds = np.searchsorted(of_move[order], np.arange(len(distinct) + 1))
+    for k, tier in enumerate(distinct.tolist()):
+        part = order[bounds[k] : bounds[k + 1]]
+        if len(part):
+            into.setdefault(int(tier), []).append((dst[part], src[part]))

@@ -40,7 +40,7 @@ from sqlalchemy.engine import Engine
 from explorer.build.arrays import UNKNOWN, Growable
 from explorer.build.options import BuildOptions, BuildReport, ended_status
 from explorer.build.plans import KeyIndexPlan, resident_bytes, sqlite_cache_kib, tiered_spec
-from explorer.build.scratch import Incoming, KeptMoves, TierMoves, database_folder
+from explorer.build.scratch import Incoming, KeptMoves, TierMoves, by_tier, database_folder
 from explorer.build.tier_resume import resume
 from explorer.build.tier_worker import Pool, solve_tier
 from explorer.build.writer import BatchWriter, BuildProgress, Turn
@@ -54,7 +54,7 @@ from explorer.generation.tiers import (
 )
 from explorer.solver import outcome
 from explorer.solver.arrays import MISERE_TERMINAL, NORMAL_TERMINAL
-from explorer.storage.backends.bulk import NewStates, writer_for
+from explorer.storage.backends.bulk import NewStates, joined_states, writer_for
 from explorer.storage.backends.dialects import dialect_of
 from explorer.storage.backends.engine import reading, writing
 from explorer.storage.rows.counts import add_counts, histogram, solved_counts, stored_states
@@ -277,7 +277,7 @@ class TieredBuilder:
                 np.minimum.at(self.depth.data, dst, self.depth.data[src] + 1)
                 all_counts.append(found.counts)
                 all_targets.append(dst.astype(np.int32))
-                _by_tier(into, found.tiers, found.targets, dst, src)
+                by_tier(into, found.tiers, found.targets, dst, src)
             for key in keys:
                 del self.known[key]
             for end, parts in into.items():
@@ -370,7 +370,7 @@ class TieredBuilder:
         if write.states:
             # the tiers' blocks of ids, lower tiers higher: reversed, the rows go in by id,
             # filling the B-tree's pages (in tier order, 11 % of them was left empty)
-            write.rows = [_joined(write.rows[::-1])]
+            write.rows = [joined_states(write.rows[::-1])]
             rows = write.rows[0]
             g, r, h = rows.grundy, rows.remoteness, rows.height
             write.tallies = [("states", "", len(g)), ("expanded", "", len(g))]
@@ -441,7 +441,7 @@ class TieredBuilder:
     # -- reporting ------------------------------------------------------------------------
     def _counts(self) -> BuildCounts:
         return BuildCounts(
-            states_new=self.next_id - self.first_new,
+            states_new=self.values_computed,  # rows written, each whole
             states_reused=self.first_new,  # an unfinished build's states, continued
             edges_new=self.edges_new,
             values_computed=self.values_computed,
@@ -450,7 +450,7 @@ class TieredBuilder:
     def _progress(self) -> BuildProgress:
         known = self.tiers_done + len(self.waiting) * 2 + len(self.moves)
         return BuildProgress(
-            self.next_id - self.first_new,
+            self.values_computed,
             self.edges_new,
             self.values_computed,
             sum(len(ids) for ids, _ in self.waiting.values()),
@@ -471,7 +471,7 @@ class TieredBuilder:
             build_id=self.build_id,
             status="complete" if self.stopped_by is None else "stopped",
             stopped_by=self.stopped_by,
-            states_new=self.next_id - self.first_new,
+            states_new=self.values_computed,  # rows written, each whole
             states_reused=self.first_new,  # an unfinished build's states, continued
             edges_new=self.edges_new,
             values_computed=self.values_computed,
@@ -483,43 +483,3 @@ class TieredBuilder:
             seconds=time.perf_counter() - self.started,
             convention=self.convention,
         )
-
-
-def _by_tier(
-    into: dict[int, list[tuple[np.ndarray, np.ndarray]]],
-    tiers: list[int],
-    targets: np.ndarray,
-    dst: np.ndarray,
-    src: np.ndarray,
-) -> None:
-    """Add the moves ``src[i] -> dst[i]`` (``targets[i]`` the index of `dst[i]`'s tier in
-    `tiers`) to `into`, by the tier they go into."""
-    distinct, code = np.unique(np.asarray(tiers), return_inverse=True)
-    of_move = code.reshape(-1)[targets]
-    order = np.argsort(of_move, kind="stable")
-    bounds = np.searchsorted(of_move[order], np.arange(len(distinct) + 1))
-    for k, tier in enumerate(distinct.tolist()):
-        part = order[bounds[k] : bounds[k + 1]]
-        if len(part):
-            into.setdefault(int(tier), []).append((dst[part], src[part]))
-
-
-def _joined(parts: list[NewStates]) -> NewStates:
-    """The rows of `parts` (whole rows of one game and build) one after the other."""
-
-    def joined(column: str) -> np.ndarray:
-        return np.concatenate([getattr(p, column) for p in parts])
-
-    return NewStates(
-        parts[0].game_id,
-        parts[0].build_id,
-        joined("ids"),
-        [key for p in parts for key in p.keys],
-        joined("depth"),
-        joined("expanded"),
-        joined("grundy"),
-        joined("remoteness"),
-        joined("height"),
-        [blob for p in parts for blob in p.successors or ()],
-        [blob for p in parts for blob in p.predecessors or ()],
-    )
