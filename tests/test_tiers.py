@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -386,3 +387,50 @@ def test_a_worker_killed_while_idle_costs_a_new_pool_not_the_build(db_url, other
     assert "complete" in built.stdout
     assert content(db_url, spec) == content(other_db_url, spec)
     assert run_json("verify", "--db", db_url)["ok"]
+
+
+def test_a_build_failed_while_solving_keeps_its_tiers_and_checks_them_when_it_goes_on(
+    tmp_path, monkeypatch
+):
+    # rows are written once, whole, tier by tier: a build stopped while solving keeps the
+    # tiers written, numbers every state again in the same order, and writes the rest
+    monkeypatch.setattr(tiered, "COMMIT_STATES", 40)
+    fresh, url = str(tmp_path / "fresh.db"), str(tmp_path / "g.db")
+    with open_database(fresh) as db:
+        db.game("nim").build("3,4,5,6", workers=1, in_tiers=True)
+    real = tiered.TieredBuilder._commit
+    commits = []
+
+    def failing(self: tiered.TieredBuilder, write: tiered.Write, turn: Turn) -> None:
+        commits.append(write)
+        if len(commits) == 3:
+            raise RuntimeError("the disk went away")
+        real(self, write, turn)
+
+    monkeypatch.setattr(tiered.TieredBuilder, "_commit", failing)
+    for copy in (url, str(tmp_path / "swapped.db")):
+        with open_database(copy) as db, pytest.raises(RuntimeError, match="disk went away"):
+            db.game("nim").build("3,4,5,6", workers=1, in_tiers=True)
+        commits.clear()
+    monkeypatch.setattr(tiered.TieredBuilder, "_commit", real)
+    with sqlite3.connect(str(tmp_path / "swapped.db")) as conn:  # two stored rows' keys swapped
+        (a, ka), (b, kb) = conn.execute("SELECT id, key FROM states ORDER BY id LIMIT 2")
+        conn.execute("UPDATE states SET key = 'x' WHERE id = ?", (a,))
+        conn.execute("UPDATE states SET key = ? WHERE id = ?", (ka, b))
+        conn.execute("UPDATE states SET key = ? WHERE id = ?", (kb, a))
+    code, out, err = run(
+        "build", "nim", "3,4,5,6", "--workers", "1", "--db", str(tmp_path / "swapped.db")
+    )
+    assert (code, out) == (1, "")
+    assert err == (
+        "Error: the unfinished build of nim stored states this build numbers otherwise: "
+        "delete the game's rows and build it again\n"
+    )
+    with sqlite3.connect(url) as conn:
+        stored = conn.execute("SELECT COUNT(*) FROM states").fetchone()[0]
+    assert stored > 0
+    report = run_json("build", "nim", "3,4,5,6", "--workers", "1", "--db", url)
+    assert (report["status"], report["states_reused"]) == ("complete", stored)
+    assert report["states_new"] + stored == report["states_stored"]
+    assert content(url, "nim") == content(fresh, "nim")
+    assert run_json("verify", "--db", url)["ok"]
