@@ -180,7 +180,7 @@ def test_a_cluster_build_with_a_worker_killed_stores_what_one_process_stores(
     assert "complete" in out.splitlines()[0]
 
     one = tmp_path / "one.db"
-    alone = explorer("build", SPEC, POSITION, "--db", str(one), "--workers", "1", cwd=tmp_path)
+    alone = explorer("build", SPEC, POSITION, "--db", str(one), cwd=tmp_path)
     assert alone.returncode == 0, alone.stderr
     nodes, edges = exported(pg_url, tmp_path)
     assert (nodes, edges) == exported(str(one), tmp_path)
@@ -246,7 +246,7 @@ def test_a_build_whose_scheduler_was_killed_is_interrupted_and_resumes(
         stop(processes)
         engine.dispose()
     one = tmp_path / "one.db"
-    alone = explorer("build", spec, position, "--db", str(one), "--workers", "1", cwd=tmp_path)
+    alone = explorer("build", spec, position, "--db", str(one), cwd=tmp_path)
     assert alone.returncode == 0, alone.stderr
     assert exported(pg_url, tmp_path) == exported(str(one), tmp_path)
     statuses = [b["status"] for b in run_json("stats", spec, "--db", pg_url)["builds"]]

@@ -173,7 +173,7 @@ def test_max_states_stops_cleanly_and_the_same_command_continues(db_url, other_d
         assert len(reports) < 100
     assert len(reports) > 3
     # ids too: the one-process build numbers states in the same order however it is cut
-    run_json("build", "subtraction:1,2", "4,5,6,7", "--db", other_db_url, "--workers", "1")
+    run_json("build", "subtraction:1,2", "4,5,6,7", "--db", other_db_url)  # in one process
     assert dump(db_url, "subtraction:1,2") == dump(other_db_url, "subtraction:1,2")
     stats = run_json("stats", "subtraction:1,2", "--db", db_url)
     assert [b["status"] for b in stats["builds"]] == ["stopped"] * (len(reports) - 1) + ["complete"]

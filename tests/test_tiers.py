@@ -135,11 +135,17 @@ CASES = [
 
 
 @pytest.mark.parametrize(("spec", "position"), CASES, ids=[c[0] for c in CASES])
-def test_two_workers_store_what_one_process_stores(db_url, other_db_url, spec, position):
-    one = run_json("build", spec, position, "--db", other_db_url, "--workers", "1")
+def test_two_workers_store_what_one_process_stores(db_url, other_db_url, tmp_path, spec, position):
+    one = run_json("build", spec, position, "--db", other_db_url)  # in one process
     two = run_json("build", spec, position, "--db", db_url, "--workers", "2")
     canonical = load_game(spec).spec
     assert content(db_url, canonical) == content(other_db_url, canonical)
+    # and one worker, in tiers in this process, the same
+    alone = str(tmp_path / "alone.db")
+    assert (
+        run_json("build", spec, position, "--db", alone, "--workers", "1")["status"] == "complete"
+    )
+    assert content(alone, canonical) == content(db_url, canonical)
     for key in ("grundy", "outcome", "remoteness", "states_new", "edges_new", "states_stored"):
         assert one[key] == two[key], key
     assert run_json("verify", "--db", db_url)["ok"]
@@ -236,7 +242,7 @@ def assert_ended(pids: list[int], seconds: float = 20.0) -> None:
 @pytest.mark.slow
 def test_killing_the_coordinator_or_a_worker_ends_in_the_same_content(db_url, other_db_url):
     spec, position = "subtraction:1,2", "30,31,33"
-    run_json("build", spec, position, "--db", other_db_url, "--workers", "1")
+    run_json("build", spec, position, "--db", other_db_url)  # in one process
     # the coordinator, killed at three points: during expansion, later, during solving (of
     # the build's 40 transactions, 27 expand: the third run starts 10 in, dies 20 later)
     for commits in (2, 8, 20):
@@ -363,7 +369,7 @@ main(sys.argv[1:])
 
 def test_a_worker_killed_while_idle_costs_a_new_pool_not_the_build(db_url, other_db_url):
     spec, position = "subtraction:1,2", "20,21,23"
-    run_json("build", spec, position, "--db", other_db_url, "--workers", "1")
+    run_json("build", spec, position, "--db", other_db_url)  # in one process
     built = subprocess.run(
         [
             sys.executable,
