@@ -183,12 +183,22 @@ def by_tier(
     src: np.ndarray,
 ) -> None:
     """Add the moves ``src[i] -> dst[i]`` (``targets[i]`` the index of `dst[i]`'s tier in
-    `tiers`) to `into`, by the tier they go into."""
-    distinct, code = np.unique(np.asarray(tiers), return_inverse=True)
-    of_move = code.reshape(-1)[targets]
-    order = np.argsort(of_move, kind="stable")
-    bounds = np.searchsorted(of_move[order], np.arange(len(distinct) + 1))
-    for k, tier in enumerate(distinct.tolist()):
-        part = order[bounds[k] : bounds[k + 1]]
-        if len(part):
+    `tiers`) to `into`, by the tier they go into (a slice's moves reach a few tiers).
+
+    Examples
+    --------
+    >>> into = {}
+    >>> by_tier(into, [4, 3], np.array([1, 0, 1]), np.array([7, 8, 7]), np.array([1, 1, 2]))
+    >>> {t: [(d.tolist(), s.tolist()) for d, s in parts] for t, parts in sorted(into.items())}
+    {3: [([7, 7], [1, 2])], 4: [([8], [1])]}
+    """
+    reached = np.asarray(tiers)
+    distinct = np.unique(reached).tolist()
+    if len(distinct) == 1:
+        into.setdefault(int(distinct[0]), []).append((dst, src))
+        return
+    of_move = reached[targets]
+    for tier in distinct:
+        part = of_move == tier
+        if part.any():
             into.setdefault(int(tier), []).append((dst[part], src[part]))
