@@ -459,7 +459,7 @@ def content(path: Path) -> str:
             repr(conn.execute("SELECT type, name, sql FROM sqlite_master ORDER BY name").fetchall())
         ]
         tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
-        for table in ("alembic_version", "games", "builds", "states", "edges"):
+        for table in ("alembic_version", "games", "builds", "states"):  # moves: in states
             if table in tables:
                 rows = conn.execute(f"SELECT * FROM {table} ORDER BY 1").fetchall()
                 parts.append(repr(rows))
@@ -478,7 +478,7 @@ def _write_fixtures(folder: Path) -> None:
     with closing(sqlite3.connect(folder / "newer.db")) as conn, conn:
         conn.execute("UPDATE alembic_version SET version_num = '9999'")
     with closing(sqlite3.connect(folder / "dropped.db")) as conn, conn:
-        conn.execute("DROP TABLE edges")
+        conn.execute("DROP TABLE builds")
     with closing(sqlite3.connect(folder / "damaged.db")) as conn:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     data = bytearray((folder / "damaged.db").read_bytes())

@@ -56,7 +56,11 @@ def test_a_claim_out_of_memory_says_why() -> None:
 
 DAMAGE = {
     "garbage escapes": ("UPDATE states SET escapes = 'x,@' WHERE key = 'd'", "no set of values"),
-    "text in an edge": ("UPDATE edges SET dst = 'zz' WHERE src = 0", "holds what no build writes"),
+    # the moves are packed in the states' rows: text where a state's successors are
+    "text in an edge": (
+        "UPDATE states SET successors = 'zz' WHERE id = 0",
+        "holds what no build writes",
+    ),
     "marked a DAG": (
         "UPDATE games SET family = 'dag', spec = REPLACE(spec, 'graph:', 'dag:')",
         "lead into a cycle",
@@ -70,6 +74,9 @@ def test_verify_reports_a_damaged_loopy_database(db_url: str) -> None:
     try:
         for case, (statement, expected) in DAMAGE.items():
             with engine.connect() as conn:
+                saved = conn.execute(sa.text("SELECT successors FROM states WHERE id = 0"))
+                moves = saved.scalar()
+                conn.rollback()
                 transaction = conn.begin()
                 if case == "text in an edge" and engine.dialect.name == "postgresql":
                     transaction.rollback()
@@ -82,16 +89,16 @@ def test_verify_reports_a_damaged_loopy_database(db_url: str) -> None:
                 assert "Traceback" not in out + err
             finally:
                 with engine.begin() as conn:  # undo it for the next case
-                    undo_damage(conn, case)
+                    undo_damage(conn, case, moves)
     finally:
         engine.dispose()
 
 
-def undo_damage(conn: sa.Connection, case: str) -> None:
+def undo_damage(conn: sa.Connection, case: str, moves: bytes | None) -> None:
     if case == "garbage escapes":
         conn.execute(sa.text("UPDATE states SET escapes = '0' WHERE key = 'd'"))
     elif case == "text in an edge":
-        conn.execute(sa.text("UPDATE edges SET dst = 1 WHERE src = 0 AND dst = 'zz'"))
+        conn.execute(sa.text("UPDATE states SET successors = :b WHERE id = 0"), {"b": moves})
     else:
         conn.execute(
             sa.text("UPDATE games SET family = 'graph', spec = REPLACE(spec, 'dag:', 'graph:')")

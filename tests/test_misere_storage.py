@@ -172,7 +172,7 @@ def test_normal_and_misere_builds_coexist_and_reuse_only_their_own_states(db_url
 
 def test_a_stopped_misere_build_resumes_to_the_rows_of_an_uninterrupted_one(db_url, other_db_url):
     # ids too: a one-process build numbers states in the same order however it is cut
-    run_json("build", "kayles", "14", "--misere", "--db", other_db_url, "--workers", "1")
+    run_json("build", "kayles", "14", "--misere", "--db", other_db_url)
     stopped = run_json("build", "kayles", "14", "--misere", "--max-states", "30", "--db", db_url)
     assert stopped["status"] == "stopped" and stopped["outcome"] is None
     done = run_json("build", "kayles", "14", "--misere", "--db", db_url)

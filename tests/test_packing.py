@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 
 from explorer import open_database
 from explorer.adjacency import Adjacency
-from explorer.storage.backends.dialects import dialect_of
 from explorer.storage.backends.engine import resolve_url
+from explorer.storage.rows.moves import add_moves
 from explorer.storage.schema.packing import (
     ENCODINGS,
     MAX_WIDTH,
@@ -113,17 +113,14 @@ WIDE_MOVES = [(0, 2**31 - 1), (0, 5), (2**31 - 1, 5), (5, 0), (300, 2**24)]
 
 
 def packed_game(url: str) -> tuple[int, set[Move]]:
-    """Build a small game into `url`, then turn it into the packed layout the views read:
-    its moves into columns of ``states`` (``edges`` dropped), each game's width on its row,
-    and a second game of wide ids beside it. The built game's id and moves."""
+    """Build a small game into `url` (its moves packed in its states' rows) and store a second
+    game of wide ids beside it (four bytes an id). The built game's id and moves."""
     with open_database(url) as db:
         db.game("subtraction:1,2").build("6,6,6")
     engine = sa.create_engine(resolve_url(url))
-    dialect = engine.dialect.name
     with engine.begin() as conn:
         (game,) = conn.execute(sa.text("SELECT id FROM games")).one()
         built = {tuple(row) for row in conn.execute(sa.text("SELECT src, dst FROM edges"))}
-        size = conn.execute(sa.text("SELECT COUNT(*) FROM states")).scalar_one()
         build = conn.execute(sa.text("SELECT id FROM builds")).scalar_one()
         conn.execute(
             sa.text(
@@ -140,40 +137,8 @@ def packed_game(url: str) -> tuple[int, set[Move]]:
                 ),
                 {"g": WIDE_GAME, "s": state, "k": str(state), "b": build},
             )
-        conn.execute(sa.text("DROP VIEW moves"))
-        conn.execute(sa.text("DROP TABLE edges"))
-        blob = "BLOB" if dialect == "sqlite" else "bytea"
-        for column in ("successors", "predecessors"):
-            conn.execute(sa.text(f"ALTER TABLE states ADD COLUMN {column} {blob}"))
-        conn.execute(sa.text("ALTER TABLE games ADD COLUMN id_width INTEGER"))
-        most = 0
-        for game_id, moves, states in ((game, built, size), (WIDE_GAME, WIDE_MOVES, 0)):
-            ids = sorted({i for move in moves for i in move} | set(range(states)))
-            index = {state: k for k, state in enumerate(ids)}
-            src = np.array([index[s] for s, _ in moves], dtype=np.int64)
-            dst = np.array([d for _, d in moves], dtype=np.int64)
-            successors = Adjacency.from_edges(len(ids), src, dst)
-            back = np.array([index[d] for _, d in moves], dtype=np.int64)
-            predecessors = Adjacency.from_edges(len(ids), back, np.array([s for s, _ in moves]))
-            width = id_width(max(ids))
-            rows = zip(
-                pack(successors, "fixed", width).blobs(),
-                pack(predecessors, "fixed", width).blobs(),
-                strict=True,
-            )
-            conn.execute(
-                sa.text(
-                    "UPDATE states SET successors = :a, predecessors = :b "
-                    "WHERE game_id = :g AND id = :s"
-                ),
-                [{"a": a, "b": b, "g": game_id, "s": ids[k]} for k, (a, b) in enumerate(rows)],
-            )
-            conn.execute(
-                sa.text("UPDATE games SET id_width = :w WHERE id = :g"), {"w": width, "g": game_id}
-            )
-            most = max(most, int(successors.degree.max()), int(predecessors.degree.max()))
-        for statement in dialect_of(conn).edges_views(most):
-            conn.execute(sa.text(statement))
+        src, dst = np.array(WIDE_MOVES, dtype=np.int64).T
+        add_moves(conn, WIDE_GAME, src, dst)
     engine.dispose()
     return game, built
 

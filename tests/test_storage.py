@@ -31,6 +31,7 @@ from explorer.storage import NotStoredError
 from explorer.storage.backends import bulk
 from explorer.storage.backends.bulk import read_int_columns, writer_for
 from explorer.storage.backends.engine import ENV_VAR
+from explorer.storage.rows.moves import add_moves
 from tests.support.bruteforce import heap_game_moves, mex_values, remoteness_values
 from tests.support.cli import run, run_json
 from tests.support.storage import dump
@@ -172,7 +173,7 @@ def test_max_states_stops_cleanly_and_the_same_command_continues(db_url, other_d
         assert len(reports) < 100
     assert len(reports) > 3
     # ids too: the one-process build numbers states in the same order however it is cut
-    run_json("build", "subtraction:1,2", "4,5,6,7", "--db", other_db_url, "--workers", "1")
+    run_json("build", "subtraction:1,2", "4,5,6,7", "--db", other_db_url)  # in one process
     assert dump(db_url, "subtraction:1,2") == dump(other_db_url, "subtraction:1,2")
     stats = run_json("stats", "subtraction:1,2", "--db", db_url)
     assert [b["status"] for b in stats["builds"]] == ["stopped"] * (len(reports) - 1) + ["complete"]
@@ -627,31 +628,34 @@ def test_states_an_edit_added_to_a_dag_game_can_be_queried(db_url, tmp_path):
     assert_one_line_error(["query", spec, "y", "--db", db_url], "'y' is not a vertex of")
 
 
-def test_bulk_writer_round_trips_awkward_keys_and_ids_too_big_to_pack(db_url):
+def test_bulk_writer_round_trips_awkward_keys_and_moves_past_three_bytes_an_id(db_url):
     run_json("build", "nim", "1", "--db", db_url)
     keys = ['café "quoted" \\ back', "007", "1,2", "tab\there", "日本"]
-    big = 2**31 + 5  # too big to pack two to a 64-bit integer: written row by row
-    sqlite = "://" not in db_url
+    big = 2**24 + 5  # past three bytes an id: the game's moves are packed again, wider
+    ids = [1000, 1001, 1002, big, 2**31 - 1]
     with open_database(db_url) as db, db.engine.begin() as conn:
         game_id = conn.execute(sa.text("SELECT id FROM games")).scalar_one()
         build_id = conn.execute(sa.text("SELECT MAX(id) FROM builds")).scalar_one()
         writer = writer_for(conn)
         writer.insert_states(
             [
-                (game_id, 1000 + i, key, i, i % 2 == 0, None, None, None, None, build_id, None)
+                (game_id, ids[i], key, i, i % 2 == 0, None, None, None, None, build_id, None)
                 for i, key in enumerate(keys)
             ]
         )
-        writer.insert_edges(game_id, np.array([1000, 1001]), np.array([1001, 1002]))
-        if sqlite:  # PostgreSQL's integer columns stop at 2**31 - 1; SQLite's do not
-            writer.insert_edges(game_id, np.array([big, 7]), np.array([1000, 2**32 + 1]))
+        add_moves(conn, game_id, np.array([1000, 1001]), np.array([1001, 1002]))
+        assert conn.execute(sa.text("SELECT id_width FROM games")).scalar_one() == 3
+        add_moves(conn, game_id, np.array([big, 0, 1000]), np.array([1000, 2**31 - 1, big]))
+        assert conn.execute(sa.text("SELECT id_width FROM games")).scalar_one() == 4
     with open_database(db_url) as db, db.engine.connect() as conn:
         stored = conn.execute(
             sa.text("SELECT key, depth, expanded FROM states WHERE id >= 1000 ORDER BY id")
         ).all()
-        edges = conn.execute(sa.text("SELECT src, dst FROM edges WHERE src >= 1000 OR src = 7"))
-        unpacked = [(7, 2**32 + 1), (big, 1000)] if sqlite else []
-        assert sorted(map(tuple, edges)) == sorted([(1000, 1001), (1001, 1002), *unpacked])
+        edges = conn.execute(sa.text("SELECT src, dst FROM edges WHERE src >= 1000 OR src = 0"))
+        every = [(0, 1), (0, 2**31 - 1), (1000, 1001), (1000, big), (1001, 1002), (big, 1000)]
+        assert sorted(map(tuple, edges)) == every
+        into = conn.execute(sa.text("SELECT src, dst FROM edges_in WHERE dst >= 1000 OR src = 0"))
+        assert sorted(map(tuple, into)) == every
     assert [(k, d, bool(e)) for k, d, e in stored] == [
         (key, i, i % 2 == 0) for i, key in enumerate(keys)
     ]

@@ -37,7 +37,7 @@ def test_empty_database_upgrades_to_head_with_no_drift(db_url):
             tables = set(sa.inspect(conn).get_table_names())
             views = set(sa.inspect(conn).get_view_names())
         assert {t.name for t in Base.metadata.sorted_tables} <= tables
-        assert {"state_values", "moves"} <= views
+        assert {"state_values", "moves", "edges", "edges_in"} <= views
         with db.engine.begin() as conn:
             command.check(alembic_config(conn))  # raises when models and migrations differ
 
@@ -98,10 +98,17 @@ def test_a_newer_schema_is_refused_on_postgresql_with_nothing_changed(pg_url):
     engine.dispose()
 
 
+#: The columns of ``states`` since 0003 (0014 adds the packed moves, read through ``edges``).
+STATE_COLUMNS = (
+    "game_id, id, key, depth, expanded, grundy, outcome, remoteness, height, build_id, "
+    "value_build_id, escapes"
+)
+
+
 def _every_row(conn: sa.Connection) -> dict[str, list[tuple]]:
     """Every row of states and edges (all columns) and of the two views, in a fixed order."""
     queries = {
-        "states": "SELECT * FROM states ORDER BY game_id, id",
+        "states": f"SELECT {STATE_COLUMNS} FROM states ORDER BY game_id, id",
         "edges": "SELECT * FROM edges ORDER BY game_id, src, dst",
         "state_values": "SELECT * FROM state_values ORDER BY game_id, state_id",
         "moves": "SELECT * FROM moves ORDER BY game, convention, position, move_to",
@@ -277,3 +284,53 @@ def test_a_schema_0009_database_keeps_every_row_when_states_lose_their_foreign_k
     assert {k: [r for r in rows if r not in after[k]] for k, rows in before.items()} == {
         k: [] for k in before
     }
+
+
+#: A database made by explorer at schema 0013 (commit 6eb9819, the last with a row a move):
+#: nim 2,3,4 in both conventions, kayles 7, subtraction:1,2 6,6,6 on two workers,
+#: graph:data/loopy.json from a, kayles 12 stopped at --max-states 20, dag:data/note003.json.
+SCHEMA_0013 = Path(__file__).parent / "data" / "schema_0013.db"
+
+
+def test_a_database_with_a_row_a_move_keeps_every_state_and_move_packed(tmp_path):
+    """0014 packs each state's moves into its row both ways and makes ``edges`` a view: a
+    file made by the commit before keeps every state, value and move, reads the same through
+    ``edges``, ``edges_in`` and ``moves``, verifies, continues its stopped build as a fresh one
+    does, and goes back to a row a move."""
+    path = tmp_path / "old.db"
+    path.write_bytes(SCHEMA_0013.read_bytes())
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT version_num FROM alembic_version").fetchone() == ("0013",)
+        assert conn.execute("SELECT type FROM sqlite_master WHERE name = 'edges'").fetchone() == (
+            "table",
+        )
+    engine = sa.create_engine(f"sqlite:///{path}")
+    with engine.connect() as conn:
+        before = _every_row(conn)
+    engine.dispose()
+    assert len(before["edges"]) == 643 and len(before["moves"]) == 643
+    with open_database(str(path)) as db, db.engine.connect() as conn:
+        assert _every_row(conn) == before
+        into = conn.exec_driver_sql("SELECT * FROM edges_in ORDER BY game_id, src, dst").all()
+        assert [tuple(r) for r in into] == before["edges"]
+        widths = conn.exec_driver_sql("SELECT DISTINCT id_width FROM games").all()
+        assert widths == [(3,)]
+        # no row a move is left: the moves are in the states' rows
+        kind = conn.exec_driver_sql("SELECT type FROM sqlite_master WHERE name = 'edges'")
+        assert kind.scalar() == "view"
+    assert run_json("verify", "--db", str(path))["ok"]
+    run_json("build", "kayles", "12", "--db", str(path))
+    fresh = str(tmp_path / "fresh.db")
+    run_json("build", "kayles", "7", "--db", fresh)  # as the file's was made: 7, then 12
+    run_json("build", "kayles", "12", "--db", fresh)
+    assert dump(str(path), "octal:0.77")["edges"] == dump(fresh, "octal:0.77")["edges"]
+    assert run_json("verify", "--db", str(path))["ok"]
+    with open_database(str(path)) as db, db.engine.begin() as conn:
+        command.downgrade(alembic_config(conn), "0013")
+    with sqlite3.connect(path) as conn:
+        kind = conn.execute("SELECT type FROM sqlite_master WHERE name = 'edges'").fetchone()
+        assert kind == ("table",)
+        moves = conn.execute("SELECT game_id, src, dst FROM edges ORDER BY 1, 2, 3").fetchall()
+    kayles = 3  # octal:0.77's id in the file: its moves now those of the finished build
+    grown = [(kayles, a, b) for a, b in dump(fresh, "octal:0.77")["edges"]]
+    assert moves == sorted([r for r in before["edges"] if r[0] != kayles] + grown)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -134,11 +135,17 @@ CASES = [
 
 
 @pytest.mark.parametrize(("spec", "position"), CASES, ids=[c[0] for c in CASES])
-def test_two_workers_store_what_one_process_stores(db_url, other_db_url, spec, position):
-    one = run_json("build", spec, position, "--db", other_db_url, "--workers", "1")
+def test_two_workers_store_what_one_process_stores(db_url, other_db_url, tmp_path, spec, position):
+    one = run_json("build", spec, position, "--db", other_db_url)  # in one process
     two = run_json("build", spec, position, "--db", db_url, "--workers", "2")
     canonical = load_game(spec).spec
     assert content(db_url, canonical) == content(other_db_url, canonical)
+    # and one worker, in tiers in this process, the same
+    alone = str(tmp_path / "alone.db")
+    assert (
+        run_json("build", spec, position, "--db", alone, "--workers", "1")["status"] == "complete"
+    )
+    assert content(alone, canonical) == content(db_url, canonical)
     for key in ("grundy", "outcome", "remoteness", "states_new", "edges_new", "states_stored"):
         assert one[key] == two[key], key
     assert run_json("verify", "--db", db_url)["ok"]
@@ -235,7 +242,7 @@ def assert_ended(pids: list[int], seconds: float = 20.0) -> None:
 @pytest.mark.slow
 def test_killing_the_coordinator_or_a_worker_ends_in_the_same_content(db_url, other_db_url):
     spec, position = "subtraction:1,2", "30,31,33"
-    run_json("build", spec, position, "--db", other_db_url, "--workers", "1")
+    run_json("build", spec, position, "--db", other_db_url)  # in one process
     # the coordinator, killed at three points: during expansion, later, during solving (of
     # the build's 40 transactions, 27 expand: the third run starts 10 in, dies 20 later)
     for commits in (2, 8, 20):
@@ -362,7 +369,7 @@ main(sys.argv[1:])
 
 def test_a_worker_killed_while_idle_costs_a_new_pool_not_the_build(db_url, other_db_url):
     spec, position = "subtraction:1,2", "20,21,23"
-    run_json("build", spec, position, "--db", other_db_url, "--workers", "1")
+    run_json("build", spec, position, "--db", other_db_url)  # in one process
     built = subprocess.run(
         [
             sys.executable,
@@ -386,3 +393,50 @@ def test_a_worker_killed_while_idle_costs_a_new_pool_not_the_build(db_url, other
     assert "complete" in built.stdout
     assert content(db_url, spec) == content(other_db_url, spec)
     assert run_json("verify", "--db", db_url)["ok"]
+
+
+def test_a_build_failed_while_solving_keeps_its_tiers_and_checks_them_when_it_goes_on(
+    tmp_path, monkeypatch
+):
+    # rows are written once, whole, tier by tier: a build stopped while solving keeps the
+    # tiers written, numbers every state again in the same order, and writes the rest
+    monkeypatch.setattr(tiered, "COMMIT_STATES", 40)
+    fresh, url = str(tmp_path / "fresh.db"), str(tmp_path / "g.db")
+    with open_database(fresh) as db:
+        db.game("nim").build("3,4,5,6", workers=1, in_tiers=True)
+    real = tiered.TieredBuilder._commit
+    commits = []
+
+    def failing(self: tiered.TieredBuilder, write: tiered.Write, turn: Turn) -> None:
+        commits.append(write)
+        if len(commits) == 3:
+            raise RuntimeError("the disk went away")
+        real(self, write, turn)
+
+    monkeypatch.setattr(tiered.TieredBuilder, "_commit", failing)
+    for copy in (url, str(tmp_path / "swapped.db")):
+        with open_database(copy) as db, pytest.raises(RuntimeError, match="disk went away"):
+            db.game("nim").build("3,4,5,6", workers=1, in_tiers=True)
+        commits.clear()
+    monkeypatch.setattr(tiered.TieredBuilder, "_commit", real)
+    with sqlite3.connect(str(tmp_path / "swapped.db")) as conn:  # two stored rows' keys swapped
+        (a, ka), (b, kb) = conn.execute("SELECT id, key FROM states ORDER BY id LIMIT 2")
+        conn.execute("UPDATE states SET key = 'x' WHERE id = ?", (a,))
+        conn.execute("UPDATE states SET key = ? WHERE id = ?", (ka, b))
+        conn.execute("UPDATE states SET key = ? WHERE id = ?", (kb, a))
+    code, out, err = run(
+        "build", "nim", "3,4,5,6", "--workers", "1", "--db", str(tmp_path / "swapped.db")
+    )
+    assert (code, out) == (1, "")
+    assert err == (
+        "Error: the unfinished build of nim stored states this build numbers otherwise: "
+        "delete the game's rows and build it again\n"
+    )
+    with sqlite3.connect(url) as conn:
+        stored = conn.execute("SELECT COUNT(*) FROM states").fetchone()[0]
+    assert stored > 0
+    report = run_json("build", "nim", "3,4,5,6", "--workers", "1", "--db", url)
+    assert (report["status"], report["states_reused"]) == ("complete", stored)
+    assert report["states_new"] + stored == report["states_stored"]
+    assert content(url, "nim") == content(fresh, "nim")
+    assert run_json("verify", "--db", url)["ok"]

@@ -14,6 +14,7 @@ import sqlalchemy as sa
 from explorer.storage.backends.engine import resolve_url
 from tests.support.cli import run
 from tests.support.environment import REPO
+from tests.support.storage import change_move
 
 NOTE003 = str(REPO / "data" / "note003.json")
 
@@ -115,7 +116,7 @@ def test_a_remoteness_or_outcome_changed_by_hand_is_caught(db_url):
 def test_a_removed_move_is_caught(db_url):
     run("build", "kayles", "9", "--db", db_url)
     src, dst = state_id(db_url, "octal:0.77", "9"), state_id(db_url, "octal:0.77", "8")
-    sql(db_url, "DELETE FROM edges WHERE src = :s AND dst = :d", s=src, d=dst)
+    change_move(db_url, 1, src, dst, add=False)
     code, result, _ = verify(db_url)
     assert code == 1
     assert result["mismatches"][0] == {
@@ -130,7 +131,7 @@ def test_a_removed_move_is_caught(db_url):
 def test_a_move_added_by_hand_is_caught(db_url):
     run("build", "nim", "1,2", "--db", db_url)
     src, dst = state_id(db_url, "nim", "1"), state_id(db_url, "nim", "2")
-    sql(db_url, "INSERT INTO edges (game_id, src, dst) VALUES (1, :s, :d)", s=src, d=dst)
+    change_move(db_url, 1, src, dst, add=True)
     code, result, _ = verify(db_url, "--show", "100")
     assert code == 1
     assert {
@@ -141,7 +142,7 @@ def test_a_move_added_by_hand_is_caught(db_url):
         "convention": "normal",
     } in result["mismatches"]
     # a move into a state not stored at all
-    sql(db_url, "INSERT INTO edges (game_id, src, dst) VALUES (1, :s, 999)", s=src)
+    change_move(db_url, 1, src, 999, add=True)
     code, result, _ = verify(db_url, "--show", "100")
     assert {
         "game": "nim",
@@ -150,6 +151,21 @@ def test_a_move_added_by_hand_is_caught(db_url):
         "detail": "a move to state id 999, which is not stored",
         "convention": "normal",
     } in result["mismatches"]
+
+
+def test_moves_into_states_that_are_not_the_moves_from_states_are_caught(db_url):
+    """Each state's predecessors must be the successors read backwards: a row that lost them
+    fails, though every move from a state still matches the rules (and its depth, which
+    needs a predecessor one move nearer the start, fails with it)."""
+    run("build", "nim", "1,2", "--db", db_url)
+    sql(db_url, "UPDATE states SET predecessors = NULL WHERE key = '0'")
+    code, result, _ = verify(db_url)
+    assert code == 1
+    assert [(m["check"], m["position"]) for m in result["mismatches"]] == [
+        ("moves", "moves into states"),
+        ("depth", "0"),
+    ]
+    assert "not the 7 of the successors' read backwards" in result["mismatches"][0]["detail"]
 
 
 def test_an_unknown_game_is_one_error_line(db_url):

@@ -19,6 +19,7 @@ import pytest
 
 from tests.support.cli import run
 from tests.support.environment import REPO
+from tests.support.storage import change_move
 
 LOOPY = REPO / "data" / "loopy.json"
 NOTE003 = REPO / "data" / "note003.json"
@@ -64,12 +65,22 @@ def copy(built: Path, tmp_path: Path) -> Iterator[Path]:
         yield tmp_path / "games.db"
 
 
-def damage(db: Path, *statements: str) -> None:
-    with closing(sqlite3.connect(db)) as conn:
-        for statement in statements:
+#: A move added or taken away (``+`` or ``-``): the game and the keys of its ends.
+Move = tuple[str, int, str, str]
+
+
+def damage(db: Path, *statements: str | Move) -> None:
+    for statement in statements:
+        if isinstance(statement, tuple):
+            sign, game, src, dst = statement
+            with closing(sqlite3.connect(db)) as conn:
+                a, b = (conn.execute(state(game, k)[1:-1]).fetchone()[0] for k in (src, dst))
+            change_move(str(db), game, a, b, add=sign == "+")
+            continue
+        with closing(sqlite3.connect(db)) as conn:
             changed = conn.execute(statement).rowcount
             assert changed > 0, statement  # a damage that changes nothing tests nothing
-        conn.commit()
+            conn.commit()
 
 
 def verify(db: Path, *args: str) -> tuple[int, dict, str]:
@@ -150,14 +161,11 @@ DAMAGES = {
         {"value"},
     ),
     "a move added to windup": (
-        [f"INSERT INTO edges VALUES ({WINDUP}, {state(WINDUP, '6')}, {state(WINDUP, '0')})"],
+        [("+", WINDUP, "6", "0")],
         {"moves", "value", "counts"},
     ),
     "a move removed from windup": (
-        [
-            f"DELETE FROM edges WHERE game_id = {WINDUP} AND src = {state(WINDUP, '6')} "
-            f"AND dst = {state(WINDUP, '5')}"
-        ],
+        [("-", WINDUP, "6", "5")],
         # 5 was found by 6 (depth 1 below it), and now has no move into it
         {"moves", "value", "counts", "depth"},
     ),
@@ -174,7 +182,7 @@ DAMAGES = {
         {"grundy", "remoteness", "counts"},
     ),
     "a cycle in a DAG game": (
-        [f"INSERT INTO edges VALUES ({DAG}, {state(DAG, 't1')}, {state(DAG, 'c')})"],
+        [("+", DAG, "t1", "c")],
         {"height", "grundy", "remoteness", "counts"},
     ),
 }
@@ -232,11 +240,7 @@ def test_a_stopped_build_of_a_game_with_cycles_verifies(tmp_path: Path) -> None:
     assert code == 0, (result["mismatches"][:3], err)
     assert result["games"][0]["states"] >= 1000 and result["problems"] == 0
     # its moves are still checked against the rules
-    damage(
-        Path(db),
-        "DELETE FROM edges WHERE src = (SELECT id FROM states WHERE key = '1999') "
-        "AND dst = (SELECT id FROM states WHERE key = '1998')",
-    )
+    damage(Path(db), ("-", 1, "1999", "1998"))
     code, result, _ = verify(Path(db))
     assert code == 1 and {"moves", "counts", "depth"} >= set(result["kinds"]) >= {"moves"}
     # and continued to the end, it is labelled whole and verifies again
@@ -267,13 +271,11 @@ def test_a_dag_game_stored_with_a_cycle_is_one_error_line(copy: Path) -> None:
     hand: problems listed, never a traceback."""
     shutil.copy(NOTE003, copy.parent / "acyclic.json")
     assert run("import", "graph:acyclic.json", "--db", str(copy))[0] == 0
-    damage(
-        copy,
-        "INSERT INTO edges SELECT g.id, a.id, b.id FROM games AS g JOIN states AS a "
-        "ON a.game_id = g.id JOIN states AS b ON b.game_id = g.id "
-        "WHERE g.spec LIKE 'graph:%acyclic.json' AND a.key = 't1' AND b.key = 'b'",
-        f"INSERT INTO edges VALUES ({DAG}, {state(DAG, 'a')}, {state(DAG, 'b')})",
-    )
+    with closing(sqlite3.connect(copy)) as conn:
+        (graph,) = conn.execute(
+            "SELECT id FROM games WHERE spec LIKE 'graph:%acyclic.json'"
+        ).fetchone()
+    damage(copy, ("+", graph, "t1", "b"), ("+", DAG, "a", "b"))
     for args in ((), (f"dag:{NOTE003}",), ("graph:acyclic.json",)):
         code, result, err = verify(copy, *args)
         assert code == 1 and err.startswith("Error: ") and "Traceback" not in err

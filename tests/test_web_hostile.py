@@ -209,8 +209,9 @@ DAMAGES = [
      "/position?spec=wythoff&p=4,5", []),
     ("key as bytes", "UPDATE states SET key = x'ff00' WHERE {wythoff} AND key = '1,1'",
      "/position?spec=wythoff&p=1,2", []),
-    ("move to no state", "INSERT INTO edges SELECT id, 0, 999999 FROM games "
-     "WHERE spec = 'wythoff'", "/position?spec=wythoff&p=4,5", []),
+    # the moves are packed in the states' rows, three bytes an id: 999999 is 0F423F
+    ("move to no state", "UPDATE states SET successors = CAST(COALESCE(successors, X'') "
+     "|| X'0F423F' AS BLOB) WHERE {wythoff} AND id = 0", "/position?spec=wythoff&p=4,5", []),
     ("count as text", "UPDATE state_counts SET count = 'many' WHERE {nim} AND kind = 'states'",
      "/game?spec=nim", None),
     ("histogram value 'x'",

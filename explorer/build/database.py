@@ -63,7 +63,8 @@ class StoredGame(stored_game.StoredGame):
         Stored states and values are reused; a build stopped by `max_states`, by the `memory`
         budget (bytes the process may use; None for none) or killed continues where it
         stopped when run again. With ``workers=N`` (N > 1) a game with tiers is built on N
-        worker processes, or on `executor` (a `concurrent.futures.Executor`) when given.
+        worker processes, or on `executor` (a `concurrent.futures.Executor`) when given; with
+        ``in_tiers=True`` and one worker, in tiers in this process.
         In the misère convention the game's misère build is made.
 
         Raises

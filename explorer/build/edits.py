@@ -29,8 +29,8 @@ from explorer.solver.loopy import Infinite
 from explorer.storage.backends.bulk import read_int_columns, value_columns, writer_for
 from explorer.storage.backends.engine import writing
 from explorer.storage.rows.counts import replace_value_counts, solved_counts
+from explorer.storage.rows.moves import read_moves
 from explorer.storage.rows.records import BuildCounts, insert_build
-from explorer.storage.tables import edges as edges_table
 from explorer.storage.tables import states as states_table
 from explorer.version import __version__
 
@@ -231,7 +231,7 @@ def solve_stored(engine: Engine, game: GameRow) -> int:
     game_id = game.id
     with engine.connect() as conn:
         (ids,) = read_int_columns(conn, states_table.by_id("id"), {"g": game_id}, 1)
-        src, dst = read_int_columns(conn, edges_table.ALL, {"g": game_id}, 2)
+        src, dst = read_moves(conn, game_id)
     size = int(ids[-1]) + 1 if ids.size else 0
     grundy, remote, height = solve_adjacency(Adjacency.from_edges(size, src, dst))
     with writing(engine) as conn:

@@ -24,6 +24,7 @@ from explorer.solver.incremental import Edit, EditResult, edit_between
 from explorer.storage.backends.bulk import Row, writer_for
 from explorer.storage.backends.engine import writing
 from explorer.storage.rows.counts import add_counts, histogram, recount, solved_counts
+from explorer.storage.rows.moves import add_moves
 from explorer.storage.rows.records import (
     BuildCounts,
     add_game,
@@ -179,7 +180,7 @@ def _store_new(
     )
     writer = writer_for(conn)
     writer.insert_states(rows)
-    writer.insert_edges(game_id, src, dst)
+    add_moves(conn, game_id, src, dst)
     if game.acyclic:
         totals = [("states", "", size), ("expanded", "", size), ("edges", "", len(src))]
         add_counts(conn, game_id, totals + histogram("depth", depth) + solved_counts(*solved))

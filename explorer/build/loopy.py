@@ -19,7 +19,8 @@ import numpy as np
 import sqlalchemy as sa
 
 from explorer.solver.loopy import Infinite, Value, labels_and_remoteness, outcome_of
-from explorer.storage.tables import edges, states
+from explorer.storage.rows.moves import read_moves
+from explorer.storage.tables import states
 
 if TYPE_CHECKING:  # the editor loads with edits, not with the reads that parse escapes
     from explorer.build.stored_graph import StoredGraph
@@ -120,13 +121,12 @@ def apply_loopy_edit(store: StoredGraph, edit: Edit) -> EditResult:
     """Check and apply an edit to a stored game with cycles (self-loops and cycles allowed),
     then re-solve every state that can reach an edited one; write the values that changed."""
     from explorer.solver.incremental import EditResult, check_edit
-    from explorer.storage.backends.bulk import read_int_columns
 
     dirty = check_edit(store, edit, loops=True)
     store.change_structure(edit, dict.fromkeys(edit.add_states))
     conn, game = store.conn, store.game_id
     rows = conn.execute(states.LOOPY_ROWS, {"g": game}).all()
-    src, dst = read_int_columns(conn, edges.ALL, {"g": game}, 2)
+    src, dst = read_moves(conn, game)
     ids = [r.id for r in rows]
     position = {i: n for n, i in enumerate(ids)}  # ids may have gaps after removals
     dense_src = np.array([position[i] for i in src.tolist()], dtype=np.int64)
@@ -179,7 +179,7 @@ def label_stored(
     from explorer.storage.rows.counts import recount
 
     ids, unsolved = read_int_columns(conn, states.by_id("id", states.UNVALUED), {"g": game_id}, 2)
-    src, dst = read_int_columns(conn, edges.ALL, {"g": game_id}, 2)
+    src, dst = read_moves(conn, game_id)
     values = label_arrays(len(ids), np.searchsorted(ids, src), np.searchsorted(ids, dst))
     conn.execute(
         states.UPDATE_LOOPY_VALUES,

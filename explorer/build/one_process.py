@@ -51,9 +51,9 @@ from explorer.storage.backends.bulk import (
     read_int_columns,
     value_columns,
 )
-from explorer.storage.backends.dialects import dialect_of
 from explorer.storage.backends.engine import reading, writing
 from explorer.storage.rows.counts import histogram, solved_counts, stored_states
+from explorer.storage.rows.moves import read_moves
 from explorer.storage.rows.records import (
     BuildCounts,
     ensure_key_index,
@@ -64,7 +64,6 @@ from explorer.storage.rows.records import (
     stored_game,
     update_build,
 )
-from explorer.storage.tables import edges as edges_table
 from explorer.storage.tables import states as states_table
 from explorer.version import __version__
 
@@ -298,7 +297,7 @@ class GraphBuilder:
             self._load_positions(conn, ids)
         if ids.size == 0:
             return
-        src, dst = read_int_columns(conn, edges_table.ALL_ORDERED, {"g": self.game_id}, 2)
+        src, dst = read_moves(conn, self.game_id)
         self.first_new = self.next_id = self.arrays.load(ids, columns, src, dst)
 
     def _load_positions(self, conn: sa.Connection, ids: np.ndarray) -> None:
@@ -426,7 +425,7 @@ class GraphBuilder:
         progress = BuildProgress(
             self.states_new, self.edges_new, self.values_computed, len(self.frontier), 0.0
         )
-        edges = dialect_of(self.engine).writer.edge_payload(src, dst)
+        edges = (src, dst)
         # every state expanded now was not before; a state is solved once, never changed
         tallies = [
             ("states", "", self.next_id - first_id),

@@ -38,6 +38,10 @@ class BuildOptions:
     workers : int
         Worker processes: more than one builds a game with tiers in tiers
         (`explorer.build.tier_manager`); 1, or a game without tiers, builds in this process.
+    in_tiers : bool
+        Build a game with tiers in tiers even on one worker, whose tasks then run in this
+        process (``--workers 1`` given): each state's row is written once, whole, when its
+        tier is solved.
 
     Examples
     --------
@@ -50,6 +54,7 @@ class BuildOptions:
     memory: int | None = DEFAULT_MEMORY_BYTES
     defer_key_index_at: int | None = DEFER_KEY_INDEX_AT
     workers: int = 1
+    in_tiers: bool = False
 
 
 @dataclass(frozen=True)

@@ -399,9 +399,9 @@ def may_go_in_tiers(
     game: Game[Any], root: Position, options: BuildOptions, *, cluster: bool = False
 ) -> bool:
     """Whether a build may go in tiers, as far as is known before its database is read: more
-    than one worker asked or a `cluster` to run on, a game with tiers whose play cannot loop,
-    no --max-states, and a game a worker can load by its spec (`tiers_apply` also reads what
-    is stored).
+    than one worker asked (or one, with `BuildOptions.in_tiers`) or a `cluster` to run on, a
+    game with tiers whose play cannot loop, no --max-states, and a game a worker can load by
+    its spec (`tiers_apply` also reads what is stored).
 
     Examples
     --------
@@ -414,8 +414,10 @@ def may_go_in_tiers(
     False
     >>> may_go_in_tiers(nim, (3, 4), BuildOptions(workers=1), cluster=True)
     True
+    >>> may_go_in_tiers(nim, (3, 4), BuildOptions(workers=1, in_tiers=True))
+    True
     """
-    if options.workers <= 1 and not cluster:
+    if options.workers <= 1 and not cluster and not options.in_tiers:
         return False
     if options.max_states is not None or game.may_cycle():
         return False

@@ -8,12 +8,14 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import sqlalchemy as sa
 
 from explorer.build.loopy import LoopyValue, parse_escapes
 from explorer.solver.incremental import Edit, EditResult, State, StateValue
 from explorer.storage.backends.bulk import StateRow, writer_for
 from explorer.storage.rows.counts import CountChanges
+from explorer.storage.rows.moves import add_moves, moves_at, remove_moves
 from explorer.storage.rows.records import BuildCounts, insert_build, update_build
 from explorer.storage.tables import edges as edges_table
 from explorer.storage.tables import states as states_table
@@ -33,10 +35,10 @@ class StoredGraph:
 
     Every state met in a query is remembered with its id, value and height (kept up to date by
     the writes), so the re-solve of a batch costs three queries: successors, new values,
-    predecessors. Queries go by id (the primary key and the reverse edge index), never by a
-    scan. Reads and writes go through the caller's connection: one transaction for the whole
-    edit. The build row recording the edit is written with the first change, so an edit
-    refused while it is checked writes nothing. The game's counts follow every write
+    predecessors. Queries go by id (the primary key: a state's row holds its moves both ways),
+    never by a scan. Reads and writes go through the caller's connection: one transaction for
+    the whole edit. The build row recording the edit is written with the first change, so an
+    edit refused while it is checked writes nothing. The game's counts follow every write
     (``counts``, closed by `finish`).
 
     Examples
@@ -133,28 +135,34 @@ class StoredGraph:
         """Run `statement` once per row; the number of rows it changed."""
         return self.conn.execute(statement, rows).rowcount if rows else 0
 
+    def _remove_moves(self, edit: Edit) -> int:
+        """Take the edit's removed moves, and every move of its removed states, out of the
+        rows of their ends; the number of stored moves taken."""
+        at = self._id
+        asked = {(at(a), at(b)) for a, b in edit.remove_edges}
+        ends = [i for pair in asked for i in pair]
+        stored = moves_at(self.conn, self.game_id, ends)
+        gone = moves_at(self.conn, self.game_id, [at(s) for s in edit.remove_states])
+        taken = sorted((asked & stored) | gone)
+        pairs = np.array(taken, dtype=np.int64).reshape(-1, 2)
+        remove_moves(self.conn, self.game_id, pairs[:, 0], pairs[:, 1])
+        return len(taken)
+
     def change_structure(self, edit: Edit, heights: Mapping[State, int | None]) -> None:
         build = self._record()
         game, at = self.game_id, self._id
         self._known({s for e in (*edit.remove_edges, *edit.add_edges) for s in e})
-        removed = self._each(
-            edges_table.DELETE_ONE,
-            [{"g": game, "a": at(a), "b": at(b)} for a, b in edit.remove_edges],
-        )
+        removed = self._remove_moves(edit)
         gone = [{"g": game, "s": at(s)} for s in edit.remove_states]
-        removed += self._each(edges_table.delete_at("src"), gone)
-        removed += self._each(edges_table.delete_at("dst"), gone)
         self.counts.before(at(s) for s in edit.remove_states)
         self._each(states_table.DELETE, gone)
         for s in edit.remove_states:
             del self.rows[s]
         if edit.add_states:
             self._insert_states(edit, heights, build)
-        added = self._each(
-            edges_table.INSERT_ONE,
-            [{"g": game, "a": at(a), "b": at(b)} for a, b in edit.add_edges],
-        )
-        self.counts.edges(added - removed)
+        added = np.array([(at(a), at(b)) for a, b in edit.add_edges], dtype=np.int64)
+        add_moves(self.conn, game, *added.reshape(-1, 2).T)
+        self.counts.edges(len(added) - removed)
         raised = {s: h for s, h in heights.items() if s not in set(edit.add_states)}
         self.counts.before(at(s) for s in raised)
         self._each(

@@ -1,25 +1,28 @@
-"""Building a game with tiers on several worker processes (``explorer build --workers N``).
+"""Building a game with tiers on worker processes (``explorer build --workers N``; with one
+worker, its tasks run in this process).
 
 A game whose `explorer.games.base.Game.tier` gives a number no move raises is built in two
 sweeps over its tiers. Expansion goes from the highest tier down: once every higher tier is
 expanded, a tier holds all its states, so its slices go to the workers at once
 (`explorer.generation.tiers.expand_tier`, submitted to a `concurrent.futures.Executor`), and
-the coordinator numbers the states they reach, keeps each state's depth (fewest moves from
-the root) and writes the tier's moves and its new states (on SQLite only their keys, into a
-scratch file: `explorer.build.scratch`). Solving goes from the lowest tier up: every
-move of a tier ends in a lower, solved one, so one call of the solver's kernel gives the whole
-tier its values, written with the states' final depths (on SQLite each state's row then, whole
-and once).
+the coordinator numbers the states they reach and keeps each state's depth (fewest moves from
+the root). Nothing is written yet: each tier's keys and moves go to a scratch file
+(`explorer.build.scratch.KeptMoves`), and the moves into each lower tier to another, by the
+tier they go into (`explorer.build.scratch.Incoming`). Solving goes from the lowest tier up:
+every move of a tier ends in a lower, solved one, so one call of the solver's kernel gives the
+whole tier its values, and every move into the tier is known, so each of its states' rows is
+written once, whole: key, values, final depth, successors and predecessors (packed:
+`explorer.storage.rows.moves`).
 
-The coordinator alone writes, and keeps only compact arrays indexed by state id (depth, values,
-each tier's moves) and the keys of the tiers still to expand: no process holds every state's
-key. SQLite takes one writer thread; PostgreSQL one a worker, each on a connection of its own,
-committing in turn (`explorer.build.writer.BatchWriter`), so that the server's work on
-the rows, most of a build's work there, is spread over its cores too. Workers hold one slice
-at a time. Each tier done is recorded in the ``tiers`` table in the transaction that writes
-it, so a build killed at any moment (the coordinator or a worker) and run again continues from
-the tiers done, and stores exactly the states, moves, values and depths that a build in one
-process stores (ids aside, which number states in another order).
+The coordinator alone writes, and keeps only compact arrays indexed by state id (depth and
+values) and the keys of the tiers still to expand: no process holds every state's key. SQLite
+takes one writer thread; PostgreSQL one a worker, each on a connection of its own, committing
+in turn (`explorer.build.writer.BatchWriter`). Workers hold one slice at a time. A tier's rows
+and its row in the ``tiers`` table are written in one transaction, so a build killed at any
+moment (the coordinator or a worker) and run again keeps the tiers solved, numbers every state
+again in the same order (`explorer.build.tier_resume`), and writes the rest: it stores exactly
+the states, moves, values and depths that a build in one process stores (ids aside, which
+number states in another order).
 """
 
 from __future__ import annotations
@@ -37,10 +40,11 @@ from sqlalchemy.engine import Engine
 from explorer.build.arrays import UNKNOWN, Growable
 from explorer.build.options import BuildOptions, BuildReport, ended_status
 from explorer.build.plans import KeyIndexPlan, resident_bytes, sqlite_cache_kib, tiered_spec
-from explorer.build.scratch import KeptMoves, KeyScratch, TierMoves, database_folder
+from explorer.build.scratch import Incoming, KeptMoves, TierMoves, by_tier, database_folder
 from explorer.build.tier_resume import resume
 from explorer.build.tier_worker import Pool, solve_tier
 from explorer.build.writer import BatchWriter, BuildProgress, Turn
+from explorer.errors import DatabaseDamagedError
 from explorer.games.base import Game, Position
 from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.games.specs import GameSpec
@@ -50,15 +54,17 @@ from explorer.generation.tiers import (
 )
 from explorer.solver import outcome
 from explorer.solver.arrays import MISERE_TERMINAL, NORMAL_TERMINAL
-from explorer.storage.backends.bulk import (
-    EdgePayload,
-    NewStates,
-    ValueColumns,
-    writer_for,
-)
+from explorer.storage.backends.bulk import NewStates, joined_states, writer_for
 from explorer.storage.backends.dialects import dialect_of
 from explorer.storage.backends.engine import reading, writing
 from explorer.storage.rows.counts import add_counts, histogram, solved_counts, stored_states
+from explorer.storage.rows.moves import (
+    DEFAULT_WIDTH,
+    DIRECTIONS,
+    ensure_slots,
+    packed_runs,
+    width_for,
+)
 from explorer.storage.rows.records import (
     BuildCounts,
     drop_key_index,
@@ -79,30 +85,35 @@ FAR = np.iinfo(np.int32).max
 #: A tier is cut into slices of at least this many states (a task's overhead, pickling its
 #: keys and starting it, is then small beside its work) ...
 MIN_SLICE_STATES = 256
+#: ... and into at least this many slices (whatever the number of workers: see `resume`).
+SLICES = 16
 #: States a transaction writes at least (small tiers are written together).
 COMMIT_STATES = 50_000
+#: States whose stored keys a continued build reads at a time (see `_check_stored`).
+CHECK_CHUNK = 5_000
 
 
 @dataclass
 class Write:
-    """One transaction of a build in tiers (`BatchWriter` writes it on its thread)."""
+    """One transaction of a build in tiers (`BatchWriter` writes it on its thread): the rows
+    of tiers solved, each written once, whole, and those tiers recorded done."""
 
     progress: BuildProgress
-    new: NewStates | None = None
-    #: The first new state's id and the new states' keys, for the scratch file.
-    keys: tuple[int, list[str]] | None = None
-    #: The moves, as the dialect's writer takes them (made on the coordinator's thread).
-    edges: EdgePayload | None = None
-    expanded: list[tuple[str, int, int, float]] = field(default_factory=list)
-    values: ValueColumns | None = None
-    depth: np.ndarray | None = None
-    solved: list[tuple[str, float]] = field(default_factory=list)
+    rows: list[NewStates] = field(default_factory=list)
+    #: Each tier written: its number, states, moves, seconds to expand and to solve.
+    tiers: list[tuple[str, int, int, float, float]] = field(default_factory=list)
     counts: BuildCounts | None = None
     last: bool = False
     #: Drop the unique key index before writing (see `KeyIndexPlan`).
     drop_key_index: bool = False
     #: What the rows add to the game's counts (see `explorer.storage.rows.counts`).
     tallies: list[tuple[str, str, int]] = field(default_factory=list)
+    #: The longest packed column of the rows, in bytes (see `ensure_slots`).
+    longest: int = 0
+
+    @property
+    def states(self) -> int:
+        return sum(map(len, self.rows))
 
 
 class TieredBuilder:
@@ -126,19 +137,29 @@ class TieredBuilder:
         self.convention = convention
         self.terminal = MISERE_TERMINAL if self.convention == MISERE else NORMAL_TERMINAL
         self.dialect = dialect_of(engine)
-        self.payload = self.dialect.writer.edge_payload
         self.root_key = game.format(root)
         self.root_tier = game.tier(root)
         self.known: dict[str, int] = {}  # keys of the states of tiers still to expand
         self.waiting: dict[int, tuple[list[int], list[str]]] = {}
         # tiers expanded, not yet solved: in a file beside an SQLite database, on its disk
-        folder = database_folder(engine.url.database) if self.dialect.keys_in_files else None
+        folder = database_folder(engine.url.database) if self.dialect.scratch_beside else None
         self.moves = KeptMoves(folder)
+        self.incoming = Incoming(folder)  # the moves into each tier not yet solved
+        #: Tiers a build before solved and wrote (a build continued: see `resume`).
+        self.solved_before: set[int] = set()
+        self.width = DEFAULT_WIDTH  # bytes a packed id, set once every state is numbered
         self.depth = Growable(np.int32, FAR)
         self.grundy = Growable(np.int32, UNKNOWN)
         self.remote = Growable(np.int32, UNKNOWN)
         self.height = Growable(np.int32, UNKNOWN)
-        self.fresh: list[str] = []  # keys of the states numbered since the last write
+        # the arrays are indexed by the order states are found in; a state's row gets the id
+        # `placed` gives it when its tier is expanded: each tier's ids then run on, the
+        # highest tier first (the root 0), and a tier's rows, written lowest tier first, go
+        # into the table's B-tree as whole blocks (pages filled, not split half-empty)
+        self.placed = Growable(np.int64, UNKNOWN)
+        self.next_placed = 0
+        #: The rows a build before stored: ids and values (see `resume`).
+        self.stored: list[np.ndarray] = []
         self.next_id = 0
         self.first_new = 0
         self.edges_new = self.values_computed = 0
@@ -146,7 +167,6 @@ class TieredBuilder:
         self.key_index = KeyIndexPlan(options.defer_key_index_at)
         self.stopped_by: str | None = None  # "memory" when the budget stopped the build
         self.started = time.perf_counter()
-        self.scratch: KeyScratch | None = None  # on SQLite, the keys until solved
 
     # -- the whole build ------------------------------------------------------------------
     def run(self) -> BuildReport:
@@ -154,28 +174,22 @@ class TieredBuilder:
             stored = find_game(conn, GameSpec.parse(self.game.spec).canonical(), self.convention)
             if stored is not None:
                 refuse_running(conn, stored, self.game.spec)
-                self.scratch = self._scratch(stored)
                 resume(self, conn, stored)
             self.key_index.stored_before = stored_states(conn)
         self._start()
-        if not self.next_id:
-            self.scratch = self._scratch(self.game_id)
-            if self.scratch is not None:
-                self.scratch.start(0)
-            self._discover([self.root_key], [self.root_tier])  # type: ignore[list-item]
-            self.depth.data[0] = 0
+        # every state is numbered again, in the same order: the rows a build before wrote
+        # keep their ids (see `resume`)
+        self._discover([self.root_key], [self.root_tier])  # type: ignore[list-item]
+        self.depth.data[0] = 0
         pool = Pool(self.workers, self.executor)
         try:
             # PostgreSQL takes a transaction a worker at once (see `BatchWriter`)
             writers = self.dialect.writers(self.workers)
-            with BatchWriter(self._commit, self.progress, self.started, writers) as writer:
-                self._expand(pool, writer)
-                # values are written into rows the expansion wrote: committed, so that every
-                # writer's transaction sees them
-                writer.finish()
-                if self.stopped_by is None:
+            self._expand(pool)
+            if self.stopped_by is None:
+                with BatchWriter(self._commit, self.progress, self.started, writers) as writer:
                     self._solve(writer)
-                writer.finish()
+                    writer.finish()
             if self.stopped_by is not None:
                 self._stopped("stopped", self._counts())
         except BaseException as error:
@@ -184,12 +198,8 @@ class TieredBuilder:
         finally:
             pool.close()
             self.moves.close()
+            self.incoming.close()
         return self._report()
-
-    def _scratch(self, game_id: int) -> KeyScratch | None:
-        if not self.dialect.keys_in_files:
-            return None
-        return KeyScratch.beside(self.engine.url.database, game_id)
 
     def _start(self) -> None:
         with writing(self.engine) as conn:
@@ -232,11 +242,10 @@ class TieredBuilder:
         )
         self.next_id = offset + len(known)
         if self.next_id > before:
-            for array in (self.depth, self.grundy, self.remote, self.height):
+            for array in (self.depth, self.grundy, self.remote, self.height, self.placed):
                 array.reserve(self.next_id)
-            waiting, fresh = self.waiting, self.fresh
+            waiting = self.waiting
             for at in np.flatnonzero(ids >= before).tolist():
-                fresh.append(keys[at])
                 tier = tiers[at]
                 if tier not in waiting:
                     waiting[tier] = ([], [])
@@ -246,147 +255,154 @@ class TieredBuilder:
         return ids
 
     # -- expansion, highest tier first ----------------------------------------------------
-    def _expand(self, pool: Pool, writer: BatchWriter[Write]) -> None:
-        pending = Write(self._progress())
-        written_to = self.first_new  # states below this id have their rows written
-        sources: list[np.ndarray] = []
-        ends: list[np.ndarray] = []
+    def _expand(self, pool: Pool) -> None:
+        """Expand every tier, highest first, keeping each tier's states and moves and the
+        moves into each lower tier in scratch files; nothing is written yet."""
         while self.waiting:
             tier = max(self.waiting)
             began = time.perf_counter()
             ids, keys = self.waiting.pop(tier)
-            tasks = self._tasks(tier, keys)
             id_array = np.array(ids, dtype=np.int64)
+            self.placed.data[id_array] = np.arange(len(ids)) + self.next_placed
+            self.next_placed += len(ids)
             all_counts, all_targets = [], []
+            into: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {}
             at = 0
-            for found in pool.run(tasks):
+            for found in pool.run(self._tasks(tier, keys)):
                 size = len(found.counts)
                 src_ids = id_array[at : at + size]
                 at += size
                 dst = self._discover(found.keys, found.tiers)[found.targets]
-                counts = found.counts.astype(np.int64)
-                src_depth = np.repeat(self.depth.data[src_ids] + 1, counts)
-                np.minimum.at(self.depth.data, dst, src_depth.astype(np.int32))
+                src = np.repeat(src_ids, found.counts.astype(np.int64))
+                np.minimum.at(self.depth.data, dst, self.depth.data[src] + 1)
                 all_counts.append(found.counts)
                 all_targets.append(dst.astype(np.int32))
+                by_tier(into, found.tiers, found.targets, dst, src)
             for key in keys:
                 del self.known[key]
+            for end, parts in into.items():
+                self.incoming.add(end, *(np.concatenate(p) for p in zip(*parts, strict=True)))
             counts = np.concatenate(all_counts) if all_counts else np.zeros(0, np.int32)
             targets = np.concatenate(all_targets) if all_targets else np.zeros(0, np.int32)
             seconds = time.perf_counter() - began
-            self.moves[tier] = TierMoves(id_array.astype(np.int32), counts, targets, seconds)
-            self.edges_new += len(targets)
+            self.moves[tier] = TierMoves(id_array.astype(np.int32), counts, targets, seconds, keys)
             self.tiers_done += 1
-            # the tier's moves and the states they found, written with the next tiers' in
-            # transactions of `COMMIT_STATES` states or more
-            sources.append(np.repeat(id_array, counts.astype(np.int64)))
-            ends.append(targets)
-            pending.expanded.append((str(tier), len(ids), len(targets), seconds))
-            moves = sum(map(len, ends))
-            if self.next_id - written_to + moves // 4 >= COMMIT_STATES or not self.waiting:
-                pending.tallies = [("edges", "", moves)]
-                if self.scratch is not None:
-                    pending.keys = (written_to, self._fresh(written_to, self.next_id))
-                else:
-                    pending.new = self._new_states(written_to, self.next_id)
-                    pending.tallies.append(("states", "", len(pending.new)))
-                pending.edges = self.payload(np.concatenate(sources), np.concatenate(ends))
-                written_to, sources, ends = self.next_id, [], []
-                pending.progress = self._progress()
-                pending.counts = self._counts()
-                pending.drop_key_index = self.key_index.drop_now(self.next_id - self.first_new)
-                writer.submit(pending)
-                if pending.drop_key_index:
-                    # dropping the index waits for every open transaction on the states: the
-                    # next one starts once this one commits
-                    writer.finish()
-                pending = Write(self._progress())
-                memory = self.options.memory
-                if memory is not None and self.waiting and resident_bytes() > memory:
-                    # every tier expanded so far is being written: the same command goes on
-                    self.stopped_by = "memory"
-                    return
+            memory = self.options.memory
+            if memory is not None and self.waiting and resident_bytes() > memory:
+                # nothing is written before the tiers are solved: the same command starts over
+                self.stopped_by = "memory"
+                return
 
     def _tasks(self, tier: int, keys: list[str]) -> list[TierTask]:
-        """The tier's keys in slices: at least one a worker when it has many states."""
-        per = min(SLICE_STATES, max(MIN_SLICE_STATES, -(-len(keys) // self.workers)))
+        """The tier's keys in slices, as many for any number of workers (so that states are
+        numbered in the same order: see `resume`), several when it has many states."""
+        per = min(SLICE_STATES, max(MIN_SLICE_STATES, -(-len(keys) // SLICES)))
         return [
             TierTask(self.spec, tier, part, tuple(keys[first : first + per]))
             for part, first in enumerate(range(0, len(keys), per))
         ]
 
-    def _fresh(self, first: int, end: int) -> list[str]:
-        """The keys of the states numbered `first` to `end` - 1, the last ones numbered."""
-        keys, self.fresh = self.fresh, []
-        assert len(keys) == end - first, "a new state's key was lost"
-        return keys
-
-    def _new_states(self, first: int, end: int) -> NewStates:
-        """The rows of the states numbered `first` to `end` - 1 (values unknown yet)."""
-        ids = np.arange(first, end, dtype=np.int64)
-        keys = self._fresh(first, end)
-        nothing = np.full(end - first, UNKNOWN, dtype=np.int64)
-        return NewStates(
-            self.game_id,
-            self.build_id,
-            ids,
-            keys,
-            self.depth.data[first:end].copy(),
-            np.zeros(end - first, dtype=bool),
-            nothing,
-            nothing,
-            nothing,
-        )
-
     # -- solving, lowest tier first -------------------------------------------------------
     def _solve(self, writer: BatchWriter[Write]) -> None:
+        """Solve every tier, lowest first, and write its states' rows, whole: keys, values,
+        final depths, successors and predecessors (every move into a tier is known now)."""
+        with writing(self.engine) as conn:
+            self.width = width_for(conn, self.game_id, max(self.next_id - 1, 0))
+        if self.stored:  # the values of the rows a build before wrote, by the order found
+            ids, *values = self.stored
+            found = np.zeros(self.next_id, dtype=np.int64)
+            found[self.placed.data[: self.next_id]] = np.arange(self.next_id)
+            for array, column in zip((self.grundy, self.remote, self.height), values, strict=True):
+                array.data[found[ids]] = column
         pending = Write(self._progress())
-        solved: list[np.ndarray] = []
-        last_written = False
         for tier in sorted(self.moves):
             began = time.perf_counter()
             moves = self.moves.pop(tier)
+            into = self.incoming.pop(tier)
+            self.tiers_done += 1
+            if tier in self.solved_before:
+                self._check_stored(moves)
+                continue
             solve_tier(moves, self.grundy, self.remote, self.height, self.terminal)
             self.values_computed += len(moves.ids)
-            self.tiers_done += 1
-            solved.append(moves.ids)
-            pending.solved.append((str(tier), time.perf_counter() - began))
-            if sum(map(len, solved)) >= COMMIT_STATES or not self.moves:
-                pending.last = last_written = not self.moves
-                self._values(pending, solved)
-                writer.submit(pending)
-                pending, solved = Write(self._progress()), []
-        if not last_written:  # nothing left to solve: the build ends all the same
-            pending.last = True
-            self._values(pending, solved)
-            writer.submit(pending)
+            self.edges_new += len(moves.targets)
+            rows, most = self._rows(moves, *into)
+            pending.rows.append(rows)
+            pending.longest = max(pending.longest, most * self.width)
+            seconds = time.perf_counter() - began
+            done = (str(tier), len(moves.ids), len(moves.targets), moves.seconds, seconds)
+            pending.tiers.append(done)
+            if pending.states >= COMMIT_STATES:
+                self._submit(writer, pending)
+                pending = Write(self._progress())
+        pending.last = True  # the build ends with it, rows or none
+        self._submit(writer, pending)
 
-    def _values(self, write: Write, solved: list[np.ndarray]) -> None:
-        ids = np.sort(np.concatenate(solved)) if solved else np.zeros(0, dtype=np.int64)
+    def _rows(
+        self, moves: TierMoves, into: np.ndarray, sources: np.ndarray
+    ) -> tuple[NewStates, int]:
+        """A solved tier's rows, and the most ids one of their columns holds: `into` and
+        `sources`, the moves into the tier, sorted by `into` (states as found: their rows'
+        ids are `placed`)."""
+        ids = moves.ids.astype(np.int64)
+        assert np.all(ids[1:] > ids[:-1]), "a tier's states are found in order"
+        found = np.searchsorted(into, ids, "right") - np.searchsorted(into, ids, "left")
+        assert int(found.sum()) == len(into), "a move into a tier ends at one of its states"
         g, r, h = self.grundy.data[ids], self.remote.data[ids], self.height.data[ids]
-        depth = self.depth.data[ids].copy()
-        # a state's depth is final, and counted, once it is solved
-        write.tallies = [("expanded", "", len(ids)), *histogram("depth", depth)]
-        write.tallies += solved_counts(g, r, h)
-        if self.scratch is not None:  # each state's row, whole, its key from the scratch file
-            keys = self.scratch.keys(ids)
-            done = np.ones(len(ids), dtype=bool)
-            write.new = NewStates(self.game_id, self.build_id, ids, keys, depth, done, g, r, h)
-            write.tallies.append(("states", "", len(ids)))
-        else:
-            write.values = ValueColumns(ids, g, r, h, self.build_id, self.game_id)
-            write.depth = depth
+        placed = self.placed.data
+        rows = NewStates(
+            self.game_id,
+            self.build_id,
+            placed[ids],
+            moves.keys,
+            self.depth.data[ids].astype(np.int64),
+            np.ones(len(ids), dtype=bool),
+            g,
+            r,
+            h,
+            packed_runs(moves.counts, placed[moves.targets], self.width),
+            packed_runs(found, placed[sources], self.width),
+        )
+        return rows, int(max(moves.counts.max(initial=0), found.max(initial=0)))
+
+    def _submit(self, writer: BatchWriter[Write], write: Write) -> None:
+        """Count what `write` adds and hand it to the writer."""
+        if write.states:
+            # the tiers' blocks of ids, lower tiers higher: reversed, the rows go in by id,
+            # filling the B-tree's pages (in tier order, 11 % of them was left empty)
+            write.rows = [joined_states(write.rows[::-1])]
+            rows = write.rows[0]
+            g, r, h = rows.grundy, rows.remoteness, rows.height
+            write.tallies = [("states", "", len(g)), ("expanded", "", len(g))]
+            write.tallies += [("edges", "", sum(t[2] for t in write.tiers))]
+            write.tallies += histogram("depth", rows.depth) + solved_counts(g, r, h)
         write.progress = self._progress()
         write.counts = self._counts()
+        write.drop_key_index = self.key_index.drop_now(self.next_id - self.first_new)
+        writer.submit(write)
+        if write.drop_key_index:
+            # dropping the index waits for every open transaction on the states: the next
+            # one starts once this one commits
+            writer.finish()
+
+    def _check_stored(self, moves: TierMoves) -> None:
+        """Check that a tier a build before wrote holds the states numbered as now."""
+        with reading(self.engine) as conn:
+            for first in range(0, len(moves.ids), CHECK_CHUNK):
+                ids = self.placed.data[moves.ids[first : first + CHECK_CHUNK]].tolist()
+                params = {"g": self.game_id, "ids": ids}
+                stored = {i: k for i, k in conn.execute(states_table.KEYS_OF, params)}
+                if [stored.get(i) for i in ids] != moves.keys[first : first + CHECK_CHUNK]:
+                    raise DatabaseDamagedError(
+                        f"the unfinished build of {self.game.spec} stored states this build "
+                        "numbers otherwise: delete the game's rows and build it again"
+                    )
 
     # -- writing --------------------------------------------------------------------------
     def _commit(self, write: Write, turn: Turn) -> None:
         """Write one transaction (on a writer thread): the rows first, then, its turn come,
         what every transaction of the build updates (the game's counts, the build's row)."""
         game_id = self.game_id
-        if write.keys is not None:
-            assert self.scratch is not None
-            self.scratch.append(*write.keys)
         with writing(self.engine) as conn:
             cache_kib = sqlite_cache_kib(
                 self.options.memory, self.next_id, key_index=not self.key_index.dropped
@@ -396,45 +412,36 @@ class TieredBuilder:
                 turn()  # no other transaction of the build is open
                 drop_key_index(conn)
             writer = writer_for(conn)
-            if write.new is not None and len(write.new):
-                writer.insert_new_states(write.new)
-            if write.edges is not None:
-                writer.write_edges(game_id, write.edges)
-            if write.values is not None and len(write.values):
-                assert write.depth is not None
-                writer.update_values(write.values, depth=write.depth)
+            for rows in write.rows:
+                if len(rows):
+                    writer.insert_new_states(rows)
             turn()
-            if write.expanded:
+            for column, _ in DIRECTIONS:
+                ensure_slots(conn, game_id, column, [], self.width, write.longest)
+            if write.tiers:
                 conn.execute(
                     tiers_table.EXPANDED,
                     [
-                        {
-                            "g": game_id,
-                            "tier": tier,
-                            "build": self.build_id,
-                            "states": states,
-                            "edges": edges,
-                            "seconds": seconds,
-                        }
-                        for tier, states, edges, seconds in write.expanded
+                        {"g": game_id, "tier": t, "build": self.build_id, "states": n}
+                        | {"edges": m, "seconds": s}
+                        for t, n, m, s, _ in write.tiers
                     ],
                 )
-            if write.solved:
                 conn.execute(
                     tiers_table.SOLVED,
-                    [{"g": game_id, "tier": t, "seconds": s} for t, s in write.solved],
+                    [{"g": game_id, "tier": t, "seconds": s} for t, _, _, _, s in write.tiers],
                 )
             add_counts(conn, game_id, write.tallies)
             if write.last and self.key_index.dropped:
                 ensure_key_index(conn)
+            if write.last:
+                self.dialect.analyze_states(conn)
             update_build(conn, self.build_id, "complete" if write.last else "running", write.counts)
-        if write.last and self.scratch is not None:
-            self.scratch.remove()
 
     # -- reporting ------------------------------------------------------------------------
     def _counts(self) -> BuildCounts:
         return BuildCounts(
-            states_new=self.next_id - self.first_new,
+            states_new=self.values_computed,  # rows written, each whole
             states_reused=self.first_new,  # an unfinished build's states, continued
             edges_new=self.edges_new,
             values_computed=self.values_computed,
@@ -443,7 +450,7 @@ class TieredBuilder:
     def _progress(self) -> BuildProgress:
         known = self.tiers_done + len(self.waiting) * 2 + len(self.moves)
         return BuildProgress(
-            self.next_id - self.first_new,
+            self.values_computed,
             self.edges_new,
             self.values_computed,
             sum(len(ids) for ids, _ in self.waiting.values()),
@@ -464,7 +471,7 @@ class TieredBuilder:
             build_id=self.build_id,
             status="complete" if self.stopped_by is None else "stopped",
             stopped_by=self.stopped_by,
-            states_new=self.next_id - self.first_new,
+            states_new=self.values_computed,  # rows written, each whole
             states_reused=self.first_new,  # an unfinished build's states, continued
             edges_new=self.edges_new,
             values_computed=self.values_computed,

@@ -50,9 +50,10 @@ class Pool:
         )
 
     def run(self, tasks: list[TierTask]) -> Iterator[TierExpansion]:
-        """The tasks' results, in order (one task at a time in this process when only one)."""
-        if len(tasks) == 1 and self.given is None:
-            yield expand_tier(tasks[0])
+        """The tasks' results, in order (one task at a time in this process when only one, or
+        one worker)."""
+        if (len(tasks) == 1 or self.workers == 1) and self.given is None:
+            yield from map(expand_tier, tasks)
             return
         for attempt in range(RETRIES + 1):
             if self.executor is None:

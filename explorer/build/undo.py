@@ -9,8 +9,9 @@ from sqlalchemy.engine import Engine
 
 from explorer.storage.backends.engine import writing
 from explorer.storage.rows.counts import recount
+from explorer.storage.rows.moves import read_moves, remove_moves
 from explorer.storage.rows.records import ensure_key_index
-from explorer.storage.tables import edges, states
+from explorer.storage.tables import states
 
 #: Ids per statement when old states' flags are put back (SQLite allows 32,766 parameters).
 UNDO_CHUNK = 500
@@ -47,12 +48,16 @@ def undo_build(
     params = {"g": game_id, "b": build_id, "first": first_new}
     with writing(engine) as conn:
         ensure_key_index(conn)
-        conn.execute(edges.DELETE_FROM, params)
+        # the build's moves leave the rows of the states that stay (the new ones go whole)
+        src, dst = read_moves(conn, game_id)
+        older = np.isin(src, expanded_now)
+        taken = (src >= first_new) | older
+        stays = taken & (older | (dst < first_new))
+        remove_moves(conn, game_id, src[stays], dst[stays])
         ids = expanded_now.tolist()
         for start in range(0, len(ids), UNDO_CHUNK):
             chunk = {f"i{n}": i for n, i in enumerate(ids[start : start + UNDO_CHUNK])}
             listed = ", ".join(f":{name}" for name in chunk)
-            conn.execute(edges.delete_from_listed(listed), {"g": game_id, **chunk})
             conn.execute(states.unexpand(listed), {"g": game_id, **chunk})
         conn.execute(states.CLEAR_VALUES_OF_BUILD, params)
         conn.execute(states.DELETE_FROM, params)

@@ -38,7 +38,9 @@ def _actual_counts(conn: sa.Connection, game_id: int) -> dict[tuple[str, str], i
         "states": "SELECT COUNT(*) FROM states WHERE game_id = :g",
         "expanded": "SELECT COUNT(*) FROM states WHERE game_id = :g AND expanded",
         "solved": "SELECT COUNT(*) FROM states WHERE game_id = :g AND outcome IS NOT NULL",
-        "edges": "SELECT COUNT(*) FROM edges WHERE game_id = :g",
+        # the bytes of the packed successors over the width of an id: every move once
+        "edges": "SELECT COALESCE(SUM(length(s.successors)) / MAX(g.id_width), 0) "
+        "FROM states AS s JOIN games AS g ON g.id = s.game_id WHERE s.game_id = :g",
     }
     for kind, statement in totals.items():
         counts[kind, ""] = int(conn.execute(sa.text(statement), params).scalar_one())
@@ -98,7 +100,7 @@ def depth_problems(
     rules = ["s.depth < 0" if found_by_builds else "s.depth < -1"]
     if found_by_builds:
         rules += [
-            "(s.depth > 0 AND NOT EXISTS (SELECT 1 FROM edges AS e JOIN states AS p "
+            "(s.depth > 0 AND NOT EXISTS (SELECT 1 FROM edges_in AS e JOIN states AS p "
             "ON p.game_id = e.game_id AND p.id = e.src WHERE e.game_id = s.game_id "
             "AND e.dst = s.id AND p.depth = s.depth - 1))",
             "(s.depth = 0 AND NOT EXISTS (SELECT 1 FROM builds AS b WHERE b.game_id = s.game_id "

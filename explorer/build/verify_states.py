@@ -15,7 +15,6 @@ import numpy as np
 import sqlalchemy as sa
 
 from explorer.build.loopy import label_arrays, parse_escapes
-from explorer.build.scratch import UNFINISHED
 from explorer.build.verify_checks import (
     count_problems,
     depth_problems,
@@ -30,8 +29,8 @@ from explorer.games.convention import MISERE, Convention
 from explorer.games.pyspec import rules_changed, stored_rules
 from explorer.games.specs import GameSpec
 from explorer.solver.loopy import Infinite
-from explorer.storage.backends.bulk import read_int_columns
 from explorer.storage.rows.counts import read_counts
+from explorer.storage.rows.moves import moves_in_range, read_moves
 from explorer.storage.tables import edges as edges_table
 from explorer.storage.tables import states as states_table
 
@@ -247,36 +246,20 @@ def _check_by_ranges(
         chunk = max(1, min(chunk, CHUNK_EDGES * total // edges))
     if progress is not None:
         progress(check.game, 0, total)
-    # an unfinished build in tiers stores a state (on SQLite) once it is solved: until then
-    # the moves from it wait, its key in a scratch file (`explorer.build.scratch`)
-    unfinished = conn.execute(UNSOLVED_TIER, {"g": game_id}).first() is not None
-    waiting = 0
     for low, high in _ranges(conn, game_id, chunk):
         params = {"g": game_id, "lo": low, "hi": high}
         states = conn.execute(states_table.IN_RANGE, params).all()
         moves: dict[int, list[Any]] = {}
-        for move in conn.execute(edges_table.FROM_RANGE, params).all():
+        # the moves packed in the rows of the range, unpacked in numpy (the edges view would
+        # decode them in SQL, and re-read a long blob for every id in it)
+        for move in moves_in_range(conn, game_id, low, high):
             moves.setdefault(move.src, []).append(move)
             check.edges += 1
         for row in states:
             checker.state(row, moves.pop(row.id, []), game)
-        for src, orphans in moves.items():
-            if unfinished:
-                waiting += len(orphans)
-            else:
-                checker.fail(f"id {src}", "moves", f"{len(orphans)} moves from a state not stored")
         check.states += len(states)
         if progress is not None:
             progress(check.game, check.states, total)
-    if waiting:
-        check.rules += (
-            f"; {waiting:,} moves of an unfinished build in tiers wait for their states, "
-            + UNFINISHED
-        )
-
-
-#: A row if game ``:g`` has a tier expanded and not solved (an unfinished build in tiers).
-UNSOLVED_TIER = sa.text("SELECT 1 FROM tiers WHERE game_id = :g AND solve_seconds IS NULL LIMIT 1")
 
 
 def _check_all_solved(conn: sa.Connection, checker: StateChecker, game_id: int) -> None:
@@ -308,9 +291,19 @@ def _unexpanded(conn: sa.Connection, game_id: int) -> bool:
 def _check_stored_rows(
     conn: sa.Connection, checker: StateChecker, game_id: int, from_rules: bool, show: int
 ) -> None:
-    """The game's counts against its rows, and its states' depths."""
+    """The game's counts against its rows, its moves into states against its moves from
+    states, and its states' depths."""
     for name, kind, detail in count_problems(conn, game_id):
         checker.fail(name, kind, detail)
+    src, dst = read_moves(conn, game_id)
+    back = read_moves(conn, game_id, "predecessors")
+    if not (np.array_equal(src, back[0]) and np.array_equal(dst, back[1])):
+        checker.fail(
+            "moves into states",
+            "moves",
+            f"the predecessors' columns hold {len(back[0]):,} moves that are not the "
+            f"{len(src):,} of the successors' read backwards",
+        )
     total, first = depth_problems(conn, game_id, found_by_builds=from_rules, show=show)
     for name, kind, detail in first:
         checker.fail(name, kind, detail)
@@ -326,7 +319,7 @@ def _check_loopy_game(
     check = checker.check
     check.rules = "moves not checked: an imported graph's moves are its stored edges"
     rows = conn.execute(states_table.ALL, {"g": game_id}).all()
-    src, dst = read_int_columns(conn, edges_table.ALL, {"g": game_id}, 2)
+    src, dst = read_moves(conn, game_id)
     position = {r.id: n for n, r in enumerate(rows)}
     missing = [int(i) for i in {*src.tolist(), *dst.tolist()} if i not in position]
     for i in sorted(missing):

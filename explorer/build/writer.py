@@ -12,12 +12,14 @@ from dataclasses import dataclass, replace
 from types import TracebackType
 from typing import Generic, Protocol, TypeVar
 
+import numpy as np
 from sqlalchemy.engine import Engine
 
-from explorer.storage.backends.bulk import EdgePayload, NewStates, ValueColumns, writer_for
+from explorer.storage.backends.bulk import NewStates, ValueColumns, writer_for
 from explorer.storage.backends.dialects import dialect_of
 from explorer.storage.backends.engine import writing
 from explorer.storage.rows.counts import add_counts
+from explorer.storage.rows.moves import add_moves
 from explorer.storage.rows.records import (
     BuildCounts,
     drop_key_index,
@@ -57,7 +59,8 @@ class Batch:
     """One batch's rows, built on the main thread and written by the writer thread."""
 
     new_states: NewStates
-    edges: EdgePayload
+    #: The moves the batch stores, src[i] -> dst[i].
+    edges: tuple[np.ndarray, np.ndarray]
     runs: list[tuple[int, int]]
     values: ValueColumns
     counts: BuildCounts
@@ -71,7 +74,7 @@ class Batch:
 
 
 def commit_batch(engine: Engine, game_id: int, build_id: int, batch: Batch, cache_kib: int) -> None:
-    """Write one batch in one transaction: new states, edges, expanded flags, values, counts
+    """Write one batch in one transaction: new states, moves, expanded flags, values, counts
     and the build row's counters (SQLite's page cache set to `cache_kib` first); then create
     the key index if the batch says so."""
     with writing(engine) as conn:
@@ -80,7 +83,7 @@ def commit_batch(engine: Engine, game_id: int, build_id: int, batch: Batch, cach
             drop_key_index(conn)
         writer = writer_for(conn)
         writer.insert_new_states(batch.new_states)
-        writer.write_edges(game_id, batch.edges)
+        add_moves(conn, game_id, *batch.edges, expanded=True)
         writer.mark_expanded(game_id, batch.runs)
         writer.update_values(batch.values)
         add_counts(conn, game_id, batch.tallies)

@@ -145,11 +145,10 @@ def _print_build(
     default=None,
     help="Worker processes for a game with tiers (heap, octal, tb:, Grundy's game, Chomp, "
     "Wythoff, Ferguson, queens, coins, staircase, their sums, Python games with a tier): "
-    "each tier's states are expanded on every worker; 1 builds in one process. A game "
-    "without tiers, or whose play may loop, and a build with --max-states or reusing "
-    "states another build stored, run in one process. The default stays 1 while one "
-    "coordinator writes every state (2 workers are no faster than one on a heap game).  "
-    "[default: 1]",
+    "each tier's states are expanded on every worker, and each state's row is written "
+    "once, whole, when its tier is solved; 1 does so in this process. Without --workers, "
+    "and for a game without tiers, or whose play may loop, and a build with --max-states "
+    "or reusing states another build stored, a build runs in one process.",
 )
 @click.option(
     "--cluster",
@@ -205,7 +204,12 @@ def build_command(
     from explorer.build.options import BuildOptions
     from explorer.build.run import plan_build
 
-    options = BuildOptions(max_states=max_states, memory=memory * 2**20, workers=workers or 1)
+    options = BuildOptions(
+        max_states=max_states,
+        memory=memory * 2**20,
+        workers=workers or 1,
+        in_tiers=workers is not None,
+    )
     # the library refuses a bad or too large build here, before a database is opened, and
     # does not check the plan again
     game = load_game(spec)
@@ -559,16 +563,6 @@ def _show_game_stats(stats: GameStats, parts: list[dict[str, Any]], as_json: boo
     console.print(
         f"states          {stats.states:,} ({stats.expanded:,} expanded, {stats.solved:,} solved)"
     )
-    # an unfinished build in tiers on SQLite stores each state once it is solved: the others
-    # wait in its scratch files (`explorer.build.scratch`)
-    waiting = sum(t.states for t in stats.tiers) - stats.states
-    if waiting > 0:
-        from explorer.build.scratch import UNFINISHED
-
-        console.print(
-            f"                {waiting:,} more numbered by an unfinished build in tiers, "
-            + UNFINISHED
-        )
     console.print(f"edges           {stats.edges:,}")
     outcomes = ", ".join(f"{k} {v:,}" for k, v in stats.by_outcome.items())
     console.print(f"by outcome      {outcomes}")

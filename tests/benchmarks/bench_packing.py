@@ -45,7 +45,7 @@ from explorer.storage.schema.packing import (  # noqa: E402
     pack,
     unpack,
 )
-from explorer.storage.tables.edges import slots_sql, sqlite_slots, views_sql  # noqa: E402
+from explorer.storage.tables.edges import ADD_SLOTS, SLOTS, sqlite_slots, views_sql  # noqa: E402
 
 #: The packed copies measured: (successors' encoding, predecessors' encoding).
 VARIANTS: dict[str, tuple[Encoding, Encoding]] = {
@@ -144,8 +144,8 @@ def packed_copy(
         ((s, p, game, state) for state, (s, p) in enumerate(blobs)),
     )
     most = int(max(successors.degree.max(), predecessors.degree.max()))
-    for statement in slots_sql(most):
-        conn.execute(statement)
+    conn.execute(f"CREATE TABLE IF NOT EXISTS {SLOTS} (n INTEGER PRIMARY KEY)")
+    conn.execute(str(ADD_SLOTS), {"have": 0, "need": most})
     if variant == "fixed":
         for statement in views_sql(sqlite_slots):
             conn.execute(statement)
@@ -291,7 +291,7 @@ def _postgres_layouts(conn: Any, samples: int) -> None:
     )
     conn.execute("DROP VIEW moves")
     conn.execute("DROP TABLE edges")
-    for statement in PostgreSQL().edges_views(0):
+    for statement in PostgreSQL().edges_views():
         conn.execute(statement)
     # each row written once, whole: no room kept for a second write (migration 0010's 50)
     conn.execute("ALTER TABLE states SET (fillfactor = 100)")

@@ -50,6 +50,29 @@ Baseline: main e812f12 (edges as rows), 1M, 2 rounds, on the shared 2-core machi
     reading every move (the edges table, one SELECT): 3.34-3.40 s CPU (47-48 s wall at load
                  20); the packed successors' column (bench_packing.py's copy): 1.08-1.29 s CPU
 
+Moves packed in the states' rows (migration 0014), against the commit before (main e5f21f4),
+1M, one round, load 1.9-3.2:
+
+    --workers 1  19.2 s wall, 16.4 s CPU (main thread 4.5, writer 11.4) against 9.7 s and
+                 12.1 s (4.5, 7.1): 1.36x the CPU, each row written up to four times (insert,
+                 successors, predecessors' appends batch by batch, values); file 98.1 B/state
+                 (states 78.7, the key index 19.2) against 228.9; reading every move 1.13 s
+                 CPU against 3.46; verify 70.8 s CPU against 61.5 (4.3x the build's CPU)
+    --workers 2  24.1 s wall, 22.6 s CPU, coordinator 79 % (the commit before: 18.8 s, 16.9 s,
+                 74 %); file 98.0 B/state
+
+Each row written once, whole, when its tier is solved (and --workers 1 building in tiers in
+this process), against main a58dc66 and GamesmanPy, 1M, 2 rounds, load 4.7-6.6:
+
+    --workers 1  15.1-16.2 s wall, 13.1-13.5 s CPU (main thread 10.0, writer 2.7-3.4) against
+                 23.7-25.2 s and 13.8-15.9 s (5.2-6.4, 8.1-11.1): medians 1.55x wall, 1.18x CPU;
+                 peak 164 MiB against 337; file 101.7 B/state (states 82.3, the key index
+                 19.2) against 228.9; reading every move 1.24-1.48 s CPU against 4.52-4.68
+    --workers 2  17.4-17.8 s wall, 14.6-15.1 s CPU, coordinator 64-65 % (main 4.9-5.2, writer
+                 3.0-3.4) against 23.3-24.2 s, 15.6-17.8 s, 74-75 %: 1.36x wall, 1.20x CPU
+    GamesmanPy   20.4-22.1 s wall, 16.6-17.1 s CPU: 1.36x (wall) the --workers 1 build
+    Amdahl from the coordinator's 65 %: at most 1.49x on 16 cores, 1.54x on any number
+
 10M (390,390,390: 10,039,596 states), --workers 2, one run at load 16: 900 s wall, 149.8 s CPU:
 coordinator 115.9 s (main thread 37.2, writer 71.2, others 7.5), 4 processes below 33.9 s:
 share 77 % (Amdahl: at most 1.27x on 16 cores, 1.25x on 4 machines of 2 cores, 1.29x on any

@@ -114,3 +114,38 @@ def every_row(url: str) -> dict[str, list[tuple[Any, ...]]]:
             return {t: sorted(tuple(map(repr, row)) for row in found) for t, found in rows.items()}
     finally:
         engine.dispose()
+
+
+def change_move(url: str, game_id: int, src: int, dst: int, *, add: bool) -> None:
+    """Add the move `src` -> `dst` of a game, or take it away, behind explorer's back, as a
+    user with a SQL shell could: each end's packed column (``games.id_width`` bytes an id,
+    big-endian) read, changed and written back."""
+    engine = sa.create_engine(resolve_url(url))
+    try:
+        with engine.begin() as conn:
+            params = {"g": game_id}
+            width = conn.execute(
+                sa.text("SELECT id_width FROM games WHERE id = :g"), params
+            ).scalar()
+            width = int(width or 3)
+            for column, state, other in (("successors", src, dst), ("predecessors", dst, src)):
+                where = "WHERE game_id = :g AND id = :s"
+                blob = conn.execute(
+                    sa.text(f"SELECT {column} FROM states {where}"), {**params, "s": state}
+                ).scalar()
+                blob = bytes(blob or b"")
+                ids = [
+                    int.from_bytes(blob[i : i + width], "big") for i in range(0, len(blob), width)
+                ]
+                if add:
+                    ids.append(other)
+                else:
+                    assert other in ids, (src, dst)  # a damage that changes nothing tests nothing
+                    ids.remove(other)
+                changed = b"".join(i.to_bytes(width, "big") for i in ids) or None
+                conn.execute(
+                    sa.text(f"UPDATE states SET {column} = :b {where}"),
+                    {**params, "s": state, "b": changed},
+                )
+    finally:
+        engine.dispose()

@@ -1,4 +1,5 @@
-"""Bulk reads and writes of states and edges: driver executemany on SQLite, COPY on PostgreSQL.
+"""Bulk reads and writes of states: driver executemany on SQLite, COPY on PostgreSQL (the
+moves, packed in the states' rows, are `explorer.storage.rows.moves`').
 
 The ORM is kept for small tables; rows by the million go straight to the driver, with ids the
 builder assigned itself, so nothing is ever fetched back.
@@ -6,7 +7,6 @@ builder assigned itself, so nothing is ever fetched back.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -17,11 +17,7 @@ import numpy as np
 import sqlalchemy as sa
 
 from explorer.solver import outcome
-from explorer.storage.tables import edges as edges_table
 from explorer.storage.tables import states as states_table
-
-#: State ids below this are packed two to an integer when edges are written to SQLite.
-PACKED = 2**31
 
 #: Parameters per multi-row statement at most, whatever the library allows: a statement text
 #: grows with its rows, and SQLite parses each new length once.
@@ -60,11 +56,6 @@ STATE_COLUMNS = StateRow._fields
 #: in the same order. Rows by the million are plain tuples: making a NamedTuple costs about six
 #: times as much, and the writers read rows by position only.
 Row = tuple[object, ...]
-
-#: Edges ready for a writer: (src, dst) pairs, on SQLite one JSON text of packed pairs, on
-#: PostgreSQL the arrays of sources and of destinations.
-EdgePayload = str | list[tuple[int, int]] | tuple[np.ndarray, np.ndarray]
-
 
 #: Value rows made at a time. The values of a whole graph often come at once (a build's last
 #: batch may solve every state): they are kept as columns and written this many rows at a time,
@@ -118,6 +109,10 @@ class NewStates:
     grundy: np.ndarray
     remoteness: np.ndarray
     height: np.ndarray
+    #: Every state's moves packed (`explorer.storage.rows.moves.packed_runs`), when the rows
+    #: are written whole: those of solved states only.
+    successors: list[bytes | None] | None = None
+    predecessors: list[bytes | None] | None = None
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -154,6 +149,27 @@ class NewStates:
                 strict=False,
             )
         )
+
+
+def joined_states(parts: list[NewStates]) -> NewStates:
+    """The rows of `parts` (whole rows of one game and build) one after the other."""
+
+    def joined(column: str) -> np.ndarray:
+        return np.concatenate([getattr(p, column) for p in parts])
+
+    return NewStates(
+        parts[0].game_id,
+        parts[0].build_id,
+        joined("ids"),
+        [key for p in parts for key in p.keys],
+        joined("depth"),
+        joined("expanded"),
+        joined("grundy"),
+        joined("remoteness"),
+        joined("height"),
+        [blob for p in parts for blob in p.successors or ()],
+        [blob for p in parts for blob in p.predecessors or ()],
+    )
 
 
 def _with_nulls(values: np.ndarray, missing: np.ndarray) -> list[object]:
@@ -214,22 +230,6 @@ class BulkWriter:
         """Insert a build's new states (as rows, unless the dialect does better)."""
         self.insert_states(states.rows())
 
-    def insert_edges(self, game_id: int, src: np.ndarray, dst: np.ndarray) -> None:
-        """Insert the edges src[i] -> dst[i] of one game."""
-        self.write_edges(game_id, self.edge_payload(src, dst))
-
-    @staticmethod
-    def edge_payload(src: np.ndarray, dst: np.ndarray) -> EdgePayload:
-        """The edges src[i] -> dst[i] as `write_edges` sends them.
-
-        Needs no connection, so a build prepares it on its own thread, not the writer's.
-        """
-        return list(zip(src.tolist(), dst.tolist(), strict=True))
-
-    def write_edges(self, game_id: int, payload: EdgePayload) -> None:
-        """Insert edges of one game prepared by `edge_payload`."""
-        raise NotImplementedError
-
     def update_values(self, values: ValueColumns, depth: np.ndarray | None = None) -> None:
         """Set the values of stored states (and their `depth`, one a state, when given); also
         marks them expanded."""
@@ -248,8 +248,7 @@ class SQLiteWriter(BulkWriter):
     """Few statements per batch on the sqlite3 driver, each doing thousands of rows.
 
     States go in as multi-row ``INSERT ... VALUES (...), (...)`` statements, as many rows as
-    the library allows parameters; edges as one ``INSERT ... SELECT FROM json_each(?)``. Both
-    beat executemany (1.7x for states, 2-3x for edges), and the driver leaves the GIL while
+    the library allows parameters: 1.7x executemany, and the driver leaves the GIL while
     SQLite works, so a build generates its next batch meanwhile.
     """
 
@@ -283,7 +282,7 @@ class SQLiteWriter(BulkWriter):
         if solved.any():
             part = np.flatnonzero(solved)
             g = states.grundy[part]
-            columns = [
+            values: list[Sequence[object] | np.ndarray] = [
                 states.ids[part],
                 keys[part] if mixed else keys,
                 states.depth[part],
@@ -292,12 +291,17 @@ class SQLiteWriter(BulkWriter):
                 states.remoteness[part],
                 states.height[part],
             ]
-            names = ("id", "key", "depth", "grundy", "outcome", "remoteness", "height")
+            names: tuple[str, ...] = ("id", "key", "depth", "grundy", "outcome", "remoteness")
+            names += ("height",)
+            if states.successors is not None and states.predecessors is not None:
+                assert not mixed, "rows written whole are every one solved"
+                values += [states.successors, states.predecessors]
+                names = (*names, "successors", "predecessors")
             self._insert_rows(
                 ("game_id", "build_id", "value_build_id", "expanded", *names),
-                f"({game}, {build}, {build}, 1, ?, ?, ?, ?, ?, ?, ?)",
-                interleaved(columns),
-                width=len(columns),
+                f"({game}, {build}, {build}, 1, {', '.join('?' * len(names))})",
+                interleaved(values),
+                width=len(values),
             )
 
     def _insert_rows(
@@ -323,23 +327,6 @@ class SQLiteWriter(BulkWriter):
                     sql, tuple(flat[start * width : (start + size) * width])
                 )
                 start += size
-
-    @staticmethod
-    def edge_payload(src: np.ndarray, dst: np.ndarray) -> EdgePayload:
-        if len(src) and int(src.max()) < PACKED and int(dst.max()) < PACKED:
-            # one integer per edge, src * 2**32 + dst: a third of the JSON to parse; sorted,
-            # so that rows reach the table in its key order
-            packed = np.sort(src.astype(np.int64) << 32 | dst, kind="stable")  # nearly sorted
-            return json.dumps(packed.tolist())
-        return BulkWriter.edge_payload(src, dst)
-
-    def write_edges(self, game_id: int, payload: EdgePayload) -> None:
-        if isinstance(payload, str):
-            self.connection.exec_driver_sql(edges_table.INSERT_PACKED, (game_id, payload))
-        elif payload:
-            self.connection.exec_driver_sql(
-                edges_table.INSERT, [(game_id, a, b) for a, b in payload]
-            )
 
     def update_values(self, values: ValueColumns, depth: np.ndarray | None = None) -> None:
         # the build and the game written into the statement, the outcome found from the
@@ -385,8 +372,8 @@ def binary_copy(columns: Sequence[np.ndarray]) -> bytes:
 
 
 class PostgresWriter(BulkWriter):
-    """COPY FROM STDIN through psycopg 3 (4x executemany): states row by row, edges and values
-    in binary made by numpy; values go through a temporary table.
+    """COPY FROM STDIN through psycopg 3 (4x executemany): states row by row, values in binary
+    made by numpy, through a temporary table.
     """
 
     def _copy(self, sql: str, rows: Iterator[Sequence[object]]) -> None:
@@ -406,20 +393,13 @@ class PostgresWriter(BulkWriter):
         if rows:
             self._copy(states_table.copy_in(STATE_COLUMNS), iter(rows))
 
-    @staticmethod
-    def edge_payload(src: np.ndarray, dst: np.ndarray) -> EdgePayload:
-        # in the order of the (game_id, dst, src) index: filled in its order, it takes a
-        # batch's edges a fifth faster (the table's key is filled in order anyway, a batch's
-        # sources being consecutive states)
-        order = np.lexsort((src, dst))
-        return src[order], dst[order]
-
-    def write_edges(self, game_id: int, payload: EdgePayload) -> None:
-        assert isinstance(payload, tuple), "JSON payloads are for SQLite"
-        src, dst = payload
-        if len(src):
-            body = binary_copy([np.full(len(src), game_id), src, dst])
-            self._copy_binary(edges_table.COPY_BINARY, body)
+    def insert_new_states(self, states: NewStates) -> None:
+        if states.successors is None or states.predecessors is None:
+            self.insert_states(states.rows())
+        elif len(states):
+            rows = zip(states.rows(), states.successors, states.predecessors, strict=True)
+            columns = (*STATE_COLUMNS, "successors", "predecessors")
+            self._copy(states_table.copy_in(columns), ((*row, s, p) for row, s, p in rows))
 
     def update_values(self, values: ValueColumns, depth: np.ndarray | None = None) -> None:
         if not len(values):

@@ -11,7 +11,7 @@ Examples
 ('sqlite', False)
 >>> dialect_of(sa.make_url("postgresql+psycopg://me@db/games")).writers(4)
 4
->>> [s.split(" (")[0] for s in PostgreSQL().edges_views(most=3)]
+>>> [s.split(" (")[0] for s in PostgreSQL().edges_views()]
 ['CREATE VIEW edges', 'CREATE VIEW edges_in']
 """
 
@@ -55,11 +55,13 @@ class Dialect:
     writer: ClassVar[type[BulkWriter]]
     #: Whether the machines of a cluster can all reach it (a server, not a local file).
     shared: ClassVar[bool]
-    #: Whether a build in tiers keeps the keys of its unsolved states in files beside the
-    #: database (and writes each state's row once, solved) rather than in the rows.
-    keys_in_files: ClassVar[bool]
+    #: Whether a build in tiers keeps its scratch file (`explorer.build.scratch`) beside the
+    #: database (a file's) rather than in the temporary folder.
+    scratch_beside: ClassVar[bool]
     #: Its name as shown.
     title: ClassVar[str]
+    #: Its driver's mark of a positional parameter.
+    mark: ClassVar[str]
     #: Whether it checks the whole database itself (`integrity_problems`).
     checks_integrity: ClassVar[bool] = False
     #: The query counting indexes named ``:name`` (the unique key index, say).
@@ -93,6 +95,11 @@ class Dialect:
         """Create the unique key index, missing when asked; returns whether this did."""
         raise NotImplementedError
 
+    def analyze_states(self, conn: sa.Connection) -> None:
+        """Give the planner statistics of ``states`` after a build wrote them (where it has
+        none until told: PostgreSQL's plans of the ``edges`` views join every state with
+        every other without them)."""
+
     def key_index_present(self, conn: sa.Connection) -> bool:
         """Whether the unique index on ``states (game_id, key)`` is there."""
         return bool(conn.execute(sa.text(self.INDEX_COUNT), {"name": KEY_INDEX}).scalar())
@@ -102,10 +109,20 @@ class Dialect:
         no such check: see `checks_integrity`)."""
         return []
 
-    def edges_views(self, most: int) -> list[str]:
+    def edges_views(self) -> list[str]:
         """The statements that make the ``edges`` and ``edges_in`` views over the packed
-        columns of states of at most `most` moves each way (`explorer.storage.tables.edges`)."""
+        columns of states (`explorer.storage.tables.edges`)."""
         raise NotImplementedError
+
+    def append_packed(self, column: edges_table.Column) -> str:
+        """The driver statement adding ids at the end of a packed column of a state (its
+        parameters: the blob, the game, the state)."""
+        raise NotImplementedError
+
+    def first_successors(self) -> str:
+        """The driver statement setting the successors of a state that has none (its
+        parameters: the blob, the game, the state)."""
+        return edges_table.set_first_successors(self.mark)
 
 
 class SQLite(Dialect):
@@ -114,10 +131,11 @@ class SQLite(Dialect):
 
     name = "sqlite"
     title = "SQLite"
+    mark = "?"
     checks_integrity = True
     writer = SQLiteWriter
     shared = False
-    keys_in_files = True
+    scratch_beside = True
     owns_file = True
     INDEX_COUNT = "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = :name"
 
@@ -158,8 +176,11 @@ class SQLite(Dialect):
             return [reason(error)]
         return [str(r[0]) for r in found if r[0] != "ok"]
 
-    def edges_views(self, most: int) -> list[str]:
-        return edges_table.slots_sql(most) + edges_table.views_sql(edges_table.sqlite_slots)
+    def edges_views(self) -> list[str]:
+        return edges_table.views_sql(edges_table.sqlite_slots)
+
+    def append_packed(self, column: edges_table.Column) -> str:
+        return edges_table.append_packed(column, edges_table.sqlite_append, self.mark)
 
 
 class PostgreSQL(Dialect):
@@ -168,9 +189,10 @@ class PostgreSQL(Dialect):
 
     name = "postgresql"
     title = "PostgreSQL"
+    mark = "%s"
     writer = PostgresWriter
     shared = True
-    keys_in_files = False
+    scratch_beside = False
     INDEX_COUNT = (
         "SELECT COUNT(*) FROM pg_indexes WHERE schemaname = current_schema() AND indexname = :name"
     )
@@ -194,8 +216,14 @@ class PostgreSQL(Dialect):
         conn.exec_driver_sql(states_table.CREATE_KEY_INDEX)
         return True
 
-    def edges_views(self, most: int) -> list[str]:
+    def edges_views(self) -> list[str]:
         return edges_table.views_sql(edges_table.postgres_slots)
+
+    def analyze_states(self, conn: sa.Connection) -> None:
+        conn.exec_driver_sql(states_table.ANALYZE)
+
+    def append_packed(self, column: edges_table.Column) -> str:
+        return edges_table.append_packed(column, edges_table.postgres_append, self.mark)
 
 
 _DIALECTS: dict[str, Dialect] = {d.name: d for d in (SQLite(), PostgreSQL())}

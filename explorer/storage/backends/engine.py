@@ -40,7 +40,7 @@ from explorer.notices import say
 from explorer.storage.backends.dialects import dialect_of
 from explorer.storage.backends.errors import database_error, dbapi_errors, reason
 from explorer.storage.schema.migrations import alembic_config, known_revision
-from explorer.storage.schema.models import Base
+from explorer.storage.schema.models import EDGES_IN_VIEW, EDGES_VIEW, Base
 
 if TYPE_CHECKING:  # Alembic loads only when a database needs its schema created or upgraded
     pass
@@ -52,7 +52,7 @@ ENV_VAR = "EXPLORER_DB"
 
 #: The newest schema revision, the head of the migrations (a test keeps the two the same): a
 #: database already there is opened without loading Alembic and its scripts.
-SCHEMA_HEAD = "0013"
+SCHEMA_HEAD = "0014"
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 #: PostgreSQL sessions of a read-only database: every transaction refuses writes.
@@ -440,9 +440,13 @@ def _check_and_upgrade(engine: Engine, shown: str, *, upgrade: bool = True) -> N
         if current == head:
             # stats read the counts, not the tables: a dropped table must be found here
             missing = sorted({t.name for t in Base.metadata.sorted_tables} - tables)
+            kind = "table"
+            if not missing:  # and the views that read the moves in the states' rows
+                views = set(sa.inspect(connection).get_view_names())
+                missing, kind = sorted({EDGES_VIEW, EDGES_IN_VIEW} - views), "view"
             if missing:
                 raise DatabaseDamagedError(
-                    f"cannot open database {shown!r}: its table {missing[0]!r} is missing (it "
+                    f"cannot open database {shown!r}: its {kind} {missing[0]!r} is missing (it "
                     "is damaged; restore it from a copy, or build into another database)"
                 )
             return

@@ -1,4 +1,4 @@
-"""The database schema as SQLAlchemy typed models: games, builds, states, edges, value
+"""The database schema as SQLAlchemy typed models: games, builds, states (with their moves), value
 sequences, patterns and misère quotients.
 
 The classes are named for their tables (``GameTable``), never for the rules' `Game`.
@@ -43,6 +43,9 @@ STATE_VIEW = "state_values"
 KEY_INDEX = "ix_states_game_id_key"
 #: The view listing every move as game, position, move_to (text, no ids).
 MOVE_VIEW = "moves"
+#: The views of every move as (game_id, src, dst), read from the states' packed columns: the
+#: first fast for a given ``src``, the second for a given ``dst`` (migration 0014).
+EDGES_VIEW, EDGES_IN_VIEW = "edges", "edges_in"
 
 
 class Base(DeclarativeBase):
@@ -76,6 +79,9 @@ class GameTable(Base):
     #: the game, else the mex of the successors' G⁻; 0 exactly on misère P-positions, but not
     #: additive over sums), ``outcome`` and ``remoteness`` those of misère play.
     convention: Mapped[str] = mapped_column(String(10), server_default="normal")
+    #: The bytes of each state id in the game's packed moves (``states.successors`` and
+    #: ``states.predecessors``, see `explorer.storage.rows.moves`); NULL until it has a move.
+    id_width: Mapped[int | None] = mapped_column(Integer)
 
 
 class BuildTable(Base):
@@ -164,24 +170,21 @@ class StateTable(Base):
     #: For the value ∞(K) of a game with cycles (``grundy`` NULL): K as text, ``"0,2"`` (``""``
     #: for ∞ alone). NULL for a finite value. Such games have no height (NULL).
     escapes: Mapped[str | None] = mapped_column(Text)
+    #: The moves from the state and into it: the ids of its successors and of its
+    #: predecessors, each in ``games.id_width`` bytes, big-endian (NULL for none). The views
+    #: ``edges`` and ``edges_in`` read them as a table of moves (migration 0014).
+    successors: Mapped[bytes | None] = mapped_column(LargeBinary)
+    predecessors: Mapped[bytes | None] = mapped_column(LargeBinary)
 
 
-class EdgeTable(Base):
-    """A move from state ``src`` to state ``dst`` of the same game.
+class SlotTable(Base):
+    """The numbers 0, 1, … up to the most ids a packed column holds: the SQLite ``edges``
+    views join a state's row with them to read its ids one a row (PostgreSQL's count with
+    ``generate_series`` and leave the table empty)."""
 
-    No foreign keys to ``states``: checking two per row halves the bulk write rate, and the
-    builder writes both ends of an edge in the transaction that writes the edge.
-    """
+    __tablename__ = "move_slots"
 
-    __tablename__ = "edges"
-    __table_args__ = (
-        Index("ix_edges_game_id_dst_src", "game_id", "dst", "src"),
-        {"sqlite_with_rowid": False},
-    )
-
-    game_id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    src: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
-    dst: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    n: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
 
 
 class TierTable(Base):

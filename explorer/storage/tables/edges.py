@@ -1,13 +1,17 @@
-"""The statements on the ``edges`` table that read one game's moves (see
-`explorer.storage.tables`): ``src`` moves to ``dst``; ``near`` names the column a walk
-matches and ``far`` the one it follows (``src``/``dst`` forwards, ``dst``/``src`` back).
+"""The statements on one game's moves (see `explorer.storage.tables`): each state's row holds
+the ids of its successors and of its predecessors packed (``states.successors`` and
+``states.predecessors``, in ``games.id_width`` bytes an id), and the views ``edges`` and
+``edges_in`` read them as a table of moves ``src`` -> ``dst``, fast by ``src`` and by ``dst``.
+``near`` names the column a walk matches and ``far`` the one it follows (``src``/``dst``
+forwards, ``dst``/``src`` back). Whatever reads every move reads the packed columns
+(`explorer.storage.rows.moves`).
 
 Examples
 --------
 >>> ends("out"), ends("in")
 (('src', 'dst'), ('dst', 'src'))
 >>> str(count_at("dst"))
-'SELECT COUNT(*) FROM edges WHERE game_id = :g AND dst = :s'
+'SELECT COUNT(*) FROM edges_in WHERE game_id = :g AND dst = :s'
 """
 
 from __future__ import annotations
@@ -17,24 +21,33 @@ from typing import Literal
 
 import sqlalchemy as sa
 
-from explorer.storage.schema.models import EdgeTable
+from explorer.storage.schema.models import EDGES_IN_VIEW, EDGES_VIEW
 from explorer.storage.schema.packing import MAX_WIDTH
 from explorer.storage.tables.states import FIELDS, TOP_IDS, kept
 
 End = Literal["src", "dst"]
-#: The columns of a move, in the order the writers take them.
+#: The columns of a move, as the ``edges`` views show them.
 COLUMNS = ("game_id", "src", "dst")
-assert set(COLUMNS) == set(EdgeTable.__table__.columns.keys())
+#: The packed column that lists a state's moves from it and the one that lists those into it.
+Column = Literal["successors", "predecessors"]
 
-#: States reached by moves: edges first, then each state by its key. SQLite plans a CROSS JOIN
-#: in the order written; without it, and without statistics, it may walk every state of the game
-#: in id order looking for the few a move reaches (seconds on a million states).
-EDGES_THEN_STATES = "edges AS e CROSS JOIN states AS s WHERE s.game_id = e.game_id"
+
+def view(near: End) -> str:
+    """The view of the moves that finds them fast by their `near` end: ``edges`` by ``src``
+    (the successors' column of that state), ``edges_in`` by ``dst`` (its predecessors')."""
+    return EDGES_VIEW if near == "src" else EDGES_IN_VIEW
 
 
 def ends(direction: Literal["out", "in"]) -> tuple[End, End]:
     """The (near, far) ends of the moves followed out of a state or into it."""
     return ("src", "dst") if direction == "out" else ("dst", "src")
+
+
+#: States reached by moves: the moves first, then each state by its key. SQLite plans a CROSS
+#: JOIN in the order written; without it, and without statistics, it may walk every state of
+#: the game in id order looking for the few a move reaches (seconds on a million states).
+def _moves_then_states(near: End) -> str:
+    return f"{view(near)} AS e CROSS JOIN states AS s WHERE s.game_id = e.game_id"
 
 
 #: Whether there is a move ``:a`` -> ``:b`` in game ``:g``.
@@ -43,7 +56,7 @@ MOVE = sa.text("SELECT 1 FROM edges WHERE game_id = :g AND src = :a AND dst = :b
 
 def count_at(near: End) -> sa.TextClause:
     """How many moves of game ``:g`` have state ``:s`` as their `near` end."""
-    return sa.text(f"SELECT COUNT(*) FROM edges WHERE game_id = :g AND {near} = :s")
+    return sa.text(f"SELECT COUNT(*) FROM {view(near)} WHERE game_id = :g AND {near} = :s")
 
 
 def linked_page(near: End, far: End, order: str | None = None) -> sa.TextClause:
@@ -51,7 +64,7 @@ def linked_page(near: End, far: End, order: str | None = None) -> sa.TextClause:
     end is state ``:s`` of game ``:g``, in the SQL `order` of the state rows ``s`` (by
     default the `far` ids)."""
     return sa.text(
-        f"SELECT {FIELDS} FROM {EDGES_THEN_STATES} AND s.id = e.{far} "
+        f"SELECT {FIELDS} FROM {_moves_then_states(near)} AND s.id = e.{far} "
         f"AND e.game_id = :g AND e.{near} = :s ORDER BY {order or f'e.{far}'} "
         "LIMIT :n OFFSET :o"
     )
@@ -59,9 +72,9 @@ def linked_page(near: End, far: End, order: str | None = None) -> sa.TextClause:
 
 def linked_ids(near: End, far: End) -> sa.TextClause:
     """The `far` ends of the moves of game ``:g`` whose `near` end is among ``:ids``."""
-    return sa.text(f"SELECT {far} FROM edges WHERE game_id = :g AND {near} IN :ids").bindparams(
-        sa.bindparam("ids", expanding=True)
-    )
+    return sa.text(
+        f"SELECT {far} FROM {view(near)} WHERE game_id = :g AND {near} IN :ids"
+    ).bindparams(sa.bindparam("ids", expanding=True))
 
 
 def step(near: End, far: End) -> sa.TextClause:
@@ -69,7 +82,7 @@ def step(near: End, far: End) -> sa.TextClause:
     ``:g``, leaving out those in ``:seen``. No ORDER BY: it would read every neighbour of a
     hub before the LIMIT."""
     return sa.text(
-        f"SELECT DISTINCT {FIELDS} FROM {EDGES_THEN_STATES} "
+        f"SELECT DISTINCT {FIELDS} FROM {_moves_then_states(near)} "
         f"AND s.id = e.{far} AND e.game_id = :g AND e.{near} IN :ids "
         f"AND e.{far} NOT IN :seen "
         "LIMIT :n"
@@ -93,13 +106,15 @@ FROM_IDS = sa.text(
 
 #: The moves among the states of `explorer.storage.tables.states.TOP_IDS`: (src, dst).
 AMONG_TOP = sa.text(
-    TOP_IDS + "SELECT e.src, e.dst FROM edges AS e JOIN top AS a ON a.id = e.src "
+    TOP_IDS + "SELECT e.src, e.dst FROM top AS a JOIN edges AS e ON e.src = a.id "
     "JOIN top AS b ON b.id = e.dst WHERE e.game_id = :g"
 )
 
 
 def count_upto(upto: bool) -> sa.TextClause:
     """How many moves game ``:g`` has (between states of ids up to ``:cut`` when `upto`)."""
+    if not upto:
+        return COUNT
     return sa.text(f"SELECT COUNT(*) FROM edges AS e WHERE e.game_id = :g{_upto(upto)}")
 
 
@@ -118,25 +133,19 @@ def _upto(upto: bool) -> str:
     return " AND e.src <= :cut AND e.dst <= :cut" if upto else ""
 
 
-#: Every move of game ``:g``: (src, dst), as a query to stream into arrays (see
-#: `explorer.storage.backends.bulk.read_int_columns`).
-ALL = "SELECT src, dst FROM edges WHERE game_id = :g"
-#: `ALL` by (src, dst).
-ALL_ORDERED = ALL + " ORDER BY src, dst"
-
-
-#: The moves of game ``:g`` from the states of ids ``:lo`` up to (not including) ``:hi``, by
-#: (src, dst), each with the key and values of its end ``d`` (NULL for a state not stored).
-FROM_RANGE = sa.text(
-    "SELECT e.src, e.dst, d.key, d.grundy, d.remoteness, d.height FROM edges AS e "
-    "LEFT JOIN states AS d ON d.game_id = e.game_id AND d.id = e.dst "
-    "WHERE e.game_id = :g AND e.src >= :lo AND e.src < :hi ORDER BY e.src, e.dst"
+#: The successors of the states of game ``:g`` of ids ``:lo`` up to (not including) ``:hi``:
+#: (id, blob), by id, those without moves left out.
+SUCCESSORS_IN_RANGE = sa.text(
+    "SELECT id, successors FROM states WHERE game_id = :g AND id >= :lo AND id < :hi "
+    "AND successors IS NOT NULL ORDER BY id"
 )
-#: The largest id game ``:g``'s states and its moves' sources name (NULL for none).
-LAST_ID = sa.text(
-    "SELECT MAX(m) FROM (SELECT MAX(id) AS m FROM states WHERE game_id = :g "
-    "UNION ALL SELECT MAX(src) FROM edges WHERE game_id = :g) AS both_tables"
-)
+#: The key and values of the states ``:ids`` of game ``:g``, the ends of moves: (id, key,
+#: grundy, remoteness, height).
+ENDS = sa.text(
+    "SELECT id, key, grundy, remoteness, height FROM states WHERE game_id = :g AND id IN :ids"
+).bindparams(sa.bindparam("ids", expanding=True))
+#: The largest id of game ``:g``'s states (NULL for none): every move's ends are states.
+LAST_ID = sa.text("SELECT MAX(id) FROM states WHERE game_id = :g")
 
 
 def linked_kept(near: End, far: End) -> sa.TextClause:
@@ -144,41 +153,99 @@ def linked_kept(near: End, far: End) -> sa.TextClause:
     end, then the key and the `explorer.storage.tables.states.KEPT` columns of the `far`
     end."""
     return sa.text(
-        f"SELECT e.{near}, b.key, {kept('b')} FROM edges AS e "
+        f"SELECT e.{near}, b.key, {kept('b')} FROM {view(near)} AS e "
         f"JOIN states AS b ON b.game_id = e.game_id AND b.id = e.{far} "
         f"WHERE e.game_id = :g AND e.{near} IN :ids"
     ).bindparams(sa.bindparam("ids", expanding=True))
 
 
-# -- writes ------------------------------------------------------------------------------------
-#: Insert moves (``?`` parameters in `COLUMNS` order).
-INSERT = f"INSERT INTO edges ({', '.join(COLUMNS)}) VALUES (?, ?, ?)"
-#: SQLite's insert of game ``?``'s moves packed one integer each (src * 2**32 + dst) in one
-#: JSON array ``?``.
-INSERT_PACKED = (
-    f"INSERT INTO edges ({', '.join(COLUMNS)}) "
-    "SELECT ?, value >> 32, value & 4294967295 FROM json_each(?)"
+# -- the packed columns ------------------------------------------------------------------------
+#: The width of game ``:g``'s ids in its packed columns (NULL before its first move).
+WIDTH = sa.text("SELECT id_width FROM games WHERE id = :g")
+#: Set it (``:w``).
+SET_WIDTH = sa.text("UPDATE games SET id_width = :w WHERE id = :g")
+#: How many moves game ``:g`` has: the bytes of its successors' column over the width.
+COUNT = sa.text(
+    "SELECT COALESCE(SUM(length(s.successors)) / MAX(g.id_width), 0) FROM states AS s "
+    "JOIN games AS g ON g.id = s.game_id WHERE s.game_id = :g"
 )
-#: PostgreSQL's binary COPY of moves (`COLUMNS`).
-COPY_BINARY = f"COPY edges ({', '.join(COLUMNS)}) FROM STDIN (FORMAT BINARY)"
-#: Insert the move ``:a`` -> ``:b`` of game ``:g``.
-INSERT_ONE = sa.text("INSERT INTO edges (game_id, src, dst) VALUES (:g, :a, :b)")
-#: Delete the move ``:a`` -> ``:b`` of game ``:g``.
-DELETE_ONE = sa.text("DELETE FROM edges WHERE game_id = :g AND src = :a AND dst = :b")
 
 
-def delete_at(near: End) -> sa.TextClause:
-    """Delete the moves of game ``:g`` whose `near` end is state ``:s``."""
-    return sa.text(f"DELETE FROM edges WHERE game_id = :g AND {near} = :s")
+def packed(column: Column) -> str:
+    """Every state of game ``:g`` with moves in `column`: (id, blob), by id, a query to
+    stream (see `explorer.storage.backends.bulk.partitions`)."""
+    return (
+        f"SELECT id, {column} FROM states WHERE game_id = :g AND {column} IS NOT NULL ORDER BY id"
+    )
 
 
-#: The moves of game ``:g`` from states of ids ``:first`` on (what one build added).
-DELETE_FROM = sa.text("DELETE FROM edges WHERE game_id = :g AND src >= :first")
+def packed_of(column: Column) -> sa.TextClause:
+    """The (id, blob) of `column` of the states ``:ids`` of game ``:g`` (NULL for none)."""
+    return sa.text(f"SELECT id, {column} FROM states WHERE game_id = :g AND id IN :ids").bindparams(
+        sa.bindparam("ids", expanding=True)
+    )
 
 
-def delete_from_listed(listed: str) -> sa.TextClause:
-    """The moves of game ``:g`` from the states whose ids are the parameters `listed`."""
-    return sa.text(f"DELETE FROM edges WHERE game_id = :g AND src IN ({listed})")
+def longest(column: Column) -> sa.TextClause:
+    """The longest blob of `column` among the states ``:ids`` of game ``:g``, in bytes."""
+    return sa.text(
+        f"SELECT MAX(length({column})) FROM states WHERE game_id = :g AND id IN :ids"
+    ).bindparams(sa.bindparam("ids", expanding=True))
+
+
+def set_packed(column: Column) -> sa.TextClause:
+    """Set `column` of state ``:s`` of game ``:g`` to ``:b`` (a blob, or NULL)."""
+    return sa.text(f"UPDATE states SET {column} = :b WHERE game_id = :g AND id = :s")
+
+
+#: How a server's SQL joins a blob parameter at the end of a packed column, given the
+#: column's name and the driver's parameter mark (`sqlite_append`, `postgres_append`; a
+#: dialect class chooses).
+Appending = Callable[[str, str], str]
+
+
+def sqlite_append(column: str, mark: str) -> str:
+    """SQLite's `Appending`: its ``||`` makes text of two blobs, cast back."""
+    return f"CAST(COALESCE({column}, X'') || {mark} AS BLOB)"
+
+
+def postgres_append(column: str, mark: str) -> str:
+    """PostgreSQL's `Appending`."""
+    return f"COALESCE({column}, ''::bytea) || {mark}"
+
+
+def append_packed(column: Column, append: Appending, mark: str) -> str:
+    """Add the ids of a blob at the end of `column` of a state, in the statement itself (so
+    that two transactions adding to one row never lose one's ids: the second waits for the
+    first's row and appends to it). Driver parameters (`mark` each): the blob, the game, the
+    state: thousands of rows go through one ``executemany``."""
+    value = append(column, mark)
+    return f"UPDATE states SET {column} = {value} WHERE game_id = {mark} AND id = {mark}"
+
+
+def set_first_successors(mark: str) -> str:
+    """Set the successors of a state that has none yet: driver parameters (`mark` each) the
+    blob, the game, the state."""
+    return (
+        f"UPDATE states SET successors = {mark} WHERE game_id = {mark} AND id = {mark} "
+        "AND successors IS NULL"
+    )
+
+
+def longest_between(column: Column) -> sa.TextClause:
+    """The longest blob of `column` among the states of ids ``:lo`` to ``:hi`` of game
+    ``:g``, in bytes."""
+    return sa.text(
+        f"SELECT MAX(length({column})) FROM states WHERE game_id = :g AND id >= :lo AND id <= :hi"
+    )
+
+
+#: Forget every packed move of game ``:g`` (before they are packed again in another width).
+CLEAR_PACKED = sa.text(
+    "UPDATE states SET successors = NULL, predecessors = NULL WHERE game_id = :g"
+)
+#: The number of slots the SQLite views can read (see `SLOTS`).
+SLOT_COUNT = sa.text("SELECT COUNT(*) FROM move_slots")
 
 
 # -- the edges views ------------------------------------------------------------------------
@@ -188,7 +255,7 @@ def delete_from_listed(listed: str) -> sa.TextClause:
 SLOTS = "move_slots"
 #: The views: every move (game_id, src, dst) decoded from the successors' column, fast for a
 #: given ``src``; the same moves decoded from the predecessors' column, fast for a given ``dst``.
-FORWARD_VIEW, BACKWARD_VIEW = "edges", "edges_in"
+FORWARD_VIEW, BACKWARD_VIEW = EDGES_VIEW, EDGES_IN_VIEW
 #: How a server's SQL reads the id in slot ``n`` of a packed column of ``states AS s``: given
 #: the column and the column of ``games AS g`` holding the width, the id as an SQL expression
 #: and the ``FROM`` clause joining the state, its game and its slots (`sqlite_slots`,
@@ -196,14 +263,11 @@ FORWARD_VIEW, BACKWARD_VIEW = "edges", "edges_in"
 SlotReading = Callable[[str, str], tuple[str, str]]
 
 
-def slots_sql(count: int) -> list[str]:
-    """The statements that make SQLite's slots table hold 0 .. `count` - 1 (PostgreSQL's views
-    count slots with ``generate_series``)."""
-    return [
-        f"CREATE TABLE IF NOT EXISTS {SLOTS} (n INTEGER PRIMARY KEY)",
-        f"INSERT OR IGNORE INTO {SLOTS} (n) WITH RECURSIVE c(n) AS (SELECT 0 UNION ALL "
-        f"SELECT n + 1 FROM c WHERE n + 1 < {int(count)}) SELECT n FROM c",
-    ]
+#: Add the slots ``:have`` .. ``:need`` - 1 to `SLOTS` (which holds 0 .. ``:have`` - 1).
+ADD_SLOTS = sa.text(
+    f"INSERT INTO {SLOTS} (n) WITH RECURSIVE c(n) AS (SELECT CAST(:have AS INTEGER) "
+    "UNION ALL SELECT n + 1 FROM c WHERE n + 1 < :need) SELECT n FROM c"
+)
 
 
 def sqlite_slots(column: str, width: str) -> tuple[str, str]:
@@ -246,7 +310,8 @@ def views_sql(
     """``CREATE VIEW`` statements of `FORWARD_VIEW` and `BACKWARD_VIEW` over the ``fixed``
     blobs of columns `successors` and `predecessors` of ``states``, whose width is column
     `width` of the state's ``games`` row, each slot read by `read`. Plain SQL: the stock
-    ``sqlite3`` shell and ``psql`` read them (SQLite through `SLOTS`, see `slots_sql`).
+    ``sqlite3`` shell and ``psql`` read them (SQLite through `SLOTS`, which must count the ids
+    of the longest blob).
 
     ``SELECT dst FROM edges WHERE game_id = ? AND src = ?`` reads one state's row, and so does
     ``SELECT src FROM edges_in WHERE game_id = ? AND dst = ?``; a scan of every move decodes
@@ -265,12 +330,14 @@ def views_sql(
     >>> conn = sqlite3.connect(":memory:")
     >>> _ = conn.execute("CREATE TABLE games (id INTEGER PRIMARY KEY, id_width INTEGER)")
     >>> _ = conn.execute("CREATE TABLE states (game_id, id, successors, predecessors)")
+    >>> _ = conn.execute("CREATE TABLE move_slots (n INTEGER PRIMARY KEY)")
     >>> _ = conn.execute("INSERT INTO games VALUES (1, 1)")
+    >>> _ = conn.execute("INSERT INTO move_slots VALUES (0), (1)")
     >>> rows = zip(pack(moves, "fixed").blobs(), pack(moves.reversed(), "fixed").blobs())
     >>> _ = conn.executemany(
     ...     "INSERT INTO states VALUES (1, ?, ?, ?)", [(i, *r) for i, r in enumerate(rows)]
     ... )
-    >>> for statement in slots_sql(2) + views_sql(sqlite_slots):
+    >>> for statement in views_sql(sqlite_slots):
     ...     _ = conn.execute(statement)
     >>> conn.execute("SELECT * FROM edges WHERE game_id = 1 AND src = 0").fetchall()
     [(1, 0, 1), (1, 0, 2)]

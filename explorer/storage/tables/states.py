@@ -50,6 +50,15 @@ BY_IDS = sa.text(
 ).bindparams(sa.bindparam("ids", expanding=True))
 
 
+#: Statistics of the table for PostgreSQL's planner.
+ANALYZE = "ANALYZE states"
+
+#: The ids and keys of the states among the ids ``:ids`` (expanding) of game ``:g``.
+KEYS_OF = sa.text("SELECT id, key FROM states WHERE game_id = :g AND id IN :ids").bindparams(
+    sa.bindparam("ids", expanding=True)
+)
+
+
 def count_where(condition: str) -> sa.TextClause:
     """How many states of a game match `condition` (SQL on the columns of ``states``)."""
     return sa.text(f"SELECT COUNT(*) FROM states WHERE {condition}")

@@ -1,0 +1,265 @@
+"""A game's moves as its states' rows hold them: each state's successors and predecessors,
+packed in fixed width (`explorer.storage.schema.packing`), the width on the game's row.
+
+Writers add moves by appending to the rows of both ends (`add_moves`: one statement a state
+and a direction, no row a move), take them away by rewriting the rows they touch
+(`remove_moves`); readers of every move unpack the columns in numpy (`read_moves`). Ids are
+written in `DEFAULT_WIDTH` bytes until a game has more states than that holds, when its
+columns are packed again, wider (`width_for`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from itertools import repeat
+from typing import NamedTuple, cast
+
+import numpy as np
+import sqlalchemy as sa
+
+from explorer.adjacency import Adjacency
+from explorer.storage.backends.bulk import partitions
+from explorer.storage.backends.dialects import dialect_of
+from explorer.storage.schema.packing import Packed, id_width, pack, unpack
+from explorer.storage.tables import edges as edges_table
+from explorer.storage.tables.edges import Column
+
+#: Bytes an id until a game's ids need more: ids of up to 16.7M states, 92 B a state of both
+#: directions stored on the 1M build (see `explorer.storage.schema.packing`).
+DEFAULT_WIDTH = 3
+#: States a statement names at most (its ``IN`` list).
+CHUNK = 5_000
+#: The packed columns and which end of a move (src 0, dst 1) owns each.
+DIRECTIONS: tuple[tuple[Column, int], ...] = (("successors", 0), ("predecessors", 1))
+
+
+def stored_width(conn: sa.Connection, game_id: int) -> int | None:
+    """The width of game `game_id`'s ids, None before its first move."""
+    width = conn.execute(edges_table.WIDTH, {"g": game_id}).scalar()
+    return None if width is None else int(width)
+
+
+def width_for(conn: sa.Connection, game_id: int, largest: int) -> int:
+    """The width that holds ids up to `largest`: the game's, packed again wider if need be."""
+    width = stored_width(conn, game_id)
+    needs = max(DEFAULT_WIDTH, id_width(largest))
+    if width is not None and width >= needs:
+        return width
+    if width is not None:  # every move of the game, packed again
+        src, dst = read_moves(conn, game_id)
+        conn.execute(edges_table.CLEAR_PACKED, {"g": game_id})
+        conn.execute(edges_table.SET_WIDTH, {"g": game_id, "w": needs})
+        _append(conn, game_id, src, dst, needs)
+        return needs
+    conn.execute(edges_table.SET_WIDTH, {"g": game_id, "w": needs})
+    return needs
+
+
+def grouped(near: np.ndarray, far: np.ndarray, width: int) -> tuple[list[int], list[bytes]]:
+    """The `far` ids of each distinct `near` id, packed: (near ids, blobs), by near id.
+
+    Examples
+    --------
+    >>> grouped(np.array([4, 2, 4]), np.array([1, 3, 0]), 1)
+    ([2, 4], [b'\\x03', b'\\x00\\x01'])
+    """
+    order = np.lexsort((far, near))
+    near, far = near[order], far[order]
+    ids, counts = np.unique(near, return_counts=True)
+    blobs = pack(Adjacency.from_degrees(counts, far), "fixed", width).blobs()
+    return ids.tolist(), blobs
+
+
+def packed_runs(counts: np.ndarray, ids: np.ndarray, width: int) -> list[bytes | None]:
+    """Each state's `ids` (``counts[s]`` of them, state after state), sorted and packed as its
+    row stores them: a state with none gets None (NULL).
+
+    Examples
+    --------
+    >>> packed_runs(np.array([2, 0, 1]), np.array([4, 1, 3]), 1)
+    [b'\\x01\\x04', None, b'\\x03']
+    """
+    counts = np.asarray(counts, dtype=np.int64)
+    owner = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+    key = owner << 32 | np.asarray(ids, dtype=np.int64)  # ids are below 2**31
+    key.sort()
+    blobs: list[bytes | None] = list(
+        pack(Adjacency.from_degrees(counts, key & 0xFFFFFFFF), "fixed", width).blobs()
+    )
+    for state in np.flatnonzero(counts == 0).tolist():
+        blobs[state] = None
+    return blobs
+
+
+def add_moves(
+    conn: sa.Connection, game_id: int, src: np.ndarray, dst: np.ndarray, *, expanded: bool = False
+) -> None:
+    """Store the moves ``src[i] -> dst[i]`` of game `game_id` (none stored yet), whose ends'
+    rows are stored: each source's successors and each destination's predecessors grow.
+
+    With `expanded` the sources are states being expanded, every move from each of them at
+    once: one that has moves stored already is refused as a key stored twice would be (an
+    ``IntegrityError``: another build wrote them, or the rows are damaged)."""
+    if not len(src):
+        return
+    largest = int(max(src.max(), dst.max()))
+    _append(conn, game_id, src, dst, width_for(conn, game_id, largest), expanded)
+
+
+def _append(
+    conn: sa.Connection,
+    game_id: int,
+    src: np.ndarray,
+    dst: np.ndarray,
+    width: int,
+    expanded: bool = False,
+) -> None:
+    dialect = dialect_of(conn)
+    for column, end in DIRECTIONS:
+        near, far = (src, dst) if end == 0 else (dst, src)
+        ids, blobs = grouped(np.asarray(near), np.asarray(far), width)
+        rows = list(zip(blobs, repeat(game_id), ids))
+        longest = None
+        if expanded and column == "successors":
+            statement = dialect.first_successors()
+            written = conn.exec_driver_sql(statement, rows).rowcount
+            if written != len(rows):
+                raise sa.exc.IntegrityError(statement, None, ValueError("moves stored twice"))
+            longest = max(map(len, blobs))
+        else:
+            conn.exec_driver_sql(dialect.append_packed(column), rows)
+        ensure_slots(conn, game_id, column, ids, width, longest)
+
+
+def ensure_slots(
+    conn: sa.Connection,
+    game_id: int,
+    column: Column,
+    ids: list[int],
+    width: int,
+    longest: int | None = None,
+) -> None:
+    """Give the slots table a row for every id the blobs of `column` of states `ids` (in
+    order) hold: the `longest` blob's, in bytes, when known, else the longest stored (of
+    those states when they are few, else of their range of ids)."""
+    if longest is None and len(ids) <= CHUNK:
+        found = conn.execute(edges_table.longest(column), {"g": game_id, "ids": ids}).scalar()
+        longest = int(found or 0)
+    elif longest is None:
+        params = {"g": game_id, "lo": ids[0], "hi": ids[-1]}
+        longest = int(conn.execute(edges_table.longest_between(column), params).scalar() or 0)
+    need = longest // width
+    have = int(conn.execute(edges_table.SLOT_COUNT).scalar() or 0)
+    if need > have:
+        conn.execute(edges_table.ADD_SLOTS, {"have": have, "need": need})
+
+
+def remove_moves(conn: sa.Connection, game_id: int, src: np.ndarray, dst: np.ndarray) -> None:
+    """Take the stored moves ``src[i] -> dst[i]`` of game `game_id` out of their ends' rows
+    (a state's column left with no id becomes NULL)."""
+    width = stored_width(conn, game_id)
+    if not len(src) or width is None:
+        return
+    gone = set(zip(np.asarray(src).tolist(), np.asarray(dst).tolist(), strict=True))
+    for column, end in DIRECTIONS:
+        near = np.unique(src if end == 0 else dst).tolist()
+        rows = []
+        for state, ids in _unpacked(conn, game_id, column, near, width):
+            pairs = [(state, i) if end == 0 else (i, state) for i in ids]
+            kept = [p[1 - end] for p in pairs if p not in gone]
+            rows.append({"g": game_id, "s": state, "b": _blob(kept, width)})
+        if rows:
+            conn.execute(edges_table.set_packed(column), rows)
+
+
+def _blob(ids: list[int], width: int) -> bytes | None:
+    """One state's ids packed (None for none)."""
+    if not ids:
+        return None
+    one = Adjacency.from_degrees(np.array([len(ids)]), np.array(ids, dtype=np.int64))
+    return pack(one, "fixed", width).blobs()[0]
+
+
+def moves_at(conn: sa.Connection, game_id: int, states: Iterable[int]) -> set[tuple[int, int]]:
+    """Every stored move of game `game_id` from or into the states `states`, as (src, dst)."""
+    width = stored_width(conn, game_id)
+    wanted = sorted(set(states))
+    pairs: set[tuple[int, int]] = set()
+    if width is not None:
+        for column, end in DIRECTIONS:
+            for state, ids in _unpacked(conn, game_id, column, wanted, width):
+                pairs.update((state, i) if end == 0 else (i, state) for i in ids)
+    return pairs
+
+
+def _unpacked(
+    conn: sa.Connection, game_id: int, column: Column, states: list[int], width: int
+) -> Iterator[tuple[int, list[int]]]:
+    """Each of `states` with its ids in `column` (an empty list for NULL)."""
+    for chunk in _chunks(states):
+        rows = conn.execute(edges_table.packed_of(column), {"g": game_id, "ids": chunk}).all()
+        for state, blob in rows:
+            ids = unpack(Packed.from_blobs([bytes(blob or b"")], "fixed", width)).target
+            yield int(state), ids.tolist()
+
+
+def read_moves(
+    conn: sa.Connection, game_id: int, column: Column = "successors"
+) -> tuple[np.ndarray, np.ndarray]:
+    """Every move of game `game_id` as (src, dst) arrays, unpacked in numpy from `column`:
+    by (src, dst) from the successors (as a build wrote them), by (dst, src) order of rows
+    from the predecessors."""
+    width = stored_width(conn, game_id)
+    if width is None:
+        empty = np.empty(0, dtype=np.int64)
+        return empty, empty.copy()
+    ids: list[np.ndarray] = []
+    blobs: list[bytes] = []
+    for rows in partitions(conn, edges_table.packed(column), {"g": game_id}):
+        ids.append(np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows)))
+        blobs += [cast(bytes, row[1]) for row in rows]
+    moves = unpack(Packed.from_blobs(blobs, "fixed", width))
+    near = np.repeat(np.concatenate(ids) if ids else np.empty(0, np.int64), moves.degree)
+    src, dst = (moves.target, near) if column == "predecessors" else (near, moves.target)
+    if len(src) > 1:
+        key = src << 32 | dst
+        if np.any(key[1:] < key[:-1]):  # appended by edits, or read from the predecessors
+            order = np.argsort(key, kind="stable")
+            src, dst = src[order], dst[order]
+    return src, dst
+
+
+class MoveRow(NamedTuple):
+    """A stored move and what its end ``dst`` stores (None for an end not stored)."""
+
+    src: int
+    dst: int
+    key: str | None
+    grundy: int | None
+    remoteness: int | None
+    height: int | None
+
+
+def moves_in_range(conn: sa.Connection, game_id: int, low: int, high: int) -> list[MoveRow]:
+    """The moves of game `game_id` from its states of ids `low` up to (not including) `high`,
+    by (src, dst), unpacked in numpy, each with its end's key and values."""
+    width = stored_width(conn, game_id)
+    params = {"g": game_id, "lo": low, "hi": high}
+    rows = conn.execute(edges_table.SUCCESSORS_IN_RANGE, params).all() if width else []
+    if not rows:
+        return []
+    moves = unpack(Packed.from_blobs([bytes(r[1]) for r in rows], "fixed", width or 0))
+    src = np.repeat(np.array([r[0] for r in rows], dtype=np.int64), moves.degree)
+    order = np.lexsort((moves.target, src))
+    src, dst = src[order].tolist(), moves.target[order].tolist()
+    ends: dict[int, tuple[str, int | None, int | None, int | None]] = {}
+    for chunk in _chunks(sorted(set(dst))):
+        for end, *row in conn.execute(edges_table.ENDS, {"g": game_id, "ids": chunk}):
+            ends[end] = tuple(row)
+    nothing = (None, None, None, None)
+    return [MoveRow(a, b, *ends.get(b, nothing)) for a, b in zip(src, dst, strict=True)]
+
+
+def _chunks(items: list[int]) -> Iterator[list[int]]:
+    for first in range(0, len(items), CHUNK):
+        yield items[first : first + CHUNK]
