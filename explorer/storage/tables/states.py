@@ -12,6 +12,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 
 import sqlalchemy as sa
 
@@ -37,11 +38,26 @@ FIELDS = ", ".join(f"s.{column}" for column in COLUMNS)
 BY_KEY = sa.text(f"SELECT {FIELDS} FROM states AS s WHERE game_id = :g AND key = :k")
 
 
-def by_keys(fields: str = FIELDS) -> sa.TextClause:
-    """The `fields` of the states ``s`` among the keys ``:keys`` (expanding) of game ``:g``."""
+@cache
+def by_keys(count: int, fields: str = FIELDS) -> sa.TextClause:
+    """The `fields` of the states ``s`` of game ``:g`` among `count` keys ``:k0``, ``:k1``, ...
+
+    The keys are a table of their own, joined to ``states`` one key at a time through the key
+    index: SQLite 3.40 plans ``key IN (?, ?, ?)`` of bound keys (without ``ANALYZE``'s
+    statistics) as a scan of the game's rows, 0.17 s for 3 keys at 1M states against 0.1 ms.
+
+    Examples
+    --------
+    >>> str(by_keys(2, "s.id"))  # doctest: +NORMALIZE_WHITESPACE
+    'SELECT s.id FROM (VALUES (:k0), (:k1)) AS wanted CROSS JOIN states AS s
+     WHERE s.game_id = :g AND s.key = wanted.column1'
+    """
+    keys = ", ".join(f"(:k{n})" for n in range(count))
+    # CROSS JOIN: SQLite keeps the keys outside; PostgreSQL plans it as any join
     return sa.text(
-        f"SELECT {fields} FROM states AS s WHERE s.game_id = :g AND s.key IN :keys"
-    ).bindparams(sa.bindparam("keys", expanding=True))
+        f"SELECT {fields} FROM (VALUES {keys}) AS wanted CROSS JOIN states AS s "
+        "WHERE s.game_id = :g AND s.key = wanted.column1"
+    )
 
 
 #: The states among the ids ``:ids`` (expanding) of game ``:g``.
