@@ -22,7 +22,7 @@ from explorer.build.verify_report import GameCheck, Progress, Recorder, Verifica
 from explorer.build.verify_states import CHUNK_STATES, check_game
 from explorer.games.convention import MISERE
 from explorer.storage.backends.dialects import Dialect, dialect_of
-from explorer.storage.backends.errors import reason
+from explorer.storage.backends.errors import dbapi_errors, reason
 from explorer.storage.rows.records import key_index_present
 from explorer.storage.rows.sequences import sequence_damage
 from explorer.storage.schema.models import KEY_INDEX, GameTable, SequenceTable
@@ -154,7 +154,7 @@ def _check_games(
                     progress=progress,
                 )
             )
-        except sa.exc.DatabaseError as error:
+        except dbapi_errors(conn.engine) as error:  # ranges are read through the raw cursor
             result.integrity_problems.append(f"cannot read {spec!r}: {reason(error)}")
             conn.rollback()
         except (ValueError, TypeError, OverflowError) as error:

@@ -19,8 +19,8 @@ from explorer.build.verify_checks import (
     count_problems,
     depth_problems,
     loopy_move_problems,
-    mex,
 )
+from explorer.build.verify_ranges import RangeCheck, check_range
 from explorer.build.verify_report import GameCheck, Progress, Recorder, Verification
 from explorer.errors import ExplorerError
 from explorer.games import load_game, may_cycle
@@ -30,7 +30,7 @@ from explorer.games.pyspec import rules_changed, stored_rules
 from explorer.games.specs import GameSpec
 from explorer.solver.loopy import Infinite
 from explorer.storage.rows.counts import read_counts
-from explorer.storage.rows.moves import moves_in_range, read_moves
+from explorer.storage.rows.moves import read_moves
 from explorer.storage.tables import edges as edges_table
 from explorer.storage.tables import states as states_table
 
@@ -48,93 +48,33 @@ class StateChecker(Recorder):
         # what a state without moves is worth: 0 in normal play, G⁻ = 1 in misère play
         self.terminal = 1 if check.convention == MISERE else 0
 
-    def state(self, row: Any, moves: list[Any], rules: GameRules[Any] | None) -> None:
-        """Check one stored state against its stored successors (``moves``) and the rules."""
-        key, grundy = row.key, row.grundy
-        if row.escapes is not None:
-            self.fail(key, "value", f"an escape set {row.escapes!r} in a game whose play ends")
-        if grundy is None:
-            if row.outcome is not None or row.remoteness is not None or row.height is not None:
-                self.fail(key, "value", "outcome, remoteness or height stored without a value")
-        elif row.outcome != ("P" if grundy == 0 else "N"):
-            self.fail(key, "outcome", f"stored {row.outcome!r}, but its {self._name} is {grundy}")
-        if not row.expanded:
-            if moves:
-                self.fail(key, "moves", f"{len(moves)} moves stored for an unexpanded state")
-            if grundy is not None:
-                self.fail(key, "value", "a value stored for an unexpanded state")
-            return
-        missing = [m.dst for m in moves if m.key is None]
-        for dst in missing:
-            self.fail(key, "moves", f"a move to state id {dst}, which is not stored")
-        if missing:
-            return
-        unsolved = [m.key for m in moves if m.grundy is None]
-        if unsolved:
-            if grundy is not None:
-                self.fail(key, "value", f"a value stored although {unsolved[0]!r} has none")
-        else:
-            self._values(row, moves)
-        if rules is not None:
-            self.moves(key, [m.key for m in moves], rules)
-
     @property
-    def _name(self) -> str:
+    def name(self) -> str:
+        """What a state's value is called in a detail."""
         return "misère value G⁻" if self.terminal else "grundy value"
-
-    def _values(self, row: Any, moves: list[Any]) -> None:
-        key = row.key
-        values = {m.grundy for m in moves}
-        expected = mex(values) if moves else self.terminal
-        if row.grundy is None:
-            self.fail(
-                key, "value", f"no value stored although every successor has one ({expected})"
-            )
-            return
-        if row.grundy != expected:
-            rule = (
-                "the mex of its successors"
-                if moves or not self.terminal
-                else "a misère end of the game (no move)"
-            )
-            self.fail(key, "grundy", f"stored {row.grundy}, {rule} is {expected}")
-        if not moves:
-            remote = 0
-        elif expected:
-            # the winner moves to the nearest P-position (one exists when the mex is above 0)
-            remote = 1 + min((m.remoteness for m in moves if m.grundy == 0), default=-2)
-        else:
-            remote = 1 + max(m.remoteness for m in moves)
-        if row.remoteness != remote:
-            self.fail(key, "remoteness", f"stored {row.remoteness}, its successors give {remote}")
-        if any(m.height is None for m in moves):
-            self.fail(key, "height", "a successor has a value but no height (NULL)")
-            return
-        below = max((m.height for m in moves), default=-1)
-        if row.height is None or row.height <= below:
-            self.fail(
-                key,
-                "height",
-                f"stored {row.height}, not above its successors' highest ({below})",
-            )
 
     def moves(self, key: str, stored: list[str], rules: GameRules[Any]) -> None:
         """Check a state's text and its stored moves (successor keys) against the rules."""
-        try:
-            position = rules.parse(key)
-            canonical = rules.format(position)
-        except ExplorerError as error:
-            self.fail(key, "rules", f"the stored text is not a position: {error}")
-            return
-        if canonical != key:
-            self.fail(key, "rules", f"the stored text is not canonical (expected {canonical!r})")
-            return
-        expected = {rules.format(p) for p in rules.successors(position)}
-        have = set(stored)
-        for lost in sorted(expected - have):
-            self.fail(key, "moves", f"the move to {lost!r} is missing")
-        for extra in sorted(have - expected):
-            self.fail(key, "moves", f"a move to {extra!r}, which the rules do not allow")
+        for kind, detail in rule_problems(key, stored, rules):
+            self.fail(key, kind, detail)
+
+
+def rule_problems(key: str, stored: list[str], rules: GameRules[Any]) -> list[tuple[str, str]]:
+    """What is wrong with a state's text and its stored moves (successor keys) by the rules:
+    (kind, detail) pairs."""
+    try:
+        position = rules.parse(key)
+        canonical = rules.format(position)
+    except ExplorerError as error:
+        return [("rules", f"the stored text is not a position: {error}")]
+    if canonical != key:
+        return [("rules", f"the stored text is not canonical (expected {canonical!r})")]
+    expected = {rules.format(p) for p in rules.successors(position)}
+    have = set(stored)
+    return [("moves", f"the move to {lost!r} is missing") for lost in sorted(expected - have)] + [
+        ("moves", f"a move to {extra!r}, which the rules do not allow")
+        for extra in sorted(have - expected)
+    ]
 
 
 def _ranges(conn: sa.Connection, game_id: int, chunk: int) -> Iterator[tuple[int, int]]:
@@ -247,17 +187,12 @@ def _check_by_ranges(
     if progress is not None:
         progress(check.game, 0, total)
     for low, high in _ranges(conn, game_id, chunk):
-        params = {"g": game_id, "lo": low, "hi": high}
-        states = conn.execute(states_table.IN_RANGE, params).all()
-        moves: dict[int, list[Any]] = {}
-        # the moves packed in the rows of the range, unpacked in numpy (the edges view would
-        # decode them in SQL, and re-read a long blob for every id in it)
-        for move in moves_in_range(conn, game_id, low, high):
-            moves.setdefault(move.src, []).append(move)
-            check.edges += 1
-        for row in states:
-            checker.state(row, moves.pop(row.id, []), game)
-        check.states += len(states)
+        range_ = RangeCheck(conn, game_id, low, high, checker.terminal)
+        found = check_range(range_, checker.name, game, rule_problems)
+        for *_, key, kind, detail in sorted(found):
+            checker.fail(key, kind, detail)
+        check.states += len(range_.ids)
+        check.edges += range_.moves
         if progress is not None:
             progress(check.game, check.states, total)
 

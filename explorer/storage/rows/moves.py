@@ -10,9 +10,9 @@ columns are packed again, wider (`width_for`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import repeat
-from typing import NamedTuple, cast
+from typing import cast
 
 import numpy as np
 import sqlalchemy as sa
@@ -208,35 +208,47 @@ def read_moves(
     return src, dst
 
 
-class MoveRow(NamedTuple):
-    """A stored move and what its end ``dst`` stores (None for an end not stored)."""
-
-    src: int
-    dst: int
-    key: str | None
-    grundy: int | None
-    remoteness: int | None
-    height: int | None
-
-
-def moves_in_range(conn: sa.Connection, game_id: int, low: int, high: int) -> list[MoveRow]:
+def successors_in_range(
+    conn: sa.Connection, game_id: int, low: int, high: int
+) -> tuple[np.ndarray, np.ndarray]:
     """The moves of game `game_id` from its states of ids `low` up to (not including) `high`,
-    by (src, dst), unpacked in numpy, each with its end's key and values."""
+    as (src, dst) arrays by (src, dst), unpacked in numpy."""
     width = stored_width(conn, game_id)
-    params = {"g": game_id, "lo": low, "hi": high}
-    rows = conn.execute(edges_table.SUCCESSORS_IN_RANGE, params).all() if width else []
-    if not rows:
-        return []
-    moves = unpack(Packed.from_blobs([bytes(r[1]) for r in rows], "fixed", width or 0))
-    src = np.repeat(np.array([r[0] for r in rows], dtype=np.int64), moves.degree)
+    ids: list[int] = []
+    blobs: list[bytes] = []
+    if width:
+        params: dict[str, object] = {"g": game_id, "lo": low, "hi": high}
+        for rows in partitions(conn, str(edges_table.SUCCESSORS_IN_RANGE), params):
+            for state, blob in rows:
+                ids.append(cast(int, state))
+                blobs.append(bytes(cast(bytes, blob)))
+    moves = unpack(Packed.from_blobs(blobs, "fixed", width or 1))
+    src = np.repeat(np.array(ids, dtype=np.int64), moves.degree)
     order = np.lexsort((moves.target, src))
-    src, dst = src[order].tolist(), moves.target[order].tolist()
-    ends: dict[int, tuple[str, int | None, int | None, int | None]] = {}
-    for chunk in _chunks(sorted(set(dst))):
-        for end, *row in conn.execute(edges_table.ENDS, {"g": game_id, "ids": chunk}):
-            ends[end] = tuple(row)
-    nothing = (None, None, None, None)
-    return [MoveRow(a, b, *ends.get(b, nothing)) for a, b in zip(src, dst, strict=True)]
+    return src[order], moves.target[order]
+
+
+#: Ends of moves read as one range of ids when the range holds at most this many ids a
+#: wanted one (each a search of the primary key otherwise).
+DENSE_ENDS = 4
+
+
+def ends_of(conn: sa.Connection, game_id: int, ids: np.ndarray) -> list[Sequence[object]]:
+    """The states of game `game_id` among `ids` (sorted, distinct), and perhaps others, as
+    rows (id, key, grundy, remoteness, height) by id; an id not stored has none."""
+    if not len(ids):
+        return []
+    low, high = int(ids[0]), int(ids[-1]) + 1
+    if high - low <= DENSE_ENDS * len(ids) + CHUNK:
+        params: dict[str, object] = {"g": game_id, "lo": low, "hi": high}
+        return [
+            row for rows in partitions(conn, str(edges_table.ENDS_BETWEEN), params) for row in rows
+        ]
+    found: list[Sequence[object]] = []
+    for chunk in _chunks(ids.tolist()):
+        found += conn.execute(edges_table.ENDS, {"g": game_id, "ids": chunk}).all()
+    found.sort(key=lambda row: cast(int, row[0]))
+    return found
 
 
 def _chunks(items: list[int]) -> Iterator[list[int]]:

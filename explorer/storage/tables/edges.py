@@ -144,6 +144,11 @@ SUCCESSORS_IN_RANGE = sa.text(
 ENDS = sa.text(
     "SELECT id, key, grundy, remoteness, height FROM states WHERE game_id = :g AND id IN :ids"
 ).bindparams(sa.bindparam("ids", expanding=True))
+#: The same of the states of ids ``:lo`` up to (not including) ``:hi``, by id.
+ENDS_BETWEEN = sa.text(
+    "SELECT id, key, grundy, remoteness, height FROM states WHERE game_id = :g "
+    "AND id >= :lo AND id < :hi ORDER BY id"
+)
 #: The largest id of game ``:g``'s states (NULL for none): every move's ends are states.
 LAST_ID = sa.text("SELECT MAX(id) FROM states WHERE game_id = :g")
 
