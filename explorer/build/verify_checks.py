@@ -9,9 +9,15 @@ the writers it checks (`explorer.storage.rows.counts`, the builder).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import sqlalchemy as sa
+
+from explorer.storage.backends.bulk import partitions
+from explorer.storage.rows.moves import CHUNK
+from explorer.storage.schema.packing import Packed, unpack
 
 #: The count totals and the columns counted by value
 #: (`explorer.storage.schema.models.StateCountTable`).
@@ -86,45 +92,171 @@ def count_problems(conn: sa.Connection, game_id: int) -> Iterator[Found]:
             yield name, "counts", f"stored {have!r}, the stored rows give {want}"
 
 
+#: A state's depth and one of its packed columns, of the states of ids ``:lo`` .. ``:hi``.
+_PACKED_IN_RANGE = (
+    "SELECT id, key, depth, {column} FROM states WHERE game_id = :g AND id >= :lo AND id < :hi "
+    "ORDER BY id"
+)
+#: The same of the states ``:ids``.
+_SUCCESSORS_OF = sa.text(
+    "SELECT id, key, depth, successors FROM states WHERE game_id = :g AND id IN :ids ORDER BY id"
+).bindparams(sa.bindparam("ids", expanding=True))
+#: Every move of a game once: the bytes of its packed successors.
+_SUCCESSOR_BYTES = sa.text(
+    "SELECT COALESCE(SUM(length(successors)), 0) FROM states WHERE game_id = :g"
+)
+#: Sources read as one range of ids when it holds at most this many ids a wanted one.
+_DENSE = 4
+
+
+@dataclass
+class MovesBack:
+    """What the predecessors' columns hold against the successors' (`moves_back`): how many
+    moves each holds, whether the first are exactly the second read backwards, and the states
+    at a depth d > 0 without a predecessor at depth d - 1 (how many, and the first few as
+    (id, key, depth))."""
+
+    successors: int = 0
+    predecessors: int = 0
+    transposed: bool = True
+    shallow: int = 0
+    first: list[tuple[int, str, int]] = field(default_factory=list)
+
+
+def _unpacked(
+    rows: Sequence[Sequence[Any]], width: int
+) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray, np.ndarray]:
+    """Rows (id, key, depth, blob) as (ids, depths, keys, each id's moves' near end, far end)."""
+    ids = np.array([row[0] for row in rows], dtype=np.int64)
+    depths = np.array([row[2] for row in rows], dtype=np.int64)
+    blobs = [bytes(row[3] or b"") for row in rows]
+    moves = unpack(Packed.from_blobs(blobs, "fixed", width))
+    return ids, depths, [row[1] for row in rows], np.repeat(ids, moves.degree), moves.target
+
+
+def moves_back(
+    conn: sa.Connection, game_id: int, chunk: int, *, found_by_builds: bool, show: int
+) -> MovesBack:
+    """Whether each state's predecessors are exactly the states whose successors hold it, a
+    range of ids at a time: every move a predecessors' column holds is a move its source's
+    successors hold, none twice, and the columns hold as many moves as the successors do.
+    With `found_by_builds`, each state at a depth d > 0 must have a predecessor at d - 1."""
+    found = MovesBack()
+    # a game without moves has no width: its columns are all empty
+    stored = conn.execute(sa.text("SELECT id_width FROM games WHERE id = :g"), {"g": game_id})
+    width = int(stored.scalar() or 1)
+    found.successors = int(conn.execute(_SUCCESSOR_BYTES, {"g": game_id}).scalar_one()) // width
+    statement = _PACKED_IN_RANGE.format(column="predecessors")
+    top = conn.execute(
+        sa.text("SELECT MAX(id) FROM states WHERE game_id = :g"), {"g": game_id}
+    ).scalar()
+    for low in range(0, -1 if top is None else int(top) + 1, chunk):
+        params: dict[str, object] = {"g": game_id, "lo": low, "hi": low + chunk}
+        rows = [row for part in partitions(conn, statement, params) for row in part]
+        ids, depths, keys, dst, src = _unpacked(rows, width)
+        found.predecessors += len(src)
+        back = np.sort(src << 32 | dst)
+        sources = back >> 32
+        sources = sources[np.r_[True, sources[1:] != sources[:-1]]] if len(sources) else sources
+        have, have_depth, forward = _successors_of(conn, game_id, sources, width)
+        held = np.minimum(np.searchsorted(forward, back), max(len(forward) - 1, 0))
+        # each move held once, and held by its source's successors too
+        once = not len(back) or bool(np.all(back[1:] != back[:-1]))
+        found.transposed &= once and np.array_equal(
+            forward[held] if len(forward) else forward, back
+        )
+        if found_by_builds:
+            _shallow(found, ids, depths, keys, dst, src, (have, have_depth), show)
+    found.transposed &= found.predecessors == found.successors
+    return found
+
+
+def _successors_of(
+    conn: sa.Connection, game_id: int, ids: np.ndarray, width: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The states `ids` (sorted, distinct) as (ids, depths, their moves as src << 32 | dst,
+    sorted); others perhaps too."""
+    if not len(ids):
+        empty = np.empty(0, dtype=np.int64)
+        return empty, empty.copy(), empty.copy()
+    low, high = int(ids[0]), int(ids[-1]) + 1
+    if high - low <= _DENSE * len(ids) + CHUNK:
+        params: dict[str, object] = {"g": game_id, "lo": low, "hi": high}
+        statement = _PACKED_IN_RANGE.format(column="successors")
+        rows = [row for part in partitions(conn, statement, params) for row in part]
+    else:
+        rows = []
+        for first in range(0, len(ids), CHUNK):
+            wanted = ids[first : first + CHUNK].tolist()
+            rows += conn.execute(_SUCCESSORS_OF, {"g": game_id, "ids": wanted}).all()
+    have, depths, _, src, dst = _unpacked(rows, width)
+    return have, depths, np.sort(src << 32 | dst)
+
+
+def _shallow(
+    found: MovesBack,
+    ids: np.ndarray,
+    depths: np.ndarray,
+    keys: list[str],
+    dst: np.ndarray,
+    src: np.ndarray,
+    sources: tuple[np.ndarray, np.ndarray],
+    show: int,
+) -> None:
+    """Count the states of a range at a depth d > 0 none of whose predecessors (read from
+    its row: ``src -> dst``) is at depth d - 1."""
+    have, have_depth = sources
+    at = np.minimum(np.searchsorted(have, src), max(len(have) - 1, 0))
+    source_depth = np.where(have[at] == src, have_depth[at], -2) if len(have) else src * 0 - 2
+    place = np.searchsorted(ids, dst)
+    nearer = np.zeros(len(ids), dtype=bool)
+    nearer[place[source_depth == depths[place] - 1]] = True
+    bad = np.flatnonzero((depths > 0) & ~nearer)
+    found.shallow += len(bad)
+    for i in bad[: max(0, show - len(found.first))].tolist():
+        found.first.append((int(ids[i]), keys[i], int(depths[i])))
+
+
 def depth_problems(
-    conn: sa.Connection, game_id: int, *, found_by_builds: bool, show: int
+    conn: sa.Connection, game_id: int, back: MovesBack, *, found_by_builds: bool, show: int
 ) -> tuple[int, list[Found]]:
     """States whose depth is not what a writer gives: below -1 (an imported vertex no root
     reaches), or (for a game built from its rules, whose states are found only by builds) below
-    0, a depth d > 0 without a predecessor at depth
-    d - 1 (the state that found it), or 0 at a state no build started from. The number found
-    and the first `show` of them.
+    0, a depth d > 0 without a predecessor at depth d - 1 (the state that found it: counted
+    in `back`), or 0 at a state no build started from. The number found and the first `show`
+    of them.
     """
     params = {"g": game_id}
     # an imported graph's vertices no root reaches have depth -1
     rules = ["s.depth < 0" if found_by_builds else "s.depth < -1"]
     if found_by_builds:
-        rules += [
-            "(s.depth > 0 AND NOT EXISTS (SELECT 1 FROM edges_in AS e JOIN states AS p "
-            "ON p.game_id = e.game_id AND p.id = e.src WHERE e.game_id = s.game_id "
-            "AND e.dst = s.id AND p.depth = s.depth - 1))",
+        rules.append(
             "(s.depth = 0 AND NOT EXISTS (SELECT 1 FROM builds AS b WHERE b.game_id = s.game_id "
-            "AND b.root = s.key))",
-        ]
+            "AND b.root = s.key))"
+        )
     where = f"s.game_id = :g AND ({' OR '.join(rules)})"
-    total = int(
+    total = back.shallow + int(
         conn.execute(
             sa.text(f"SELECT COUNT(*) FROM states AS s WHERE {where}"), params
         ).scalar_one()
     )
-    first: list[Found] = []
-    if total:
-        for key, depth in conn.execute(
-            sa.text(f"SELECT s.key, s.depth FROM states AS s WHERE {where} ORDER BY s.id LIMIT :n"),
+    listed: list[tuple[int, str, int]] = list(back.first)
+    if total > back.shallow:
+        listed += conn.execute(
+            sa.text(
+                f"SELECT s.id, s.key, s.depth FROM states AS s WHERE {where} ORDER BY s.id LIMIT :n"
+            ),
             {**params, "n": show},
-        ):
-            if depth < 0:
-                why = "a depth below 0" if found_by_builds else "a depth below -1"
-            elif depth == 0:
-                why = "no build started from it"
-            else:
-                why = f"no predecessor at depth {depth - 1} found it"
-            first.append((key, "depth", f"stored {depth}, but {why}"))
+        ).all()
+    first: list[Found] = []
+    for _, key, depth in sorted(listed)[:show]:
+        if depth < 0:
+            why = "a depth below 0" if found_by_builds else "a depth below -1"
+        elif depth == 0:
+            why = "no build started from it"
+        else:
+            why = f"no predecessor at depth {depth - 1} found it"
+        first.append((key, "depth", f"stored {depth}, but {why}"))
     return total, first
 
 

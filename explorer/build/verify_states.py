@@ -19,6 +19,7 @@ from explorer.build.verify_checks import (
     count_problems,
     depth_problems,
     loopy_move_problems,
+    moves_back,
 )
 from explorer.build.verify_ranges import RangeCheck, check_range
 from explorer.build.verify_report import GameCheck, Progress, Recorder, Verification
@@ -230,16 +231,15 @@ def _check_stored_rows(
     states, and its states' depths."""
     for name, kind, detail in count_problems(conn, game_id):
         checker.fail(name, kind, detail)
-    src, dst = read_moves(conn, game_id)
-    back = read_moves(conn, game_id, "predecessors")
-    if not (np.array_equal(src, back[0]) and np.array_equal(dst, back[1])):
+    back = moves_back(conn, game_id, CHUNK_STATES, found_by_builds=from_rules, show=show)
+    if not back.transposed:
         checker.fail(
             "moves into states",
             "moves",
-            f"the predecessors' columns hold {len(back[0]):,} moves that are not the "
-            f"{len(src):,} of the successors' read backwards",
+            f"the predecessors' columns hold {back.predecessors:,} moves that are not the "
+            f"{back.successors:,} of the successors' read backwards",
         )
-    total, first = depth_problems(conn, game_id, found_by_builds=from_rules, show=show)
+    total, first = depth_problems(conn, game_id, back, found_by_builds=from_rules, show=show)
     for name, kind, detail in first:
         checker.fail(name, kind, detail)
     checker.counted("depth", total - len(first))
