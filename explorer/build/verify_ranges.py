@@ -296,11 +296,11 @@ def _agreeing(r: RangeCheck, states: np.ndarray, rules: GameRules[Any]) -> np.nd
     canonical = np.array([a == b for a, b in zip(texts, keys, strict=True)], dtype=bool)
     step = index.expand(np.arange(len(keys), dtype=np.int64), None, 0, NOTHING_REACHED)
     children = index.keys(range(index.size))
-    # each successor the rules give, as the id of the stored state of its text (-1: none)
+    # each position the expansion numbered, as the id of the stored state of its text (-1:
+    # none), and so each successor the rules give
     stored_ids = dict(zip(r.end_keys, r.end_ids.tolist(), strict=True))
-    found = np.fromiter(
-        (stored_ids.get(children[d], -1) for d in step.dst.tolist()), np.int64, len(step.dst)
-    )
+    numbered = np.fromiter((stored_ids.get(t, -1) for t in children), np.int64, len(children))
+    found = numbered[step.dst]
     place = np.full(len(r.ids), -1, dtype=np.int64)
     place[states] = np.arange(len(states))
     mine = place[r.src] >= 0
