@@ -23,7 +23,7 @@ import sqlalchemy as sa
 
 from explorer.storage.schema.models import EDGES_IN_VIEW, EDGES_VIEW
 from explorer.storage.schema.packing import MAX_WIDTH
-from explorer.storage.tables.states import FIELDS, TOP_IDS, kept
+from explorer.storage.tables.states import FIELDS, MOVES, TOP_IDS, kept
 
 End = Literal["src", "dst"]
 #: The columns of a move, as the ``edges`` views show them.
@@ -170,10 +170,7 @@ WIDTH = sa.text("SELECT id_width FROM games WHERE id = :g")
 #: Set it (``:w``).
 SET_WIDTH = sa.text("UPDATE games SET id_width = :w WHERE id = :g")
 #: How many moves game ``:g`` has: the bytes of its successors' column over the width.
-COUNT = sa.text(
-    "SELECT COALESCE(SUM(length(s.successors)) / MAX(g.id_width), 0) FROM states AS s "
-    "JOIN games AS g ON g.id = s.game_id WHERE s.game_id = :g"
-)
+COUNT = sa.text(MOVES)
 
 
 def packed(column: Column) -> str:

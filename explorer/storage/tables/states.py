@@ -283,6 +283,12 @@ LOOPY_ROWS = sa.text("SELECT id, key, grundy, escapes, remoteness FROM states WH
 # -- counts ------------------------------------------------------------------------------------
 #: The kinds of counts of one value each (`explorer.storage.rows.counts`).
 HISTOGRAMS = ("outcome", "grundy", "depth", "remoteness", "height")
+#: How many moves game ``:g`` has: the bytes of its packed successors over the width of an id
+#: (each move counted once, no id decoded: 0.3 s at 1M states against 0.8 s through ``edges``).
+MOVES = (
+    "SELECT COALESCE(SUM(length(s.successors)) / MAX(g.id_width), 0) FROM states AS s "
+    "JOIN games AS g ON g.id = s.game_id WHERE s.game_id = :g"
+)
 #: Count game ``:g``'s states, moves and values into ``state_counts`` from scratch.
 RECOUNT = sa.text(
     """
@@ -291,7 +297,9 @@ SELECT :g, 'states', '', COUNT(*) FROM states WHERE game_id = :g
 UNION ALL SELECT :g, 'expanded', '', COUNT(*) FROM states WHERE game_id = :g AND expanded
 UNION ALL SELECT :g, 'solved', '', COUNT(*) FROM states WHERE game_id = :g
     AND outcome IS NOT NULL
-UNION ALL SELECT :g, 'edges', '', COUNT(*) FROM edges WHERE game_id = :g
+UNION ALL SELECT :g, 'edges', '', ("""
+    + MOVES
+    + """)
 """
     + "".join(
         f"UNION ALL SELECT :g, '{column}', CAST({column} AS TEXT), COUNT(*) FROM states "
