@@ -251,6 +251,44 @@ def ends_of(conn: sa.Connection, game_id: int, ids: np.ndarray) -> list[Sequence
     return found
 
 
+#: Source states a batch of `key_pairs` (with their moves, about 120,000 on the 1M build).
+PAIR_STATES = 20_000
+
+
+def key_pairs(
+    conn: sa.Connection, game_id: int, cut: int | None = None
+) -> Iterator[list[tuple[str, str]]]:
+    """Every move of game `game_id` (between states of ids up to `cut`) as the keys of its
+    ends, by (src, dst), in batches: the successors of a range of ids unpacked in numpy and
+    the keys of their ends read by range (the ``edges`` view decodes every id in SQL and
+    looks each end up: 15.5 s of CPU for the 5.9M moves of the 1M build)."""
+    top = conn.execute(edges_table.LAST_ID, {"g": game_id}).scalar()
+    last = -1 if top is None else int(top) if cut is None else min(int(top), cut)
+    for low in range(0, last + 1, PAIR_STATES):
+        src, dst = successors_in_range(conn, game_id, low, min(low + PAIR_STATES, last + 1))
+        if cut is not None:
+            src, dst = src[dst <= cut], dst[dst <= cut]
+        rows = ends_of(conn, game_id, distinct(np.concatenate([src, dst])))
+        ids = np.array([row[0] for row in rows], dtype=np.int64)
+        keys = [cast(str, row[1]) for row in rows]
+        at = [np.minimum(np.searchsorted(ids, end), max(len(ids) - 1, 0)) for end in (src, dst)]
+        # a move to a state not stored is left out, as a join of the ends leaves it
+        stored = (ids[at[0]] == src) & (ids[at[1]] == dst) if len(ids) else src < 0
+        yield [(keys[a], keys[b]) for a, b in zip(*(a[stored].tolist() for a in at), strict=True)]
+
+
+def distinct(values: np.ndarray) -> np.ndarray:
+    """The distinct values, sorted (`np.unique` hashes them in numpy 2: 70x slower here).
+
+    Examples
+    --------
+    >>> distinct(np.array([5, 1, 5, 3]))
+    array([1, 3, 5])
+    """
+    ordered = np.sort(values)
+    return ordered[np.r_[True, ordered[1:] != ordered[:-1]]] if len(ordered) else ordered
+
+
 def _chunks(items: list[int]) -> Iterator[list[int]]:
     for first in range(0, len(items), CHUNK):
         yield items[first : first + CHUNK]

@@ -118,17 +118,6 @@ def count_upto(upto: bool) -> sa.TextClause:
     return sa.text(f"SELECT COUNT(*) FROM edges AS e WHERE e.game_id = :g{_upto(upto)}")
 
 
-def exported(upto: bool) -> str:
-    """The moves of game ``:g`` as pairs of keys, by (src, dst) (between states of ids up to
-    ``:cut`` when `upto`): a query to stream (see `explorer.storage.backends.bulk.partitions`)."""
-    return (
-        "SELECT a.key, b.key FROM edges AS e "
-        "JOIN states AS a ON a.game_id = e.game_id AND a.id = e.src "
-        "JOIN states AS b ON b.game_id = e.game_id AND b.id = e.dst "
-        f"WHERE e.game_id = :g{_upto(upto)} ORDER BY e.src, e.dst"
-    )
-
-
 def _upto(upto: bool) -> str:
     return " AND e.src <= :cut AND e.dst <= :cut" if upto else ""
 
