@@ -9,14 +9,13 @@ the writers it checks (`explorer.storage.rows.counts`, the builder).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import sqlalchemy as sa
 
 from explorer.storage.backends.bulk import partitions
-from explorer.storage.rows.moves import CHUNK
+from explorer.storage.rows.moves import CHUNK, distinct
 from explorer.storage.schema.packing import Packed, unpack
 
 #: The count totals and the columns counted by value
@@ -109,18 +108,69 @@ _SUCCESSOR_BYTES = sa.text(
 _DENSE = 4
 
 
-@dataclass
 class MovesBack:
-    """What the predecessors' columns hold against the successors' (`moves_back`): how many
-    moves each holds, whether the first are exactly the second read backwards, and the states
-    at a depth d > 0 without a predecessor at depth d - 1 (how many, and the first few as
-    (id, key, depth))."""
+    """Whether each state's predecessors are exactly the states whose successors hold it,
+    checked a range of ids at a time (`add`, then `finish`): every move a predecessors' column
+    holds is a move its source's successors hold, none twice, and the columns hold as many
+    moves as the successors do. With `found_by_builds`, each state at a depth d > 0 must have
+    a predecessor at d - 1: `shallow` counts those that do not, `first` lists the first
+    `show` (id, key, depth)."""
 
-    successors: int = 0
-    predecessors: int = 0
-    transposed: bool = True
-    shallow: int = 0
-    first: list[tuple[int, str, int]] = field(default_factory=list)
+    def __init__(
+        self, conn: sa.Connection, game_id: int, *, found_by_builds: bool, show: int
+    ) -> None:
+        # a game without moves has no width: its columns are all empty
+        stored = conn.execute(sa.text("SELECT id_width FROM games WHERE id = :g"), {"g": game_id})
+        self.width = int(stored.scalar() or 1)
+        bytes_ = conn.execute(_SUCCESSOR_BYTES, {"g": game_id}).scalar_one()
+        self.successors, self.predecessors = int(bytes_) // self.width, 0
+        self.transposed = True
+        self.found_by_builds, self.show = found_by_builds, show
+        self.shallow = 0
+        self.first: list[tuple[int, str, int]] = []
+        self.read = _Sources(conn, game_id, self.width)
+
+    def add(
+        self, ids: np.ndarray, depths: np.ndarray, keys: list[str], src: np.ndarray, dst: np.ndarray
+    ) -> None:
+        """Check a range's states (`ids`, by id, with their depths and keys) against the moves
+        into them their rows hold (``src -> dst``)."""
+        self.predecessors += len(src)
+        back = np.sort(src << 32 | dst)
+        have, have_depth, forward = self.read.sources(distinct(src))
+        held = np.minimum(np.searchsorted(forward, back), max(len(forward) - 1, 0))
+        # each move held once, and held by its source's successors too
+        once = not len(back) or bool(np.all(back[1:] != back[:-1]))
+        self.transposed &= once and np.array_equal(forward[held] if len(forward) else forward, back)
+        if self.found_by_builds:
+            self._shallow(ids, depths, keys, dst, src, (have, have_depth))
+
+    def finish(self) -> MovesBack:
+        """The check once every range is added."""
+        self.transposed &= self.predecessors == self.successors
+        return self
+
+    def _shallow(
+        self,
+        ids: np.ndarray,
+        depths: np.ndarray,
+        keys: list[str],
+        dst: np.ndarray,
+        src: np.ndarray,
+        sources: tuple[np.ndarray, np.ndarray],
+    ) -> None:
+        """Count the states of a range at a depth d > 0 none of whose predecessors is at
+        depth d - 1."""
+        have, have_depth = sources
+        at = np.minimum(np.searchsorted(have, src), max(len(have) - 1, 0))
+        source_depth = np.where(have[at] == src, have_depth[at], -2) if len(have) else src - src - 2
+        place = np.searchsorted(ids, dst)
+        nearer = np.zeros(len(ids), dtype=bool)
+        nearer[place[source_depth == depths[place] - 1]] = True
+        bad = np.flatnonzero((depths > 0) & ~nearer)
+        self.shallow += len(bad)
+        for i in bad[: max(0, self.show - len(self.first))].tolist():
+            self.first.append((int(ids[i]), keys[i], int(depths[i])))
 
 
 def _unpacked(
@@ -137,15 +187,8 @@ def _unpacked(
 def moves_back(
     conn: sa.Connection, game_id: int, chunk: int, *, found_by_builds: bool, show: int
 ) -> MovesBack:
-    """Whether each state's predecessors are exactly the states whose successors hold it, a
-    range of ids at a time: every move a predecessors' column holds is a move its source's
-    successors hold, none twice, and the columns hold as many moves as the successors do.
-    With `found_by_builds`, each state at a depth d > 0 must have a predecessor at d - 1."""
-    found = MovesBack()
-    # a game without moves has no width: its columns are all empty
-    stored = conn.execute(sa.text("SELECT id_width FROM games WHERE id = :g"), {"g": game_id})
-    width = int(stored.scalar() or 1)
-    found.successors = int(conn.execute(_SUCCESSOR_BYTES, {"g": game_id}).scalar_one()) // width
+    """`MovesBack` of a whole game, its predecessors read a range of `chunk` ids at a time."""
+    found = MovesBack(conn, game_id, found_by_builds=found_by_builds, show=show)
     statement = _PACKED_IN_RANGE.format(column="predecessors")
     top = conn.execute(
         sa.text("SELECT MAX(id) FROM states WHERE game_id = :g"), {"g": game_id}
@@ -153,68 +196,72 @@ def moves_back(
     for low in range(0, -1 if top is None else int(top) + 1, chunk):
         params: dict[str, object] = {"g": game_id, "lo": low, "hi": low + chunk}
         rows = [row for part in partitions(conn, statement, params) for row in part]
-        ids, depths, keys, dst, src = _unpacked(rows, width)
-        found.predecessors += len(src)
-        back = np.sort(src << 32 | dst)
-        sources = back >> 32
-        sources = sources[np.r_[True, sources[1:] != sources[:-1]]] if len(sources) else sources
-        have, have_depth, forward = _successors_of(conn, game_id, sources, width)
-        held = np.minimum(np.searchsorted(forward, back), max(len(forward) - 1, 0))
-        # each move held once, and held by its source's successors too
-        once = not len(back) or bool(np.all(back[1:] != back[:-1]))
-        found.transposed &= once and np.array_equal(
-            forward[held] if len(forward) else forward, back
-        )
-        if found_by_builds:
-            _shallow(found, ids, depths, keys, dst, src, (have, have_depth), show)
-    found.transposed &= found.predecessors == found.successors
-    return found
+        ids, depths, keys, dst, src = _unpacked(rows, found.width)
+        found.add(ids, depths, keys, src, dst)
+    return found.finish()
 
 
-def _successors_of(
-    conn: sa.Connection, game_id: int, ids: np.ndarray, width: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The states `ids` (sorted, distinct) as (ids, depths, their moves as src << 32 | dst,
-    sorted); others perhaps too."""
-    if not len(ids):
+def _among(ordered: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Which `values` are in `ordered` (sorted)."""
+    if not len(ordered):
+        return np.zeros(len(values), dtype=bool)
+    at = np.minimum(np.searchsorted(ordered, values), len(ordered) - 1)
+    return np.asarray(ordered[at] == values)
+
+
+class _Sources:
+    """The successors and depths of the sources of a range's predecessors, read as ranges go
+    up: those read for the range before are kept (a predecessor is most often a state found
+    just before), the others read by range of ids, or by id when few and far apart."""
+
+    def __init__(self, conn: sa.Connection, game_id: int, width: int) -> None:
+        self.conn, self.game_id, self.width = conn, game_id, width
         empty = np.empty(0, dtype=np.int64)
-        return empty, empty.copy(), empty.copy()
-    low, high = int(ids[0]), int(ids[-1]) + 1
-    if high - low <= _DENSE * len(ids) + CHUNK:
-        params: dict[str, object] = {"g": game_id, "lo": low, "hi": high}
-        statement = _PACKED_IN_RANGE.format(column="successors")
-        rows = [row for part in partitions(conn, statement, params) for row in part]
-    else:
-        rows = []
-        for first in range(0, len(ids), CHUNK):
-            wanted = ids[first : first + CHUNK].tolist()
-            rows += conn.execute(_SUCCESSORS_OF, {"g": game_id, "ids": wanted}).all()
-    have, depths, _, src, dst = _unpacked(rows, width)
-    return have, depths, np.sort(src << 32 | dst)
+        # states by id, their depths, and their moves as src << 32 | dst, sorted
+        self.ids, self.depths, self.forward = empty, empty.copy(), empty.copy()
+        self.floor: int | None = None  # the first id of the range remembered last
 
+    def remember(self, ids: np.ndarray, depths: np.ndarray, forward: np.ndarray) -> None:
+        """Keep a range's states (by id), read elsewhere, with their depths and moves."""
+        self._add(ids, depths, forward)
+        if len(ids):
+            self.floor = int(ids[0])
 
-def _shallow(
-    found: MovesBack,
-    ids: np.ndarray,
-    depths: np.ndarray,
-    keys: list[str],
-    dst: np.ndarray,
-    src: np.ndarray,
-    sources: tuple[np.ndarray, np.ndarray],
-    show: int,
-) -> None:
-    """Count the states of a range at a depth d > 0 none of whose predecessors (read from
-    its row: ``src -> dst``) is at depth d - 1."""
-    have, have_depth = sources
-    at = np.minimum(np.searchsorted(have, src), max(len(have) - 1, 0))
-    source_depth = np.where(have[at] == src, have_depth[at], -2) if len(have) else src * 0 - 2
-    place = np.searchsorted(ids, dst)
-    nearer = np.zeros(len(ids), dtype=bool)
-    nearer[place[source_depth == depths[place] - 1]] = True
-    bad = np.flatnonzero((depths > 0) & ~nearer)
-    found.shallow += len(bad)
-    for i in bad[: max(0, show - len(found.first))].tolist():
-        found.first.append((int(ids[i]), keys[i], int(depths[i])))
+    def sources(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The states `ids` (sorted, distinct), and perhaps others: (ids, depths, moves).
+        Only these and the range remembered last are kept for the next range."""
+        if len(ids):
+            self._add(*self._read(ids[~_among(self.ids, ids)]))
+            floor = int(ids[0]) if self.floor is None else self.floor
+            kept = (self.ids >= floor) | _among(ids, self.ids)
+            self.ids, self.depths = self.ids[kept], self.depths[kept]
+            self.forward = self.forward[_among(self.ids, self.forward >> 32)]
+        return self.ids, self.depths, self.forward
+
+    def _add(self, ids: np.ndarray, depths: np.ndarray, forward: np.ndarray) -> None:
+        ids = np.concatenate([self.ids, ids])
+        order = np.argsort(ids, kind="stable")
+        ids, depths = ids[order], np.concatenate([self.depths, depths])[order]
+        once = np.r_[True, ids[1:] != ids[:-1]] if len(ids) else np.ones(0, dtype=bool)
+        self.ids, self.depths = ids[once], depths[once]  # a state read again is kept once
+        self.forward = distinct(np.concatenate([self.forward, forward]))
+
+    def _read(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if not len(ids):
+            empty = np.empty(0, dtype=np.int64)
+            return empty, empty.copy(), empty.copy()
+        low, high = int(ids[0]), int(ids[-1]) + 1
+        if high - low <= _DENSE * len(ids) + CHUNK:
+            params: dict[str, object] = {"g": self.game_id, "lo": low, "hi": high}
+            statement = _PACKED_IN_RANGE.format(column="successors")
+            rows = [row for part in partitions(self.conn, statement, params) for row in part]
+        else:
+            rows = []
+            for start in range(0, len(ids), CHUNK):
+                wanted = {"g": self.game_id, "ids": ids[start : start + CHUNK].tolist()}
+                rows += self.conn.execute(_SUCCESSORS_OF, wanted).all()
+        have, depths, _, src, dst = _unpacked(rows, self.width)
+        return have, depths, src << 32 | dst
 
 
 def depth_problems(

@@ -18,7 +18,8 @@ from explorer.games.base import Game as GameRules
 from explorer.generation.expansion import HeapIndex
 from explorer.generation.tiers import NOTHING_REACHED, heap_rows
 from explorer.storage.backends.bulk import partitions
-from explorer.storage.rows.moves import distinct, ends_of, successors_in_range
+from explorer.storage.rows.moves import distinct, ends_of, stored_width
+from explorer.storage.schema.packing import Packed, unpack
 from explorer.storage.tables import states as states_table
 
 #: A problem found: (state's place in its range, check's place, problem's place in that check,
@@ -51,25 +52,32 @@ class RangeCheck:
         self, conn: sa.Connection, game_id: int, low: int, high: int, terminal: int
     ) -> None:
         params: dict[str, object] = {"g": game_id, "lo": low, "hi": high}
-        rows = [r for part in partitions(conn, str(states_table.IN_RANGE), params) for r in part]
-        # the columns of `states_table.COLUMNS`: id, key, grundy, outcome, remoteness, depth,
-        # height, expanded, escapes
-        columns = _columns(rows, 9)
+        statement = str(states_table.IN_RANGE_PACKED)
+        rows = [r for part in partitions(conn, statement, params) for r in part]
+        # the columns of `states_table.COLUMNS` (id, key, grundy, outcome, remoteness, depth,
+        # height, expanded, escapes), then the successors and the predecessors
+        columns = _columns(rows, 11)
         self.ids = np.array(columns[0], dtype=np.int64)
         self.keys: list[str] = list(columns[1])
         self.grundy, self.no_grundy = _ints(columns[2])
         self.outcome = np.array(columns[3], dtype=object)
         self.remoteness, self.no_remoteness = _ints(columns[4])
+        self.depth = np.array(columns[5], dtype=np.int64)
         self.height, self.no_height = _ints(columns[6])
         self.expanded = np.array([bool(e) for e in columns[7]], dtype=bool)
         self.escapes: list[Any] = list(columns[8])
         self.terminal = terminal
-        src, self.dst = successors_in_range(conn, game_id, low, high)
-        at = np.minimum(np.searchsorted(self.ids, src), max(len(self.ids) - 1, 0))
-        # a move whose source has no row here is not one of these states' (none is written)
-        kept = self.ids[at] == src if len(self.ids) else np.zeros(len(src), dtype=bool)
-        self.moves = len(src)
-        self.src, self.dst = at[kept], self.dst[kept]
+        width = stored_width(conn, game_id) or 1
+        places = np.arange(len(self.ids), dtype=np.int64)
+        moves = unpack(Packed.from_blobs([bytes(b or b"") for b in columns[9]], "fixed", width))
+        src = np.repeat(places, moves.degree)
+        order = np.lexsort((moves.target, src))
+        #: each move by (src, dst): the place of its source in the range, and its end's id
+        self.src, self.dst = src[order], moves.target[order]
+        self.moves = len(self.src)
+        moves = unpack(Packed.from_blobs([bytes(b or b"") for b in columns[10]], "fixed", width))
+        #: each move its end's row holds: its source's id, and its end's
+        self.back_src, self.back_dst = moves.target, np.repeat(self.ids, moves.degree)
         self.degree = np.bincount(self.src, minlength=len(self.ids))
         ends = ends_of(conn, game_id, distinct(self.dst))
         end_columns = _columns(ends, 5)

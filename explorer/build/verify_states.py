@@ -16,6 +16,7 @@ import sqlalchemy as sa
 
 from explorer.build.loopy import label_arrays, parse_escapes
 from explorer.build.verify_checks import (
+    MovesBack,
     count_problems,
     depth_problems,
     loopy_move_problems,
@@ -128,6 +129,7 @@ def check_game(
     if not rules and not loopy and parsed.user_code:
         # whether its rules may cycle is in its code: its build says it by storing no heights
         loopy = _stored_without_heights(conn, game_id)
+    back: MovesBack | None = None  # the moves into states, when checked with the ranges
     if loopy and not _unexpanded(conn, game_id):
         rules_game = game if rules else None
         _check_loopy_game(conn, checker, game_id, rules_game)
@@ -143,10 +145,11 @@ def check_game(
         # a stopped build of a game with cycles: its level-by-level solve gave values only where
         # every successor had one (the mex), as in a game without cycles; nothing is labelled yet
         game = _rules_to_check(check, game, spec, rules)
-        _check_by_ranges(conn, checker, game_id, game, chunk, progress)
+        back = MovesBack(conn, game_id, found_by_builds=from_rules, show=show)
+        _check_by_ranges(conn, checker, game_id, game, chunk, progress, back)
         if not loopy and not _unexpanded(conn, game_id):
             _check_all_solved(conn, checker, game_id)
-    _check_stored_rows(conn, checker, game_id, from_rules, show)
+    _check_stored_rows(conn, checker, game_id, from_rules, show, back)
     return check
 
 
@@ -173,9 +176,10 @@ def _check_by_ranges(
     game: GameRules[Any] | None,
     chunk: int,
     progress: Progress | None,
+    back: MovesBack,
 ) -> None:
-    """Check every stored state against its stored moves (and `game`'s rules), a range of ids
-    at a time."""
+    """Check every stored state against its stored moves (and `game`'s rules), and its moves
+    into it against its sources' moves (`back`, finished), a range of ids at a time."""
     check = checker.check
     # the stored count gives the total at once (counting the rows took seconds on big games)
     counts = read_counts(conn, game_id)
@@ -192,10 +196,15 @@ def _check_by_ranges(
         found = check_range(range_, checker.name, game, rule_problems)
         for *_, key, kind, detail in sorted(found):
             checker.fail(key, kind, detail)
+        # the range's moves into its states, against the successors of their sources
+        forward = range_.ids[range_.src] << 32 | range_.dst
+        back.read.remember(range_.ids, range_.depth, forward)
+        back.add(range_.ids, range_.depth, range_.keys, range_.back_src, range_.back_dst)
         check.states += len(range_.ids)
         check.edges += range_.moves
         if progress is not None:
             progress(check.game, check.states, total)
+    back.finish()
 
 
 def _check_all_solved(conn: sa.Connection, checker: StateChecker, game_id: int) -> None:
@@ -225,13 +234,19 @@ def _unexpanded(conn: sa.Connection, game_id: int) -> bool:
 
 
 def _check_stored_rows(
-    conn: sa.Connection, checker: StateChecker, game_id: int, from_rules: bool, show: int
+    conn: sa.Connection,
+    checker: StateChecker,
+    game_id: int,
+    from_rules: bool,
+    show: int,
+    back: MovesBack | None,
 ) -> None:
     """The game's counts against its rows, its moves into states against its moves from
-    states, and its states' depths."""
+    states (`back`, when checked already), and its states' depths."""
     for name, kind, detail in count_problems(conn, game_id):
         checker.fail(name, kind, detail)
-    back = moves_back(conn, game_id, CHUNK_STATES, found_by_builds=from_rules, show=show)
+    if back is None:
+        back = moves_back(conn, game_id, CHUNK_STATES, found_by_builds=from_rules, show=show)
     if not back.transposed:
         checker.fail(
             "moves into states",

@@ -115,6 +115,11 @@ IN_RANGE = sa.text(
     f"SELECT {FIELDS} FROM states AS s WHERE s.game_id = :g AND s.id >= :lo AND s.id < :hi "
     "ORDER BY s.id"
 )
+#: The same with each state's packed successors and predecessors (`FIELDS`, then those two).
+IN_RANGE_PACKED = sa.text(
+    f"SELECT {FIELDS}, s.successors, s.predecessors FROM states AS s WHERE s.game_id = :g "
+    "AND s.id >= :lo AND s.id < :hi ORDER BY s.id"
+)
 #: A row if game ``:g`` has a solved state.
 ANY_SOLVED = sa.text("SELECT 1 FROM states WHERE game_id = :g AND outcome IS NOT NULL LIMIT 1")
 #: A row if game ``:g`` has a state with a height.
