@@ -46,7 +46,9 @@ def _ints(values: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
 
 
 class RangeCheck:
-    """The stored states of one range of ids, their moves and their moves' ends, as arrays."""
+    """The stored states of one range of ids as arrays: their columns, their moves (read
+    from their successors' column) with what each move's end stores, and the moves into them
+    (from their predecessors' column), all read with one query and the ends' by range."""
 
     def __init__(
         self, conn: sa.Connection, game_id: int, low: int, high: int, terminal: int
