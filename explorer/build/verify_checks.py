@@ -8,6 +8,7 @@ the writers it checks (`explorer.storage.rows.counts`, the builder).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -17,6 +18,7 @@ import sqlalchemy as sa
 from explorer.storage.backends.bulk import partitions
 from explorer.storage.rows.moves import CHUNK, distinct
 from explorer.storage.schema.packing import Packed, unpack
+from explorer.storage.tables import states as states_table
 
 #: The count totals and the columns counted by value
 #: (`explorer.storage.schema.models.StateCountTable`).
@@ -35,44 +37,43 @@ def mex(values: set[int]) -> int:
     return k
 
 
-def _actual_counts(conn: sa.Connection, game_id: int) -> dict[tuple[str, str], int]:
-    """What the counts of a game must be, counted from its stored rows."""
-    params = {"g": game_id}
-    counts: dict[tuple[str, str], int] = {}
-    totals = {
-        "states": "SELECT COUNT(*) FROM states WHERE game_id = :g",
-        "expanded": "SELECT COUNT(*) FROM states WHERE game_id = :g AND expanded",
-        "solved": "SELECT COUNT(*) FROM states WHERE game_id = :g AND outcome IS NOT NULL",
-        # the bytes of the packed successors over the width of an id: every move once
-        "edges": "SELECT COALESCE(SUM(length(s.successors)) / MAX(g.id_width), 0) "
-        "FROM states AS s JOIN games AS g ON g.id = s.game_id WHERE s.game_id = :g",
-    }
-    for kind, statement in totals.items():
-        counts[kind, ""] = int(conn.execute(sa.text(statement), params).scalar_one())
-    for column in _COLUMNS:
-        for value, number in conn.execute(
-            sa.text(
-                f"SELECT {column}, COUNT(*) FROM states WHERE game_id = :g "
-                f"AND {column} IS NOT NULL GROUP BY {column}"
-            ),
-            params,
-        ):
-            counts[column, str(value)] = int(number)
-    return {key: n for key, n in counts.items() if n}
+class Tally:
+    """What a game's counts (``state_counts``) must be, counted from its rows as a check reads
+    them: `add` the columns of each batch of rows, in the order of
+    `explorer.storage.tables.states.COLUMNS`, and how many moves their successors hold."""
+
+    def __init__(self) -> None:
+        self.counts: Counter[tuple[str, str]] = Counter()
+
+    def add(self, columns: Sequence[Sequence[Any]], moves: int) -> None:
+        """Count a batch of rows (`columns`: id, key, grundy, outcome, remoteness, depth,
+        height, expanded, escapes)."""
+        by_name = dict(zip(states_table.COLUMNS, columns, strict=True))
+        self.counts["states", ""] += len(columns[0])
+        self.counts["expanded", ""] += sum(map(bool, by_name["expanded"]))
+        self.counts["solved", ""] += sum(v is not None for v in by_name["outcome"])
+        self.counts["edges", ""] += moves
+        for column in _COLUMNS:
+            for value, number in Counter(by_name[column]).items():
+                if value is not None:
+                    self.counts[column, str(value)] += number
 
 
-def count_problems(conn: sa.Connection, game_id: int) -> Iterator[Found]:
-    """Every stored count of a game (a ``state_counts`` row) that its rows do not give: changed,
-    missing or extra.
+def count_problems(conn: sa.Connection, game_id: int, tally: Tally) -> Iterator[Found]:
+    """Every stored count of a game (a ``state_counts`` row) that its rows (`tally`) do not
+    give: changed, missing or extra.
 
     Examples
     --------
     >>> from explorer import open_database
     >>> db = open_database("sqlite://")
     >>> _ = db.game("nim").build("2")
+    >>> tally = Tally()
     >>> with db.engine.begin() as conn:
+    ...     rows = conn.execute(states_table.ALL, {"g": 1}).all()
+    ...     tally.add(list(zip(*rows)), moves=3)  # 2 -> 1, 2 -> 0, 1 -> 0
     ...     _ = conn.execute(sa.text("UPDATE state_counts SET count = 7 WHERE kind = 'states'"))
-    ...     list(count_problems(conn, 1))
+    ...     list(count_problems(conn, 1, tally))
     [('count of states', 'counts', 'stored 7, the stored rows give 3')]
     >>> db.close()
     """
@@ -82,7 +83,7 @@ def count_problems(conn: sa.Connection, game_id: int) -> Iterator[Found]:
     ):
         if number != 0:
             stored[str(kind), str(value)] = number
-    actual = _actual_counts(conn, game_id)
+    actual = {key: n for key, n in tally.counts.items() if n}
     for key in sorted(stored.keys() | actual.keys()):
         kind, value = key
         have, want = stored.get(key, 0), actual.get(key, 0)

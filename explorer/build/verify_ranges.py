@@ -59,6 +59,7 @@ class RangeCheck:
         # the columns of `states_table.COLUMNS` (id, key, grundy, outcome, remoteness, depth,
         # height, expanded, escapes), then the successors and the predecessors
         columns = _columns(rows, 11)
+        self.columns = columns[:9]
         self.ids = np.array(columns[0], dtype=np.int64)
         self.keys: list[str] = list(columns[1])
         self.grundy, self.no_grundy = _ints(columns[2])

@@ -17,6 +17,7 @@ import sqlalchemy as sa
 from explorer.build.loopy import label_arrays, parse_escapes
 from explorer.build.verify_checks import (
     MovesBack,
+    Tally,
     count_problems,
     depth_problems,
     loopy_move_problems,
@@ -130,9 +131,10 @@ def check_game(
         # whether its rules may cycle is in its code: its build says it by storing no heights
         loopy = _stored_without_heights(conn, game_id)
     back: MovesBack | None = None  # the moves into states, when checked with the ranges
+    tally = Tally()
     if loopy and not _unexpanded(conn, game_id):
         rules_game = game if rules else None
-        _check_loopy_game(conn, checker, game_id, rules_game)
+        _check_loopy_game(conn, checker, game_id, rules_game, tally)
         if game is not None:
             check.rules = (
                 "moves checked against the rules; labelled whole"
@@ -146,10 +148,10 @@ def check_game(
         # every successor had one (the mex), as in a game without cycles; nothing is labelled yet
         game = _rules_to_check(check, game, spec, rules)
         back = MovesBack(conn, game_id, found_by_builds=from_rules, show=show)
-        _check_by_ranges(conn, checker, game_id, game, chunk, progress, back)
+        _check_by_ranges(conn, checker, game_id, game, chunk, progress, back, tally)
         if not loopy and not _unexpanded(conn, game_id):
             _check_all_solved(conn, checker, game_id)
-    _check_stored_rows(conn, checker, game_id, from_rules, show, back)
+    _check_stored_rows(conn, checker, game_id, (from_rules, show), back, tally)
     return check
 
 
@@ -177,9 +179,11 @@ def _check_by_ranges(
     chunk: int,
     progress: Progress | None,
     back: MovesBack,
+    tally: Tally,
 ) -> None:
     """Check every stored state against its stored moves (and `game`'s rules), and its moves
-    into it against its sources' moves (`back`, finished), a range of ids at a time."""
+    into it against its sources' moves (`back`, finished), a range of ids at a time; count
+    the rows into `tally`."""
     check = checker.check
     # the stored count gives the total at once (counting the rows took seconds on big games)
     counts = read_counts(conn, game_id)
@@ -200,6 +204,7 @@ def _check_by_ranges(
         forward = range_.ids[range_.src] << 32 | range_.dst
         back.read.remember(range_.ids, range_.depth, forward)
         back.add(range_.ids, range_.depth, range_.keys, range_.back_src, range_.back_dst)
+        tally.add(range_.columns, range_.moves)
         check.states += len(range_.ids)
         check.edges += range_.moves
         if progress is not None:
@@ -237,13 +242,15 @@ def _check_stored_rows(
     conn: sa.Connection,
     checker: StateChecker,
     game_id: int,
-    from_rules: bool,
-    show: int,
+    depths: tuple[bool, int],
     back: MovesBack | None,
+    tally: Tally,
 ) -> None:
-    """The game's counts against its rows, its moves into states against its moves from
-    states (`back`, when checked already), and its states' depths."""
-    for name, kind, detail in count_problems(conn, game_id):
+    """The game's counts against its rows (`tally`), its moves into states against its moves
+    from states (`back`, when checked already), and its states' depths (`depths`: whether
+    its states are found only by builds, and how many problems to name)."""
+    from_rules, show = depths
+    for name, kind, detail in count_problems(conn, game_id, tally):
         checker.fail(name, kind, detail)
     if back is None:
         back = moves_back(conn, game_id, CHUNK_STATES, found_by_builds=from_rules, show=show)
@@ -261,7 +268,11 @@ def _check_stored_rows(
 
 
 def _check_loopy_game(
-    conn: sa.Connection, checker: StateChecker, game_id: int, rules: GameRules[Any] | None
+    conn: sa.Connection,
+    checker: StateChecker,
+    game_id: int,
+    rules: GameRules[Any] | None,
+    tally: Tally,
 ) -> None:
     """A game with cycles: γ is not local (without the labelling's counters no state can be
     checked from its successors alone), so its stored moves are labelled again, in memory, and
@@ -270,6 +281,7 @@ def _check_loopy_game(
     check.rules = "moves not checked: an imported graph's moves are its stored edges"
     rows = conn.execute(states_table.ALL, {"g": game_id}).all()
     src, dst = read_moves(conn, game_id)
+    tally.add(list(zip(*rows, strict=True)) or [[]] * len(states_table.COLUMNS), len(src))
     position = {r.id: n for n, r in enumerate(rows)}
     missing = [int(i) for i in {*src.tolist(), *dst.tolist()} if i not in position]
     for i in sorted(missing):
