@@ -2,9 +2,11 @@
 
 `verify_database` streams through each stored game a range of state ids at a time (memory stays
 bounded whatever the database's size) and recomputes, independently of the builder, what every
-state's Grundy value, outcome, remoteness and height must be given its stored successors; for
-games defined by rules it regenerates each expanded state's moves and compares them with the
-stored ones (`explorer.build.verify_states`). It checks depths, the per-game counts
+state's Grundy value, outcome, remoteness and height must be given its stored successors, in
+numpy (`explorer.build.verify_ranges`); for games defined by rules it regenerates each expanded
+state's moves and compares them with the stored ones: a heap game's a range at a time by the
+build's own expansion (`HeapIndex`, itself checked against brute force), any other's through
+its rules' ``successors`` (`explorer.build.verify_states`). It checks depths, the per-game counts
 (`explorer.build.verify_checks`), stored sequences and part tables
 (`explorer.build.verify_parts`) too. On SQLite it also runs the file's own ``PRAGMA
 integrity_check``. What it finds is a `Verification` (`explorer.build.verify_report`).
