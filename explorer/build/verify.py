@@ -58,7 +58,8 @@ def verify_database(
         The row of the game to check (see `StoredGame.row`), in its convention (a misère
         build by the misère rule); every stored game, in each convention, when None.
     rules : bool
-        Regenerate moves from the rules (the slow part: one ``successors`` call per state).
+        Regenerate moves from the rules (a heap game's a range at a time, any other's one
+        ``successors`` call a state: the slow part).
     show : int
         Mismatches kept for the report (all are counted).
     chunk : int
