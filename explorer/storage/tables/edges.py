@@ -111,17 +111,6 @@ AMONG_TOP = sa.text(
 )
 
 
-def count_upto(upto: bool) -> sa.TextClause:
-    """How many moves game ``:g`` has (between states of ids up to ``:cut`` when `upto`)."""
-    if not upto:
-        return COUNT
-    return sa.text(f"SELECT COUNT(*) FROM edges AS e WHERE e.game_id = :g{_upto(upto)}")
-
-
-def _upto(upto: bool) -> str:
-    return " AND e.src <= :cut AND e.dst <= :cut" if upto else ""
-
-
 #: The successors of the states of game ``:g`` of ids ``:lo`` up to (not including) ``:hi``:
 #: (id, blob), by id, those without moves left out.
 SUCCESSORS_IN_RANGE = sa.text(
