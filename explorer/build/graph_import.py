@@ -24,7 +24,7 @@ from explorer.solver.incremental import Edit, EditResult, edit_between
 from explorer.storage.backends.bulk import Row, writer_for
 from explorer.storage.backends.engine import writing
 from explorer.storage.rows.counts import add_counts, histogram, recount, solved_counts
-from explorer.storage.rows.moves import add_moves
+from explorer.storage.rows.moves import add_moves, key_pairs
 from explorer.storage.rows.records import (
     BuildCounts,
     add_game,
@@ -35,7 +35,6 @@ from explorer.storage.rows.records import (
     insert_build,
     set_fingerprint,
 )
-from explorer.storage.tables import edges as edges_table
 from explorer.storage.tables import states as states_table
 from explorer.version import __version__
 
@@ -118,8 +117,8 @@ def _reimport(
     """Apply the difference between a stored graph and its file, re-solving what it changes;
     the edit, what it did and its build id (None when the file changed nothing)."""
     stored_keys = [k for (k,) in conn.execute(states_table.KEYS, {"g": game_id})]
-    stored_edges = conn.execute(sa.text(edges_table.exported(False)), {"g": game_id}).all()
-    edit = edit_between(stored_keys, map(tuple, stored_edges), game.vertices, edges)
+    stored_edges = [pair for batch in key_pairs(conn, game_id) for pair in batch]
+    edit = edit_between(stored_keys, stored_edges, game.vertices, edges)
     set_fingerprint(conn, game_id, fingerprint)
     if not edit:
         return edit, EditResult(0), None

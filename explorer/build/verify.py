@@ -2,9 +2,11 @@
 
 `verify_database` streams through each stored game a range of state ids at a time (memory stays
 bounded whatever the database's size) and recomputes, independently of the builder, what every
-state's Grundy value, outcome, remoteness and height must be given its stored successors; for
-games defined by rules it regenerates each expanded state's moves and compares them with the
-stored ones (`explorer.build.verify_states`). It checks depths, the per-game counts
+state's Grundy value, outcome, remoteness and height must be given its stored successors, in
+numpy (`explorer.build.verify_ranges`); for games defined by rules it regenerates each expanded
+state's moves and compares them with the stored ones: a heap game's a range at a time by the
+build's own expansion (`HeapIndex`, itself checked against brute force), any other's through
+its rules' ``successors`` (`explorer.build.verify_states`). It checks depths, the per-game counts
 (`explorer.build.verify_checks`), stored sequences and part tables
 (`explorer.build.verify_parts`) too. On SQLite it also runs the file's own ``PRAGMA
 integrity_check``. What it finds is a `Verification` (`explorer.build.verify_report`).
@@ -22,7 +24,7 @@ from explorer.build.verify_report import GameCheck, Progress, Recorder, Verifica
 from explorer.build.verify_states import CHUNK_STATES, check_game
 from explorer.games.convention import MISERE
 from explorer.storage.backends.dialects import Dialect, dialect_of
-from explorer.storage.backends.errors import reason
+from explorer.storage.backends.errors import dbapi_errors, reason
 from explorer.storage.rows.records import key_index_present
 from explorer.storage.rows.sequences import sequence_damage
 from explorer.storage.schema.models import KEY_INDEX, GameTable, SequenceTable
@@ -56,7 +58,8 @@ def verify_database(
         The row of the game to check (see `StoredGame.row`), in its convention (a misère
         build by the misère rule); every stored game, in each convention, when None.
     rules : bool
-        Regenerate moves from the rules (the slow part: one ``successors`` call per state).
+        Regenerate moves from the rules (a heap game's a range at a time, any other's one
+        ``successors`` call a state: the slow part).
     show : int
         Mismatches kept for the report (all are counted).
     chunk : int
@@ -154,7 +157,7 @@ def _check_games(
                     progress=progress,
                 )
             )
-        except sa.exc.DatabaseError as error:
+        except dbapi_errors(conn.engine) as error:  # ranges are read through the raw cursor
             result.integrity_problems.append(f"cannot read {spec!r}: {reason(error)}")
             conn.rollback()
         except (ValueError, TypeError, OverflowError) as error:

@@ -16,11 +16,14 @@ import sqlalchemy as sa
 
 from explorer.build.loopy import label_arrays, parse_escapes
 from explorer.build.verify_checks import (
+    MovesBack,
+    Tally,
     count_problems,
     depth_problems,
     loopy_move_problems,
-    mex,
+    moves_back,
 )
+from explorer.build.verify_ranges import RangeCheck, check_range
 from explorer.build.verify_report import GameCheck, Progress, Recorder, Verification
 from explorer.errors import ExplorerError
 from explorer.games import load_game, may_cycle
@@ -30,7 +33,7 @@ from explorer.games.pyspec import rules_changed, stored_rules
 from explorer.games.specs import GameSpec
 from explorer.solver.loopy import Infinite
 from explorer.storage.rows.counts import read_counts
-from explorer.storage.rows.moves import moves_in_range, read_moves
+from explorer.storage.rows.moves import read_moves
 from explorer.storage.tables import edges as edges_table
 from explorer.storage.tables import states as states_table
 
@@ -48,93 +51,33 @@ class StateChecker(Recorder):
         # what a state without moves is worth: 0 in normal play, G⁻ = 1 in misère play
         self.terminal = 1 if check.convention == MISERE else 0
 
-    def state(self, row: Any, moves: list[Any], rules: GameRules[Any] | None) -> None:
-        """Check one stored state against its stored successors (``moves``) and the rules."""
-        key, grundy = row.key, row.grundy
-        if row.escapes is not None:
-            self.fail(key, "value", f"an escape set {row.escapes!r} in a game whose play ends")
-        if grundy is None:
-            if row.outcome is not None or row.remoteness is not None or row.height is not None:
-                self.fail(key, "value", "outcome, remoteness or height stored without a value")
-        elif row.outcome != ("P" if grundy == 0 else "N"):
-            self.fail(key, "outcome", f"stored {row.outcome!r}, but its {self._name} is {grundy}")
-        if not row.expanded:
-            if moves:
-                self.fail(key, "moves", f"{len(moves)} moves stored for an unexpanded state")
-            if grundy is not None:
-                self.fail(key, "value", "a value stored for an unexpanded state")
-            return
-        missing = [m.dst for m in moves if m.key is None]
-        for dst in missing:
-            self.fail(key, "moves", f"a move to state id {dst}, which is not stored")
-        if missing:
-            return
-        unsolved = [m.key for m in moves if m.grundy is None]
-        if unsolved:
-            if grundy is not None:
-                self.fail(key, "value", f"a value stored although {unsolved[0]!r} has none")
-        else:
-            self._values(row, moves)
-        if rules is not None:
-            self.moves(key, [m.key for m in moves], rules)
-
     @property
-    def _name(self) -> str:
+    def name(self) -> str:
+        """What a state's value is called in a detail."""
         return "misère value G⁻" if self.terminal else "grundy value"
-
-    def _values(self, row: Any, moves: list[Any]) -> None:
-        key = row.key
-        values = {m.grundy for m in moves}
-        expected = mex(values) if moves else self.terminal
-        if row.grundy is None:
-            self.fail(
-                key, "value", f"no value stored although every successor has one ({expected})"
-            )
-            return
-        if row.grundy != expected:
-            rule = (
-                "the mex of its successors"
-                if moves or not self.terminal
-                else "a misère end of the game (no move)"
-            )
-            self.fail(key, "grundy", f"stored {row.grundy}, {rule} is {expected}")
-        if not moves:
-            remote = 0
-        elif expected:
-            # the winner moves to the nearest P-position (one exists when the mex is above 0)
-            remote = 1 + min((m.remoteness for m in moves if m.grundy == 0), default=-2)
-        else:
-            remote = 1 + max(m.remoteness for m in moves)
-        if row.remoteness != remote:
-            self.fail(key, "remoteness", f"stored {row.remoteness}, its successors give {remote}")
-        if any(m.height is None for m in moves):
-            self.fail(key, "height", "a successor has a value but no height (NULL)")
-            return
-        below = max((m.height for m in moves), default=-1)
-        if row.height is None or row.height <= below:
-            self.fail(
-                key,
-                "height",
-                f"stored {row.height}, not above its successors' highest ({below})",
-            )
 
     def moves(self, key: str, stored: list[str], rules: GameRules[Any]) -> None:
         """Check a state's text and its stored moves (successor keys) against the rules."""
-        try:
-            position = rules.parse(key)
-            canonical = rules.format(position)
-        except ExplorerError as error:
-            self.fail(key, "rules", f"the stored text is not a position: {error}")
-            return
-        if canonical != key:
-            self.fail(key, "rules", f"the stored text is not canonical (expected {canonical!r})")
-            return
-        expected = {rules.format(p) for p in rules.successors(position)}
-        have = set(stored)
-        for lost in sorted(expected - have):
-            self.fail(key, "moves", f"the move to {lost!r} is missing")
-        for extra in sorted(have - expected):
-            self.fail(key, "moves", f"a move to {extra!r}, which the rules do not allow")
+        for kind, detail in rule_problems(key, stored, rules):
+            self.fail(key, kind, detail)
+
+
+def rule_problems(key: str, stored: list[str], rules: GameRules[Any]) -> list[tuple[str, str]]:
+    """What is wrong with a state's text and its stored moves (successor keys) by the rules:
+    (kind, detail) pairs."""
+    try:
+        position = rules.parse(key)
+        canonical = rules.format(position)
+    except ExplorerError as error:
+        return [("rules", f"the stored text is not a position: {error}")]
+    if canonical != key:
+        return [("rules", f"the stored text is not canonical (expected {canonical!r})")]
+    expected = {rules.format(p) for p in rules.successors(position)}
+    have = set(stored)
+    return [("moves", f"the move to {lost!r} is missing") for lost in sorted(expected - have)] + [
+        ("moves", f"a move to {extra!r}, which the rules do not allow")
+        for extra in sorted(have - expected)
+    ]
 
 
 def _ranges(conn: sa.Connection, game_id: int, chunk: int) -> Iterator[tuple[int, int]]:
@@ -187,9 +130,11 @@ def check_game(
     if not rules and not loopy and parsed.user_code:
         # whether its rules may cycle is in its code: its build says it by storing no heights
         loopy = _stored_without_heights(conn, game_id)
+    back: MovesBack | None = None  # the moves into states, when checked with the ranges
+    tally = Tally()
     if loopy and not _unexpanded(conn, game_id):
         rules_game = game if rules else None
-        _check_loopy_game(conn, checker, game_id, rules_game)
+        _check_loopy_game(conn, checker, game_id, rules_game, tally)
         if game is not None:
             check.rules = (
                 "moves checked against the rules; labelled whole"
@@ -202,10 +147,11 @@ def check_game(
         # a stopped build of a game with cycles: its level-by-level solve gave values only where
         # every successor had one (the mex), as in a game without cycles; nothing is labelled yet
         game = _rules_to_check(check, game, spec, rules)
-        _check_by_ranges(conn, checker, game_id, game, chunk, progress)
+        back = MovesBack(conn, game_id, found_by_builds=from_rules, show=show)
+        _check_by_ranges(conn, checker, game_id, game, chunk, progress, back, tally)
         if not loopy and not _unexpanded(conn, game_id):
             _check_all_solved(conn, checker, game_id)
-    _check_stored_rows(conn, checker, game_id, from_rules, show)
+    _check_stored_rows(conn, checker, game_id, (from_rules, show), back, tally)
     return check
 
 
@@ -232,9 +178,12 @@ def _check_by_ranges(
     game: GameRules[Any] | None,
     chunk: int,
     progress: Progress | None,
+    back: MovesBack,
+    tally: Tally,
 ) -> None:
-    """Check every stored state against its stored moves (and `game`'s rules), a range of ids
-    at a time."""
+    """Check every stored state against its stored moves (and `game`'s rules), and its moves
+    into it against its sources' moves (`back`, finished), a range of ids at a time; count
+    the rows into `tally`."""
     check = checker.check
     # the stored count gives the total at once (counting the rows took seconds on big games)
     counts = read_counts(conn, game_id)
@@ -247,19 +196,20 @@ def _check_by_ranges(
     if progress is not None:
         progress(check.game, 0, total)
     for low, high in _ranges(conn, game_id, chunk):
-        params = {"g": game_id, "lo": low, "hi": high}
-        states = conn.execute(states_table.IN_RANGE, params).all()
-        moves: dict[int, list[Any]] = {}
-        # the moves packed in the rows of the range, unpacked in numpy (the edges view would
-        # decode them in SQL, and re-read a long blob for every id in it)
-        for move in moves_in_range(conn, game_id, low, high):
-            moves.setdefault(move.src, []).append(move)
-            check.edges += 1
-        for row in states:
-            checker.state(row, moves.pop(row.id, []), game)
-        check.states += len(states)
+        range_ = RangeCheck(conn, game_id, low, high, checker.terminal)
+        found = check_range(range_, checker.name, game, rule_problems)
+        for *_, key, kind, detail in sorted(found):
+            checker.fail(key, kind, detail)
+        # the range's moves into its states, against the successors of their sources
+        forward = range_.ids[range_.src] << 32 | range_.dst
+        back.read.remember(range_.ids, range_.depth, forward)
+        back.add(range_.ids, range_.depth, range_.keys, range_.back_src, range_.back_dst)
+        tally.add(range_.columns, range_.moves)
+        check.states += len(range_.ids)
+        check.edges += range_.moves
         if progress is not None:
             progress(check.game, check.states, total)
+    back.finish()
 
 
 def _check_all_solved(conn: sa.Connection, checker: StateChecker, game_id: int) -> None:
@@ -289,29 +239,40 @@ def _unexpanded(conn: sa.Connection, game_id: int) -> bool:
 
 
 def _check_stored_rows(
-    conn: sa.Connection, checker: StateChecker, game_id: int, from_rules: bool, show: int
+    conn: sa.Connection,
+    checker: StateChecker,
+    game_id: int,
+    depths: tuple[bool, int],
+    back: MovesBack | None,
+    tally: Tally,
 ) -> None:
-    """The game's counts against its rows, its moves into states against its moves from
-    states, and its states' depths."""
-    for name, kind, detail in count_problems(conn, game_id):
+    """The game's counts against its rows (`tally`), its moves into states against its moves
+    from states (`back`, when checked already), and its states' depths (`depths`: whether
+    its states are found only by builds, and how many problems to name)."""
+    from_rules, show = depths
+    for name, kind, detail in count_problems(conn, game_id, tally):
         checker.fail(name, kind, detail)
-    src, dst = read_moves(conn, game_id)
-    back = read_moves(conn, game_id, "predecessors")
-    if not (np.array_equal(src, back[0]) and np.array_equal(dst, back[1])):
+    if back is None:
+        back = moves_back(conn, game_id, CHUNK_STATES, found_by_builds=from_rules, show=show)
+    if not back.transposed:
         checker.fail(
             "moves into states",
             "moves",
-            f"the predecessors' columns hold {len(back[0]):,} moves that are not the "
-            f"{len(src):,} of the successors' read backwards",
+            f"the predecessors' columns hold {back.predecessors:,} moves that are not the "
+            f"{back.successors:,} of the successors' read backwards",
         )
-    total, first = depth_problems(conn, game_id, found_by_builds=from_rules, show=show)
+    total, first = depth_problems(conn, game_id, back, found_by_builds=from_rules, show=show)
     for name, kind, detail in first:
         checker.fail(name, kind, detail)
     checker.counted("depth", total - len(first))
 
 
 def _check_loopy_game(
-    conn: sa.Connection, checker: StateChecker, game_id: int, rules: GameRules[Any] | None
+    conn: sa.Connection,
+    checker: StateChecker,
+    game_id: int,
+    rules: GameRules[Any] | None,
+    tally: Tally,
 ) -> None:
     """A game with cycles: γ is not local (without the labelling's counters no state can be
     checked from its successors alone), so its stored moves are labelled again, in memory, and
@@ -320,6 +281,7 @@ def _check_loopy_game(
     check.rules = "moves not checked: an imported graph's moves are its stored edges"
     rows = conn.execute(states_table.ALL, {"g": game_id}).all()
     src, dst = read_moves(conn, game_id)
+    tally.add(list(zip(*rows, strict=True)) or [[]] * len(states_table.COLUMNS), len(src))
     position = {r.id: n for n, r in enumerate(rows)}
     missing = [int(i) for i in {*src.tolist(), *dst.tolist()} if i not in position]
     for i in sorted(missing):

@@ -174,7 +174,7 @@ def _expand_heaps(game: Game[Any], task: TierTask) -> TierExpansion | None:
     heaps = game.heap_rules()
     if heaps is None or heaps.splits or not heaps.plain_keys or not task.keys:
         return None
-    rows = _heap_rows(task.keys)
+    rows = heap_rows(task.keys)
     if rows is None:
         return None
     size, width = rows.shape
@@ -203,7 +203,7 @@ def _expand_heaps(game: Game[Any], task: TierTask) -> TierExpansion | None:
     )
 
 
-def _heap_rows(keys: tuple[str, ...]) -> np.ndarray | None:
+def heap_rows(keys: tuple[str, ...]) -> np.ndarray | None:
     """Canonical heap keys (``"3,4,5"``, ``"0"``) as rows of heaps, zeros first, read by one
     split of their joined text; None when a key is not such a text."""
     try:

@@ -79,6 +79,19 @@ share 77 % (Amdahl: at most 1.27x on 16 cores, 1.25x on 4 machines of 2 cores, 1
 number); largest process 453 MiB, tree 573 MiB (PSS 484, 51 B/state); file 241.1 B/state
 (edges 90.9, their reverse index 87.7, states 42.1, the key index 20.4); reading every move
 46.1 s CPU (203 s wall).
+
+verify a range of ids at a time in numpy (values; the rules' moves by the build's own heap
+expansion; the moves into states against their sources' successors; the counts tallied as rows
+pass), against the commit before (b410f70), 1M, --workers 1, two rounds, load 3.8-5.0:
+
+    build        14.7-15.9 s CPU (22.4-27.9 s wall); the commit before 16.1-18.6 (28.9-45.0)
+    verify       13.4-13.8 s CPU (14.8-23.1 s wall), peak 233 MiB: 0.87x and 0.91x the build's
+                 CPU of its round; the commit before 51.7-65.9 s CPU (101.8-151.5 s wall),
+                 peak 697-705 MiB (every move read twice into memory): 3.2-3.5x its build's
+    reading every move 0.79-0.82 s CPU (the commit before 1.27)
+    PostgreSQL (one run each, whole processes under /usr/bin/time, client CPU): verify 26.2 s
+                 wall, 14.7 s CPU at load 4.0 (the commit before 148.7 s, 61.4 s, load 4-6);
+                 the build 127.5 s wall, 32.4 s CPU (load 5.7)
 """
 
 from __future__ import annotations

@@ -176,6 +176,6 @@ def _rows_by_key(
 ) -> Iterator[Any]:
     """The `fields` of the stored states ``s`` among `keys`, each key asked for once and
     `LOOKUP_CHUNK` keys a query; keys not stored have no row."""
-    query = states.by_keys(fields)
     for chunk in chunks(list(dict.fromkeys(keys)), LOOKUP_CHUNK):
-        yield from conn.execute(query, {"g": game_id, "keys": chunk})
+        wanted = {f"k{n}": key for n, key in enumerate(chunk)}
+        yield from conn.execute(states.by_keys(len(chunk), fields), {"g": game_id, **wanted})

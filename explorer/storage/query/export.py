@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import sqlalchemy as sa
 
@@ -15,6 +15,7 @@ from explorer.formats.writing import write_graph
 from explorer.games.convention import NORMAL, Convention
 from explorer.storage.backends.bulk import partitions
 from explorer.storage.query.neighbourhood import chunks, edges_among
+from explorer.storage.rows.moves import count_upto, key_pairs
 from explorer.storage.tables import edges as edge_sql
 from explorer.storage.tables import states as state_sql
 
@@ -54,15 +55,20 @@ def whole_graph(
         params["cut"] = conn.execute(
             state_sql.NTH_ID, {**params, "n": (limit or 0) - 1}
         ).scalar_one()
-    moves = conn.execute(edge_sql.count_upto(within), params).scalar_one()
-    nodes_sql, edges_sql = state_sql.exported(within), edge_sql.exported(within)
+    cut = cast(int, params["cut"]) if within else None
+    moves = (
+        conn.execute(edge_sql.COUNT, params).scalar_one()
+        if cut is None
+        else count_upto(conn, game_id, cut)
+    )
 
     def stream(sql: str) -> Batches:
         for partition in partitions(conn, sql, params):
             yield list(partition)
 
     states = stored if not within else min(stored, limit or stored)
-    return root, stream(nodes_sql), stream(edges_sql), stored, states, moves
+    pairs = key_pairs(conn, game_id, cut)
+    return root, stream(state_sql.exported(within)), pairs, stored, states, moves
 
 
 def near_graph(

@@ -23,7 +23,7 @@ import sqlalchemy as sa
 
 from explorer.storage.schema.models import EDGES_IN_VIEW, EDGES_VIEW
 from explorer.storage.schema.packing import MAX_WIDTH
-from explorer.storage.tables.states import FIELDS, TOP_IDS, kept
+from explorer.storage.tables.states import FIELDS, MOVES, TOP_IDS, kept
 
 End = Literal["src", "dst"]
 #: The columns of a move, as the ``edges`` views show them.
@@ -111,28 +111,6 @@ AMONG_TOP = sa.text(
 )
 
 
-def count_upto(upto: bool) -> sa.TextClause:
-    """How many moves game ``:g`` has (between states of ids up to ``:cut`` when `upto`)."""
-    if not upto:
-        return COUNT
-    return sa.text(f"SELECT COUNT(*) FROM edges AS e WHERE e.game_id = :g{_upto(upto)}")
-
-
-def exported(upto: bool) -> str:
-    """The moves of game ``:g`` as pairs of keys, by (src, dst) (between states of ids up to
-    ``:cut`` when `upto`): a query to stream (see `explorer.storage.backends.bulk.partitions`)."""
-    return (
-        "SELECT a.key, b.key FROM edges AS e "
-        "JOIN states AS a ON a.game_id = e.game_id AND a.id = e.src "
-        "JOIN states AS b ON b.game_id = e.game_id AND b.id = e.dst "
-        f"WHERE e.game_id = :g{_upto(upto)} ORDER BY e.src, e.dst"
-    )
-
-
-def _upto(upto: bool) -> str:
-    return " AND e.src <= :cut AND e.dst <= :cut" if upto else ""
-
-
 #: The successors of the states of game ``:g`` of ids ``:lo`` up to (not including) ``:hi``:
 #: (id, blob), by id, those without moves left out.
 SUCCESSORS_IN_RANGE = sa.text(
@@ -144,6 +122,11 @@ SUCCESSORS_IN_RANGE = sa.text(
 ENDS = sa.text(
     "SELECT id, key, grundy, remoteness, height FROM states WHERE game_id = :g AND id IN :ids"
 ).bindparams(sa.bindparam("ids", expanding=True))
+#: The same of the states of ids ``:lo`` up to (not including) ``:hi``, by id.
+ENDS_BETWEEN = sa.text(
+    "SELECT id, key, grundy, remoteness, height FROM states WHERE game_id = :g "
+    "AND id >= :lo AND id < :hi ORDER BY id"
+)
 #: The largest id of game ``:g``'s states (NULL for none): every move's ends are states.
 LAST_ID = sa.text("SELECT MAX(id) FROM states WHERE game_id = :g")
 
@@ -165,10 +148,7 @@ WIDTH = sa.text("SELECT id_width FROM games WHERE id = :g")
 #: Set it (``:w``).
 SET_WIDTH = sa.text("UPDATE games SET id_width = :w WHERE id = :g")
 #: How many moves game ``:g`` has: the bytes of its successors' column over the width.
-COUNT = sa.text(
-    "SELECT COALESCE(SUM(length(s.successors)) / MAX(g.id_width), 0) FROM states AS s "
-    "JOIN games AS g ON g.id = s.game_id WHERE s.game_id = :g"
-)
+COUNT = sa.text(MOVES)
 
 
 def packed(column: Column) -> str:

@@ -12,6 +12,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 
 import sqlalchemy as sa
 
@@ -37,11 +38,26 @@ FIELDS = ", ".join(f"s.{column}" for column in COLUMNS)
 BY_KEY = sa.text(f"SELECT {FIELDS} FROM states AS s WHERE game_id = :g AND key = :k")
 
 
-def by_keys(fields: str = FIELDS) -> sa.TextClause:
-    """The `fields` of the states ``s`` among the keys ``:keys`` (expanding) of game ``:g``."""
+@cache
+def by_keys(count: int, fields: str = FIELDS) -> sa.TextClause:
+    """The `fields` of the states ``s`` of game ``:g`` among `count` keys ``:k0``, ``:k1``, ...
+
+    The keys are a table of their own, joined to ``states`` one key at a time through the key
+    index: SQLite 3.40 plans ``key IN (?, ?, ?)`` of bound keys (without ``ANALYZE``'s
+    statistics) as a scan of the game's rows, 0.17 s for 3 keys at 1M states against 0.1 ms.
+
+    Examples
+    --------
+    >>> str(by_keys(2, "s.id"))  # doctest: +NORMALIZE_WHITESPACE
+    'SELECT s.id FROM (VALUES (:k0), (:k1)) AS wanted CROSS JOIN states AS s
+     WHERE s.game_id = :g AND s.key = wanted.column1'
+    """
+    keys = ", ".join(f"(:k{n})" for n in range(count))
+    # CROSS JOIN: SQLite keeps the keys outside; PostgreSQL plans it as any join
     return sa.text(
-        f"SELECT {fields} FROM states AS s WHERE s.game_id = :g AND s.key IN :keys"
-    ).bindparams(sa.bindparam("keys", expanding=True))
+        f"SELECT {fields} FROM (VALUES {keys}) AS wanted CROSS JOIN states AS s "
+        "WHERE s.game_id = :g AND s.key = wanted.column1"
+    )
 
 
 #: The states among the ids ``:ids`` (expanding) of game ``:g``.
@@ -107,6 +123,11 @@ ALL = sa.text(f"SELECT {FIELDS} FROM states AS s WHERE s.game_id = :g ORDER BY s
 IN_RANGE = sa.text(
     f"SELECT {FIELDS} FROM states AS s WHERE s.game_id = :g AND s.id >= :lo AND s.id < :hi "
     "ORDER BY s.id"
+)
+#: The same with each state's packed successors and predecessors (`FIELDS`, then those two).
+IN_RANGE_PACKED = sa.text(
+    f"SELECT {FIELDS}, s.successors, s.predecessors FROM states AS s WHERE s.game_id = :g "
+    "AND s.id >= :lo AND s.id < :hi ORDER BY s.id"
 )
 #: A row if game ``:g`` has a solved state.
 ANY_SOLVED = sa.text("SELECT 1 FROM states WHERE game_id = :g AND outcome IS NOT NULL LIMIT 1")
@@ -276,6 +297,12 @@ LOOPY_ROWS = sa.text("SELECT id, key, grundy, escapes, remoteness FROM states WH
 # -- counts ------------------------------------------------------------------------------------
 #: The kinds of counts of one value each (`explorer.storage.rows.counts`).
 HISTOGRAMS = ("outcome", "grundy", "depth", "remoteness", "height")
+#: How many moves game ``:g`` has: the bytes of its packed successors over the width of an id
+#: (each move counted once, no id decoded: 0.3 s at 1M states against 0.8 s through ``edges``).
+MOVES = (
+    "SELECT COALESCE(SUM(length(s.successors)) / MAX(g.id_width), 0) FROM states AS s "
+    "JOIN games AS g ON g.id = s.game_id WHERE s.game_id = :g"
+)
 #: Count game ``:g``'s states, moves and values into ``state_counts`` from scratch.
 RECOUNT = sa.text(
     """
@@ -284,7 +311,9 @@ SELECT :g, 'states', '', COUNT(*) FROM states WHERE game_id = :g
 UNION ALL SELECT :g, 'expanded', '', COUNT(*) FROM states WHERE game_id = :g AND expanded
 UNION ALL SELECT :g, 'solved', '', COUNT(*) FROM states WHERE game_id = :g
     AND outcome IS NOT NULL
-UNION ALL SELECT :g, 'edges', '', COUNT(*) FROM edges WHERE game_id = :g
+UNION ALL SELECT :g, 'edges', '', ("""
+    + MOVES
+    + """)
 """
     + "".join(
         f"UNION ALL SELECT :g, '{column}', CAST({column} AS TEXT), COUNT(*) FROM states "
