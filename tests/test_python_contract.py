@@ -20,7 +20,7 @@ from tests.support.cli import run, run_json
 from tests.support.environment import REPO
 from tests.support.python_games import LOOPY, STONES_HEAP, stones_value, write
 from tests.support.serve import start_server
-from tests.support.storage import every_row, resolve_url
+from tests.support.storage import change_move, every_row, resolve_url
 
 
 @pytest.fixture
@@ -237,15 +237,12 @@ def test_verify_finds_a_cycle_in_a_game_whose_play_ends(folder: Path, db_url: st
         ids = dict(conn.execute(sa.text("SELECT key, id FROM states")).all())
         game = conn.execute(sa.text("SELECT game_id FROM states LIMIT 1")).scalar_one()
         conn.execute(
-            sa.text("INSERT INTO edges (game_id, src, dst) VALUES (:g, :s, :d)"),
-            {"g": game, "s": ids["0"], "d": ids["3"]},
-        )
-        conn.execute(
             sa.text(
                 "UPDATE states SET grundy = NULL, outcome = NULL, remoteness = NULL, height = NULL"
             )
         )
     engine.dispose()
+    change_move(db_url, game, ids["0"], ids["3"], add=True)
     for flags in ((), ("--no-rules",)):
         code, out, _ = run("verify", *flags, "--db", db_url)
         assert code == 1 and "its moves lead into a cycle" in out, out
