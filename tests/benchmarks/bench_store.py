@@ -92,6 +92,20 @@ pass), against the commit before (b410f70), 1M, --workers 1, two rounds, load 3.
     PostgreSQL (one run each, whole processes under /usr/bin/time, client CPU): verify 26.2 s
                  wall, 14.7 s CPU at load 4.0 (the commit before 148.7 s, 61.4 s, load 4-6);
                  the build 127.5 s wall, 32.4 s CPU (load 5.7)
+
+The merged main (443635b: rows written once, verify by ranges) against a58dc66 and GamesmanPy,
+1M, 2 rounds, quiet (load 1.1-1.6):
+
+    --workers 1  11.4, 14.8 s wall, 12.5, 15.9 s CPU against 10.8, 10.9 s and 13.2, 13.7 s:
+                 0.83x wall, 0.94x CPU (the main thread, 8.6-11.0 s, is the critical path);
+                 without --workers (/usr/bin/time, 2 runs) 11.1, 12.0 s against 10.4, 9.3 s
+    --workers 2  10.8, 11.4 s wall, 13.4, 14.3 s CPU, coordinator 62 %, against 12.0, 19.1 s,
+                 16.5, 23.5 s, 74-75 %: 1.40x wall, 1.45x CPU; 1.18x the --workers 1 build
+    file 101.7 B/state against 228.9; reading every move 1.06-1.59 s CPU against 3.49-4.84;
+    verify 13.6, 14.3 s CPU against 72.7, 76.3; GamesmanPy 13.4, 20.2 s wall: 1.52x --workers 2
+    10M, --workers 2, one run each: 104.3 s wall, 128.1 s CPU, coordinator 68 % (main thread
+                 45.8, writer 29.6), 105.2 B/state, reading every move 7.0 s (load 0.7), against
+                 91.9 s, 136.6 s, 76 % (30.6, 67.3), 241.1 B/state, 39.1 s (load 2.0)
 """
 
 from __future__ import annotations
