@@ -14,6 +14,7 @@ from typing import BinaryIO
 import numpy as np
 
 from explorer.errors import DatabaseFullError
+from explorer.storage.rows.moves import distinct
 
 
 def database_folder(database: str | None) -> Path | None:
@@ -193,12 +194,12 @@ def by_tier(
     {3: [([7, 7], [1, 2])], 4: [([8], [1])]}
     """
     reached = np.asarray(tiers)
-    distinct = np.unique(reached).tolist()
-    if len(distinct) == 1:
-        into.setdefault(int(distinct[0]), []).append((dst, src))
+    tiers_reached = distinct(reached).tolist()
+    if len(tiers_reached) == 1:
+        into.setdefault(int(tiers_reached[0]), []).append((dst, src))
         return
     of_move = reached[targets]
-    for tier in distinct:
+    for tier in tiers_reached:
         part = of_move == tier
         if part.any():
             into.setdefault(int(tier), []).append((dst[part], src[part]))

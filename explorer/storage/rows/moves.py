@@ -65,7 +65,7 @@ def grouped(near: np.ndarray, far: np.ndarray, width: int) -> tuple[list[int], l
     """
     order = np.lexsort((far, near))
     near, far = near[order], far[order]
-    ids, counts = np.unique(near, return_counts=True)
+    ids, counts = runs(near)
     blobs = pack(Adjacency.from_degrees(counts, far), "fixed", width).blobs()
     return ids.tolist(), blobs
 
@@ -162,7 +162,7 @@ def remove_moves(conn: sa.Connection, game_id: int, src: np.ndarray, dst: np.nda
         return
     gone = set(zip(np.asarray(src).tolist(), np.asarray(dst).tolist(), strict=True))
     for column, end in DIRECTIONS:
-        near = np.unique(src if end == 0 else dst).tolist()
+        near = distinct(src if end == 0 else dst).tolist()
         rows = []
         for state, ids in _unpacked(conn, game_id, column, near, width):
             pairs = [(state, i) if end == 0 else (i, state) for i in ids]
@@ -317,8 +317,21 @@ def distinct(values: np.ndarray) -> np.ndarray:
     >>> distinct(np.array([5, 1, 5, 3]))
     array([1, 3, 5])
     """
-    ordered = np.sort(values)
-    return ordered[np.r_[True, ordered[1:] != ordered[:-1]]] if len(ordered) else ordered
+    return runs(np.sort(values))[0]
+
+
+def runs(ordered: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of the sorted array `ordered` and how many times each stands.
+
+    Examples
+    --------
+    >>> [a.tolist() for a in runs(np.array([1, 3, 3, 5, 5, 5]))]
+    [[1, 3, 5], [1, 2, 3]]
+    """
+    if not len(ordered):
+        return ordered, np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    return ordered[starts], np.diff(np.r_[starts, len(ordered)])
 
 
 def _chunks(items: list[int]) -> Iterator[list[int]]:
