@@ -71,6 +71,9 @@ class Dialect:
     #: Whether a database holding tables of another program is refused (a file of its own),
     #: rather than shared (a server's database).
     owns_file: ClassVar[bool] = False
+    #: Whether its ``edges`` views read the slots table (`explorer.storage.tables.edges.SLOTS`),
+    #: which must then count the ids of the longest packed column.
+    reads_slots: ClassVar[bool] = False
 
     def prepare_file(self, engine: Engine) -> None:
         """Settings kept in the database itself, made once it is found to be explorer's,
@@ -137,6 +140,7 @@ class SQLite(Dialect):
     shared = False
     scratch_beside = True
     owns_file = True
+    reads_slots = True
     INDEX_COUNT = "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = :name"
 
     def prepare_file(self, engine: Engine) -> None:

@@ -141,7 +141,12 @@ def ensure_slots(
 ) -> None:
     """Give the slots table a row for every id the blobs of `column` of states `ids` (in
     order) hold: the `longest` blob's, in bytes, when known, else the longest stored (of
-    those states when they are few, else of their range of ids)."""
+    those states when they are few, else of their range of ids).
+
+    Only where the views read that table (SQLite): a server's views count the slots
+    themselves, and two builds of a server adding the same slot at once would collide."""
+    if not dialect_of(conn).reads_slots:
+        return
     if longest is None and len(ids) <= CHUNK:
         found = conn.execute(edges_table.longest(column), {"g": game_id, "ids": ids}).scalar()
         longest = int(found or 0)
