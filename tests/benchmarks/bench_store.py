@@ -124,6 +124,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import sqlalchemy as sa
 from bench_build_workers import tree_memory
 from bench_three_heaps import gamesmanpy, register_gamesmanpy
 
@@ -161,6 +162,134 @@ print(json.dumps({
 """
 
 
+#: A game's stored content in a fresh process of the checkout (``python -c`` with the
+#: database's path or URL and the spec), as JSON: its states and moves counted, and one digest
+#: of every state's key and values and every move (both the ``edges`` and the ``edges_in``
+#: views) by the keys at its ends, so that builds that number states otherwise compare too;
+#: and whether the moves into states are exactly the moves out of them.
+CONTENT = """
+import hashlib, json, sys
+import numpy as np
+import sqlalchemy as sa
+from explorer.storage.backends.engine import resolve_url
+CHUNK = 1_000_000
+engine = sa.create_engine(resolve_url(sys.argv[1]))
+digest = hashlib.sha256()
+with engine.connect() as conn:
+    game = conn.execute(
+        sa.text("SELECT id FROM games WHERE spec = :s AND convention = 'normal'"),
+        {"s": sys.argv[2]},
+    ).scalar_one()
+    ids, keys, lines = [], [], []
+    result = conn.execute(sa.text(
+        "SELECT id, key, depth, expanded, grundy, outcome, remoteness, height FROM states "
+        "WHERE game_id = :g ORDER BY id"
+    ), {"g": game})
+    while rows := result.fetchmany(CHUNK):
+        for i, key, depth, expanded, *values in rows:
+            ids.append(i)
+            keys.append(key)
+            lines.append(f"{key} {depth} {int(expanded)} {values}")
+    order = sorted(range(len(keys)), key=keys.__getitem__)
+    digest.update("\\n".join(lines[i] for i in order).encode())
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    ids = np.array(ids, dtype=np.int64)
+    moves = {}
+    for view in ("edges", "edges_in"):
+        result = conn.execute(
+            sa.text(f"SELECT src, dst FROM {view} WHERE game_id = :g"), {"g": game}
+        )
+        parts = []
+        while rows := result.fetchmany(CHUNK):
+            pairs = rank[np.searchsorted(ids, np.array(rows, dtype=np.int64))]
+            parts.append(pairs[:, 0] * len(ids) + pairs[:, 1])
+        moves[view] = np.sort(np.concatenate(parts))
+        digest.update(moves[view].tobytes())
+print(json.dumps({
+    "states": len(ids), "moves": len(moves["edges"]), "digest": digest.hexdigest(),
+    "transpose": bool(np.array_equal(moves["edges"], moves["edges_in"])),
+}))
+"""
+
+
+class Server:
+    """The PostgreSQL server of ``--postgres URL``: a fresh database for each build (dropped
+    after it), the bytes of its tables and indexes, and the CPU seconds of the server's
+    processes: those serving the database (its backends, autovacuum) and the shared ones."""
+
+    #: The server's processes every database shares, by their title's first word.
+    SHARED = ("checkpointer", "background", "walwriter")
+
+    def __init__(self, url: str) -> None:
+        self.url = sa.make_url(url).set(drivername="postgresql+psycopg")
+        self.admin = sa.create_engine(self.url, isolation_level="AUTOCOMMIT")
+        with self.admin.connect() as conn:
+            backend = conn.execute(sa.text("SELECT pg_backend_pid()")).scalar_one()
+        found = stat_cpu(f"/proc/{backend}/stat")
+        if found is None:
+            raise SystemExit(f"--postgres: the server of {url} does not run on this machine")
+        self.postmaster = found[0]
+        self.made = 0
+
+    def create(self) -> str:
+        """A new, empty database: its name."""
+        self.made += 1
+        name = f"bench_store_{os.getpid()}_{self.made}"
+        with self.admin.connect() as conn:
+            conn.exec_driver_sql(f"CREATE DATABASE {name}")
+        return name
+
+    def url_of(self, name: str) -> str:
+        return self.url.set(database=name).render_as_string(hide_password=False)
+
+    def drop(self, name: str) -> None:
+        with self.admin.connect() as conn:
+            conn.exec_driver_sql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+    def sizes(self, name: str) -> dict[str, int]:
+        """Bytes of each table (with its TOAST and maps) and index of database `name`."""
+        engine = sa.create_engine(self.url.set(database=name))
+        try:
+            with engine.connect() as conn:
+                return dict(
+                    conn.execute(
+                        sa.text(
+                            "SELECT c.relname, CASE c.relkind WHEN 'i' THEN "
+                            "pg_relation_size(c.oid) ELSE pg_table_size(c.oid) END "
+                            "FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace "
+                            "WHERE n.nspname = 'public' AND c.relkind IN ('r', 'i')"
+                        )
+                    ).all()
+                )
+        finally:
+            engine.dispose()
+
+    def processes(self, name: str) -> tuple[dict[int, float], dict[int, float]]:
+        """CPU seconds so far of the server's processes serving database `name`, and of its
+        shared ones, by pid."""
+        serving, shared = {}, {}
+        try:
+            with open(f"/proc/{self.postmaster}/task/{self.postmaster}/children") as file:
+                children = file.read().split()
+        except OSError:
+            return serving, shared
+        for pid in children:
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as file:
+                    title = file.read().replace(b"\0", b" ").decode(errors="replace").split()
+            except OSError:
+                continue
+            found = stat_cpu(f"/proc/{pid}/stat")
+            if found is None or len(title) < 2:
+                continue
+            if name in title:
+                serving[int(pid)] = found[1]
+            elif title[1] in self.SHARED:
+                shared[int(pid)] = found[1]
+        return serving, shared
+
+
 def stat_cpu(path: str) -> tuple[int, float] | None:
     """The parent pid and the user plus system CPU seconds of a /proc ``stat`` file."""
     try:
@@ -176,14 +305,20 @@ class Sampler:
     thread of the coordinator (the one child of ``time``) and of each process below it, and
     the peak memory of the tree."""
 
-    def __init__(self, time_pid: int) -> None:
+    def __init__(self, time_pid: int, server: tuple[Server, str] | None = None) -> None:
         self.time_pid = time_pid
         self.coordinator: int | None = None
         self.threads: dict[int, float] = {}
         self.below: dict[int, float] = {}
         self.rss = self.pss = 0
+        #: With a PostgreSQL database: its server's processes serving it (see `Server`).
+        self.server = server
+        self.serving: dict[int, float] = {}
 
     def sample(self) -> None:
+        if self.server is not None:
+            for pid, seconds in self.server[0].processes(self.server[1])[0].items():
+                self.serving[pid] = max(self.serving.get(pid, 0.0), seconds)
         if self.coordinator is None:
             parents = {}
             for entry in os.scandir("/proc"):
@@ -209,10 +344,17 @@ class Sampler:
                 self.below[pid] = max(self.below.get(pid, 0.0), seconds)
 
 
-def timed(command: list[str], env: dict[str, str], cwd: Path | None = None) -> dict[str, Any]:
+def timed(
+    command: list[str],
+    env: dict[str, str],
+    cwd: Path | None = None,
+    server: tuple[Server, str] | None = None,
+) -> dict[str, Any]:
     """Run `command` under ``/usr/bin/time -v``, sampled (see `Sampler`): its figures and its
-    standard output."""
+    standard output; with `server` (a PostgreSQL server and the database the command works
+    in), the CPU seconds of the server's processes too."""
     load = os.getloadavg()[0]
+    shared = server[0].processes(server[1])[1] if server is not None else {}
     with tempfile.NamedTemporaryFile("r", suffix=".time") as times:
         started = time.perf_counter()
         process = subprocess.Popen(
@@ -222,7 +364,7 @@ def timed(command: list[str], env: dict[str, str], cwd: Path | None = None) -> d
             cwd=cwd,
             text=True,
         )
-        sampler = Sampler(process.pid)
+        sampler = Sampler(process.pid, server)
         done = threading.Event()
 
         def sample() -> None:
@@ -248,7 +390,7 @@ def timed(command: list[str], env: dict[str, str], cwd: Path | None = None) -> d
     )
     coordinator = main + sum(others)
     below = sum(sampler.below.values())
-    return {
+    figures = {
         "wall": wall,
         "cpu": max(waited, coordinator + below),
         "main_thread": main,
@@ -264,6 +406,13 @@ def timed(command: list[str], env: dict[str, str], cwd: Path | None = None) -> d
         "load": load,
         "stdout": out,
     }
+    if server is not None:
+        figures["server"] = sum(sampler.serving.values())
+        figures["server_processes"] = len(sampler.serving)
+        # the pids alive before and after: other sessions' databases share these processes
+        after = server[0].processes(server[1])[1]
+        figures["server_shared"] = sum(after[pid] - shared[pid] for pid in after if pid in shared)
+    return figures
 
 
 def sizes(db: Path) -> dict[str, int]:
@@ -288,58 +437,97 @@ def label(checkout: Path) -> str:
 
 
 def explorer(
-    checkout: Path, side: int, workers: int, folder: Path, verify: bool, memory: int | None
+    checkout: Path,
+    side: int,
+    workers: int,
+    folder: Path,
+    verify: bool,
+    memory: int | None,
+    server: Server | None = None,
 ) -> dict[str, Any]:
-    """One build of SIDE,SIDE,SIDE by `checkout` into a fresh SQLite file, then its reading
+    """One build of SIDE,SIDE,SIDE by `checkout` into a fresh SQLite file (or, given `server`,
+    a fresh PostgreSQL database, dropped after it), then its content, its reading (SQLite)
     and (if `verify`) its verification."""
     db = folder / f"store-w{workers}.db"
     for path in folder.glob(f"{db.name}*"):
         path.unlink()
+    name = server.create() if server is not None else ""
+    place = server.url_of(name) if server is not None else str(db)
+    on = (server, name) if server is not None else None
+    try:
+        return build(checkout, side, workers, folder, verify, memory, place, on)
+    finally:
+        if server is not None:
+            server.drop(name)
+        for path in folder.glob(f"{db.name}*"):
+            path.unlink()
+
+
+def build(
+    checkout: Path,
+    side: int,
+    workers: int,
+    folder: Path,
+    verify: bool,
+    memory: int | None,
+    db: str,
+    server: tuple[Server, str] | None,
+) -> dict[str, Any]:
+    """`explorer` into database `db` (a file, or `server`'s database)."""
     env = {**os.environ, "PYTHONPATH": str(checkout)}
     command = [sys.executable, "-m", "explorer", "build", SPEC, f"{side},{side},{side}"]
-    command += ["--db", str(db), "--workers", str(workers), "--max-seconds", "0", "--json"]
+    command += ["--db", db, "--workers", str(workers), "--max-seconds", "0", "--json"]
     if memory is not None:
         command += ["--memory", str(memory)]
-    run = timed(command, env, folder)
+    run = timed(command, env, folder, server)
     report = json.loads(str(run.pop("stdout")))
     if report["status"] != "complete":
         raise SystemExit(f"the build did not complete: {report}")
     states = report["states_new"]
+    parts = server[0].sizes(server[1]) if server is not None else sizes(Path(db))
     record = run | {
         "states": states,
         "edges": report["edges_new"],
         "outcome": report["outcome"],
         "remoteness": report["remoteness"],
-        "db_bytes": sum(path.stat().st_size for path in folder.glob(f"{db.name}*")),
-        "parts": sizes(db),
+        "db_bytes": sum(parts.values())
+        if server is not None
+        else sum(path.stat().st_size for path in folder.glob(f"{Path(db).name}*")),
+        "parts": parts,
     }
-    reading = subprocess.run(
-        [sys.executable, "-c", READ_MOVES, str(db), SPEC],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-    )
-    read = json.loads(reading.stdout)
-    assert read["moves"] == record["edges"], (read, record["edges"])
-    record["read_moves"], record["read_moves_cpu"] = read["seconds"], read["cpu"]
+    content = json.loads(python(checkout, CONTENT, db, SPEC))
+    assert (content["states"], content["moves"]) == (states, record["edges"]), content
+    assert content["transpose"], f"the moves into states are not the moves out: {content}"
+    record["content"] = content["digest"]
+    if server is None:
+        read = json.loads(python(checkout, READ_MOVES, db, SPEC))
+        assert read["moves"] == record["edges"], (read, record["edges"])
+        record["read_moves"], record["read_moves_cpu"] = read["seconds"], read["cpu"]
     if verify:
-        check = [sys.executable, "-m", "explorer", "verify", SPEC, "--db", str(db)]
-        checked = timed([*check, "--max-seconds", "0", "--json"], env, folder)
+        check = [sys.executable, "-m", "explorer", "verify", SPEC, "--db", db]
+        checked = timed([*check, "--max-seconds", "0", "--json"], env, folder, server)
         if not json.loads(str(checked["stdout"]))["ok"]:
             raise SystemExit(f"verify found damage: {checked['stdout']}")
         record["verify"] = checked["wall"]
         record["verify_cpu"] = checked["cpu"]
-    for path in folder.glob(f"{db.name}*"):
-        path.unlink()
+        if server is not None:
+            record["verify_server"] = checked["server"]
     return record
+
+
+def python(checkout: Path, script: str, *args: str) -> str:
+    """The standard output of `script` (``python -c``) run by `checkout` with `args`."""
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    return subprocess.run(
+        [sys.executable, "-c", script, *args], capture_output=True, text=True, env=env, check=True
+    ).stdout
 
 
 def line(record: dict[str, Any]) -> str:
     """One run, on one line (two for a build)."""
     states = int(record["states"])
     head = (
-        f"{record['tool']:18} {record['wall']:7.1f} s wall {record['cpu']:7.1f} s CPU, "
+        f"{record['tool']:21} {record['wall']:7.1f} s wall {record['cpu']:7.1f} s CPU, "
         f"peak {int(record['rss_largest']) / 2**20:,.0f} MiB largest, "
         f"{int(record['rss_tree']) / 2**20:,.0f} MiB tree "
         f"({int(record['pss_tree']) / states:.0f} B/state PSS), "
@@ -357,13 +545,23 @@ def line(record: dict[str, Any]) -> str:
         if "verify" in record
         else ""
     )
+    read = (
+        f"; read every move {record['read_moves']:.2f} s wall {record['read_moves_cpu']:.2f} s CPU"
+        if "read_moves" in record
+        else ""
+    )
+    server = (
+        f"\n{'':20}server {record['server']:.1f} s CPU ({record['server_processes']} "
+        f"processes of its database; shared ones {record['server_shared']:.1f} s)"
+        if "server" in record
+        else ""
+    )
     return (
         f"{head}\n{'':20}coordinator {record['coordinator']:.1f} s CPU (main thread "
         f"{record['main_thread']:.1f}, busiest other {record['busiest_other_thread']:.1f}, "
         f"rest {record['other_threads']:.1f}), {record['processes_below']} processes below "
-        f"{record['below']:.1f} s: share {100 * record['share']:.0f} %; read every move "
-        f"{record['read_moves']:.2f} s wall {record.get('read_moves_cpu', 0):.2f} s CPU"
-        f"{verify}\n{'':20}B/state: {parts}"
+        f"{record['below']:.1f} s: share {100 * record['share']:.0f} %{read}"
+        f"{verify}{server}\n{'':20}B/state: {parts}"
     )
 
 
@@ -371,6 +569,7 @@ def line(record: dict[str, Any]) -> str:
 FIGURES = (
     ("wall", "wall s", 1.0),
     ("cpu", "CPU s", 1.0),
+    ("server", "server CPU s", 1.0),
     ("share", "coord %", 100.0),
     ("pss_tree", "PSS MiB", 2**-20),
     ("file", "file B/st", 1.0),
@@ -389,7 +588,7 @@ def summary(records: list[dict[str, Any]]) -> None:
     for record in records:
         record["file"] = int(record["db_bytes"]) / int(record["states"])
         by.setdefault(str(record["tool"]), []).append(record)
-    print(f"\n{'':18} {'runs':>4}" + "".join(f" {title:>17}" for _, title, _ in FIGURES))
+    print(f"\n{'':21} {'runs':>4}" + "".join(f" {title:>17}" for _, title, _ in FIGURES))
     medians: dict[str, dict[str, float]] = {}
     for tool, runs in by.items():
         cells, medians[tool] = [], {}
@@ -401,13 +600,20 @@ def summary(records: list[dict[str, Any]]) -> None:
             medians[tool][key] = statistics.median(values)
             cells.append(f" {min(values) * scale:8.1f} {medians[tool][key] * scale:8.1f}")
         loads = [float(run["load"]) for run in runs]
-        print(f"{tool:18} {len(runs):>4}{''.join(cells)}  load {min(loads):.1f}-{max(loads):.1f}")
+        print(f"{tool:21} {len(runs):>4}{''.join(cells)}  load {min(loads):.1f}-{max(loads):.1f}")
     print("(each figure: least, median of the runs)")
     builds = [tool for tool in by if tool != "GamesmanPy"]
     pairs = [("GamesmanPy", tool) for tool in builds if "GamesmanPy" in by]
     for a in builds:
         for b in builds:
-            (commit_a, workers_a), (commit_b, workers_b) = a.split(), b.split()
+            (commit_a, workers_a, *store_a), (commit_b, workers_b, *store_b) = (
+                a.split(),
+                b.split(),
+            )
+            if store_a != store_b:
+                if (commit_a, workers_a, store_a) == (commit_b, workers_b, ["postgres"]):
+                    pairs.append((a, b))  # PostgreSQL over SQLite
+                continue
             if workers_a == workers_b and builds.index(a) < builds.index(b):
                 pairs.append((a, b))  # the commit before over the new one
             if commit_a == commit_b and (workers_a, workers_b) == ("w1", "w2"):
@@ -438,6 +644,11 @@ def main() -> None:
     )
     parser.add_argument("--gamesmanpy", type=Path, help="a GamesmanPy checkout, after uv sync")
     parser.add_argument("--memory", type=int, help="explorer's --memory MiB (10M: 20000)")
+    parser.add_argument(
+        "--postgres",
+        metavar="URL",
+        help="also build each into a fresh database on this PostgreSQL server (on this machine)",
+    )
     parser.add_argument("--out", type=Path, help="append each run to this JSON-lines file")
     parser.add_argument("--summary", type=Path, help="print the table of a JSON-lines file")
     args = parser.parse_args()
@@ -451,30 +662,35 @@ def main() -> None:
         register_gamesmanpy(args.gamesmanpy.resolve(), [side])
     names = {checkout: label(checkout) for checkout in args.checkouts}
     workers = [int(n) for n in args.workers.split(",")]
+    server = Server(args.postgres) if args.postgres is not None else None
+    stores = [None] if server is None else [None, server]
     print(f"{SPEC} {side},{side},{side}; checkouts " + ", ".join(names.values()))
     records = []
     with tempfile.TemporaryDirectory() as scratch:
         for round_ in range(args.rounds):
             # every run's place turns over from one round to the next: the checkouts' order
             # and, within each, the worker counts'
-            runs: list[tuple[str, Path | None, int]] = [
-                (f"{names[c]} w{n}", c, n) for c in args.checkouts for n in workers
+            runs: list[tuple[str, Path | None, int, Server | None]] = [
+                (f"{names[c]} w{n}" + (" postgres" if store else ""), c, n, store)
+                for c in args.checkouts
+                for n in workers
+                for store in stores
             ]
             if round_ % 2:
                 runs.reverse()
             if args.gamesmanpy is not None:
-                runs.insert(round_ % (len(runs) + 1), ("GamesmanPy", None, 0))
-            verified: set[Path] = set()
-            for tool, checkout, count in runs:
+                runs.insert(round_ % (len(runs) + 1), ("GamesmanPy", None, 0, None))
+            verified: set[tuple[Path, Server | None]] = set()
+            for tool, checkout, count, store in runs:
                 if checkout is None:
                     run = gamesmanpy(side, args.gamesmanpy.resolve())
                 else:
                     verify = args.verify == "all" or (
-                        args.verify == "first" and checkout not in verified
+                        args.verify == "first" and (checkout, store) not in verified
                     )
-                    verified.add(checkout)
+                    verified.add((checkout, store))
                     run = explorer(
-                        checkout.resolve(), side, count, Path(scratch), verify, args.memory
+                        checkout.resolve(), side, count, Path(scratch), verify, args.memory, store
                     )
                 record = {"tool": tool, "side": side, "round": round_, **run}
                 records.append(record)
@@ -484,6 +700,10 @@ def main() -> None:
                         out.write(json.dumps(record) + "\n")
     answers = {(r["states"], r["outcome"], r["remoteness"]) for r in records}
     assert len(answers) == 1, f"the tools disagree: {answers}"
+    contents = {r["content"] for r in records if "content" in r}
+    assert len(contents) <= 1, f"the builds store different content: {contents}"
+    if contents:
+        print(f"every build stores the same content (digest {contents.pop()[:16]})")
     summary(records)
 
 
