@@ -306,7 +306,8 @@ class Server:
     def processes(self, name: str) -> tuple[dict[int, float], dict[int, float]]:
         """CPU seconds so far of the server's processes serving database `name`, and of its
         shared ones, by pid."""
-        serving, shared = {}, {}
+        serving: dict[int, float] = {}
+        shared: dict[int, float] = {}
         try:
             with open(f"/proc/{self.postmaster}/task/{self.postmaster}/children") as file:
                 children = file.read().split()
