@@ -168,27 +168,36 @@ SIZES = {"quick": 40, "1m": 180, "10m": 390, "100m": 843}
 HZ = os.sysconf("SC_CLK_TCK")
 
 #: Reads every move of the game in a fresh process of the checkout: ``python -c`` with the
-#: database's path and the spec. Prints the moves' count and the seconds it took (wall and
-#: CPU), as JSON.
+#: database's path (or PostgreSQL URL) and the spec, through the driver alone. Prints the
+#: moves' count and the seconds it took (wall and CPU), as JSON.
 READ_MOVES = """
 import json, sqlite3, sys, time
 import numpy as np
 CHUNK = 1_000_000  # rows a fetch: memory bounded at 10^8 states
 started, cpu = time.perf_counter(), time.process_time()
-conn = sqlite3.connect(sys.argv[1])
+if sys.argv[1].startswith("postgresql"):
+    import psycopg
+    conn = psycopg.connect(sys.argv[1].replace("+psycopg", "", 1))
+    mark, rows_of = "%s", lambda: conn.cursor(name="moves")  # on the server: memory bounded
+    table = "SELECT column_name FROM information_schema.columns WHERE table_name = 'states'"
+else:
+    conn = sqlite3.connect(sys.argv[1])
+    mark, rows_of = "?", conn.cursor
+    table = "SELECT name FROM pragma_table_info('states')"
 (game,) = conn.execute(
-    "SELECT id FROM games WHERE spec = ? AND convention = 'normal'", (sys.argv[2],)
+    f"SELECT id FROM games WHERE spec = {mark} AND convention = 'normal'", (sys.argv[2],)
 ).fetchone()
-columns = {row[1] for row in conn.execute("PRAGMA table_info(states)")}
+columns = {name for (name,) in conn.execute(table)}
 moves = 0
+cursor = rows_of()
 if "successors" in columns:
     from explorer.storage.schema.packing import Packed, unpack
-    (width,) = conn.execute("SELECT id_width FROM games WHERE id = ?", (game,)).fetchone()
-    cursor = conn.execute("SELECT successors FROM states WHERE game_id = ? ORDER BY id", (game,))
+    (width,) = conn.execute(f"SELECT id_width FROM games WHERE id = {game}").fetchone()
+    cursor.execute(f"SELECT successors FROM states WHERE game_id = {game} ORDER BY id")
     while rows := cursor.fetchmany(CHUNK):
         moves += len(unpack(Packed.from_blobs([b or b"" for (b,) in rows], "fixed", width)).target)
 else:
-    cursor = conn.execute("SELECT src, dst FROM edges WHERE game_id = ?", (game,))
+    cursor.execute(f"SELECT src, dst FROM edges WHERE game_id = {game}")
     while rows := cursor.fetchmany(CHUNK):
         moves += len(np.array(rows, dtype=np.int64).reshape(-1, 2))
 print(json.dumps({
@@ -485,8 +494,8 @@ def explorer(
     server: Server | None = None,
 ) -> dict[str, Any]:
     """One build of SIDE,SIDE,SIDE by `checkout` into a fresh SQLite file (or, given `server`,
-    a fresh PostgreSQL database, dropped after it), then its content, its reading (SQLite)
-    and (if `verify`) its verification."""
+    a fresh PostgreSQL database, dropped after it), then its content, its reading and (if
+    `verify`) its verification."""
     db = folder / f"store-w{workers}.db"
     for path in folder.glob(f"{db.name}*"):
         path.unlink()
@@ -538,10 +547,9 @@ def build(
     assert (content["states"], content["moves"]) == (states, record["edges"]), content
     assert content["transpose"], f"the moves into states are not the moves out: {content}"
     record["content"] = content["digest"]
-    if server is None:
-        read = json.loads(python(checkout, READ_MOVES, db, SPEC))
-        assert read["moves"] == record["edges"], (read, record["edges"])
-        record["read_moves"], record["read_moves_cpu"] = read["seconds"], read["cpu"]
+    read = json.loads(python(checkout, READ_MOVES, db, SPEC))
+    assert read["moves"] == record["edges"], (read, record["edges"])
+    record["read_moves"], record["read_moves_cpu"] = read["seconds"], read["cpu"]
     if verify:
         check = [sys.executable, "-m", "explorer", "verify", SPEC, "--db", db]
         checked = timed([*check, "--max-seconds", "0", "--json"], env, folder, server)
