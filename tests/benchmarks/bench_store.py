@@ -121,18 +121,23 @@ The merged main (443635b: rows written once, verify by ranges) against a58dc66 a
                  91.9 s, 136.6 s, 76 % (30.6, 67.3), 241.1 B/state, 39.1 s (load 2.0)
 
 PostgreSQL 15 (the dev server on loopback, fsync on, shared_buffers 128 MB) beside SQLite,
-main 62ba4db, 1M, --workers 2 4 rounds and --workers 1 2 rounds, alternating, load 3.0-5.6;
-wall and client CPU least-median-most, server CPU its database's backends:
+main 62ba4db, 1M, alternating; wall and client CPU least-median-most, server CPU the
+seconds of its database's backends:
 
-    --workers 2  SQLite 20.6-21.8-25.0 s wall, 15.9-17.3-19.4 s CPU, coordinator 64 %;
-                 PostgreSQL 19.3-20.8-22.4 s wall, 14.4-15.9-17.5 s CPU, coordinator 60 %
-                 (main thread 5.8, the busiest writer 1.4 against SQLite's 3.5), server
-                 3.0-3.3-3.4 s (2 backends; the shared processes 0.05 s): PostgreSQL over
-                 SQLite 0.95x wall (0.88-1.03x round by round), 0.92x CPU, 1.10x with the
-                 server's; PSS 216-224 MiB against 200-202
-    --workers 1  SQLite 18.1, 19.7 s wall, 14.3, 15.6 s CPU; PostgreSQL 16.0, 23.3 s wall,
-                 10.4, 15.1 s CPU, server 3.0, 4.1 s: 1.04x wall (0.88x, 1.18x); verify 19.1,
-                 20.6 s wall against 23.8, 28.8 s (16.5, 20.4 s CPU, server 2.2, 2.7 s)
+    --workers 2  4 rounds, load 3.9-5.6 (--verify none): SQLite 20.6-21.8-25.0 s wall,
+                 15.9-17.3-19.4 s CPU, coordinator 64 %; PostgreSQL 19.3-20.8-22.4 s wall,
+                 14.4-15.9-17.5 s CPU, coordinator 60 % (main thread 5.8, the busiest writer
+                 1.4 against SQLite's 3.5), server 3.0-3.3-3.4 s (2 backends; the shared
+                 processes 0.05 s): PostgreSQL over SQLite 0.95x wall, 0.92x CPU, 1.10x
+                 with the server's; PSS 216-224 MiB against 200-202
+                 3 more rounds, load 1.2-3.8: SQLite 15.4-15.7-27.0 s wall, PostgreSQL
+                 14.9-16.5-18.9 s, server 3.6-3.9-4.2 s: 1.05x wall, 0.91x CPU
+                 round by round, all 7: 0.70-0.96-1.05x wall
+                 reading every move 0.66-1.00 s wall against 1.21-1.55 s (0.84-1.07 s client
+                 CPU); verify 12.3-18.1 s wall against 18.9-20.4 s (server 2.5-3.0 s)
+    --workers 1  2 rounds, load 3.0-5.2: SQLite 18.1, 19.7 s wall, 14.3, 15.6 s CPU;
+                 PostgreSQL 16.0, 23.3 s wall, 10.4, 15.1 s CPU, server 3.0, 4.1 s: 1.04x wall
+                 (0.88x, 1.18x round by round)
     stored       the same content (keys, values, moves out and in by key) on both;
                  PostgreSQL 321.5 B/state (states 266.8: its pages half filled, fillfactor
                  50 of migration 0010; the key index 31.6, the primary key 22.6) against 101.7
