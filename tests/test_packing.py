@@ -26,8 +26,11 @@ from explorer.storage.schema.packing import (
     MAX_WIDTH,
     Encoding,
     Packed,
+    absolute,
     id_width,
+    offset_width,
     pack,
+    relative,
     unpack,
 )
 from tests.support.environment import require
@@ -76,6 +79,25 @@ def test_a_fixed_width_holds_each_id_in_so_many_bytes(moves: Adjacency, width: i
     for blob, ids in zip(packed.blobs(), lists(moves), strict=True):
         assert blob == b"".join(i.to_bytes(width, "big") for i in ids)
     assert lists(unpack(packed)) == lists(moves)
+
+
+@given(st.lists(st.tuples(st.integers(0, 2**31 - 1), st.integers(0, 2**31 - 1)), max_size=40))
+def test_offsets_fit_the_width_of_the_farthest_move_and_keep_the_order(moves: list[Move]) -> None:
+    table = np.array(moves, dtype=np.int64).reshape(-1, 2)
+    owners, ids = table[:, 0], table[:, 1]
+    width = offset_width(int(np.abs(ids - owners).max(initial=0)))
+    if width > 1:  # the fewest bytes: one fewer holds offsets only up to 2**(8 w - 9) - 1
+        assert offset_width(2 ** (8 * (width - 1) - 1)) == width
+    stored = relative(owners, ids, width)
+    assert ((stored >= 0) & (stored < 2 ** (8 * width))).all()
+    assert absolute(owners, stored, width).tolist() == ids.tolist()
+    # one owner's ids keep their order: a row's blob, sorted, holds its ids sorted
+    mine = owners == (owners[0] if len(owners) else 0)
+    assert np.argsort(stored[mine], kind="stable").tolist() == (
+        np.argsort(ids[mine], kind="stable").tolist()
+    )
+    packed = pack(Adjacency.from_degrees(np.ones(len(ids), dtype=np.int64), stored), "fixed", width)
+    assert [len(blob) for blob in packed.blobs()] == [width] * len(ids)
 
 
 @given(moves=adjacencies(largest=60))

@@ -314,7 +314,7 @@ def test_a_database_with_a_row_a_move_keeps_every_state_and_move_packed(tmp_path
         into = conn.exec_driver_sql("SELECT * FROM edges_in ORDER BY game_id, src, dst").all()
         assert [tuple(r) for r in into] == before["edges"]
         widths = conn.exec_driver_sql("SELECT DISTINCT id_width FROM games").all()
-        assert widths == [(3,)]
+        assert widths == [(2,)]  # offsets since 0015
         # no row a move is left: the moves are in the states' rows
         kind = conn.exec_driver_sql("SELECT type FROM sqlite_master WHERE name = 'edges'")
         assert kind.scalar() == "view"
@@ -334,3 +334,57 @@ def test_a_database_with_a_row_a_move_keeps_every_state_and_move_packed(tmp_path
     kayles = 3  # octal:0.77's id in the file: its moves now those of the finished build
     grown = [(kayles, a, b) for a, b in dump(fresh, "octal:0.77")["edges"]]
     assert moves == sorted([r for r in before["edges"] if r[0] != kayles] + grown)
+
+
+#: The same games made by explorer at schema 0014 (commit 62ba4db, ids packed as themselves).
+SCHEMA_0014 = Path(__file__).parent / "data" / "schema_0014.db"
+
+
+def _packed_ids(path: Path, width: int) -> list[tuple[int, int, int]]:
+    """Every move (game, src, dst) as the successors' columns of a file hold ids, `width`
+    bytes each, read in Python: the ids themselves (schema 0014's way)."""
+    with sqlite3.connect(path) as conn:
+        rows = conn.execute("SELECT game_id, id, successors FROM states WHERE successors > ''")
+        return sorted(
+            (game, state, int.from_bytes(blob[i : i + width], "big"))
+            for game, state, blob in rows
+            for i in range(0, len(blob), width)
+        )
+
+
+def test_a_database_with_ids_packed_keeps_every_move_as_offsets(tmp_path):
+    """0015 stores each packed id as its offset from the row's id: a file made by the commit
+    before keeps every state, value and move, reads the same through the views, in 2 bytes an
+    id where it took 3, verifies, continues its stopped build as a fresh one does, and goes
+    back to ids that the code of schema 0014 reads."""
+    path = tmp_path / "old.db"
+    path.write_bytes(SCHEMA_0014.read_bytes())
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT version_num FROM alembic_version").fetchone() == ("0014",)
+        (before_bytes,) = conn.execute("SELECT SUM(length(successors)) FROM states").fetchone()
+    engine = sa.create_engine(f"sqlite:///{path}")
+    with engine.connect() as conn:
+        before = _every_row(conn)
+    engine.dispose()
+    assert len(before["edges"]) == 643 and _packed_ids(path, 3) == before["edges"]
+    with open_database(str(path)) as db, db.engine.connect() as conn:
+        assert _every_row(conn) == before
+        into = conn.exec_driver_sql("SELECT * FROM edges_in ORDER BY game_id, src, dst").all()
+        assert [tuple(r) for r in into] == before["edges"]
+        widths = conn.exec_driver_sql("SELECT DISTINCT id_width FROM games").all()
+        assert widths == [(2,)]
+        stored = conn.exec_driver_sql("SELECT SUM(length(successors)) FROM states").scalar()
+        assert stored * 3 == before_bytes * 2
+    assert run_json("verify", "--db", str(path))["ok"]
+    run_json("build", "kayles", "12", "--db", str(path))
+    fresh = str(tmp_path / "fresh.db")
+    run_json("build", "kayles", "7", "--db", fresh)  # as the file's was made: 7, then 12
+    run_json("build", "kayles", "12", "--db", fresh)
+    assert dump(str(path), "octal:0.77")["edges"] == dump(fresh, "octal:0.77")["edges"]
+    with open_database(str(path)) as db, db.engine.connect() as conn:
+        after = _every_row(conn)["edges"]
+    with open_database(str(path)) as db, db.engine.begin() as conn:
+        command.downgrade(alembic_config(conn), "0014")
+    assert _packed_ids(path, 3) == after
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT * FROM edges ORDER BY 1, 2, 3").fetchall() == after

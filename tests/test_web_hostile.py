@@ -209,9 +209,10 @@ DAMAGES = [
      "/position?spec=wythoff&p=4,5", []),
     ("key as bytes", "UPDATE states SET key = x'ff00' WHERE {wythoff} AND key = '1,1'",
      "/position?spec=wythoff&p=1,2", []),
-    # the moves are packed in the states' rows, three bytes an id: 999999 is 0F423F
+    # the moves are packed in the states' rows, two bytes an id, each its offset from the
+    # row's id plus 32768: FFFF is state 32767 from state 0
     ("move to no state", "UPDATE states SET successors = CAST(COALESCE(successors, X'') "
-     "|| X'0F423F' AS BLOB) WHERE {wythoff} AND id = 0", "/position?spec=wythoff&p=4,5", []),
+     "|| X'FFFF' AS BLOB) WHERE {wythoff} AND id = 0", "/position?spec=wythoff&p=4,5", []),
     ("count as text", "UPDATE state_counts SET count = 'many' WHERE {nim} AND kind = 'states'",
      "/game?spec=nim", None),
     ("histogram value 'x'",

@@ -16,8 +16,7 @@ import numpy as np
 import sqlalchemy as sa
 
 from explorer.storage.backends.bulk import partitions
-from explorer.storage.rows.moves import CHUNK, distinct
-from explorer.storage.schema.packing import Packed, unpack
+from explorer.storage.rows.moves import CHUNK, distinct, unpacked_rows
 from explorer.storage.tables import states as states_table
 
 #: The count totals and the columns counted by value
@@ -181,7 +180,7 @@ def _unpacked(
     ids = np.array([row[0] for row in rows], dtype=np.int64)
     depths = np.array([row[2] for row in rows], dtype=np.int64)
     blobs = [bytes(row[3] or b"") for row in rows]
-    moves = unpack(Packed.from_blobs(blobs, "fixed", width))
+    moves = unpacked_rows(ids, blobs, width)
     return ids, depths, [row[1] for row in rows], np.repeat(ids, moves.degree), moves.target
 
 

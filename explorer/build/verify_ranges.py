@@ -18,8 +18,7 @@ from explorer.games.base import Game as GameRules
 from explorer.generation.expansion import HeapIndex
 from explorer.generation.tiers import NOTHING_REACHED, heap_rows
 from explorer.storage.backends.bulk import partitions
-from explorer.storage.rows.moves import distinct, ends_of, stored_width
-from explorer.storage.schema.packing import Packed, unpack
+from explorer.storage.rows.moves import distinct, ends_of, stored_width, unpacked_rows
 from explorer.storage.tables import states as states_table
 
 #: A problem found: (state's place in its range, check's place, problem's place in that check,
@@ -72,13 +71,13 @@ class RangeCheck:
         self.terminal = terminal
         width = stored_width(conn, game_id) or 1
         places = np.arange(len(self.ids), dtype=np.int64)
-        moves = unpack(Packed.from_blobs([bytes(b or b"") for b in columns[9]], "fixed", width))
+        moves = unpacked_rows(self.ids, [bytes(b or b"") for b in columns[9]], width)
         src = np.repeat(places, moves.degree)
         order = np.lexsort((moves.target, src))
         #: each move by (src, dst): the place of its source in the range, and its end's id
         self.src, self.dst = src[order], moves.target[order]
         self.moves = len(self.src)
-        moves = unpack(Packed.from_blobs([bytes(b or b"") for b in columns[10]], "fixed", width))
+        moves = unpacked_rows(self.ids, [bytes(b or b"") for b in columns[10]], width)
         #: each move its end's row holds: its source's id, and its end's
         self.back_src, self.back_dst = moves.target, np.repeat(self.ids, moves.degree)
         self.degree = np.bincount(self.src, minlength=len(self.ids))

@@ -11,6 +11,7 @@ of its predecessors, packed in ``games.id_width`` bytes an id, big-endian
 ``dst``) are views that read them as the table of moves did, in plain SQL (SQLite through the
 ``move_slots`` numbers), and ``moves`` reads ``edges`` again. Every game's edge rows are
 packed into the columns, every state and value kept; the downgrade writes the rows back.
+(0015 stores each id as its offset from the row's own id: this one writes and reads ids.)
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ import sqlalchemy as sa
 from alembic import op
 
 from explorer.storage.backends.dialects import dialect_of
-from explorer.storage.rows.moves import add_moves, read_moves
+from explorer.storage.rows.moves import pack_again, read_moves
+from explorer.storage.schema.packing import id_width
 
 revision: str = "0014"
 down_revision: str | None = "0013"
@@ -40,6 +42,8 @@ JOIN states AS b ON b.game_id = e.game_id AND b.id = e.dst
 """
 #: Moves read from the old table at a time, a game's in order.
 CHUNK = 1_000_000
+#: The fewest bytes an id this schema stored.
+WIDTH = 3
 
 
 def _games(conn: sa.Connection) -> list[int]:
@@ -65,9 +69,10 @@ def upgrade() -> None:
         ).all()
         if rows:
             table = np.array(rows, dtype=np.int64)
-            add_moves(conn, game, table[:, 0], table[:, 1])
+            width = max(WIDTH, id_width(int(table.max())))
+            pack_again(conn, game, table[:, 0], table[:, 1], width, offsets=False)
     op.drop_table("edge_rows")
-    for statement in dialect_of(conn).edges_views():
+    for statement in dialect_of(conn).edges_views(offsets=False):
         op.execute(statement)
     op.execute(MOVE_VIEW)
 
@@ -88,7 +93,7 @@ def downgrade() -> None:
     op.create_index("ix_edges_game_id_dst_src", "edges", ["game_id", "dst", "src"], unique=False)
     insert = sa.text("INSERT INTO edges (game_id, src, dst) VALUES (:g, :a, :b)")
     for game in _games(conn):
-        src, dst = read_moves(conn, game)
+        src, dst = read_moves(conn, game, offsets=False)
         for first in range(0, len(src), CHUNK):
             part = slice(first, first + CHUNK)
             conn.execute(

@@ -147,7 +147,7 @@ def packed_copy(
     conn.execute(f"CREATE TABLE IF NOT EXISTS {SLOTS} (n INTEGER PRIMARY KEY)")
     conn.execute(str(ADD_SLOTS), {"have": 0, "need": most})
     if variant == "fixed":
-        for statement in views_sql(sqlite_slots):
+        for statement in views_sql(sqlite_slots, offsets=False):  # ids as they are
             conn.execute(statement)
     conn.execute("COMMIT")
     filling = time.perf_counter() - started
@@ -291,7 +291,7 @@ def _postgres_layouts(conn: Any, samples: int) -> None:
     )
     conn.execute("DROP VIEW moves")
     conn.execute("DROP TABLE edges")
-    for statement in PostgreSQL().edges_views():
+    for statement in PostgreSQL().edges_views(offsets=False):  # ids as they are
         conn.execute(statement)
     # each row written once, whole: no room kept for a second write (migration 0010's 50)
     conn.execute("ALTER TABLE states SET (fillfactor = 100)")

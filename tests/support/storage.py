@@ -119,7 +119,8 @@ def every_row(url: str) -> dict[str, list[tuple[Any, ...]]]:
 def change_move(url: str, game_id: int, src: int, dst: int, *, add: bool) -> None:
     """Add the move `src` -> `dst` of a game, or take it away, behind explorer's back, as a
     user with a SQL shell could: each end's packed column (``games.id_width`` bytes an id,
-    big-endian) read, changed and written back."""
+    big-endian, each the id's offset from the row's own id plus half of what the width
+    holds) read, changed and written back."""
     engine = sa.create_engine(resolve_url(url))
     try:
         with engine.begin() as conn:
@@ -127,7 +128,8 @@ def change_move(url: str, game_id: int, src: int, dst: int, *, add: bool) -> Non
             width = conn.execute(
                 sa.text("SELECT id_width FROM games WHERE id = :g"), params
             ).scalar()
-            width = int(width or 3)
+            width = int(width or 2)
+            bias = 1 << (8 * width - 1)
             for column, state, other in (("successors", src, dst), ("predecessors", dst, src)):
                 where = "WHERE game_id = :g AND id = :s"
                 blob = conn.execute(
@@ -135,14 +137,15 @@ def change_move(url: str, game_id: int, src: int, dst: int, *, add: bool) -> Non
                 ).scalar()
                 blob = bytes(blob or b"")
                 ids = [
-                    int.from_bytes(blob[i : i + width], "big") for i in range(0, len(blob), width)
+                    int.from_bytes(blob[i : i + width], "big") - bias + state
+                    for i in range(0, len(blob), width)
                 ]
                 if add:
                     ids.append(other)
                 else:
                     assert other in ids, (src, dst)  # a damage that changes nothing tests nothing
                     ids.remove(other)
-                changed = b"".join(i.to_bytes(width, "big") for i in ids) or None
+                changed = b"".join((i - state + bias).to_bytes(width, "big") for i in ids) or None
                 conn.execute(
                     sa.text(f"UPDATE states SET {column} = :b {where}"),
                     {**params, "s": state, "b": changed},

@@ -112,9 +112,10 @@ class Dialect:
         no such check: see `checks_integrity`)."""
         return []
 
-    def edges_views(self) -> list[str]:
+    def edges_views(self, *, offsets: bool = True) -> list[str]:
         """The statements that make the ``edges`` and ``edges_in`` views over the packed
-        columns of states (`explorer.storage.tables.edges`)."""
+        columns of states (`explorer.storage.tables.edges.views_sql`; `offsets` False: as
+        schema 0014 stored ids)."""
         raise NotImplementedError
 
     def append_packed(self, column: edges_table.Column) -> str:
@@ -180,8 +181,8 @@ class SQLite(Dialect):
             return [reason(error)]
         return [str(r[0]) for r in found if r[0] != "ok"]
 
-    def edges_views(self) -> list[str]:
-        return edges_table.views_sql(edges_table.sqlite_slots)
+    def edges_views(self, *, offsets: bool = True) -> list[str]:
+        return edges_table.views_sql(edges_table.sqlite_slots, offsets=offsets)
 
     def append_packed(self, column: edges_table.Column) -> str:
         return edges_table.append_packed(column, edges_table.sqlite_append, self.mark)
@@ -220,8 +221,8 @@ class PostgreSQL(Dialect):
         conn.exec_driver_sql(states_table.CREATE_KEY_INDEX)
         return True
 
-    def edges_views(self) -> list[str]:
-        return edges_table.views_sql(edges_table.postgres_slots)
+    def edges_views(self, *, offsets: bool = True) -> list[str]:
+        return edges_table.views_sql(edges_table.postgres_slots, offsets=offsets)
 
     def analyze_states(self, conn: sa.Connection) -> None:
         conn.exec_driver_sql(states_table.ANALYZE)

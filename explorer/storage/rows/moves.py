@@ -1,11 +1,12 @@
 """A game's moves as its states' rows hold them: each state's successors and predecessors,
-packed in fixed width (`explorer.storage.schema.packing`), the width on the game's row.
+packed in fixed width (`explorer.storage.schema.packing`), the width on the game's row; each
+id written as its offset from the id of the state whose row holds it (`relative`).
 
 Writers add moves by appending to the rows of both ends (`add_moves`: one statement a state
 and a direction, no row a move), take them away by rewriting the rows they touch
-(`remove_moves`); readers of every move unpack the columns in numpy (`read_moves`). Ids are
-written in `DEFAULT_WIDTH` bytes until a game has more states than that holds, when its
-columns are packed again, wider (`width_for`).
+(`remove_moves`); readers of every move unpack the columns in numpy (`read_moves`). Offsets
+are written in `DEFAULT_WIDTH` bytes until a move spans more ids than that holds, when the
+game's columns are packed again, wider (`width_for`).
 """
 
 from __future__ import annotations
@@ -20,13 +21,20 @@ import sqlalchemy as sa
 from explorer.adjacency import Adjacency
 from explorer.storage.backends.bulk import partitions
 from explorer.storage.backends.dialects import dialect_of
-from explorer.storage.schema.packing import Packed, id_width, pack, unpack
+from explorer.storage.schema.packing import (
+    Packed,
+    absolute,
+    offset_width,
+    pack,
+    relative,
+    unpack,
+)
 from explorer.storage.tables import edges as edges_table
 from explorer.storage.tables.edges import Column
 
-#: Bytes an id until a game's ids need more: ids of up to 16.7M states, 92 B a state of both
-#: directions stored on the 1M build (see `explorer.storage.schema.packing`).
-DEFAULT_WIDTH = 3
+#: Bytes an id until a game's moves need more: moves spanning up to 32,767 ids (a build in
+#: tiers chooses its width from its blocks of ids; see `explorer.build.tier_manager`).
+DEFAULT_WIDTH = 2
 #: States a statement names at most (its ``IN`` list).
 CHUNK = 5_000
 #: The packed columns and which end of a move (src 0, dst 1) owns each.
@@ -39,49 +47,73 @@ def stored_width(conn: sa.Connection, game_id: int) -> int | None:
     return None if width is None else int(width)
 
 
-def width_for(conn: sa.Connection, game_id: int, largest: int) -> int:
-    """The width that holds ids up to `largest`: the game's, packed again wider if need be."""
+def width_for(conn: sa.Connection, game_id: int, farthest: int) -> int:
+    """The width that holds moves spanning up to `farthest` ids (``|src - dst|``): the
+    game's, packed again wider if need be."""
     width = stored_width(conn, game_id)
-    needs = max(DEFAULT_WIDTH, id_width(largest))
+    needs = max(DEFAULT_WIDTH, offset_width(farthest))
     if width is not None and width >= needs:
         return width
     if width is not None:  # every move of the game, packed again
-        src, dst = read_moves(conn, game_id)
-        conn.execute(edges_table.CLEAR_PACKED, {"g": game_id})
-        conn.execute(edges_table.SET_WIDTH, {"g": game_id, "w": needs})
-        _append(conn, game_id, src, dst, needs)
+        pack_again(conn, game_id, *read_moves(conn, game_id), needs)
         return needs
     conn.execute(edges_table.SET_WIDTH, {"g": game_id, "w": needs})
     return needs
 
 
-def grouped(near: np.ndarray, far: np.ndarray, width: int) -> tuple[list[int], list[bytes]]:
-    """The `far` ids of each distinct `near` id, packed: (near ids, blobs), by near id.
+def pack_again(
+    conn: sa.Connection,
+    game_id: int,
+    src: np.ndarray,
+    dst: np.ndarray,
+    width: int,
+    *,
+    offsets: bool = True,
+) -> None:
+    """Store the moves ``src[i] -> dst[i]``, every move of game `game_id`, in place of those
+    its rows hold, in `width` bytes: as offsets, or with `offsets` False as the ids themselves
+    (how schema 0014 stored them: see its migration and 0015's)."""
+    conn.execute(edges_table.CLEAR_PACKED, {"g": game_id})
+    conn.execute(edges_table.SET_WIDTH, {"g": game_id, "w": width})
+    _append(conn, game_id, src, dst, width, offsets=offsets)
+
+
+def grouped(
+    near: np.ndarray, far: np.ndarray, width: int, *, offsets: bool = True
+) -> tuple[list[int], list[bytes]]:
+    """The `far` ids of each distinct `near` id, packed as the near state's row holds them
+    (`offsets` False: the ids themselves): (near ids, blobs), by near id.
 
     Examples
     --------
-    >>> grouped(np.array([4, 2, 4]), np.array([1, 3, 0]), 1)
-    ([2, 4], [b'\\x03', b'\\x00\\x01'])
+    >>> ids, blobs = grouped(np.array([4, 2, 4]), np.array([1, 3, 0]), 1)
+    >>> ids, [blob.hex() for blob in blobs]
+    ([2, 4], ['81', '7c7d'])
     """
     order = np.lexsort((far, near))
     near, far = near[order], far[order]
     ids, counts = runs(near)
-    blobs = pack(Adjacency.from_degrees(counts, far), "fixed", width).blobs()
+    stored = relative(near, far, width) if offsets else far
+    blobs = pack(Adjacency.from_degrees(counts, stored), "fixed", width).blobs()
     return ids.tolist(), blobs
 
 
-def packed_runs(counts: np.ndarray, ids: np.ndarray, width: int) -> list[bytes | None]:
-    """Each state's `ids` (``counts[s]`` of them, state after state), sorted and packed as its
-    row stores them: a state with none gets None (NULL).
+def packed_runs(
+    counts: np.ndarray, owners: np.ndarray, ids: np.ndarray, width: int
+) -> list[bytes | None]:
+    """The `ids` of each of the states `owners` (``counts[s]`` of them, state after state),
+    sorted and packed as its row stores them: a state with none gets None (NULL).
 
     Examples
     --------
-    >>> packed_runs(np.array([2, 0, 1]), np.array([4, 1, 3]), 1)
-    [b'\\x01\\x04', None, b'\\x03']
+    >>> blobs = packed_runs(np.array([2, 0, 1]), np.array([3, 4, 5]), np.array([4, 1, 3]), 1)
+    >>> [blob and blob.hex() for blob in blobs]
+    ['7e81', None, '7e']
     """
     counts = np.asarray(counts, dtype=np.int64)
     owner = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
-    key = owner << 32 | np.asarray(ids, dtype=np.int64)  # ids are below 2**31
+    stored = relative(np.repeat(np.asarray(owners, dtype=np.int64), counts), ids, width)
+    key = owner << 32 | stored  # offset binary in at most 4 bytes
     key.sort()
     blobs: list[bytes | None] = list(
         pack(Adjacency.from_degrees(counts, key & 0xFFFFFFFF), "fixed", width).blobs()
@@ -102,8 +134,8 @@ def add_moves(
     ``IntegrityError``: another build wrote them, or the rows are damaged)."""
     if not len(src):
         return
-    largest = int(max(src.max(), dst.max()))
-    _append(conn, game_id, src, dst, width_for(conn, game_id, largest), expanded)
+    farthest = int(np.abs(np.asarray(src, np.int64) - dst).max())
+    _append(conn, game_id, src, dst, width_for(conn, game_id, farthest), expanded)
 
 
 def _append(
@@ -113,11 +145,13 @@ def _append(
     dst: np.ndarray,
     width: int,
     expanded: bool = False,
+    *,
+    offsets: bool = True,
 ) -> None:
     dialect = dialect_of(conn)
     for column, end in DIRECTIONS:
         near, far = (src, dst) if end == 0 else (dst, src)
-        ids, blobs = grouped(np.asarray(near), np.asarray(far), width)
+        ids, blobs = grouped(np.asarray(near), np.asarray(far), width, offsets=offsets)
         rows = list(zip(blobs, repeat(game_id), ids))
         longest = None
         if expanded and column == "successors":
@@ -172,17 +206,30 @@ def remove_moves(conn: sa.Connection, game_id: int, src: np.ndarray, dst: np.nda
         for state, ids in _unpacked(conn, game_id, column, near, width):
             pairs = [(state, i) if end == 0 else (i, state) for i in ids]
             kept = [p[1 - end] for p in pairs if p not in gone]
-            rows.append({"g": game_id, "s": state, "b": _blob(kept, width)})
+            rows.append({"g": game_id, "s": state, "b": _blob(state, kept, width)})
         if rows:
             conn.execute(edges_table.set_packed(column), rows)
 
 
-def _blob(ids: list[int], width: int) -> bytes | None:
-    """One state's ids packed (None for none)."""
+def _blob(state: int, ids: list[int], width: int) -> bytes | None:
+    """The ids of state `state`'s row packed (None for none)."""
     if not ids:
         return None
-    one = Adjacency.from_degrees(np.array([len(ids)]), np.array(ids, dtype=np.int64))
+    stored = relative(np.full(len(ids), state), np.array(ids, dtype=np.int64), width)
+    one = Adjacency.from_degrees(np.array([len(ids)]), stored)
     return pack(one, "fixed", width).blobs()[0]
+
+
+def unpacked_rows(
+    owners: np.ndarray, blobs: list[bytes], width: int, *, offsets: bool = True
+) -> Adjacency:
+    """The ids the packed columns `blobs` of the rows of states `owners` hold (as offsets;
+    `offsets` False: as ids): state ``owners[i]``'s are ``.of(i)``, in the order stored."""
+    moves = unpack(Packed.from_blobs(blobs, "fixed", width))
+    if not offsets:
+        return moves
+    near = np.repeat(np.asarray(owners, dtype=np.int64), moves.degree)
+    return Adjacency.from_degrees(moves.degree, absolute(near, moves.target, width))
 
 
 def moves_at(conn: sa.Connection, game_id: int, states: Iterable[int]) -> set[tuple[int, int]]:
@@ -204,16 +251,16 @@ def _unpacked(
     for chunk in _chunks(states):
         rows = conn.execute(edges_table.packed_of(column), {"g": game_id, "ids": chunk}).all()
         for state, blob in rows:
-            ids = unpack(Packed.from_blobs([bytes(blob or b"")], "fixed", width)).target
+            ids = unpacked_rows(np.array([state]), [bytes(blob or b"")], width).target
             yield int(state), ids.tolist()
 
 
 def read_moves(
-    conn: sa.Connection, game_id: int, column: Column = "successors"
+    conn: sa.Connection, game_id: int, column: Column = "successors", *, offsets: bool = True
 ) -> tuple[np.ndarray, np.ndarray]:
     """Every move of game `game_id` as (src, dst) arrays, unpacked in numpy from `column`:
     by (src, dst) from the successors (as a build wrote them), by (dst, src) order of rows
-    from the predecessors."""
+    from the predecessors (`offsets` False: stored as schema 0014 did, see `pack_again`)."""
     width = stored_width(conn, game_id)
     if width is None:
         empty = np.empty(0, dtype=np.int64)
@@ -223,8 +270,9 @@ def read_moves(
     for rows in partitions(conn, edges_table.packed(column), {"g": game_id}):
         ids.append(np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows)))
         blobs += [cast(bytes, row[1]) for row in rows]
-    moves = unpack(Packed.from_blobs(blobs, "fixed", width))
-    near = np.repeat(np.concatenate(ids) if ids else np.empty(0, np.int64), moves.degree)
+    owners = np.concatenate(ids) if ids else np.empty(0, np.int64)
+    moves = unpacked_rows(owners, blobs, width, offsets=offsets)
+    near = np.repeat(owners, moves.degree)
     src, dst = (moves.target, near) if column == "predecessors" else (near, moves.target)
     if len(src) > 1:
         key = src << 32 | dst
@@ -248,7 +296,7 @@ def successors_in_range(
             for state, blob in rows:
                 ids.append(cast(int, state))
                 blobs.append(bytes(cast(bytes, blob)))
-    moves = unpack(Packed.from_blobs(blobs, "fixed", width or 1))
+    moves = unpacked_rows(np.array(ids, dtype=np.int64), blobs, width or 1)
     src = np.repeat(np.array(ids, dtype=np.int64), moves.degree)
     order = np.lexsort((moves.target, src))
     return src[order], moves.target[order]

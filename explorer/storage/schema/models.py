@@ -171,8 +171,9 @@ class StateTable(Base):
     #: for ∞ alone). NULL for a finite value. Such games have no height (NULL).
     escapes: Mapped[str | None] = mapped_column(Text)
     #: The moves from the state and into it: the ids of its successors and of its
-    #: predecessors, each in ``games.id_width`` bytes, big-endian (NULL for none). The views
-    #: ``edges`` and ``edges_in`` read them as a table of moves (migration 0014).
+    #: predecessors, sorted, each as its offset from this state's id plus half of what
+    #: ``games.id_width`` bytes hold, in that many bytes, big-endian (NULL for none). The
+    #: views ``edges`` and ``edges_in`` read them as a table of moves (migrations 0014, 0015).
     successors: Mapped[bytes | None] = mapped_column(LargeBinary)
     predecessors: Mapped[bytes | None] = mapped_column(LargeBinary)
 

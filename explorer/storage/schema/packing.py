@@ -25,6 +25,14 @@ walk over its blob, which no view can push a ``WHERE`` into). Widths grow with t
 bytes from 2**24 states (16.8M) on, which the gaps would halve again; that is the choice to
 measure at 10^8 states.
 
+Since schema 0015 a row holds each id as its offset from the row's own id (`relative`), still
+in fixed width and decoded by the views in plain SQL: a move joins states a build numbers
+near each other (a build in tiers numbers each tier's states in one block, and a move goes to
+a nearby tier), so the width is set by the farthest move rather than by the largest id. The
+1M build, ``--workers 2``, main 62ba4db against the change (load about 2): ids 3 bytes, 101.7
+B a state (``states`` 82.3, of it 9.6 left empty by the B-tree's page splits; the key index
+19.2), against offsets in 2 bytes, 88.2 B a state (``states`` 68.8); ``verify`` passes.
+
 PostgreSQL, the same build (``--postgres``; load 16-21): today 871 B a state (``states`` 240 at
 fill factor 50, ``edges`` with its indexes 632); the moves as ``bytea`` columns of ``states``
 (rows filled whole) 186. The moves of a state through the views 69 µs, into it 62 (the
@@ -101,6 +109,39 @@ def id_width(largest: int) -> int:
     if not 0 <= largest < 2 ** (8 * MAX_WIDTH):
         raise ValueError(f"state id {largest} is outside 0 .. 2**{8 * MAX_WIDTH} - 1")
     return max(1, (int(largest).bit_length() + 7) // 8)
+
+
+def offset_width(farthest: int) -> int:
+    """The fewest whole bytes that hold every offset from -`farthest` to `farthest` as
+    `relative` writes it: a game's width (see `explorer.storage.rows.moves`).
+
+    Examples
+    --------
+    >>> offset_width(0), offset_width(127), offset_width(128), offset_width(8_388_607)
+    (1, 1, 2, 3)
+    """
+    return id_width(2 * abs(int(farthest)) + 1)
+
+
+def relative(owners: Ints, ids: Ints, width: int) -> Ints:
+    """`ids` as the rows of states `owners` hold them in `width` bytes: each one's offset from
+    its owner, plus half of what the width holds (offset binary: never negative, and in the
+    order of the ids). States numbered by tier hold neighbours: the 1M build's offsets take 2
+    bytes where its ids take 3, and the 10^8 build's 3 where its ids take 4.
+
+    Examples
+    --------
+    >>> relative(np.array([5, 5]), np.array([3, 7]), 1).tolist()
+    [126, 130]
+    >>> absolute(np.array([5, 5]), np.array([126, 130]), 1).tolist()
+    [3, 7]
+    """
+    return ids - owners + (1 << (8 * width - 1))
+
+
+def absolute(owners: Ints, values: Ints, width: int) -> Ints:
+    """`relative`'s inverse: the ids that rows of states `owners` hold as `values`."""
+    return values + owners - (1 << (8 * width - 1))
 
 
 def pack(moves: Adjacency, encoding: Encoding, width: int | None = None) -> Packed:

@@ -1,6 +1,7 @@
 """The statements on one game's moves (see `explorer.storage.tables`): each state's row holds
 the ids of its successors and of its predecessors packed (``states.successors`` and
-``states.predecessors``, in ``games.id_width`` bytes an id), and the views ``edges`` and
+``states.predecessors``, in ``games.id_width`` bytes an id, each as its offset from the row's
+own id: `explorer.storage.schema.packing.relative`), and the views ``edges`` and
 ``edges_in`` read them as a table of moves ``src`` -> ``dst``, fast by ``src`` and by ``dst``.
 ``near`` names the column a walk matches and ``far`` the one it follows (``src``/``dst``
 forwards, ``dst``/``src`` back). Whatever reads every move reads the packed columns
@@ -273,7 +274,7 @@ def sqlite_slots(column: str, width: str) -> tuple[str, str]:
 def postgres_slots(column: str, width: str) -> tuple[str, str]:
     """PostgreSQL's `SlotReading`, counting the slots with ``generate_series``."""
     slot = f"substring(s.{column} FROM n * g.{width} + 1 FOR g.{width})"
-    value = f"('x' || lpad(encode({slot}, 'hex'), 8, '0'))::bit(32)::integer"
+    value = f"('x' || lpad(encode({slot}, 'hex'), 8, '0'))::bit(32)::bigint"
     source = (
         f"states AS s JOIN games AS g ON g.id = s.game_id CROSS JOIN LATERAL "
         f"generate_series(0, length(s.{column}) / g.{width} - 1) AS n"
@@ -286,12 +287,15 @@ def views_sql(
     successors: str = "successors",
     predecessors: str = "predecessors",
     width: str = "id_width",
+    *,
+    offsets: bool = True,
 ) -> list[str]:
     """``CREATE VIEW`` statements of `FORWARD_VIEW` and `BACKWARD_VIEW` over the ``fixed``
     blobs of columns `successors` and `predecessors` of ``states``, whose width is column
-    `width` of the state's ``games`` row, each slot read by `read`. Plain SQL: the stock
-    ``sqlite3`` shell and ``psql`` read them (SQLite through `SLOTS`, which must count the ids
-    of the longest blob).
+    `width` of the state's ``games`` row, each slot read by `read`: an offset from the row's
+    own id (`explorer.storage.schema.packing.relative`), or with `offsets` False the id itself
+    (as schema 0014 stored it). Plain SQL: the stock ``sqlite3`` shell and ``psql`` read them
+    (SQLite through `SLOTS`, which must count the ids of the longest blob).
 
     ``SELECT dst FROM edges WHERE game_id = ? AND src = ?`` reads one state's row, and so does
     ``SELECT src FROM edges_in WHERE game_id = ? AND dst = ?``; a scan of every move decodes
@@ -317,7 +321,7 @@ def views_sql(
     >>> _ = conn.executemany(
     ...     "INSERT INTO states VALUES (1, ?, ?, ?)", [(i, *r) for i, r in enumerate(rows)]
     ... )
-    >>> for statement in views_sql(sqlite_slots):
+    >>> for statement in views_sql(sqlite_slots, offsets=False):
     ...     _ = conn.execute(statement)
     >>> conn.execute("SELECT * FROM edges WHERE game_id = 1 AND src = 0").fetchall()
     [(1, 0, 1), (1, 0, 2)]
@@ -330,6 +334,9 @@ def views_sql(
         (BACKWARD_VIEW, predecessors, "dst"),
     ):
         value, source = read(column, width)
+        if offsets:
+            bias = f"(CAST(1 AS BIGINT) << (8 * g.{width} - 1))"
+            value = f"CAST(s.id + ({value}) - {bias} AS INTEGER)"
         ends = f"s.id, {value}" if near == "src" else f"{value}, s.id"
         statements.append(
             f"CREATE VIEW {name} (game_id, src, dst) AS SELECT s.game_id, {ends} FROM {source}"
