@@ -121,31 +121,34 @@ The merged main (443635b: rows written once, verify by ranges) against a58dc66 a
                  91.9 s, 136.6 s, 76 % (30.6, 67.3), 241.1 B/state, 39.1 s (load 2.0)
 
 PostgreSQL 15 (the dev server on loopback, fsync on, shared_buffers 128 MB) beside SQLite,
-main 62ba4db, 1M, alternating; wall and client CPU least-median-most, server CPU the
-seconds of its database's backends:
+1M, alternating; wall and client CPU least-median-most (or each run), server CPU the seconds
+of its database's backends. Main f540d99 (ids stored as offsets), load 0.3-3.3:
 
-    --workers 2  4 rounds, load 3.9-5.6 (--verify none): SQLite 20.6-21.8-25.0 s wall,
-                 15.9-17.3-19.4 s CPU, coordinator 64 %; PostgreSQL 19.3-20.8-22.4 s wall,
-                 14.4-15.9-17.5 s CPU, coordinator 60 % (main thread 5.8, the busiest writer
-                 1.4 against SQLite's 3.5), server 3.0-3.3-3.4 s (2 backends; the shared
-                 processes 0.05 s): PostgreSQL over SQLite 0.95x wall, 0.92x CPU, 1.10x
-                 with the server's; PSS 216-224 MiB against 200-202
-                 3 more rounds, load 1.2-3.8: SQLite 15.4-15.7-27.0 s wall, PostgreSQL
-                 14.9-16.5-18.9 s, server 3.6-3.9-4.2 s: 1.05x wall, 0.91x CPU
-                 round by round, all 7: 0.70-0.96-1.05x wall
-                 reading every move 0.66-1.00 s wall against 1.21-1.55 s (0.84-1.07 s client
-                 CPU); verify 12.3-18.1 s wall against 18.9-20.4 s (server 2.5-3.0 s)
-    --workers 1  2 rounds, load 3.0-5.2: SQLite 18.1, 19.7 s wall, 14.3, 15.6 s CPU;
-                 PostgreSQL 16.0, 23.3 s wall, 10.4, 15.1 s CPU, server 3.0, 4.1 s: 1.04x wall
-                 (0.88x, 1.18x round by round)
-    stored       the same content (keys, values, moves out and in by key) on both;
-                 PostgreSQL 321.5 B/state (states 266.8: its pages half filled, fillfactor
-                 50 of migration 0010; the key index 31.6, the primary key 22.6) against 101.7
-    statements   of 200 ms or more (log_min_duration_statement, one --workers 2 build, 20.7 s
-                 wall): 16 COPYs of a transaction's rows, 0.21-0.36 s each, on 2 connections
-                 in turn; the key index created at the end 1.04 s; ANALYZE 0.23 s
-    The workers do not write: the coordinator's writer threads (one a worker, each on its
-    own connection) COPY every row, committing in turn; the server's part is small.
+    --workers 2  3 rounds: SQLite 14.3-14.8-14.9 s wall, 17.6-18.0-18.1 s CPU, coordinator
+                 64 % (main thread 6.3, writer 3.3); PostgreSQL 12.9-13.2-13.5 s wall,
+                 14.1-14.1-14.2 s CPU, coordinator 61 % (main thread 5.1, the busiest of its
+                 2 writers 1.2), server 2.6-2.7-3.1 s (2 backends; the shared processes under
+                 0.05 s): PostgreSQL over SQLite 0.89x wall (0.87, 0.91, 0.92x round by round),
+                 0.78x CPU, 0.94x with the server's; PSS 214 MiB against 204; reading every
+                 move 1.00-1.14 s wall (0.65 s client CPU) against 0.59-0.74 s; verify
+                 15.3-17.3 s wall (server 2.2-2.4 s) against 11.3-13.2 s
+    --workers 1  2 rounds: SQLite 17.6, 13.8 s wall, 15.5, 12.2 s CPU; PostgreSQL 13.0, 15.2 s
+                 wall, 9.3, 11.2 s CPU, server 2.5, 2.7 s: 0.74x, 1.10x round by round
+    stored       the same content (keys, values, moves out and in by key) on both, and as
+                 on 62ba4db; PostgreSQL 288.6 B/state (states 234.0: its pages half filled,
+                 fillfactor 50 of migration 0010; the key index 31.6, the primary key 22.5)
+                 against 88.2
+
+On 62ba4db (ids as such), load 1.2-5.6: --workers 2, 7 rounds, PostgreSQL over SQLite
+0.70-1.05x wall round by round (medians 20.8 against 21.8 s at load 3.9-5.6, 16.5 against
+15.7 at 1.2-3.8), server 3.0-4.2 s, 321.5 B/state against 101.7; --workers 1, 2 rounds,
+0.88x, 1.18x. Its statements of 200 ms or more (log_min_duration_statement, one --workers 2
+build, 20.7 s wall): 16 COPYs of a transaction's rows, 0.21-0.36 s each, on 2 connections in
+turn; the key index created at the end 1.04 s; ANALYZE 0.23 s.
+
+The workers do not write on PostgreSQL either: the coordinator's writer threads (one a
+worker, each on its own connection) COPY every row, committing in turn; the server's part of
+the build is small (2.6-4.2 s of CPU).
 """
 
 from __future__ import annotations
