@@ -146,6 +146,16 @@ On 62ba4db (ids as such), load 1.2-5.6: --workers 2, 7 rounds, PostgreSQL over S
 build, 20.7 s wall): 16 COPYs of a transaction's rows, 0.21-0.36 s each, on 2 connections in
 turn; the key index created at the end 1.04 s; ANALYZE 0.23 s.
 
+10^8 (843,843,843: 100,558,380 states, 600,854,150 moves), main f540d99 (ids stored as
+offsets), --workers 2 --memory 8192, one run at load 0.9, timed by this script's `timed` (the
+reading of every move left out: it needs more than 10 GB of memory at this size): 1,443 s wall,
+1,592 s CPU: coordinator 1,209 s (main thread 643, writer 457, others 109), 4 processes below
+383.5 s: share 76 % (Amdahl: at most 1.29x on 16 cores, 1.27x on 4 machines of 2 cores, 1.32x
+on any number); largest process 5.46 GiB, tree 5.57 GiB; file 10.86 GB, 108.0 B/state (offsets
+in 3 bytes, ids of 4 in the keys). verify ran 46 min of CPU, beside other work for its last 20,
+and was stopped having checked the states up to id 65M or so: a range's ends lie in other
+tiers' blocks, up to 500k ids away, and are read by lists of ids rather than by one range.
+
 The workers do not write on PostgreSQL either: the coordinator's writer threads (one a
 worker, each on its own connection) COPY every row, committing in turn; the server's part of
 the build is small (2.6-4.2 s of CPU).
