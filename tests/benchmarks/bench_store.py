@@ -152,9 +152,11 @@ reading of every move left out: it needs more than 10 GB of memory at this size)
 1,592 s CPU: coordinator 1,209 s (main thread 643, writer 457, others 109), 4 processes below
 383.5 s: share 76 % (Amdahl: at most 1.29x on 16 cores, 1.27x on 4 machines of 2 cores, 1.32x
 on any number); largest process 5.46 GiB, tree 5.57 GiB; file 10.86 GB, 108.0 B/state (offsets
-in 3 bytes, ids of 4 in the keys). verify ran 46 min of CPU, beside other work for its last 20,
-and was stopped having checked the states up to id 65M or so: a range's ends lie in other
-tiers' blocks, up to 500k ids away, and are read by lists of ids rather than by one range.
+in 3 bytes, ids of 4 in the keys). verify ran 46 min of CPU, beside other work for its last 12,
+and was stopped having checked the states up to id 65M or so. The ends of a range's moves are
+read as one range of ids, but a range of 20,000 states there reaches 56-75k states spread over
+82-126k ids (ranges at 30M, 65M, 90M), against 30k over 30k at the start: each range reads 4-6
+times its own rows again, which may be where the time goes (not measured further).
 
 The workers do not write on PostgreSQL either: the coordinator's writer threads (one a
 worker, each on its own connection) COPY every row, committing in turn; the server's part of
