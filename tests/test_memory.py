@@ -16,19 +16,10 @@ import pytest
 from explorer.games import FAMILIES, load_game
 from explorer.games.heaps import HeapGame
 from explorer.generation.graph import build_graph
-from tests.support.cli import run_json
+from tests.support.cli import INTERRUPTIBLE, run_json
 
 pytestmark = pytest.mark.slow  # whole builds measured in fresh interpreters
 
-#: ``python -m explorer`` with Python's Ctrl-C handler put back: a shell starts a background job
-#: (``nohup pytest ... &``) with SIGINT ignored, its children inherit that, and Python then
-#: leaves it ignored; without this, the test's SIGINT would do nothing.
-INTERRUPTIBLE = (
-    "import runpy, signal, sys; "
-    "signal.signal(signal.SIGINT, signal.default_int_handler); "
-    "sys.argv[0] = 'explorer'; "
-    "runpy.run_module('explorer', run_name='__main__', alter_sys=True)"
-)
 
 #: Runs `explorer build ... --json` in a fresh interpreter; prints its report and the peak
 #: resident memory of that interpreter (kB). VmHWM, not getrusage: Linux carries ru_maxrss

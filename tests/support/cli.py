@@ -66,3 +66,14 @@ def on_a_terminal(*args: str, cwd: Path | None = None) -> tuple[int, bytes]:
         shown += chunk
     os.close(leader)
     return process.wait(timeout=300), shown
+
+
+#: ``python -m explorer`` with Python's Ctrl-C handler put back: a shell starts a background job
+#: (``nohup pytest ... &``) with SIGINT ignored, its children inherit that, and Python then
+#: leaves it ignored; without this, a test's SIGINT would do nothing.
+INTERRUPTIBLE = (
+    "import runpy, signal, sys; "
+    "signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "sys.argv[0] = 'explorer'; "
+    "runpy.run_module('explorer', run_name='__main__', alter_sys=True)"
+)

@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+from tests.support.cli import INTERRUPTIBLE
 from tests.support.environment import REPO
 
 
@@ -77,7 +78,7 @@ def start_server(db_url: str, *extra: str) -> Iterator[Server]:
         os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
     )
     process = subprocess.Popen(
-        [sys.executable, "-c", "from explorer.cli import main; main()", "serve", "--db", db_url]
+        [sys.executable, "-c", INTERRUPTIBLE, "serve", "--db", db_url]  # Ctrl-C stops it
         + ["--port", "0", "--json", *extra],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
