@@ -8,6 +8,14 @@ fixtures live in `tests.support`.
 from __future__ import annotations
 
 import os
+
+# Tests that need a terminal width give COLUMNS to the command they run. One inherited from
+# the runner (pytest-xdist's workers have COLUMNS=80) would be fixed in explorer's console when
+# the CLI is first imported, and every later width asked for would be ignored. So they go
+# before anything below imports the CLI (tests.support.serve does).
+os.environ.pop("COLUMNS", None)
+os.environ.pop("LINES", None)
+
 import shutil
 import uuid
 from collections.abc import Iterator
@@ -24,12 +32,6 @@ from tests.support.browser import Tab
 from tests.support.environment import CHROMIUM_FLAGS, IN_CI, require
 from tests.support.serve import Server
 from tests.support.storage import fresh_url
-
-# Tests that need a terminal width give COLUMNS to the command they run. One inherited from
-# the runner (pytest-xdist's workers have COLUMNS=80) would be fixed in explorer's console when
-# the CLI is first imported, and every later width asked for would be ignored.
-for _name in ("COLUMNS", "LINES"):
-    os.environ.pop(_name, None)
 
 #: Hypothesis profiles shared by every property test: quick while developing, thorough in CI
 #: (CI set), or the one HYPOTHESIS_PROFILE names. No deadline: the machines are shared and slow.
