@@ -21,9 +21,10 @@ from hypothesis import strategies as st
 import explorer
 from explorer import open_database
 from explorer.build import tier_manager as tiered
+from explorer.build.tier_numbering import KeyNumbering, RowNumbering, numbering_for
 from explorer.build.writer import BatchWriter, BuildProgress, Turn
 from explorer.games import load_game
-from explorer.generation.tiers import TierTask, expand_tier
+from explorer.generation.tiers import TierTask, expand_tier, heap_rows, heap_texts
 from tests.support.cli import run, run_json
 from tests.support.environment import REPO
 from tests.support.storage import content
@@ -122,6 +123,39 @@ def test_a_task_is_pure_and_refuses_a_move_that_keeps_the_tier():
     assert all(t < 7 for t in first.tiers)
     with pytest.raises(explorer.errors.RuleError, match="keeps the tier"):
         expand_tier(TierTask("subtraction:1,2", 6, 0, ("3,4",)))
+
+
+def test_a_task_of_rows_finds_what_the_task_of_its_texts_finds():
+    keys = ("3,4", "2,5", "5", "1,1,6")
+    by_keys = expand_tier(TierTask("subtraction:1,2", 8, 0, keys))
+    rows = heap_rows(keys, 3)
+    by_rows = expand_tier(TierTask("subtraction:1,2", 8, 0, (), rows=rows))
+    game = load_game("subtraction:1,2")
+    assert by_rows.keys == [] and by_rows.own == list(keys)
+    assert heap_texts(game, by_rows.rows) == by_keys.keys
+    assert by_rows.counts.tolist() == by_keys.counts.tolist()
+    assert by_rows.targets.tolist() == by_keys.targets.tolist()
+    assert by_rows.tiers == by_keys.tiers
+    # a tier given wrong leaves the heaps' way: the general one names the move
+    with pytest.raises(explorer.errors.RuleError, match="keeps the tier"):
+        expand_tier(TierTask("subtraction:1,2", 6, 0, (), rows=heap_rows(("3,4",), 3)))
+
+
+@pytest.mark.parametrize("position", ["9,10,12", "4,7", "1,1,2,3,5,8"])
+def test_numbering_by_rows_gives_every_state_the_id_numbering_by_texts_gives(
+    tmp_path, monkeypatch, position
+):
+    """The fast path (`RowNumbering`) against the one for every game (`KeyNumbering`)."""
+    ids = []
+    for numbering in (numbering_for, lambda game, root: KeyNumbering()):
+        monkeypatch.setattr(tiered, "numbering_for", numbering)
+        db = tmp_path / f"{len(ids)}.db"
+        with open_database(str(db)) as database:
+            database.game("subtraction:1,2").build(position, workers=2)
+        with sqlite3.connect(db) as conn:
+            ids.append(sorted(conn.execute("SELECT key, id, grundy FROM states")))
+    assert isinstance(numbering_for(load_game("subtraction:1,2"), position), RowNumbering)
+    assert len(ids[0]) > 20 and ids[0] == ids[1]
 
 
 CASES = [

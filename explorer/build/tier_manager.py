@@ -5,8 +5,9 @@ A game whose `explorer.games.base.Game.tier` gives a number no move raises is bu
 sweeps over its tiers. Expansion goes from the highest tier down: once every higher tier is
 expanded, a tier holds all its states, so its slices go to the workers at once
 (`explorer.generation.tiers.expand_tier`, submitted to a `concurrent.futures.Executor`), and
-the coordinator numbers the states they reach and keeps each state's depth (fewest moves from
-the root). Nothing is written yet: each tier's keys and moves go to a scratch file
+the coordinator numbers the states they reach (`explorer.build.tier_numbering`: by their texts,
+or as rows of heaps with numpy) and keeps each state's depth (fewest moves from the root).
+Nothing is written yet: each tier's keys and moves go to a scratch file
 (`explorer.build.scratch.KeptMoves`), and the moves into each lower tier to another, by the
 tier they go into (`explorer.build.scratch.Incoming`). Solving goes from the lowest tier up:
 every move of a tier ends in a lower, solved one, so one call of the solver's kernel gives the
@@ -15,7 +16,7 @@ written once, whole: key, values, final depth, successors and predecessors (pack
 `explorer.storage.rows.moves`).
 
 The coordinator alone writes, and keeps only compact arrays indexed by state id (depth and
-values) and the keys of the tiers still to expand: no process holds every state's key. SQLite
+values) and the states of the tiers still to expand: no process holds every state's key. SQLite
 takes one writer thread; PostgreSQL one a worker, each on a connection of its own, committing
 in turn (`explorer.build.writer.BatchWriter`). Workers hold one slice at a time. A tier's rows
 and its row in the ``tiers`` table are written in one transaction, so a build killed at any
@@ -31,7 +32,6 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
-from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -41,6 +41,7 @@ from explorer.build.arrays import UNKNOWN, Growable
 from explorer.build.options import BuildOptions, BuildReport, ended_status
 from explorer.build.plans import KeyIndexPlan, resident_bytes, sqlite_cache_kib, tiered_spec
 from explorer.build.scratch import Incoming, KeptMoves, TierMoves, by_tier, database_folder
+from explorer.build.tier_numbering import RowNumbering, numbering_for
 from explorer.build.tier_resume import place_blocks, resume
 from explorer.build.tier_worker import Pool, solve_tier
 from explorer.build.writer import BatchWriter, BuildProgress, Turn
@@ -48,10 +49,7 @@ from explorer.errors import DatabaseDamagedError
 from explorer.games.base import Game, Position
 from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.games.specs import GameSpec
-from explorer.generation.tiers import (
-    SLICE_STATES,
-    TierTask,
-)
+from explorer.generation.tiers import SLICE_STATES, TierExpansion
 from explorer.solver import outcome
 from explorer.solver.arrays import MISERE_TERMINAL, NORMAL_TERMINAL
 from explorer.storage.backends.bulk import NewStates, joined_states, writer_for
@@ -139,8 +137,7 @@ class TieredBuilder:
         self.dialect = dialect_of(engine)
         self.root_key = game.format(root)
         self.root_tier = game.tier(root)
-        self.known: dict[str, int] = {}  # keys of the states of tiers still to expand
-        self.waiting: dict[int, tuple[list[int], list[str]]] = {}
+        self.numbering = numbering_for(game, self.root_key)  # the tiers still to expand
         # tiers expanded, not yet solved: in a file beside an SQLite database, on its disk
         folder = database_folder(engine.url.database) if self.dialect.scratch_beside else None
         self.moves = KeptMoves(folder)
@@ -184,7 +181,7 @@ class TieredBuilder:
         self._start()
         # every state is numbered again, in the same order: the rows a build before wrote
         # keep their ids (see `resume`)
-        self._discover([self.root_key], [self.root_tier])  # type: ignore[list-item]
+        self._discover(self.numbering.add(*self._root(), 0))
         self.depth.data[0] = 0
         pool = Pool(self.workers, self.executor)
         try:
@@ -234,51 +231,42 @@ class TieredBuilder:
             pass
 
     # -- numbering ------------------------------------------------------------------------
-    def _discover(self, keys: list[str], tiers: list[int]) -> np.ndarray:
-        """The ids of states reached (`keys`, of `tiers`), numbering the new ones in order."""
-        known = self.known
-        before = self.next_id
-        offset = before - len(known)
-        # a new key gets the next id, from the dict's length as it grows (in C, by map)
-        ids = np.fromiter(
-            map(known.setdefault, keys, map(offset.__add__, map(len, repeat(known)))),
-            dtype=np.int64,
-            count=len(keys),
-        )
-        self.next_id = offset + len(known)
-        if self.next_id > before:
-            for array in (self.depth, self.grundy, self.remote, self.height, self.placed):
-                array.reserve(self.next_id)
-            waiting = self.waiting
-            for at in np.flatnonzero(ids >= before).tolist():
-                tier = tiers[at]
-                if tier not in waiting:
-                    waiting[tier] = ([], [])
-                state_ids, state_keys = waiting[tier]
-                state_ids.append(int(ids[at]))
-                state_keys.append(keys[at])
+    def _root(self) -> tuple[Any, list[int]]:
+        """The root as the numbering takes it: its text, or its row of heaps."""
+        tiers = [self.root_tier or 0]  # a tiered game's root has one
+        if isinstance(self.numbering, RowNumbering):
+            return self.numbering.root_rows(self.root_key), tiers
+        return [self.root_key], tiers
+
+    def _discover(self, ids: np.ndarray) -> np.ndarray:
+        """Make room for the states `ids` numbered (see `explorer.build.tier_numbering`)."""
+        self.next_id = max(self.next_id, int(ids.max(initial=-1)) + 1)
+        for array in (self.depth, self.grundy, self.remote, self.height, self.placed):
+            array.reserve(self.next_id)
         return ids
 
     # -- expansion, highest tier first ----------------------------------------------------
     def _expand(self, pool: Pool) -> None:
         """Expand every tier, highest first, keeping each tier's states and moves and the
         moves into each lower tier in scratch files; nothing is written yet."""
-        while self.waiting:
-            tier = max(self.waiting)
+        numbering = self.numbering
+        while numbering.waiting:
+            tier = max(numbering.waiting)
             began = time.perf_counter()
-            ids, keys = self.waiting.pop(tier)
-            id_array = np.array(ids, dtype=np.int64)
+            id_array, tasks = numbering.pop(tier, self.spec, self._per)
             self.blocks[tier] = self.next_placed
-            self.placed.data[id_array] = np.arange(len(ids)) + self.next_placed
-            self.next_placed += len(ids)
+            self.placed.data[id_array] = np.arange(len(id_array)) + self.next_placed
+            self.next_placed += len(id_array)
             all_counts, all_targets = [], []
             into: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {}
             at = 0
-            for found in pool.run(self._tasks(tier, keys)):
+            results: list[TierExpansion] = []
+            for found in pool.run(tasks):
+                results.append(found)
                 size = len(found.counts)
                 src_ids = id_array[at : at + size]
                 at += size
-                dst = self._discover(found.keys, found.tiers)[found.targets]
+                dst = self._discover(numbering.number(found, self.next_id))[found.targets]
                 src = np.repeat(src_ids, found.counts.astype(np.int64))
                 np.minimum.at(self.depth.data, dst, self.depth.data[src] + 1)
                 if found.tiers:
@@ -286,29 +274,25 @@ class TieredBuilder:
                 all_counts.append(found.counts)
                 all_targets.append(dst.astype(np.int32))
                 by_tier(into, found.tiers, found.targets, dst, src)
-            for key in keys:
-                del self.known[key]
             for end, parts in into.items():
                 self.incoming.add(end, *(np.concatenate(p) for p in zip(*parts, strict=True)))
             counts = np.concatenate(all_counts) if all_counts else np.zeros(0, np.int32)
             targets = np.concatenate(all_targets) if all_targets else np.zeros(0, np.int32)
             seconds = time.perf_counter() - began
+            keys = numbering.texts(tasks, results)
             self.moves[tier] = TierMoves(id_array.astype(np.int32), counts, targets, seconds, keys)
             self.tiers_done += 1
             memory = self.options.memory
-            if memory is not None and self.waiting and resident_bytes() > memory:
+            if memory is not None and numbering.waiting and resident_bytes() > memory:
                 # nothing is written before the tiers are solved: the same command starts over
                 self.stopped_by = "memory"
                 return
 
-    def _tasks(self, tier: int, keys: list[str]) -> list[TierTask]:
-        """The tier's keys in slices, as many for any number of workers (so that states are
-        numbered in the same order: see `resume`), several when it has many states."""
-        per = min(SLICE_STATES, max(MIN_SLICE_STATES, -(-len(keys) // SLICES)))
-        return [
-            TierTask(self.spec, tier, part, tuple(keys[first : first + per]))
-            for part, first in enumerate(range(0, len(keys), per))
-        ]
+    @staticmethod
+    def _per(states: int) -> int:
+        """States a task of a tier of `states`: as many tasks for any number of workers (so
+        that states are numbered in the same order: see `resume`), several for a large tier."""
+        return min(SLICE_STATES, max(MIN_SLICE_STATES, -(-states // SLICES)))
 
     # -- solving, lowest tier first -------------------------------------------------------
     def _solve(self, writer: BatchWriter[Write]) -> None:
@@ -457,12 +441,12 @@ class TieredBuilder:
         )
 
     def _progress(self) -> BuildProgress:
-        known = self.tiers_done + len(self.waiting) * 2 + len(self.moves)
+        known = self.tiers_done + len(self.numbering.waiting) * 2 + len(self.moves)
         return BuildProgress(
             self.values_computed,
             self.edges_new,
             self.values_computed,
-            sum(len(ids) for ids, _ in self.waiting.values()),
+            self.numbering.states(),
             0.0,
             tiers_done=self.tiers_done,
             tiers_total=known,
@@ -484,7 +468,7 @@ class TieredBuilder:
             states_reused=self.first_new,  # an unfinished build's states, continued
             edges_new=self.edges_new,
             values_computed=self.values_computed,
-            frontier=sum(len(ids) for ids, _ in self.waiting.values()),
+            frontier=self.numbering.states(),
             states_stored=int(stored),
             grundy=g if solved else None,
             outcome=outcome(g) if solved else None,

@@ -257,7 +257,7 @@ class HeapIndex:
             results.extend(moves)
         self.move_result = np.concatenate([self.move_result, np.array(results, dtype=np.int64)])
 
-    def _codes(self, rows: np.ndarray) -> np.ndarray:
+    def codes(self, rows: np.ndarray) -> np.ndarray:
         """The rank of each row (of sorted heaps) among all rows."""
         codes: np.ndarray = self.ranks[0][rows[:, 0]]
         for column in range(1, self.width):
@@ -311,24 +311,24 @@ class HeapIndex:
         self.size = 0
         self._append(rows)
         id_array = np.asarray(ids, dtype=np.int64)
-        self._index(self._codes(rows[id_array]), id_array)
+        self._index(self.codes(rows[id_array]), id_array)
 
     def load_rows(self, rows: np.ndarray) -> None:
         """Take states 0, 1, ... as rows of heaps (sorted ascending, zeros first)."""
         self.size = 0
         self._append(rows)
-        self._index(self._codes(rows), np.arange(len(rows), dtype=np.int64))
+        self._index(self.codes(rows), np.arange(len(rows), dtype=np.int64))
 
     def find(self, position: Heaps) -> int | None:
         if len(position) > self.width or (position and max(position) >= self.base):
             return None
-        state = int(self._lookup(self._codes(self._row(position)[None, :]))[0])
+        state = int(self._lookup(self.codes(self._row(position)[None, :]))[0])
         return None if state < 0 else state
 
     def add(self, position: Heaps) -> int:
         row = self._row(position)
         (state,) = self._append(row[None, :])
-        self._index(self._codes(row[None, :]), np.array([state]))
+        self._index(self.codes(row[None, :]), np.array([state]))
         return state
 
     def keys(self, states: range) -> list[str]:
@@ -370,7 +370,7 @@ class HeapIndex:
             ranges(self.move_start[heap], counts)
         ]
         children.sort(axis=1)
-        codes = self._codes(children)
+        codes = self.codes(children)
         # a move reached twice from one state is one edge (the first)
         order = np.lexsort((codes, parent))
         repeat = np.zeros(len(codes), dtype=bool)

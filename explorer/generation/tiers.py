@@ -19,7 +19,7 @@ import os
 import select
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from itertools import repeat
 from typing import Any
@@ -48,10 +48,14 @@ class TierTask:
     part : int
         The slice's number in its tier (slices are taken in this order).
     keys : tuple of str
-        The states, as ``game.format`` writes them.
+        The states, as ``game.format`` writes them (none when `rows` are given).
     loops : bool
         Whether a move may keep the tier (a game whose play may loop); else every move must
         lower it.
+    rows : numpy array or None
+        The states as rows of heaps (`explorer.generation.expansion.HeapIndex`: sorted, zeros
+        first), for a heap game whose moves never split a heap: the expansion then gives the
+        states it reaches as rows too, and the texts of the slice's own states.
     """
 
     spec: str
@@ -59,6 +63,7 @@ class TierTask:
     part: int
     keys: tuple[str, ...]
     loops: bool = False
+    rows: np.ndarray | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -68,7 +73,8 @@ class TierExpansion:
     State i of the task has ``counts[i]`` moves, the next ``counts[i]`` entries of `targets`
     (each state's moves in the order ``game.successors`` lists them, without repeats); a target
     is an index into `keys`, the distinct states reached, in the order first reached, whose
-    tiers are `tiers`.
+    tiers are `tiers`. A task given as `TierTask.rows` gets the states reached as `rows`
+    instead of `keys`, and its own states' texts as `own` (else empty).
     """
 
     tier: int
@@ -77,6 +83,8 @@ class TierExpansion:
     targets: np.ndarray
     keys: list[str]
     tiers: list[int]
+    rows: np.ndarray | None = None
+    own: list[str] = field(default_factory=list)
 
     @property
     def moves(self) -> int:
@@ -141,6 +149,13 @@ def expand_tier(task: TierTask) -> TierExpansion:
     found = _expand_heaps(game, task)
     if found is not None:
         return found
+    if task.rows is not None:  # a move the heap path refused: the general way names it
+        own = heap_texts(game, task.rows)
+        found = expand_tier(replace(task, keys=tuple(own), rows=None))
+        width = task.rows.shape[1]
+        rows = heap_rows(tuple(found.keys), width)
+        assert rows is not None, "a heap game's keys are rows of heaps"
+        return replace(found, keys=[], rows=rows, own=own)
     positions = list(map(game.parse, task.keys))
     index: dict[Any, int] = {}
     number = index.setdefault
@@ -172,10 +187,10 @@ def _expand_heaps(game: Game[Any], task: TierTask) -> TierExpansion | None:
     None for other games, and when a move does not lower the tier (the general way then
     names it)."""
     heaps = game.heap_rules()
-    if heaps is None or heaps.splits or not heaps.plain_keys or not task.keys:
+    if heaps is None or heaps.splits or not heaps.plain_keys:
         return None
-    rows = heap_rows(task.keys)
-    if rows is None:
+    rows = task.rows if task.rows is not None else heap_rows(task.keys) if task.keys else None
+    if rows is None or not len(rows):
         return None
     size, width = rows.shape
     # codes kept in sorted runs, not a lookup table: a slice touches a page of the table per
@@ -193,25 +208,37 @@ def _expand_heaps(game: Game[Any], task: TierTask) -> TierExpansion | None:
     if len(tiers) and int(tiers.max()) >= task.tier:
         return None
     counts = np.bincount(step.src, minlength=size).astype(np.int32)
-    return TierExpansion(
-        task.tier,
-        task.part,
-        counts,
-        (step.dst - size).astype(np.int32),
-        index.keys(range(size, index.size)),
-        tiers.tolist(),
-    )
+    targets = (step.dst - size).astype(np.int32)
+    if task.rows is None:
+        keys = index.keys(range(size, index.size))
+        return TierExpansion(task.tier, task.part, counts, targets, keys, tiers.tolist())
+    own = index.keys(range(size))
+    return TierExpansion(task.tier, task.part, counts, targets, [], tiers.tolist(), rows, own)
 
 
-def heap_rows(keys: tuple[str, ...]) -> np.ndarray | None:
+def heap_texts(game: Game[Any], rows: np.ndarray) -> list[str]:
+    """The canonical texts of rows of heaps (sorted, zeros first) of a heap game whose moves
+    never split a heap."""
+    if not len(rows):
+        return []
+    index = HeapIndex.of_shape(game, rows.shape[1], 1 + int(rows.max()), table_bytes=0)
+    assert index is not None, "rows of heaps come from a heap game's index"
+    index.load_rows(rows)
+    return index.keys(range(len(rows)))
+
+
+def heap_rows(keys: tuple[str, ...], width: int = 0) -> np.ndarray | None:
     """Canonical heap keys (``"3,4,5"``, ``"0"``) as rows of heaps, zeros first, read by one
-    split of their joined text; None when a key is not such a text."""
+    split of their joined text, at least `width` heaps wide; None when a key is not such a
+    text."""
+    if not keys:
+        return np.zeros((0, width), dtype=np.int64)
     try:
         flat = np.array(",".join(keys).split(","), dtype=np.int64)
     except ValueError:
         return None
     lengths = np.array([key.count(",") + 1 for key in keys], dtype=np.int64)
-    width = int(lengths.max())
+    width = max(width, int(lengths.max()))
     rows = np.zeros((len(keys), width), dtype=np.int64)
     # each key's heaps fill the right end of its row (sorted ascending, zeros first)
     ends = np.cumsum(lengths)
