@@ -525,7 +525,7 @@ def test_heap_codes_rank_every_sorted_row_once_from_zero(width, base):
     # and the codes are exactly 0 .. C(base + width - 1, width) - 1 (a dense table's size)
     index = HeapIndex(load_game("nim"), width=width, base=base)
     rows = np.array(list(combinations_with_replacement(range(base), width)), dtype=np.int32)
-    codes = index._codes(rows)
+    codes = index.codes(rows)
     assert sorted(codes.tolist()) == list(range(comb(base + width - 1, width)))
     assert index.dense is not None and len(index.dense) == len(rows)
 

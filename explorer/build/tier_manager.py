@@ -31,7 +31,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -43,6 +42,7 @@ from explorer.build.plans import KeyIndexPlan, resident_bytes, sqlite_cache_kib,
 from explorer.build.scratch import Incoming, KeptMoves, TierMoves, by_tier, database_folder
 from explorer.build.tier_numbering import RowNumbering, numbering_for
 from explorer.build.tier_resume import place_blocks, resume
+from explorer.build.tier_rows import Shards, TierRows, Write
 from explorer.build.tier_worker import Pool, solve_tier
 from explorer.build.writer import BatchWriter, BuildProgress, Turn
 from explorer.errors import DatabaseDamagedError
@@ -52,15 +52,15 @@ from explorer.games.specs import GameSpec
 from explorer.generation.tiers import SLICE_STATES, TierExpansion
 from explorer.solver import outcome
 from explorer.solver.arrays import MISERE_TERMINAL, NORMAL_TERMINAL
-from explorer.storage.backends.bulk import NewStates, joined_states, writer_for
+from explorer.storage.backends.bulk import writer_for
 from explorer.storage.backends.dialects import dialect_of
 from explorer.storage.backends.engine import reading, writing
+from explorer.storage.backends.shards import fold_shard
 from explorer.storage.rows.counts import add_counts, histogram, solved_counts, stored_states
 from explorer.storage.rows.moves import (
     DEFAULT_WIDTH,
     DIRECTIONS,
     ensure_slots,
-    packed_runs,
     width_for,
 )
 from explorer.storage.rows.records import (
@@ -91,29 +91,6 @@ COMMIT_STATES = 50_000
 CHECK_CHUNK = 5_000
 
 
-@dataclass
-class Write:
-    """One transaction of a build in tiers (`BatchWriter` writes it on its thread): the rows
-    of tiers solved, each written once, whole, and those tiers recorded done."""
-
-    progress: BuildProgress
-    rows: list[NewStates] = field(default_factory=list)
-    #: Each tier written: its number, states, moves, seconds to expand and to solve.
-    tiers: list[tuple[str, int, int, float, float]] = field(default_factory=list)
-    counts: BuildCounts | None = None
-    last: bool = False
-    #: Drop the unique key index before writing (see `KeyIndexPlan`).
-    drop_key_index: bool = False
-    #: What the rows add to the game's counts (see `explorer.storage.rows.counts`).
-    tallies: list[tuple[str, str, int]] = field(default_factory=list)
-    #: The longest packed column of the rows, in bytes (see `ensure_slots`).
-    longest: int = 0
-
-    @property
-    def states(self) -> int:
-        return sum(map(len, self.rows))
-
-
 class TieredBuilder:
     """One build in tiers of a position of a game (see the module's notes)."""
 
@@ -140,8 +117,10 @@ class TieredBuilder:
         self.numbering = numbering_for(game, self.root_key)  # the tiers still to expand
         # tiers expanded, not yet solved: in a file beside an SQLite database, on its disk
         folder = database_folder(engine.url.database) if self.dialect.scratch_beside else None
+        self.folder = folder
         self.moves = KeptMoves(folder)
         self.incoming = Incoming(folder)  # the moves into each tier not yet solved
+        self.shards: Shards | None = None  # where workers write the rows, when they do
         #: Tiers a build before solved and wrote (a build continued: see `resume`).
         self.solved_before: set[int] = set()
         self.width = DEFAULT_WIDTH  # bytes a packed id, set once every state is numbered
@@ -184,6 +163,8 @@ class TieredBuilder:
         self._discover(self.numbering.add(*self._root(), 0))
         self.depth.data[0] = 0
         pool = Pool(self.workers, self.executor)
+        if self.dialect.folds_shards and self.executor is None and self.workers > 1:
+            self.shards = Shards(self.folder, pool)
         try:
             # PostgreSQL takes a transaction a worker at once (see `BatchWriter`)
             writers = self.dialect.writers(self.workers)
@@ -199,6 +180,8 @@ class TieredBuilder:
             raise
         finally:
             pool.close()
+            if self.shards is not None:
+                self.shards.close()
             self.moves.close()
             self.incoming.close()
         return self._report()
@@ -335,7 +318,7 @@ class TieredBuilder:
 
     def _rows(
         self, moves: TierMoves, into: np.ndarray, sources: np.ndarray
-    ) -> tuple[NewStates, int]:
+    ) -> tuple[TierRows, int]:
         """A solved tier's rows, and the most ids one of their columns holds: `into` and
         `sources`, the moves into the tier, sorted by `into` (states as found: their rows'
         ids are `placed`)."""
@@ -345,25 +328,24 @@ class TieredBuilder:
         assert int(found.sum()) == len(into), "a move into a tier ends at one of its states"
         g, r, h = self.grundy.data[ids], self.remote.data[ids], self.height.data[ids]
         placed = self.placed.data
-        rows = NewStates(
-            self.game_id,
-            self.build_id,
+        rows = TierRows(
             placed[ids],
             moves.keys,
             self.depth.data[ids].astype(np.int64),
-            np.ones(len(ids), dtype=bool),
             g,
             r,
             h,
-            packed_runs(moves.counts, placed[ids], placed[moves.targets], self.width),
-            packed_runs(found, placed[ids], placed[sources], self.width),
+            moves.counts,
+            placed[moves.targets],
+            found,
+            placed[sources],
         )
         return rows, int(max(moves.counts.max(initial=0), found.max(initial=0)))
 
     def _submit(self, writer: BatchWriter[Write], write: Write) -> None:
         """Count what `write` adds and hand it to the writer."""
         if write.states:
-            write.rows = [joined_states(write.rows)]  # in id order: see `place_blocks`
+            write.rows = [TierRows.joined(write.rows)]  # in id order: see `place_blocks`
             rows = write.rows[0]
             g, r, h = rows.grundy, rows.remoteness, rows.height
             write.tallies = [("states", "", len(g)), ("expanded", "", len(g))]
@@ -372,6 +354,8 @@ class TieredBuilder:
         write.progress = self._progress()
         write.counts = self._counts()
         write.drop_key_index = self.key_index.drop_now(self.next_id - self.first_new)
+        if self.shards is not None and write.states:
+            self.shards.submit(write, self.game_id, self.build_id, self.width)
         writer.submit(write)
         if write.drop_key_index:
             # dropping the index waits for every open transaction on the states: the next
@@ -396,7 +380,8 @@ class TieredBuilder:
         """Write one transaction (on a writer thread): the rows first, then, its turn come,
         what every transaction of the build updates (the game's counts, the build's row)."""
         game_id = self.game_id
-        with writing(self.engine) as conn:
+        shard = Shards.written(write)
+        with writing(self.engine, shard) as conn:
             cache_kib = sqlite_cache_kib(
                 self.options.memory, self.next_id, key_index=not self.key_index.dropped
             )
@@ -404,10 +389,13 @@ class TieredBuilder:
             if write.drop_key_index:
                 turn()  # no other transaction of the build is open
                 drop_key_index(conn)
-            writer = writer_for(conn)
-            for rows in write.rows:
+            if shard is not None:
+                fold_shard(conn)
+            for rows in write.rows if shard is None else ():
                 if len(rows):
-                    writer.insert_new_states(rows)
+                    writer_for(conn).insert_new_states(
+                        rows.packed(game_id, self.build_id, self.width)
+                    )
             turn()
             for column, _ in DIRECTIONS:
                 ensure_slots(conn, game_id, column, [], self.width, write.longest)

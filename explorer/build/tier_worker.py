@@ -7,10 +7,11 @@ tier manager's (`explorer.build.tier_manager`).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing.context import BaseContext
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -19,6 +20,8 @@ from explorer.build.scratch import TierMoves
 from explorer.errors import WorkerPoolError
 from explorer.generation.tiers import TierExpansion, TierTask, end_with, expand_tier
 from explorer.solver.arrays import level_values
+
+T = TypeVar("T")
 
 #: Times a tier's tasks are submitted again after the worker pool broke (a worker killed).
 RETRIES = 3
@@ -78,6 +81,20 @@ class Pool:
                 continue
             yield from results
             return
+
+    def submit(self, task: Callable[..., T], *args: Any) -> Future[T]:
+        """Run ``task(*args)`` on a worker: on the pool (started again if a worker died)."""
+        for attempt in range(2):
+            if self.executor is None:
+                self.executor = self._start()
+            try:
+                return self.executor.submit(task, *args)
+            except BrokenProcessPool:
+                if self.given is not None or attempt:
+                    raise
+                self.executor.shutdown(wait=False, cancel_futures=True)
+                self.executor = None
+        raise AssertionError("unreachable")
 
     def close(self) -> None:
         if self.given is None and self.executor is not None:

@@ -151,27 +151,6 @@ class NewStates:
         )
 
 
-def joined_states(parts: list[NewStates]) -> NewStates:
-    """The rows of `parts` (whole rows of one game and build) one after the other."""
-
-    def joined(column: str) -> np.ndarray:
-        return np.concatenate([getattr(p, column) for p in parts])
-
-    return NewStates(
-        parts[0].game_id,
-        parts[0].build_id,
-        joined("ids"),
-        [key for p in parts for key in p.keys],
-        joined("depth"),
-        joined("expanded"),
-        joined("grundy"),
-        joined("remoteness"),
-        joined("height"),
-        [blob for p in parts for blob in p.successors or ()],
-        [blob for p in parts for blob in p.predecessors or ()],
-    )
-
-
 def _with_nulls(values: np.ndarray, missing: np.ndarray) -> list[object]:
     """``values`` as Python objects, None where ``missing``."""
     column = values.astype(object)

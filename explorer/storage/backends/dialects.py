@@ -74,6 +74,9 @@ class Dialect:
     #: Whether its ``edges`` views read the slots table (`explorer.storage.tables.edges.SLOTS`),
     #: which must then count the ids of the longest packed column.
     reads_slots: ClassVar[bool] = False
+    #: Whether a build's workers write its rows into shard files the database takes in
+    #: whole (`explorer.storage.backends.shards`): a local file's single writer.
+    folds_shards: ClassVar[bool] = False
 
     def prepare_file(self, engine: Engine) -> None:
         """Settings kept in the database itself, made once it is found to be explorer's,
@@ -142,6 +145,7 @@ class SQLite(Dialect):
     scratch_beside = True
     owns_file = True
     reads_slots = True
+    folds_shards = True
     INDEX_COUNT = "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = :name"
 
     def prepare_file(self, engine: Engine) -> None:

@@ -39,6 +39,7 @@ from explorer.errors import (
 from explorer.notices import say
 from explorer.storage.backends.dialects import dialect_of
 from explorer.storage.backends.errors import database_error, dbapi_errors, reason
+from explorer.storage.backends.shards import attached
 from explorer.storage.schema.migrations import alembic_config, known_revision
 from explorer.storage.schema.models import EDGES_IN_VIEW, EDGES_VIEW, Base
 
@@ -283,15 +284,21 @@ def _read_only_uri(path: Path) -> str:
 
 
 @contextmanager
-def writing(engine: Engine) -> Iterator[sa.Connection]:
+def writing(engine: Engine, shard: Path | None = None) -> Iterator[sa.Connection]:
     """A write transaction, committed at the end of the block (rolled back on an error).
 
     On SQLite it begins ``IMMEDIATE``: it takes the write lock at once, waiting up to the busy
     timeout while another writer finishes, instead of starting as a reader and failing at its
-    first write ("database is locked") when another writer got there first.
+    first write ("database is locked") when another writer got there first. A `shard` file
+    is attached to it first (`explorer.storage.backends.shards`).
     """
-    with engine.execution_options(explorer_writes=True).begin() as connection:
-        yield connection
+    if shard is None:
+        with engine.execution_options(explorer_writes=True).begin() as connection:
+            yield connection
+        return
+    with engine.execution_options(explorer_writes=True).connect() as connection:
+        with attached(connection, shard), connection.begin():
+            yield connection
 
 
 @contextmanager

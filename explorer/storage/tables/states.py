@@ -226,6 +226,23 @@ def copy_in(columns: Sequence[str]) -> str:
     return f"COPY states ({', '.join(columns)}) FROM STDIN"
 
 
+#: A shard: a file of new states' rows a worker writes, beside an SQLite database, for the
+#: database to take in one statement (`FOLD_SHARD`). A rowid table: rows kept in id order.
+SHARD_COLUMNS = (
+    "game_id, build_id, value_build_id, expanded, id, key, depth, grundy, outcome, remoteness, "
+    "height, successors, predecessors"
+)
+CREATE_SHARD = (
+    "CREATE TABLE states (id INTEGER PRIMARY KEY, game_id INTEGER, build_id INTEGER, "
+    "value_build_id INTEGER, expanded BOOLEAN, key TEXT, depth INTEGER, grundy INTEGER, "
+    "outcome TEXT, remoteness INTEGER, height INTEGER, successors BLOB, predecessors BLOB)"
+)
+#: Take every row of the shard attached as ``shard``, in id order.
+FOLD_SHARD = (
+    f"INSERT INTO main.states ({SHARD_COLUMNS}) SELECT {SHARD_COLUMNS} FROM shard.states "
+    "ORDER BY id"
+)
+
 #: Flag the states of game ``:g`` with ids ``:first`` to ``:last`` expanded (``:yes``).
 MARK_EXPANDED = sa.text(
     "UPDATE states SET expanded = :yes WHERE game_id = :g AND id BETWEEN :first AND :last"
