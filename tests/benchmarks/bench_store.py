@@ -226,6 +226,9 @@ print(json.dumps({
 """
 
 
+#: Whether each build is read back (`CONTENT`, `READ_MOVES`); ``--no-read-back`` skips it.
+READ_BACK = True
+
 #: A game's stored content in a fresh process of the checkout (``python -c`` with the
 #: database's path or URL and the spec), as JSON: its states and moves counted, and one digest
 #: of every state's key and values and every move (both the ``edges`` and the ``edges_in``
@@ -563,13 +566,14 @@ def build(
         else sum(path.stat().st_size for path in folder.glob(f"{Path(db).name}*")),
         "parts": parts,
     }
-    content = json.loads(python(checkout, CONTENT, db, SPEC))
-    assert (content["states"], content["moves"]) == (states, record["edges"]), content
-    assert content["transpose"], f"the moves into states are not the moves out: {content}"
-    record["content"] = content["digest"]
-    read = json.loads(python(checkout, READ_MOVES, db, SPEC))
-    assert read["moves"] == record["edges"], (read, record["edges"])
-    record["read_moves"], record["read_moves_cpu"] = read["seconds"], read["cpu"]
+    if READ_BACK:
+        content = json.loads(python(checkout, CONTENT, db, SPEC))
+        assert (content["states"], content["moves"]) == (states, record["edges"]), content
+        assert content["transpose"], f"the moves into states are not the moves out: {content}"
+        record["content"] = content["digest"]
+        read = json.loads(python(checkout, READ_MOVES, db, SPEC))
+        assert read["moves"] == record["edges"], (read, record["edges"])
+        record["read_moves"], record["read_moves_cpu"] = read["seconds"], read["cpu"]
     if verify:
         check = [sys.executable, "-m", "explorer", "verify", SPEC, "--db", db]
         checked = timed([*check, "--max-seconds", "0", "--json"], env, folder, server)
@@ -716,12 +720,20 @@ def main() -> None:
         metavar="URL",
         help="also build each into a fresh database on this PostgreSQL server (on this machine)",
     )
+    parser.add_argument(
+        "--no-read-back",
+        action="store_true",
+        help="skip reading each build back (its content digest and every move): at 10^8 "
+        "states that takes hours of Python",
+    )
     parser.add_argument("--out", type=Path, help="append each run to this JSON-lines file")
     parser.add_argument("--summary", type=Path, help="print the table of a JSON-lines file")
     args = parser.parse_args()
     if args.summary is not None:
         summary([json.loads(text) for text in args.summary.read_text().splitlines() if text])
         return
+    global READ_BACK
+    READ_BACK = not args.no_read_back
     if not args.checkouts:
         parser.error("give at least one explorer checkout")
     side = SIZES[args.size]
