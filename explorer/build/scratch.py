@@ -29,16 +29,20 @@ def database_folder(database: str | None) -> Path | None:
     return Path(database).absolute().parent
 
 
+#: A tier's states: their texts, or their rows of heaps (`explorer.build.tier_numbering`).
+Keys = list[str] | np.ndarray
+
+
 @dataclass
 class TierMoves:
     """One expanded tier: its states in order, their move counts, the ends, the seconds its
-    expansion took and its states' keys."""
+    expansion took and its states' keys (texts or rows)."""
 
     ids: np.ndarray
     counts: np.ndarray
     targets: np.ndarray
     seconds: float = 0.0
-    keys: list[str] = field(default_factory=list)
+    keys: Keys = field(default_factory=list)
 
 
 class Spill:
@@ -82,8 +86,8 @@ class Spill:
 class KeptMoves:
     """The expanded tiers not yet solved, by tier, kept in a temporary file rather than in
     memory: every tier is expanded before the lowest is solved, so they are all kept at once,
-    four bytes a state and a move and the states' keys. A tier's are read back, whole, when
-    it is solved.
+    four bytes a state and a move and the states' keys (texts, or rows of heaps of four bytes
+    a heap). A tier's are read back, whole, when it is solved.
 
     Examples
     --------
@@ -96,27 +100,41 @@ class KeptMoves:
     ([5, 6], [2, 0], [7, 8], 0.5)
     >>> moves.keys, bool(kept)
     (['a', 'é'], False)
+    >>> kept[2] = TierMoves(np.array([7]), np.array([0]), np.array([]), 0.1, np.array([[1, 4]]))
+    >>> kept.pop(2).keys.tolist()
+    [[1, 4]]
     >>> kept.close()
     """
 
     def __init__(self, folder: Path | None = None) -> None:
         self.spill = Spill(folder)
-        #: Each tier's place in the file: offset, states, moves, bytes of keys, seconds.
-        self.places: dict[int, tuple[int, int, int, int, float]] = {}
+        #: Each tier's place in the file: offset, states, moves, bytes of keys, heaps a row
+        #: (0: the keys are texts), seconds.
+        self.places: dict[int, tuple[int, int, int, int, int, float]] = {}
 
     def __setitem__(self, tier: int, moves: TierMoves) -> None:
-        lengths = np.fromiter(map(len, moves.keys), dtype=np.int32, count=len(moves.keys))
-        text = "".join(moves.keys).encode()
-        arrays = (moves.ids, moves.counts, moves.targets, lengths)
+        keys, width = moves.keys, 0
+        if isinstance(keys, np.ndarray):
+            width = keys.shape[1]
+            text = np.asarray(keys, dtype=np.int32).tobytes()
+            arrays: tuple[np.ndarray, ...] = (moves.ids, moves.counts, moves.targets)
+        else:
+            lengths = np.fromiter(map(len, keys), dtype=np.int32, count=len(keys))
+            text = "".join(keys).encode()
+            arrays = (moves.ids, moves.counts, moves.targets, lengths)
         at = self.spill.write(*(np.asarray(a, dtype=np.int32).tobytes() for a in arrays), text)
-        self.places[tier] = (at, len(moves.ids), len(moves.targets), len(text), moves.seconds)
+        states, edges = len(moves.ids), len(moves.targets)
+        self.places[tier] = (at, states, edges, len(text), width, moves.seconds)
 
     def pop(self, tier: int) -> TierMoves:
-        at, states, edges, text, seconds = self.places.pop(tier)
-        numbers = 4 * (3 * states + edges) if states else 0
+        at, states, edges, text, width, seconds = self.places.pop(tier)
+        numbers = 4 * ((2 if width else 3) * states + edges) if states else 0
         data = np.frombuffer(self.spill.read(at, numbers), dtype=np.int32)
         ids, counts = data[:states], data[states : 2 * states]
         targets, lengths = data[2 * states : 2 * states + edges], data[2 * states + edges :]
+        if width:
+            rows = np.frombuffer(self.spill.read(at + numbers, text), dtype=np.int32)
+            return TierMoves(ids, counts, targets, seconds, rows.reshape(states, width))
         keys = self.spill.read(at + numbers, text).decode()
         ends = [0, *accumulate(lengths.tolist())]
         every = [keys[a:b] for a, b in zip(ends, ends[1:], strict=False)]
@@ -178,7 +196,7 @@ class Incoming:
 
 def by_tier(
     into: dict[int, list[tuple[np.ndarray, np.ndarray]]],
-    tiers: list[int],
+    tiers: np.ndarray | list[int],
     targets: np.ndarray,
     dst: np.ndarray,
     src: np.ndarray,

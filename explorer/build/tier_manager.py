@@ -42,7 +42,7 @@ from explorer.build.plans import KeyIndexPlan, resident_bytes, sqlite_cache_kib,
 from explorer.build.scratch import Incoming, KeptMoves, TierMoves, by_tier, database_folder
 from explorer.build.tier_numbering import RowNumbering, numbering_for
 from explorer.build.tier_resume import place_blocks, resume
-from explorer.build.tier_rows import Shards, TierRows, Write
+from explorer.build.tier_rows import Shards, TierRows, Write, as_texts
 from explorer.build.tier_worker import Pool, solve_tier
 from explorer.build.writer import BatchWriter, BuildProgress, Turn
 from explorer.errors import DatabaseDamagedError
@@ -252,8 +252,9 @@ class TieredBuilder:
                 dst = self._discover(numbering.number(found, self.next_id))[found.targets]
                 src = np.repeat(src_ids, found.counts.astype(np.int64))
                 np.minimum.at(self.depth.data, dst, self.depth.data[src] + 1)
-                if found.tiers:
-                    self.lowest[tier] = min(self.lowest.get(tier, tier), min(found.tiers))
+                if len(found.tiers):
+                    lowest = int(found.tiers.min())
+                    self.lowest[tier] = min(self.lowest.get(tier, tier), lowest)
                 all_counts.append(found.counts)
                 all_targets.append(dst.astype(np.int32))
                 by_tier(into, found.tiers, found.targets, dst, src)
@@ -262,7 +263,7 @@ class TieredBuilder:
             counts = np.concatenate(all_counts) if all_counts else np.zeros(0, np.int32)
             targets = np.concatenate(all_targets) if all_targets else np.zeros(0, np.int32)
             seconds = time.perf_counter() - began
-            keys = numbering.texts(tasks, results)
+            keys = numbering.kept(tasks)
             self.moves[tier] = TierMoves(id_array.astype(np.int32), counts, targets, seconds, keys)
             self.tiers_done += 1
             memory = self.options.memory
@@ -355,7 +356,7 @@ class TieredBuilder:
         write.counts = self._counts()
         write.drop_key_index = self.key_index.drop_now(self.next_id - self.first_new)
         if self.shards is not None and write.states:
-            self.shards.submit(write, self.game_id, self.build_id, self.width)
+            self.shards.submit(write, self.game_id, self.build_id, self.width, self.spec)
         writer.submit(write)
         if write.drop_key_index:
             # dropping the index waits for every open transaction on the states: the next
@@ -369,7 +370,8 @@ class TieredBuilder:
                 ids = self.placed.data[moves.ids[first : first + CHECK_CHUNK]].tolist()
                 params = {"g": self.game_id, "ids": ids}
                 stored = {i: k for i, k in conn.execute(states_table.KEYS_OF, params)}
-                if [stored.get(i) for i in ids] != moves.keys[first : first + CHECK_CHUNK]:
+                kept = as_texts(self.game, moves.keys[first : first + CHECK_CHUNK])
+                if [stored.get(i) for i in ids] != kept:
                     raise DatabaseDamagedError(
                         f"the unfinished build of {self.game.spec} stored states this build "
                         "numbers otherwise: delete the game's rows and build it again"
@@ -394,7 +396,7 @@ class TieredBuilder:
             for rows in write.rows if shard is None else ():
                 if len(rows):
                     writer_for(conn).insert_new_states(
-                        rows.packed(game_id, self.build_id, self.width)
+                        rows.packed(game_id, self.build_id, self.width, self.game)
                     )
             turn()
             for column, _ in DIRECTIONS:

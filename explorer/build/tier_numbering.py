@@ -9,8 +9,9 @@ handed to the workers, nothing reaches its states again.
 Two ways, one numbering: `KeyNumbering` keeps states by their texts in a dict, for every game;
 `RowNumbering`, for a heap game whose moves never split a heap, keeps them as rows of heaps
 and finds them by their codes (`explorer.generation.expansion.HeapIndex`) in sorted arrays, a
-tier's at a time, with numpy. Its workers get and give rows, not texts, and write the texts
-of the states they expand. A test checks that both give every state the same id.
+tier's at a time, with numpy. Its workers get and give rows, not texts, and the rows are
+kept until the workers that write them write their texts (`explorer.build.tier_rows`). A test
+checks that both give every state the same id.
 """
 
 from __future__ import annotations
@@ -21,10 +22,12 @@ from typing import Any
 
 import numpy as np
 
+from explorer.build.scratch import Keys
 from explorer.games.base import Game
 from explorer.generation.expansion import HeapIndex
 from explorer.generation.sorted_runs import Run, find_sorted, push_run
 from explorer.generation.tiers import TierExpansion, TierTask, heap_rows
+from explorer.storage.rows.moves import distinct
 
 #: States a task of a tier holds, from the tier's states.
 Per = Callable[[int], int]
@@ -39,7 +42,7 @@ class KeyNumbering:
 
     def number(self, found: TierExpansion, next_id: int) -> np.ndarray:
         """The ids of the states `found` reaches, numbering the new ones from `next_id`."""
-        return self.add(found.keys, found.tiers, next_id)
+        return self.add(found.keys, found.tiers.tolist(), next_id)
 
     def add(self, keys: list[str], tiers: list[int], next_id: int) -> np.ndarray:
         """The ids of `keys` (of `tiers`), numbering the new ones from `next_id`.
@@ -70,9 +73,6 @@ class KeyNumbering:
             state_keys.append(keys[at])
         return ids
 
-    def tiers(self) -> list[int]:
-        return list(self.waiting)
-
     def states(self) -> int:
         """States numbered, not yet expanded."""
         return sum(len(ids) for ids, _ in self.waiting.values())
@@ -90,8 +90,8 @@ class KeyNumbering:
         ]
         return np.array(ids, dtype=np.int64), tasks
 
-    def texts(self, tasks: list[TierTask], found: list[TierExpansion]) -> list[str]:
-        """The texts of a tier's states, in order, from its tasks and what they found."""
+    def kept(self, tasks: list[TierTask]) -> Keys:
+        """A tier's states, in order, as its tasks took them (here texts)."""
         return [key for task in tasks for key in task.keys]
 
 
@@ -132,7 +132,7 @@ class RowNumbering:
         assert found.rows is not None, "a task given as rows finds rows"
         return self.add(found.rows, found.tiers, next_id)
 
-    def add(self, rows: np.ndarray, tiers: list[int], next_id: int) -> np.ndarray:
+    def add(self, rows: np.ndarray, tiers: np.ndarray | list[int], next_id: int) -> np.ndarray:
         """The ids of `rows` (distinct, of `tiers`), numbering the new ones from `next_id` in
         their order.
 
@@ -148,7 +148,7 @@ class RowNumbering:
         codes = self._codes(rows)
         of = np.asarray(tiers, dtype=np.int64)
         ids = np.full(len(codes), -1, dtype=np.int64)
-        reached = np.unique(of).tolist()
+        reached = distinct(of).tolist()
         for tier in reached:
             at = np.flatnonzero(of == tier) if len(reached) > 1 else np.arange(len(of))
             for run_codes, run_ids in self.runs.get(tier, []):
@@ -156,15 +156,12 @@ class RowNumbering:
                 ids[at[hit]] = run_ids[where[hit]]
         new = np.flatnonzero(ids < 0)
         ids[new] = np.arange(next_id, next_id + len(new))
-        for tier in np.unique(of[new]).tolist():
+        for tier in distinct(of[new]).tolist():
             at = new[of[new] == tier]
             order = np.argsort(codes[at])
             push_run(self.runs.setdefault(tier, []), (codes[at][order], ids[at][order]))
             self.waiting.setdefault(tier, []).append((ids[at], rows[at]))
         return ids
-
-    def tiers(self) -> list[int]:
-        return list(self.waiting)
 
     def states(self) -> int:
         return sum(len(ids) for parts in self.waiting.values() for ids, _ in parts)
@@ -181,8 +178,9 @@ class RowNumbering:
         ]
         return ids, tasks
 
-    def texts(self, tasks: list[TierTask], found: list[TierExpansion]) -> list[str]:
-        return [key for expansion in found for key in expansion.own]
+    def kept(self, tasks: list[TierTask]) -> Keys:
+        """A tier's states, in order, as its tasks took them (here rows)."""
+        return np.concatenate([task.rows for task in tasks if task.rows is not None])
 
 
 def numbering_for(game: Game[Any], root_key: str) -> KeyNumbering | RowNumbering:

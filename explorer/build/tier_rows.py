@@ -13,11 +13,14 @@ from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from explorer.build.scratch import Keys
 from explorer.build.writer import BuildProgress
+from explorer.games.base import Game
+from explorer.generation.tiers import heap_texts, worker_game
 from explorer.storage.backends.bulk import NewStates
 from explorer.storage.backends.shards import write_shard
 from explorer.storage.rows.moves import packed_runs
@@ -34,7 +37,7 @@ class TierRows:
     predecessors in `sources` (state after state)."""
 
     ids: np.ndarray
-    keys: list[str]
+    keys: Keys
     depth: np.ndarray
     grundy: np.ndarray
     remoteness: np.ndarray
@@ -57,18 +60,20 @@ class TierRows:
             for name in cls.__dataclass_fields__
             if name != "keys"
         }
+        if isinstance(parts[0].keys, np.ndarray):
+            return cls(keys=np.concatenate([part.keys for part in parts]), **columns)
         return cls(keys=[key for part in parts for key in part.keys], **columns)
 
-    def packed(self, game_id: int, build_id: int, width: int) -> NewStates:
-        """The rows as the database stores them: each state's moves packed, `width` bytes an
-        id (`explorer.storage.rows.moves`).
+    def packed(self, game_id: int, build_id: int, width: int, game: Game[Any]) -> NewStates:
+        """The rows as the database stores them: their texts written (`game`'s), each
+        state's moves packed, `width` bytes an id (`explorer.storage.rows.moves`).
 
         Examples
         --------
         >>> one = np.array([1, 0])
         >>> rows = TierRows(np.array([5, 6]), ["1", "0"], one, one, one, one, one,
         ...                 np.array([6]), np.array([0, 1]), np.array([5]))
-        >>> new = rows.packed(game_id=1, build_id=1, width=1)
+        >>> new = rows.packed(game_id=1, build_id=1, width=1, game=None)
         >>> [b and b.hex() for b in new.successors], [b and b.hex() for b in new.predecessors]
         (['81', None], [None, '7f'])
         """
@@ -76,7 +81,7 @@ class TierRows:
             game_id,
             build_id,
             self.ids,
-            self.keys,
+            as_texts(game, self.keys),
             self.depth,
             np.ones(len(self.ids), dtype=bool),
             self.grundy,
@@ -87,9 +92,17 @@ class TierRows:
         )
 
 
-def shard_rows(path: Path, rows: TierRows, game_id: int, build_id: int, width: int) -> Path:
-    """A worker's task: pack `rows` and write them into a new shard file at `path`."""
-    write_shard(path, rows.packed(game_id, build_id, width))
+def as_texts(game: Game[Any], keys: Keys) -> list[str]:
+    """States' texts, from their texts or their rows of heaps."""
+    return heap_texts(game, keys) if isinstance(keys, np.ndarray) else keys
+
+
+def shard_rows(
+    path: Path, rows: TierRows, game_id: int, build_id: int, width: int, spec: str
+) -> Path:
+    """A worker's task: pack `rows` (of the game `spec`) and write them into a new shard file
+    at `path`."""
+    write_shard(path, rows.packed(game_id, build_id, width, worker_game(spec)))
     return path
 
 
@@ -132,11 +145,12 @@ class Shards:
         self.pool = pool
         self.made = 0
 
-    def submit(self, write: Write, game_id: int, build_id: int, width: int) -> None:
+    def submit(self, write: Write, game_id: int, build_id: int, width: int, spec: str) -> None:
         """Have a worker write `write`'s rows (one `TierRows`) into a shard."""
         self.made += 1
         path = self.folder / f"{self.made}.db"
-        write.shard = self.pool.submit(shard_rows, path, write.rows[0], game_id, build_id, width)
+        rows = write.rows[0]
+        write.shard = self.pool.submit(shard_rows, path, rows, game_id, build_id, width, spec)
 
     @staticmethod
     def written(write: Write) -> Path | None:

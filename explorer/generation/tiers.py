@@ -55,7 +55,7 @@ class TierTask:
     rows : numpy array or None
         The states as rows of heaps (`explorer.generation.expansion.HeapIndex`: sorted, zeros
         first), for a heap game whose moves never split a heap: the expansion then gives the
-        states it reaches as rows too, and the texts of the slice's own states.
+        states it reaches as rows too.
     """
 
     spec: str
@@ -74,7 +74,7 @@ class TierExpansion:
     (each state's moves in the order ``game.successors`` lists them, without repeats); a target
     is an index into `keys`, the distinct states reached, in the order first reached, whose
     tiers are `tiers`. A task given as `TierTask.rows` gets the states reached as `rows`
-    instead of `keys`, and its own states' texts as `own` (else empty).
+    instead of `keys`.
     """
 
     tier: int
@@ -82,9 +82,8 @@ class TierExpansion:
     counts: np.ndarray
     targets: np.ndarray
     keys: list[str]
-    tiers: list[int]
+    tiers: np.ndarray
     rows: np.ndarray | None = None
-    own: list[str] = field(default_factory=list)
 
     @property
     def moves(self) -> int:
@@ -142,7 +141,7 @@ def expand_tier(task: TierTask) -> TierExpansion:
     Examples
     --------
     >>> found = expand_tier(TierTask("subtraction:1,2", 3, 0, ("1,2",)))
-    >>> found.counts.tolist(), found.targets.tolist(), found.keys, found.tiers
+    >>> found.counts.tolist(), found.targets.tolist(), found.keys, found.tiers.tolist()
     ([3], [0, 1, 2], ['2', '1,1', '1'], [2, 2, 1])
     """
     game = worker_game(task.spec)
@@ -155,7 +154,7 @@ def expand_tier(task: TierTask) -> TierExpansion:
         width = task.rows.shape[1]
         rows = heap_rows(tuple(found.keys), width)
         assert rows is not None, "a heap game's keys are rows of heaps"
-        return replace(found, keys=[], rows=rows, own=own)
+        return replace(found, keys=[], rows=rows)
     positions = list(map(game.parse, task.keys))
     index: dict[Any, int] = {}
     number = index.setdefault
@@ -177,7 +176,7 @@ def expand_tier(task: TierTask) -> TierExpansion:
         counts,
         np.array(targets, dtype=np.int32),
         game.format_many(reached),
-        tiers,  # type: ignore[arg-type]  # checked: no None
+        np.array(tiers, dtype=np.int64),
     )
 
 
@@ -211,9 +210,8 @@ def _expand_heaps(game: Game[Any], task: TierTask) -> TierExpansion | None:
     targets = (step.dst - size).astype(np.int32)
     if task.rows is None:
         keys = index.keys(range(size, index.size))
-        return TierExpansion(task.tier, task.part, counts, targets, keys, tiers.tolist())
-    own = index.keys(range(size))
-    return TierExpansion(task.tier, task.part, counts, targets, [], tiers.tolist(), rows, own)
+        return TierExpansion(task.tier, task.part, counts, targets, keys, tiers)
+    return TierExpansion(task.tier, task.part, counts, targets, [], tiers, rows)
 
 
 def heap_texts(game: Game[Any], rows: np.ndarray) -> list[str]:
