@@ -17,6 +17,7 @@ os.environ.pop("COLUMNS", None)
 os.environ.pop("LINES", None)
 
 import shutil
+import subprocess
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -175,3 +176,20 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if reporter is not None and IN_CI and skipped and session.exitstatus == 0:
         reporter.write_line(f"FAILED: {len(skipped)} test(s) skipped in CI", red=True)
         session.exitstatus = 1
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Path]:
+    """A folder on a small file system of its own: 1 MiB, or the size a test gives
+    (``@pytest.mark.parametrize("small_disk", ["5m"], indirect=True)``; root only: it is
+    mounted)."""
+    if os.geteuid() != 0:
+        require("mounting a small file system needs root")
+    size = getattr(request, "param", "1m")
+    folder = tmp_path / "small"
+    folder.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)], check=True)
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", str(folder)], check=True)

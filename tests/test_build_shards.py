@@ -8,8 +8,11 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from explorer import open_database
 from explorer.build import tier_manager, tier_rows
+from tests.support.cli import run, run_json
 from tests.support.storage import content
 
 SPEC, POSITION = "subtraction:1,2", "40,40,40"  # 12,341 states
@@ -65,3 +68,14 @@ def test_a_shard_lost_with_its_worker_is_written_by_the_writer_thread(tmp_path, 
     _build(tmp_path / "two.db", 2)
     assert lost and lost[0] > 0
     assert content(str(tmp_path / "one.db"), SPEC) == content(str(tmp_path / "two.db"), SPEC)
+
+
+@pytest.mark.slow  # a build on a small full disk
+@pytest.mark.parametrize("small_disk", ["5m"], indirect=True)
+def test_shards_on_a_full_disk_are_one_error_line_and_leave_nothing(small_disk):
+    db = small_disk / "g.db"  # its scratch files fit, not its rows as well
+    code, out, err = run("build", SPEC, "60,60,60", "--db", str(db), "--workers", "2")
+    assert code == 1 and err.count("\n") == 1, err
+    assert err.startswith("Error: ") and "disk is full" in err, err
+    assert sorted(p.name for p in small_disk.iterdir()) == ["g.db"]  # no shards left
+    assert run_json("stats", SPEC, "--db", str(db))["states"] == 0

@@ -277,22 +277,6 @@ def test_postgresql_read_only_and_locked_writes_are_one_line_and_change_nothing(
     assert rows(pg_url) == before
 
 
-@pytest.fixture
-def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """A folder on a 1 MiB file system of its own (root only: it is mounted)."""
-    if os.geteuid() != 0:
-        from conftest import require
-
-        require("mounting a small file system needs root")
-    folder = tmp_path / "small"
-    folder.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(folder)], check=True)
-    try:
-        yield folder
-    finally:
-        subprocess.run(["umount", str(folder)], check=True)
-
-
 @pytest.mark.slow  # a process on a small full disk
 def test_writes_to_a_full_disk_are_one_line_and_change_nothing(stored, small_disk):
     path, graph, spec = stored

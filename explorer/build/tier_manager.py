@@ -52,7 +52,7 @@ from explorer.games.specs import GameSpec
 from explorer.generation.tiers import SLICE_STATES, TierExpansion
 from explorer.solver import outcome
 from explorer.solver.arrays import MISERE_TERMINAL, NORMAL_TERMINAL
-from explorer.storage.backends.bulk import writer_for
+from explorer.storage.backends.bulk import NewStates, writer_for
 from explorer.storage.backends.dialects import dialect_of
 from explorer.storage.backends.engine import reading, writing
 from explorer.storage.backends.shards import fold_shard
@@ -357,6 +357,8 @@ class TieredBuilder:
         write.drop_key_index = self.key_index.drop_now(self.next_id - self.first_new)
         if self.shards is not None and write.states:
             self.shards.submit(write, self.game_id, self.build_id, self.width, self.spec)
+        elif write.states:  # packed here: the writer thread inserts, leaving the GIL
+            write.packed = self._packed(write)
         writer.submit(write)
         if write.drop_key_index:
             # dropping the index waits for every open transaction on the states: the next
@@ -378,6 +380,9 @@ class TieredBuilder:
                     )
 
     # -- writing --------------------------------------------------------------------------
+    def _packed(self, write: Write) -> NewStates:
+        return write.rows[0].packed(self.game_id, self.build_id, self.width, self.game)
+
     def _commit(self, write: Write, turn: Turn) -> None:
         """Write one transaction (on a writer thread): the rows first, then, its turn come,
         what every transaction of the build updates (the game's counts, the build's row)."""
@@ -393,11 +398,8 @@ class TieredBuilder:
                 drop_key_index(conn)
             if shard is not None:
                 fold_shard(conn)
-            for rows in write.rows if shard is None else ():
-                if len(rows):
-                    writer_for(conn).insert_new_states(
-                        rows.packed(game_id, self.build_id, self.width, self.game)
-                    )
+            elif write.states:  # packed when submitted, or a shard lost with its worker
+                writer_for(conn).insert_new_states(write.packed or self._packed(write))
             turn()
             for column, _ in DIRECTIONS:
                 ensure_slots(conn, game_id, column, [], self.width, write.longest)

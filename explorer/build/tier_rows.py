@@ -113,8 +113,10 @@ class Write:
 
     progress: BuildProgress
     rows: list[TierRows] = field(default_factory=list)
-    #: The rows written into a shard by a worker, when they are (see `Shards`).
+    #: The rows written into a shard by a worker, when they are (see `Shards`) ...
     shard: Future[Path] | None = None
+    #: ... else packed, for the writer thread to insert.
+    packed: NewStates | None = None
     #: Each tier written: its number, states, moves, seconds to expand and to solve.
     tiers: list[tuple[str, int, int, float, float]] = field(default_factory=list)
     counts: BuildCounts | None = None
