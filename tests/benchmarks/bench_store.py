@@ -161,6 +161,22 @@ times its own rows again, which may be where the time goes (not measured further
 The workers do not write on PostgreSQL either: the coordinator's writer threads (one a
 worker, each on its own connection) COPY every row, committing in turn; the server's part of
 the build is small (2.6-4.2 s of CPU).
+
+States numbered as rows of heaps with numpy, and the workers writing SQLite's rows into shards
+the writer thread takes whole (main 2081854, 831e296), against 0f639c4 (run with
+--no-read-back at 10M and 10^8), load 1.0-1.8:
+
+    10^8         2081854, --workers 2 --memory 8192: 693.1 s wall, 996.0 s CPU: coordinator
+                 353.7 s (main thread 148.6, writer 168.0, others 37.0), 4 processes below
+                 642.4 s: share 36 %; largest process 5,517 MiB, tree 5,610 MiB; the same
+                 states, moves and value; file 10.86 GB, 108.0 B/state
+    10M          --workers 2: 79.8 s (2081854), 73.0 s (831e296) wall, coordinator 36 % (main
+                 17.6-18.7, writer 13.2-13.7), against 111.6 s and 70 % (47.9, 36.1);
+                 831e296 --workers 1: 84.2 s wall, so 2 workers 1.15x 1 worker
+    1M           --workers 2, 2 rounds: 11.0, 11.1 s wall, coordinator 42 % (main 3.4-3.6,
+                 writer 1.2-1.4), against 12.5, 14.0 s, 62-63 %: 1.27x wall, 1.19x CPU; tree
+                 PSS 343 MiB against 204 (the workers hold the rows they write); --workers 1
+                 8.9, 10.2 s against 9.2, 9.9 s; GamesmanPy 17.0, 18.0 s: 1.76x the best
 """
 
 from __future__ import annotations
