@@ -31,7 +31,8 @@ def write_shard(path: Path, states: NewStates) -> None:
     >>> one = np.array([1, 0])
     >>> write_shard(path, NewStates(1, 1, np.array([5, 6]), ["1", "0"], one, one, one, one,
     ...                             one, [b"\\x81", None], [None, b"\\x7f"]))
-    >>> sqlite3.connect(path).execute("SELECT id, key, outcome FROM states").fetchall()
+    >>> read = states_table.by_id("id", "key", "outcome")  # the shard holds game 1's rows
+    >>> sqlite3.connect(path).execute(read, {"g": 1}).fetchall()
     [(5, '1', 'N'), (6, '0', 'P')]
     """
     engine = sa.create_engine(f"sqlite:///{path}", poolclass=sa.pool.NullPool)
