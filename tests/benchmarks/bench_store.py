@@ -86,7 +86,7 @@ this process), against main a58dc66 and GamesmanPy, 1M, 2 rounds, load 4.7-6.6:
     GamesmanPy   20.4-22.1 s wall, 16.6-17.1 s CPU: 1.36x (wall) the --workers 1 build
     Amdahl from the coordinator's 65 %: at most 1.49x on 16 cores, 1.54x on any number
 
-10M (390,390,390: 10,039,596 states), --workers 2, one run at load 16: 900 s wall, 149.8 s CPU:
+10M (390,390,390: 10,039,316 states), --workers 2, one run at load 16: 900 s wall, 149.8 s CPU:
 coordinator 115.9 s (main thread 37.2, writer 71.2, others 7.5), 4 processes below 33.9 s:
 share 77 % (Amdahl: at most 1.27x on 16 cores, 1.25x on 4 machines of 2 cores, 1.29x on any
 number); largest process 453 MiB, tree 573 MiB (PSS 484, 51 B/state); file 241.1 B/state
