@@ -40,7 +40,7 @@ from explorer.build.arrays import UNKNOWN, Growable
 from explorer.build.options import BuildOptions, BuildReport, ended_status
 from explorer.build.plans import KeyIndexPlan, resident_bytes, sqlite_cache_kib, tiered_spec
 from explorer.build.scratch import Incoming, KeptMoves, TierMoves, by_tier, database_folder
-from explorer.build.tier_numbering import RowNumbering, numbering_for
+from explorer.build.tier_numbering import numbering_for
 from explorer.build.tier_resume import place_blocks, resume
 from explorer.build.tier_rows import Shards, TierRows, Write, as_texts
 from explorer.build.tier_worker import Pool, solve_tier
@@ -49,7 +49,7 @@ from explorer.errors import DatabaseDamagedError
 from explorer.games.base import Game, Position
 from explorer.games.convention import MISERE, NORMAL, Convention
 from explorer.games.specs import GameSpec
-from explorer.generation.tiers import SLICE_STATES, TierExpansion
+from explorer.generation.tiers import SLICE_STATES
 from explorer.solver import outcome
 from explorer.solver.arrays import MISERE_TERMINAL, NORMAL_TERMINAL
 from explorer.storage.backends.bulk import NewStates, writer_for
@@ -160,7 +160,7 @@ class TieredBuilder:
         self._start()
         # every state is numbered again, in the same order: the rows a build before wrote
         # keep their ids (see `resume`)
-        self._discover(self.numbering.add(*self._root(), 0))
+        self._discover(self.numbering.start(self.root_key, self.root_tier or 0))
         self.depth.data[0] = 0
         pool = Pool(self.workers, self.executor)
         if self.dialect.folds_shards and self.executor is None and self.workers > 1:
@@ -214,13 +214,6 @@ class TieredBuilder:
             pass
 
     # -- numbering ------------------------------------------------------------------------
-    def _root(self) -> tuple[Any, list[int]]:
-        """The root as the numbering takes it: its text, or its row of heaps."""
-        tiers = [self.root_tier or 0]  # a tiered game's root has one
-        if isinstance(self.numbering, RowNumbering):
-            return self.numbering.root_rows(self.root_key), tiers
-        return [self.root_key], tiers
-
     def _discover(self, ids: np.ndarray) -> np.ndarray:
         """Make room for the states `ids` numbered (see `explorer.build.tier_numbering`)."""
         self.next_id = max(self.next_id, int(ids.max(initial=-1)) + 1)
@@ -243,9 +236,7 @@ class TieredBuilder:
             all_counts, all_targets = [], []
             into: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {}
             at = 0
-            results: list[TierExpansion] = []
             for found in pool.run(tasks):
-                results.append(found)
                 size = len(found.counts)
                 src_ids = id_array[at : at + size]
                 at += size

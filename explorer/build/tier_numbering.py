@@ -40,6 +40,10 @@ class KeyNumbering:
         self.known: dict[str, int] = {}  # the states of the tiers still to expand
         self.waiting: dict[int, tuple[list[int], list[str]]] = {}
 
+    def start(self, root_key: str, tier: int) -> np.ndarray:
+        """Number the root (id 0), of `tier`."""
+        return self.add([root_key], [tier], 0)
+
     def number(self, found: TierExpansion, next_id: int) -> np.ndarray:
         """The ids of the states `found` reaches, numbering the new ones from `next_id`."""
         return self.add(found.keys, found.tiers.tolist(), next_id)
@@ -115,11 +119,11 @@ class RowNumbering:
         index = HeapIndex.of_shape(game, row.shape[1], 1 + int(row.max()), table_bytes=0)
         return None if index is None else cls(game, index)
 
-    def root_rows(self, root_key: str) -> np.ndarray:
-        """The root's row of heaps, as wide as the index's."""
+    def start(self, root_key: str, tier: int) -> np.ndarray:
+        """Number the root (id 0), of `tier`, as a row as wide as the index's."""
         rows = heap_rows((root_key,), self.index.width)
         assert rows is not None, "checked by `suits`"
-        return rows
+        return self.add(rows, [tier], 0)
 
     def _codes(self, rows: np.ndarray) -> np.ndarray:
         if len(rows) and int(rows.max()) >= self.index.base:  # not from a heap game's moves
